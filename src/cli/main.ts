@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { CliError } from './cli-error.ts';
+import { toolVersion } from './tool-version.ts';
+
+/**
+ * Each command module exports `register(program)`; one line per command keeps this file free of logic.
+ * Commands throw CliError for expected failures and return (or set) their exit code otherwise.
+ */
+const commandModules: Array<() => Promise<{ register: (program: Command) => void }>> = [
+  // drb-commands (one import per line; keep this marker)
+];
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command('drb')
+    .description('Device Receipts Bench: device receipts for in-browser model runs, and a local-only scorer.')
+    .version(toolVersion())
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  let exitCode = 0;
+  program.hook('postAction', (_this, action) => {
+    const code = (action as Command & { drbExitCode?: number }).drbExitCode;
+    if (typeof code === 'number') exitCode = code;
+  });
+  for (const load of commandModules) (await load()).register(program);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof CommanderError) {
+      // Commander has already printed its own message (usage errors, --help, --version).
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    throw error;
+  }
+}
+
+/** Lets a command report a non-zero exit code without throwing (for example "checked, and found problems"). */
+export function setExitCode(command: Command, code: number): void {
+  (command as Command & { drbExitCode?: number }).drbExitCode = code;
+}
