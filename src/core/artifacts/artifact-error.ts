@@ -1,0 +1,138 @@
+import type { z } from 'zod';
+
+/**
+ * A bad input artifact. `message` is already the single line the CLI prints after `error: `:
+ * `<file>: <where>: <problem>`, where `<where>` is a quoted row id (plus a field path), a `[row]` field path,
+ * `byte N` for encoding errors, or `$` for the file as a whole.
+ */
+export class ArtifactError extends Error {
+  override name = 'ArtifactError';
+  /**
+   * @param fileName the display name of the offending file (as the user gave it)
+   * @param where the row id / field path / position inside that file
+   * @param problem what is wrong, in a few words
+   */
+  constructor(
+    readonly fileName: string,
+    readonly where: string,
+    readonly problem: string,
+  ) {
+    super(`${fileName}: ${where}: ${oneLine(problem)}`);
+  }
+}
+
+/** Collapses line breaks so a message from a parser (which may quote a snippet) stays on one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+/** Quotes a row id for a message: JSON string syntax, so spaces, quotes and line breaks stay visible. */
+export function quoteId(id: string): string {
+  const quoted = JSON.stringify(id);
+  return quoted.length > 82 ? `${quoted.slice(0, 80)}…"` : quoted;
+}
+
+/** Formats a zod issue path as `references[1]` / `candidates[0]` / `meta.name`; '' for the object itself. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/**
+ * Where a problem sits inside row `index` of an artifact array: `id "7" references[1]` when the row has a usable
+ * string id (people search their files by id), else `[3].references[1]`.
+ * @param index the row's position in the top-level array
+ * @param id the row's id when it is a non-empty string, else undefined
+ * @param path the field path inside the row
+ */
+export function rowLocation(index: number, id: string | undefined, path: readonly PropertyKey[]): string {
+  const field = formatPath(path);
+  if (id !== undefined) return field === '' ? `id ${quoteId(id)}` : `id ${quoteId(id)} ${field}`;
+  if (field === '') return `[${index}]`;
+  return field.startsWith('[') ? `[${index}]${field}` : `[${index}].${field}`;
+}
+
+/** Turns the first issue of a failed row parse into an ArtifactError located at that row. */
+export function rowIssueError(
+  fileName: string,
+  index: number,
+  id: string | undefined,
+  error: z.ZodError,
+): ArtifactError {
+  const issue = error.issues[0];
+  return new ArtifactError(fileName, rowLocation(index, id, issue.path), issue.message);
+}
+
+// fatal: true refuses malformed UTF-8 instead of silently inserting U+FFFD; ignoreBOM false (the default) strips
+// one leading BOM, which the issue says to accept (the hash is over the raw bytes, computed elsewhere).
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes an artifact's raw bytes as UTF-8 (one leading BOM accepted) and parses them as JSON.
+ * @param bytes the file's raw bytes
+ * @param fileName the display name used in error messages
+ * @throws ArtifactError for invalid UTF-8 (with the byte offset) or invalid JSON
+ */
+export function decodeJsonBytes(bytes: Uint8Array, fileName: string): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    const offset = firstInvalidUtf8Offset(bytes);
+    throw new ArtifactError(fileName, `byte ${offset}`, 'not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ArtifactError(fileName, '$', `not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** A JSON value's type as a word for messages: `array`, `null`, `string`, ... */
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  // JSON has no Infinity, but a literal such as 1e999 parses to it: name it rather than say "got number".
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
+
+/**
+ * Byte offset of the first malformed UTF-8 sequence (only called after TextDecoder refused the bytes).
+ * Written by hand because TextDecoder reports no position, and a position is what lets a user find the bad byte.
+ * Follows the well-formed byte sequences table of Unicode 15, section 3.9, table 3-7.
+ */
+export function firstInvalidUtf8Offset(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0; // no overlong 3-byte forms
+      if (b === 0xed) hi = 0x9f; // no UTF-16 surrogates
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90; // no overlong 4-byte forms
+      if (b === 0xf4) hi = 0x8f; // nothing above U+10FFFF
+    } else return i;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined) return i;
+      if (k === 1 ? c < lo || c > hi : c < 0x80 || c > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return bytes.length;
+}

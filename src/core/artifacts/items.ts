@@ -1,0 +1,115 @@
+import { z } from 'zod';
+import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName } from './artifact-error.ts';
+
+export { ArtifactError } from './artifact-error.ts';
+
+/** Which item file layout to read: our generic one, or AJIMEE-Bench's `evaluation_items.json`. */
+export const ItemFormat = z.enum(['generic', 'ajimee']);
+export type ItemFormat = z.infer<typeof ItemFormat>;
+
+/** A row's declared role: `clean` rows are controls whose input is already correct (they feed overcorrection). */
+export const ItemLabel = z.enum(['clean', 'typo', 'unspecified']);
+export type ItemLabel = z.infer<typeof ItemLabel>;
+
+/**
+ * Row ids are non-empty strings. Numbers are refused rather than converted, so `7` and `"7"` can never be two
+ * spellings of one row across an items file and a predictions file.
+ */
+export const RowId = z.string({ error: (issue) => `id must be a string, got ${typeName(issue.input)}` }).min(1, 'id must not be empty');
+
+/** An acceptable output: a non-empty string (an empty reference would make CER divide by zero). */
+const Reference = z.string().min(1, 'must not be an empty string (CER divides by the reference length)');
+const References = z.array(Reference).min(1, 'must list at least one reference');
+
+/** One row of a generic items file: `{id, input, references, label?}`; no other keys (a typo in a key is an error). */
+export const GenericItemRow = z.strictObject({
+  id: RowId,
+  input: z.string(),
+  references: References,
+  label: ItemLabel.optional(),
+});
+export type GenericItemRow = z.infer<typeof GenericItemRow>;
+
+/** A generic items file: a JSON array of rows. */
+export const GenericItemsFile = z.array(GenericItemRow);
+export type GenericItemsFile = z.infer<typeof GenericItemsFile>;
+
+/**
+ * One row of AJIMEE-Bench's `evaluation_items.json`. Only `index`, `input` and `expected_output` are read; other
+ * fields (context_text, original_text, ...) are allowed and ignored, as the issue asks.
+ */
+export const AjimeeItemRow = z.looseObject({
+  index: RowId,
+  input: z.string(),
+  expected_output: References,
+});
+export type AjimeeItemRow = z.infer<typeof AjimeeItemRow>;
+
+/** An AJIMEE items file: a JSON array of rows. */
+export const AjimeeItemsFile = z.array(AjimeeItemRow);
+export type AjimeeItemsFile = z.infer<typeof AjimeeItemsFile>;
+
+/** A parsed item row, whatever the file format: what every scorer and suite run works on. */
+export const ItemRow = z.strictObject({
+  id: RowId,
+  input: z.string(),
+  references: References,
+  label: ItemLabel,
+});
+export type ItemRow = z.infer<typeof ItemRow>;
+
+/**
+ * Parses an items artifact from its raw bytes.
+ * @param bytes the file's raw bytes (UTF-8, one leading BOM accepted)
+ * @param fileName the name to show in error messages (the path as the user gave it)
+ * @param format `generic` (`{id, input, references, label?}`; missing label = unspecified) or `ajimee`
+ *   (`index` as id, `expected_output` as references, label always `unspecified`)
+ * @returns the rows in file order
+ * @throws ArtifactError on the first problem: bad encoding/JSON, a wrong type anywhere, an empty references list or
+ *   empty-string reference, a duplicate id, a `clean` row whose input is not a reference, or zero rows
+ */
+export function parseItems(bytes: Uint8Array, fileName: string, format: ItemFormat): ItemRow[] {
+  if (!ItemFormat.safeParse(format).success) {
+    throw new ArtifactError(fileName, '$', `unknown items format ${JSON.stringify(format)} (expected generic or ajimee)`);
+  }
+  const value = decodeJsonBytes(bytes, fileName);
+  if (!Array.isArray(value)) {
+    throw new ArtifactError(fileName, '$', `expected a JSON array of item rows, got ${typeName(value)}`);
+  }
+  if (value.length === 0) throw new ArtifactError(fileName, '$', 'the items file has no rows');
+  const rows: ItemRow[] = new Array(value.length);
+  const seen = new Map<string, number>();
+  const idKey = format === 'ajimee' ? 'index' : 'id';
+  for (let index = 0; index < value.length; index++) {
+    const raw: unknown = value[index];
+    const rawId = usableId(raw, idKey);
+    let row: ItemRow;
+    if (format === 'ajimee') {
+      const parsed = AjimeeItemRow.safeParse(raw);
+      if (!parsed.success) throw rowIssueError(fileName, index, rawId, parsed.error);
+      row = { id: parsed.data.index, input: parsed.data.input, references: parsed.data.expected_output, label: 'unspecified' };
+    } else {
+      const parsed = GenericItemRow.safeParse(raw);
+      if (!parsed.success) throw rowIssueError(fileName, index, rawId, parsed.error);
+      const { id, input, references, label } = parsed.data;
+      row = { id, input, references, label: label ?? 'unspecified' };
+      if (row.label === 'clean' && !references.includes(input)) {
+        throw new ArtifactError(fileName, `id ${quoteId(id)} input`, 'label is clean but the input is not one of its references');
+      }
+    }
+    const earlier = seen.get(row.id);
+    if (earlier !== undefined) {
+      throw new ArtifactError(fileName, `id ${quoteId(row.id)}`, `duplicate ${idKey} (rows [${earlier}] and [${index}])`);
+    }
+    seen.set(row.id, index);
+    rows[index] = row;
+  }
+  return rows;
+}
+
+/** The row's id when it is a non-empty string (so messages can name the row by it), else undefined. */
+export function usableId(raw: unknown, key: string): string | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const id = (raw as Record<string, unknown>)[key];
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}

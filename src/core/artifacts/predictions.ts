@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName } from './artifact-error.ts';
+import { RowId, usableId } from './items.ts';
+
+export { ArtifactError } from './artifact-error.ts';
+
+/** Who produced a row's candidates, as declared by the artifact (never checked, never used by a metric). */
+export const Provenance = z.enum(['provider', 'deberta', 'lfm', 'rule', 'unspecified']);
+export type Provenance = z.infer<typeof Provenance>;
+
+/**
+ * One prediction row: `{id, candidates, provenance?, reason?, margin?}`. `candidates` missing, null or `[]` means
+ * the row abstains (its effective output is the item's input); an empty string inside a non-empty list is a real
+ * candidate. `reason` is a free machine-readable string and `margin` a finite number; both are declared values.
+ */
+export const PredictionRow = z.strictObject({
+  id: RowId,
+  candidates: z.array(z.string()).nullable().optional(),
+  provenance: Provenance.optional(),
+  reason: z.string().optional(),
+  margin: z.number({ error: (issue) => `must be a finite number, got ${typeName(issue.input)}` }).optional(),
+});
+export type PredictionRow = z.infer<typeof PredictionRow>;
+
+/** A predictions file: a JSON array of rows (zero rows is allowed: every item row then abstains). */
+export const PredictionsFile = z.array(PredictionRow);
+export type PredictionsFile = z.infer<typeof PredictionsFile>;
+
+/**
+ * Parses a predictions artifact from its raw bytes. Whether each id names an item row is checked by the scorer,
+ * which sees both files.
+ * @param bytes the file's raw bytes (UTF-8, one leading BOM accepted)
+ * @param fileName the name to show in error messages (the path as the user gave it)
+ * @returns the rows in file order
+ * @throws ArtifactError on the first problem: bad encoding/JSON, a wrong type anywhere, an unknown key, a duplicate id
+ */
+export function parsePredictions(bytes: Uint8Array, fileName: string): PredictionRow[] {
+  const value = decodeJsonBytes(bytes, fileName);
+  if (!Array.isArray(value)) {
+    throw new ArtifactError(fileName, '$', `expected a JSON array of prediction rows, got ${typeName(value)}`);
+  }
+  const rows: PredictionRow[] = new Array(value.length);
+  const seen = new Map<string, number>();
+  for (let index = 0; index < value.length; index++) {
+    const raw: unknown = value[index];
+    const parsed = PredictionRow.safeParse(raw);
+    if (!parsed.success) throw rowIssueError(fileName, index, usableId(raw, 'id'), parsed.error);
+    const earlier = seen.get(parsed.data.id);
+    if (earlier !== undefined) {
+      throw new ArtifactError(fileName, `id ${quoteId(parsed.data.id)}`, `duplicate id (rows [${earlier}] and [${index}])`);
+    }
+    seen.set(parsed.data.id, index);
+    rows[index] = parsed.data;
+  }
+  return rows;
+}
