@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { AjimeeItemsFile, GenericItemsFile } from './items.ts';
+import { PredictionsFile } from './predictions.ts';
+
+/**
+ * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
+ * the zod schema it is generated from (zod is the source of truth; `drb schemas` regenerates the files and a unit
+ * test checks that the committed files match). Helpers add their artifacts here with one line each.
+ */
+export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
+  { fileName: 'items-generic.schema.json', schema: GenericItemsFile.meta({ title: 'drb generic items file' }) },
+  { fileName: 'items-ajimee.schema.json', schema: AjimeeItemsFile.meta({ title: 'AJIMEE-Bench evaluation_items.json (fields drb reads)' }) },
+  { fileName: 'predictions.schema.json', schema: PredictionsFile.meta({ title: 'drb predictions file' }) },
+];
+
+/**
+ * The text of each published JSON Schema file (2-space indented, trailing newline), in `jsonSchemaSources` order.
+ * @param sources the schemas to render; defaults to every registered one
+ */
+export function renderJsonSchemaFiles(sources = jsonSchemaSources): { fileName: string; text: string }[] {
+  return sources.map(({ fileName, schema }) => ({
+    fileName,
+    text: `${JSON.stringify(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }), null, 2)}\n`,
+  }));
+}
