@@ -1,0 +1,115 @@
+/**
+ * The public-pass record (`drb.public-pass.v1`): what `drb public-pass` saw when it opened a deployed page
+ * anonymously in a fresh browser profile and ran cold and warm through the automation contract.
+ *
+ * PUBLIC_PASS means "this revision, fetched anonymously, ran the public flow and produced valid receipts in this
+ * browser". It never implies DEVICE_PASS (and a WebKitGTK pass is not a Safari pass): `device_pass_implied` is
+ * always false so no reader can mistake one for the other.
+ */
+import { z } from 'zod';
+import { redactUrl } from './redact.ts';
+import { SHA256_PATTERN } from './sha256.ts';
+
+export const PUBLIC_PASS_SCHEMA = 'drb.public-pass.v1';
+
+const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
+const IsoTime = z.string().datetime({ offset: true });
+
+/** The browsers a public pass can drive. */
+export const PassBrowser = z.enum(['chromium', 'webkit']);
+export type PassBrowser = z.infer<typeof PassBrowser>;
+
+/** One receipt the pass saved: its file name in the output folder, hash, and what it says about itself. */
+export const PassReceiptFile = z.strictObject({
+  file: z.string().min(1),
+  sha256: Sha256,
+  bytes: z.number().int().positive(),
+  run_kind: z.enum(['cold', 'warm']).nullable(),
+  outcome: z.enum(['ok', 'failed']).nullable(),
+  /** The app commit the receipt records (must match the revision the page reports). */
+  app_commit: z.string().nullable(),
+  /** Schema and invariant problems (`<field path>: <problem>`); empty when the receipt is valid. */
+  problems: z.array(z.string()),
+});
+export type PassReceiptFile = z.infer<typeof PassReceiptFile>;
+
+export const PublicPassRecord = z
+  .strictObject({
+    schema: z.literal(PUBLIC_PASS_SCHEMA),
+    /** `PUBLIC_PASS` only when `outcome.status` is ok; null otherwise. */
+    evidence_state: z.literal('PUBLIC_PASS').nullable(),
+    device_pass_implied: z.literal(false),
+    /** The page URL as origin + path (no query, fragment or credentials). */
+    url: z.string().refine((value) => redactUrl(value) === value, { message: 'URL must be origin + path only' }),
+    /** The revision the page reports about itself (null when the page never reported one). */
+    revision: z.strictObject({ app_version: z.string().nullable(), commit: z.string().nullable() }),
+    started_at: IsoTime,
+    finished_at: IsoTime,
+    duration_ms: z.number().finite().nonnegative(),
+    browser: z.strictObject({
+      name: PassBrowser,
+      /** The version the browser reports (playwright's version() or the WebDriver session's browserVersion). */
+      version: z.string().nullable(),
+      user_agent: z.string().nullable(),
+      /** Always true: every pass starts a new profile / WebDriver session with no cookies or storage. */
+      fresh_profile: z.literal(true),
+    }),
+    /** The automation contract parameters the pass used (not the user's URL query, which is dropped). */
+    run_params: z.record(z.string(), z.string()),
+    /** What the page ended in: the automation contract's `drbState`, or `timeout` when it never ended. */
+    page_state: z.enum(['done', 'failed', 'timeout', 'not-loaded']),
+    receipts: z.array(PassReceiptFile),
+    /** The receipts summary the pass wrote beside the receipts, when it could (null otherwise). */
+    summary: z.strictObject({ file: z.string(), sha256: Sha256 }).nullable(),
+    outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: z.string().nullable() }),
+  })
+  .superRefine((record, ctx) => {
+    const ok = record.outcome.status === 'ok';
+    if (ok !== (record.evidence_state === 'PUBLIC_PASS')) {
+      ctx.addIssue({ code: 'custom', path: ['evidence_state'], message: 'is PUBLIC_PASS exactly when the outcome is ok' });
+    }
+    if (ok && record.outcome.reason !== null) {
+      ctx.addIssue({ code: 'custom', path: ['outcome', 'reason'], message: 'an ok pass carries no failure reason' });
+    }
+    if (!ok && (record.outcome.reason === null || record.outcome.reason.trim() === '')) {
+      ctx.addIssue({ code: 'custom', path: ['outcome', 'reason'], message: 'a failed pass must say why' });
+    }
+    if (ok) {
+      for (const problem of passProblems(record)) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+    }
+  });
+export type PublicPassRecord = z.infer<typeof PublicPassRecord>;
+
+/** The parts of a record that decide whether it may be a pass. */
+export type PassEvidence = Pick<PublicPassRecord, 'revision' | 'page_state' | 'receipts'>;
+
+/**
+ * Why the evidence is not a public pass (empty = it is one). A pass needs: the page reported its revision
+ * (version and commit), the page ended `done`, at least one cold and one warm receipt, every receipt valid, ok and
+ * made by that commit.
+ *
+ * @param evidence what the pass collected
+ */
+export function passProblems(evidence: PassEvidence): Array<{ path: Array<string | number>; message: string }> {
+  const problems: Array<{ path: Array<string | number>; message: string }> = [];
+  if (evidence.revision.app_version === null || evidence.revision.commit === null) {
+    problems.push({ path: ['revision'], message: 'the page did not report its app version and commit' });
+  }
+  if (evidence.page_state !== 'done') problems.push({ path: ['page_state'], message: `the page ended "${evidence.page_state}", not "done"` });
+  for (const kind of ['cold', 'warm'] as const) {
+    if (!evidence.receipts.some((r) => r.run_kind === kind)) problems.push({ path: ['receipts'], message: `no ${kind} receipt` });
+  }
+  evidence.receipts.forEach((receipt, index) => {
+    if (receipt.problems.length > 0) {
+      problems.push({ path: ['receipts', index, 'problems'], message: `${receipt.file} is invalid: ${receipt.problems[0]}` });
+    } else if (receipt.outcome !== 'ok') {
+      problems.push({ path: ['receipts', index, 'outcome'], message: `${receipt.file} records a failed run` });
+    } else if (evidence.revision.commit !== null && receipt.app_commit !== evidence.revision.commit) {
+      problems.push({
+        path: ['receipts', index, 'app_commit'],
+        message: `${receipt.file} was made by commit ${receipt.app_commit ?? 'null'}, not the page's ${evidence.revision.commit}`,
+      });
+    }
+  });
+  return problems;
+}
