@@ -1,0 +1,208 @@
+/**
+ * The object the bench worker exposes through comlink. The page imports its TYPE only (`BenchWorkerApi`) and owns
+ * the worker's lifecycle (create per cold run, terminate on crash or time limit).
+ *
+ * Engine failures are returned as plain `EngineFailure` objects, not thrown: comlink keeps only name/message/stack of
+ * a thrown error, and a failed receipt still needs the route attempts and the stage where it failed.
+ */
+import { parseFixedInput, type CatalogInput } from '../src/core/catalog.ts';
+import type { RouteAttempt, Stage } from '../src/core/receipt.ts';
+import { redactUrl, redactUrlsInText } from '../src/core/redact.ts';
+import { sha256Hex } from '../src/core/sha256.ts';
+import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunResult } from './engines/engine.ts';
+import type { Engine } from './engines/engine.ts';
+import { engineFactories } from './engines/engine-registry.ts';
+
+/** A failure inside the worker, as plain data. */
+export interface EngineFailure {
+  ok: false;
+  name: string;
+  /** URLs already redacted. */
+  message: string;
+  stage: Stage | null;
+  attempts: RouteAttempt[];
+  /** `IntegrityError` failures set this so the receipt can say `mismatch`. */
+  integrityMismatch: boolean;
+}
+
+export type LoadOutcome = ({ ok: true } & LoadResult) | EngineFailure;
+
+/** A loaded fixed input: its id and the SHA-256 of the artifact bytes exactly as served. */
+export interface InputInfoData {
+  id: string;
+  sha256: string;
+  bytes: number;
+}
+export type InputOutcome = ({ ok: true } & InputInfoData) | EngineFailure;
+
+/** Result of a timed series: every sample (ms), plus the last run's output digest. */
+export interface SeriesResult {
+  ok: true;
+  warmupMs: number | null;
+  samplesMs: number[];
+  last: RunResult;
+}
+export type SeriesOutcome = SeriesResult | (EngineFailure & { samplesMs: number[] });
+export type RunOutcome = ({ ok: true } & RunResult) | EngineFailure;
+
+/** Hooks for a series: one call per timed sample, so the page can draw the strip chart live. */
+export interface SeriesHooks extends EngineHooks {
+  onSample?(index: number, durationMs: number): void;
+}
+
+function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] = []): EngineFailure {
+  const err = error instanceof Error ? error : new Error(String(error));
+  const carried = (err as Error & { attempts?: RouteAttempt[] }).attempts;
+  return {
+    ok: false,
+    name: err.name,
+    message: redactUrlsInText(err.message || String(error)),
+    stage,
+    attempts: carried ?? attempts,
+    integrityMismatch: err.name === 'IntegrityError',
+  };
+}
+
+/** The worker-side API: holds one engine with at most one loaded model, and the fixed input. */
+export class BenchWorkerApi {
+  private engine: Engine | null = null;
+  private input: EngineInput | null = null;
+
+  /** The empty call, for measuring comlink round-trip overhead. */
+  ping(): void {}
+
+  /** The worker's `performance.timeOrigin`, so the page can map worker times onto its own clock. */
+  timeOrigin(): number {
+    return performance.timeOrigin;
+  }
+
+  /**
+   * Fetches the fixed input artifact, hashes its bytes and keeps it parsed for `runOnce`/`runSeries`.
+   * @param input the catalog's input entry (pinned bytes and SHA-256)
+   * @param pageBaseUrl the page's base URL the input path resolves against
+   */
+  async loadInput(input: CatalogInput, pageBaseUrl: string): Promise<InputOutcome> {
+    try {
+      const url = new URL(input.path, pageBaseUrl).href;
+      const response = await fetch(url, { cache: 'no-store', credentials: 'same-origin' });
+      if (!response.ok) throw new Error(`input ${redactUrl(url)} answered HTTP ${response.status}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      const sha256 = await sha256Hex(bytes);
+      if (sha256 !== input.sha256) {
+        const err = new Error(`integrity failure: input ${input.id} has SHA-256 ${sha256}, the catalog pins ${input.sha256}`);
+        err.name = 'IntegrityError';
+        throw err;
+      }
+      const parsed = parseFixedInput(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)), input.path);
+      this.input = { id: parsed.id, data: parsed };
+      return { ok: true, id: parsed.id, sha256, bytes: bytes.byteLength };
+    } catch (error) {
+      return failure(error, 'fetch');
+    }
+  }
+
+  /**
+   * Sets an input the page built itself (suite rows, prompts); the engine validates its shape.
+   * @param input id + task-shaped data
+   */
+  setInput(input: EngineInput): void {
+    this.input = input;
+  }
+
+  /**
+   * Creates the engine for `request.model.engine` and loads the model on the requested route.
+   * @param request model, route and threads
+   * @param hooks progress/stage callbacks (a `Comlink.proxy` from the page)
+   */
+  async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadOutcome> {
+    let stage: Stage = 'fetch';
+    const tracking: EngineHooks = {
+      onProgress: (p) => hooks.onProgress?.(p),
+      onStage: (s, phase) => {
+        if (phase === 'start') stage = s;
+        hooks.onStage?.(s, phase);
+      },
+    };
+    try {
+      await this.dispose();
+      this.engine = await engineFactories[request.model.engine]();
+      const result = await this.engine.load(request, tracking);
+      return { ok: true, ...result };
+    } catch (error) {
+      return failure(error, stage);
+    }
+  }
+
+  /**
+   * One inference on the current input (the cold run's first inference).
+   * @param hooks stage callbacks
+   */
+  async runOnce(hooks: EngineHooks): Promise<RunOutcome> {
+    try {
+      const { engine, input } = this.ready();
+      const result = await engine.run(input, { digest: true }, hooks);
+      return { ok: true, ...result };
+    } catch (error) {
+      return failure(error, 'first_inference');
+    }
+  }
+
+  /**
+   * `warmupRuns` untimed runs, then `runs` timed runs of the same input; samples are runtime-call times measured here
+   * in the worker, so the page's messaging never enters a sample.
+   * @param warmupRuns untimed runs first (the protocol uses one)
+   * @param runs timed runs
+   * @param hooks `onSample` per timed run, `onStage` for warmup / warm_inference
+   */
+  async runSeries(warmupRuns: number, runs: number, hooks: SeriesHooks): Promise<SeriesOutcome> {
+    const samplesMs: number[] = [];
+    let stage: Stage = 'warmup';
+    try {
+      const { engine, input } = this.ready();
+      let warmupMs: number | null = null;
+      if (warmupRuns > 0) {
+        hooks.onStage?.('warmup', 'start');
+        const t0 = performance.now();
+        for (let i = 0; i < warmupRuns; i++) await engine.run(input, { digest: false }, hooks);
+        warmupMs = performance.now() - t0;
+        hooks.onStage?.('warmup', 'end');
+      }
+      stage = 'warm_inference';
+      hooks.onStage?.('warm_inference', 'start');
+      let last: RunResult | null = null;
+      for (let i = 0; i < runs; i++) {
+        last = await engine.run(input, { digest: i === runs - 1 }, hooks);
+        samplesMs.push(last.durationMs);
+        hooks.onSample?.(i, last.durationMs);
+      }
+      hooks.onStage?.('warm_inference', 'end');
+      if (last === null) throw new Error('no timed runs were requested');
+      return { ok: true, warmupMs, samplesMs, last };
+    } catch (error) {
+      return { ...failure(error, stage), samplesMs };
+    }
+  }
+
+  /** Releases the session and its memory. */
+  async dispose(): Promise<void> {
+    const engine = this.engine;
+    this.engine = null;
+    if (engine) await engine.dispose();
+  }
+
+  /**
+   * Test hook: throws an uncaught error from a timer so the Worker's `error` event fires in the page, exactly as a
+   * runtime crash would. Only reachable when the page was opened with the `test_hooks=1` parameter.
+   */
+  crashSoon(afterMs: number): void {
+    setTimeout(() => {
+      throw new Error('deliberate worker crash (test hook)');
+    }, afterMs);
+  }
+
+  private ready(): { engine: Engine; input: EngineInput } {
+    if (this.engine === null) throw new Error('no model is loaded in the worker');
+    if (this.input === null) throw new Error('no input is set in the worker');
+    return { engine: this.engine, input: this.input };
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The onnxruntime-web adapter for `raw` models (the generated cross-encoder-shaped fixtures): inputs input_ids,
+ * attention_mask, token_type_ids (int64 [batch, seq]), output logits (float32).
+ *
+ * Uses the `onnxruntime-web/webgpu` entry, whose single WASM variant (asyncify) serves both the wasm and the webgpu
+ * EP, so the page ships one 27 MB binary instead of several. Runtime files come from the page's own origin.
+ */
+import * as ort from 'onnxruntime-web/webgpu';
+import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import { parseFixedInput, type FixedInput } from '../../src/core/catalog.ts';
+import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
+import { sha256Hex } from '../../src/core/sha256.ts';
+import { fetchModelFiles } from '../model-fetch.ts';
+import { RouteError, type Engine, type EngineHooks, type EngineInput, type LoadRequest, type LoadResult, type RunOptions, type RunResult } from './engine.ts';
+
+const OUTPUT_HEAD_LENGTH = 16;
+
+/** ORT's own default for numThreads (half the cores, at most 4), made explicit so the receipt can record it. */
+function defaultThreads(): number {
+  return Math.min(4, Math.ceil((navigator.hardwareConcurrency || 1) / 2));
+}
+
+/** Why WebGPU cannot run here, or null when an adapter was granted. Checked before ORT so the reason is ours. */
+async function webgpuUnavailableReason(): Promise<string | null> {
+  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+  if (!gpu) return 'WebGPU is not available: navigator.gpu is missing in this browser';
+  try {
+    const adapter = await gpu.requestAdapter();
+    return adapter ? null : 'WebGPU is not available: navigator.gpu exists but no adapter was granted';
+  } catch (error) {
+    return `WebGPU is not available: requestAdapter failed (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/** The ORT engine: one InferenceSession on one EP. */
+export class OrtEngine implements Engine {
+  readonly name = 'ort' as const;
+  private session: ort.InferenceSession | null = null;
+  private feeds: { id: string; feeds: Record<string, ort.Tensor> } | null = null;
+
+  async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadResult> {
+    // The wasm backend initialises once per worker: these settings hold for the worker's life, which is why the
+    // page creates a fresh worker for every cold run.
+    ort.env.wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href };
+    ort.env.wasm.proxy = false;
+    ort.env.logLevel = 'error';
+    // Without cross-origin isolation there is no SharedArrayBuffer and ORT runs one thread whatever is asked.
+    const threadsEffective = self.crossOriginIsolated ? (request.threads ?? defaultThreads()) : 1;
+    ort.env.wasm.numThreads = threadsEffective;
+
+    hooks.onStage?.('fetch', 'start');
+    const fetched = await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
+    hooks.onStage?.('fetch', 'end');
+    if (fetched.buffers.length !== 1) throw new Error(`the ort engine expects one .onnx file, the catalog lists ${fetched.buffers.length}`);
+
+    hooks.onStage?.('session', 'start');
+    const sessionStarted = performance.now();
+    const attempts: RouteAttempt[] = [];
+    const tryEp = async (ep: ExecutionProvider): Promise<boolean> => {
+      const started = performance.now();
+      const threads = threadsEffective;
+      if (ep === 'webgpu') {
+        const reason = await webgpuUnavailableReason();
+        if (reason) {
+          attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
+          return false;
+        }
+      }
+      try {
+        this.session = await ort.InferenceSession.create(fetched.buffers[0], {
+          executionProviders: [ep],
+          graphOptimizationLevel: 'all',
+        });
+        attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
+        return true;
+      } catch (error) {
+        const reason = `session creation on ${ep} failed: ${error instanceof Error ? error.message : String(error)}`;
+        attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
+        return false;
+      }
+    };
+
+    let completedEp: ExecutionProvider | null = null;
+    let fallbackReason: string | null = null;
+    if (await tryEp(request.ep)) {
+      completedEp = request.ep;
+    } else if (request.allowFallback && request.ep !== 'wasm') {
+      if (await tryEp('wasm')) {
+        completedEp = 'wasm';
+        fallbackReason = attempts[0].reason;
+      }
+    }
+    if (completedEp === null) {
+      const first = attempts[0].reason ?? 'unknown failure';
+      const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
+      throw new RouteError(`${first}${hint}`, attempts);
+    }
+    const sessionMs = performance.now() - sessionStarted;
+    hooks.onStage?.('session', 'end');
+    return {
+      engine: { name: 'ort', version: ort.env.versions.web ?? 'unknown' },
+      attempts,
+      completedEp,
+      fallbackReason,
+      threadsEffective,
+      files: fetched.files,
+      integrity: fetched.integrity,
+      fetchMs: fetched.fetchMs,
+      sessionMs,
+    };
+  }
+
+  async run(input: EngineInput, options: RunOptions): Promise<RunResult> {
+    if (this.session === null) throw new Error('no ORT session: load a model first');
+    const feeds = this.feedsFor(input);
+    const started = performance.now();
+    const results = await this.session.run(feeds);
+    const durationMs = performance.now() - started;
+    const name = this.session.outputNames[0];
+    const tensor = results[name];
+    const data = tensor.data as Float32Array;
+    const head = Array.from(data.subarray(0, OUTPUT_HEAD_LENGTH));
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const sha256 = options.digest ? await sha256Hex(bytes) : null;
+    for (const t of Object.values(results)) t.dispose();
+    return { durationMs, output: { name, dims: tensor.dims.map(Number), head, sha256 } };
+  }
+
+  async dispose(): Promise<void> {
+    const session = this.session;
+    this.session = null;
+    this.feeds = null;
+    if (session) await session.release();
+  }
+
+  /** Input tensors built once per input id, so warm samples time the session call alone. */
+  private feedsFor(input: EngineInput): Record<string, ort.Tensor> {
+    if (this.feeds?.id === input.id) return this.feeds.feeds;
+    const fixed: FixedInput = parseFixedInput(input.data, `input ${input.id}`);
+    const dims = [fixed.input_ids.length, fixed.input_ids[0].length];
+    const tensor = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), dims);
+    const feeds = {
+      input_ids: tensor(fixed.input_ids),
+      attention_mask: tensor(fixed.attention_mask),
+      token_type_ids: tensor(fixed.token_type_ids),
+    };
+    this.feeds = { id: input.id, feeds };
+    return feeds;
+  }
+}

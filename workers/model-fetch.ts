@@ -1,0 +1,84 @@
+/**
+ * Generic model-file fetch for every engine: streams each catalog file with progress, hashes it (SHA-256, computed
+ * here, in the browser), and checks it against the catalog pins. Any engine adapter can reuse it and hand the bytes
+ * to its runtime.
+ */
+import { modelFileUrl, type CatalogModel } from '../src/core/catalog.ts';
+import { redactUrl } from '../src/core/redact.ts';
+import { sha256Hex } from '../src/core/sha256.ts';
+import { IntegrityError, type EngineHooks, type LoadedFile } from './engines/engine.ts';
+
+/** The fetched files: bytes in catalog order plus their receipt entries. */
+export interface FetchedModel {
+  buffers: Uint8Array[];
+  files: LoadedFile[];
+  integrity: 'verified' | 'unpinned';
+  fetchMs: number;
+}
+
+// Progress callbacks cross the worker boundary as messages: a few per second is enough for a progress bar.
+const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * Fetches every file of `model` with progress and integrity checks.
+ * @param model the catalog entry whose files to fetch
+ * @param pageBaseUrl the page's base URL, for page-origin models
+ * @param hooks receives `onProgress`
+ * @param cache fetch cache mode; `no-store` (default) so a cold run measures a real transfer, not the HTTP cache
+ */
+export async function fetchModelFiles(
+  model: CatalogModel,
+  pageBaseUrl: string,
+  hooks: EngineHooks,
+  cache: RequestCache = 'no-store',
+): Promise<FetchedModel> {
+  const started = performance.now();
+  const knownTotal = model.files.every((f) => f.bytes !== null) ? model.files.reduce((sum, f) => sum + (f.bytes ?? 0), 0) : null;
+  let bytesDone = 0;
+  let lastReport = 0;
+  const buffers: Uint8Array[] = [];
+  const files: LoadedFile[] = [];
+  for (const [fileIndex, file] of model.files.entries()) {
+    const url = modelFileUrl(model, file, pageBaseUrl);
+    const shownUrl = redactUrl(url);
+    const response = await fetch(url, { cache, credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`model file ${shownUrl} answered HTTP ${response.status}`);
+    const headerLength = Number(response.headers.get('content-length'));
+    const expected = file.bytes ?? (Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null);
+    const bytesTotal = knownTotal ?? (model.files.length === 1 ? expected : null);
+    const chunks: Uint8Array[] = [];
+    let fileBytes = 0;
+    const reader = response.body!.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      fileBytes += value.byteLength;
+      bytesDone += value.byteLength;
+      const now = performance.now();
+      if (now - lastReport >= PROGRESS_INTERVAL_MS) {
+        lastReport = now;
+        hooks.onProgress?.({ path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
+      }
+    }
+    // One contiguous buffer: runtimes want a single Uint8Array, and hashing it once is cheaper than per chunk.
+    const bytes = new Uint8Array(fileBytes);
+    let offset = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    hooks.onProgress?.({ path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
+    const sha256 = await sha256Hex(bytes);
+    if (file.bytes !== null && file.bytes !== fileBytes) {
+      throw new IntegrityError(`integrity failure: ${file.path} has ${fileBytes} bytes, the catalog pins ${file.bytes}`);
+    }
+    if (file.sha256 !== null && file.sha256 !== sha256) {
+      throw new IntegrityError(`integrity failure: ${file.path} has SHA-256 ${sha256}, the catalog pins ${file.sha256}`);
+    }
+    buffers.push(bytes);
+    files.push({ url: shownUrl, bytes: fileBytes, sha256, expected_bytes: file.bytes, expected_sha256: file.sha256 });
+  }
+  const integrity = model.files.every((f) => f.sha256 !== null) ? 'verified' : 'unpinned';
+  return { buffers, files, integrity, fetchMs: performance.now() - started };
+}
