@@ -1,0 +1,227 @@
+/**
+ * One small interface over the two browsers the project drives, so the same end-to-end checks and the same public
+ * pass run in both: Chromium through playwright-core (CDP) and WebKitGTK through W3C WebDriver (webkit-driver.ts).
+ *
+ * Scripts are passed as function BODIES (strings) because that is the only form WebDriver accepts; both lanes run
+ * them as `async (...args) => { body }` and await a returned promise. Results must be JSON-serialisable.
+ * Every lane opens each page in a fresh profile: no cookies, no storage, no cache from an earlier page.
+ */
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WebDriverError, WebKitDriver, type WebKitSession } from './webkit-driver.ts';
+
+/** The browsers a lane can drive. */
+export type LaneName = 'chromium' | 'webkit';
+
+/** Where Debian installs Chromium. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Flags headless Chromium needs on these machines (see docs: platform notes). */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+  '--headless',
+];
+
+/** Options for a lane. */
+export interface LaneOptions {
+  /** Chromium only: add --enable-unsafe-webgpu (SwiftShader adapter). Default false. */
+  webgpu?: boolean;
+  /** WebKit only: expose SharedArrayBuffer (JSC_useSharedArrayBuffer=1). Default true. */
+  sharedArrayBuffer?: boolean;
+  /** Longest a single script or page load may take, in ms. Default 120 000. */
+  scriptTimeoutMs?: number;
+}
+
+/** A page in a lane. */
+export interface LanePage {
+  /** Navigates and waits for the load event. */
+  goto(url: string): Promise<void>;
+  /** Reloads the page (what a user's reload, or a killed tab reopened, does to a run in progress). */
+  reload(): Promise<void>;
+  /**
+   * Runs `body` in the page as the body of `async (...args) => { body }` and returns its JSON result.
+   * @param body function body, e.g. `return document.title`; the arguments are `args[0]`, `args[1]`, ...
+   * @param args JSON-serialisable values
+   */
+  evaluate<T>(body: string, ...args: unknown[]): Promise<T>;
+  /**
+   * Evaluates `body` every `pollMs` until it returns a truthy value, and returns that value; survives a navigation
+   * in between. Throws after `timeoutMs` with `description` in the message.
+   */
+  waitFor<T>(body: string, options: { timeoutMs: number; pollMs?: number; description: string }): Promise<T>;
+  /** Clicks the first element matching a CSS selector. */
+  click(selector: string): Promise<void>;
+  /** Closes the page and its profile. */
+  close(): Promise<void>;
+}
+
+/** A running browser. */
+export interface BrowserLane {
+  readonly name: LaneName;
+  /** The version the browser reports (Chromium's version, or WebKitGTK's for MiniBrowser). */
+  readonly version: string | null;
+  /** Opens a page in a NEW profile (a new browser context / WebDriver session). */
+  newPage(): Promise<LanePage>;
+  /** Closes everything the lane started. */
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The expression both lanes run: the body wrapped in an async arrow, called with the JSON arguments. */
+function wrap(body: string, args: unknown[]): string {
+  return `(async (...args) => { ${body}\n})(...${JSON.stringify(args)})`;
+}
+
+async function pollUntil<T>(evaluate: () => Promise<T>, options: { timeoutMs: number; pollMs?: number; description: string }): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  let lastError: unknown = null;
+  while (Date.now() < deadline) {
+    try {
+      const value = await evaluate();
+      if (value) return value;
+      lastError = null;
+    } catch (error) {
+      // A navigation (reload) destroys the script context mid-call; the next poll runs in the new page.
+      lastError = error;
+    }
+    await sleep(options.pollMs ?? 200);
+  }
+  const cause = lastError ? ` (last error: ${(lastError as Error).message})` : '';
+  throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.description}${cause}`);
+}
+
+class ChromiumPage implements LanePage {
+  constructor(
+    private readonly browser: Browser,
+    private readonly page: Page,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async goto(url: string) {
+    await this.page.goto(url, { waitUntil: 'load', timeout: this.timeoutMs });
+  }
+
+  async reload() {
+    await this.page.reload({ waitUntil: 'load', timeout: this.timeoutMs });
+  }
+
+  async evaluate<T>(body: string, ...args: unknown[]): Promise<T> {
+    // A string is evaluated as an expression over CDP, which the page's Content-Security-Policy does not block.
+    return (await this.page.evaluate(wrap(body, args))) as T;
+  }
+
+  waitFor<T>(body: string, options: { timeoutMs: number; pollMs?: number; description: string }) {
+    return pollUntil(() => this.evaluate<T>(body), options);
+  }
+
+  async click(selector: string) {
+    await this.page.click(selector, { timeout: this.timeoutMs });
+  }
+
+  async close() {
+    // Closing the browser also deletes the temporary profile playwright created for it.
+    await this.browser.close();
+  }
+}
+
+/** Chromium: one browser process per page; playwright gives each launch a fresh temporary user-data-dir. */
+class ChromiumLane implements BrowserLane {
+  readonly name = 'chromium' as const;
+  version: string | null = null;
+  private readonly pages = new Set<LanePage>();
+
+  constructor(private readonly options: LaneOptions) {}
+
+  async newPage(): Promise<LanePage> {
+    const args = this.options.webgpu ? [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] : CHROMIUM_ARGS;
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args, headless: true });
+    this.version = browser.version();
+    const page = await (await browser.newContext()).newPage();
+    const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
+    page.setDefaultTimeout(timeoutMs);
+    const lanePage = new ChromiumPage(browser, page, timeoutMs);
+    this.pages.add(lanePage);
+    const close = lanePage.close.bind(lanePage);
+    lanePage.close = async () => {
+      this.pages.delete(lanePage);
+      await close();
+    };
+    return lanePage;
+  }
+
+  async close() {
+    for (const page of [...this.pages]) await page.close();
+  }
+}
+
+class WebKitPage implements LanePage {
+  constructor(private readonly session: WebKitSession) {}
+
+  goto(url: string) {
+    return this.session.navigate(url);
+  }
+
+  reload() {
+    return this.session.refresh();
+  }
+
+  evaluate<T>(body: string, ...args: unknown[]): Promise<T> {
+    // W3C execute/sync awaits a returned promise; the wrapper gives the same `args` view as in Chromium.
+    return this.session.execute<T>(`return ${wrap(body, args)};`);
+  }
+
+  waitFor<T>(body: string, options: { timeoutMs: number; pollMs?: number; description: string }) {
+    return pollUntil(() => this.evaluate<T>(body), options);
+  }
+
+  async click(selector: string) {
+    await this.session.click(await this.session.findElement(selector));
+  }
+
+  async close() {
+    try {
+      await this.session.delete();
+    } catch (error) {
+      // The driver may already be gone (it was closed, or it crashed): nothing left to close.
+      if (!(error instanceof WebDriverError)) throw error;
+    }
+  }
+}
+
+/** WebKitGTK: one WebKitWebDriver (under xvfb-run); each page is a new WebDriver session (ephemeral profile). */
+class WebKitLane implements BrowserLane {
+  readonly name = 'webkit' as const;
+  version: string | null = null;
+
+  constructor(
+    private readonly driver: WebKitDriver,
+    private readonly options: LaneOptions,
+  ) {}
+
+  async newPage(): Promise<LanePage> {
+    const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
+    const session = await this.driver.newSession({ scriptMs: timeoutMs, pageLoadMs: timeoutMs });
+    this.version = session.browserVersion;
+    return new WebKitPage(session);
+  }
+
+  close() {
+    return this.driver.close();
+  }
+}
+
+/**
+ * Starts a lane.
+ * @param name which browser
+ * @param options see LaneOptions
+ */
+export async function openLane(name: LaneName, options: LaneOptions = {}): Promise<BrowserLane> {
+  if (name === 'chromium') return new ChromiumLane(options);
+  const driver = await WebKitDriver.start({ sharedArrayBuffer: options.sharedArrayBuffer ?? true });
+  return new WebKitLane(driver, options);
+}

@@ -1,0 +1,295 @@
+/**
+ * A small W3C WebDriver client for WebKitGTK (Debian's `webkit2gtk-driver`), the closest engine to Safari on a
+ * Linux machine. It starts `WebKitWebDriver` under `xvfb-run -a` (MiniBrowser needs a display: without one, session
+ * creation hangs forever) on a free port and speaks the protocol over plain `fetch()`.
+ *
+ * Written by hand instead of using a WebDriver library (selenium-webdriver, webdriverio): the project needs six
+ * endpoints, and those libraries pull in dozens of packages and download drivers on install. Every HTTP call has a
+ * time limit, so a hung driver fails the caller instead of hanging it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** Where Debian's webkit2gtk-driver package puts MiniBrowser (the browser WebKitWebDriver launches). */
+export const MINIBROWSER_PATH = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+
+/** The W3C "web element identifier" key of an element reference. */
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
+
+/** A failed WebDriver call: `code` is the protocol's error code (`javascript error`, `timeout`, ...) or `http`. */
+export class WebDriverError extends Error {
+  override name = 'WebDriverError';
+  /** @param code the W3C error code, `http` for a transport failure, `timeout` when our own time limit ran out */
+  constructor(message: string, readonly code: string) {
+    super(message);
+  }
+}
+
+/** Options for starting the driver. */
+export interface WebKitDriverOptions {
+  /** Expose SharedArrayBuffer to pages (JSC_useSharedArrayBuffer=1; WebKitGTK hides it otherwise). Default true. */
+  sharedArrayBuffer?: boolean;
+  /** Time limit for starting the driver and for each plain call, in ms. Default 30 000. */
+  callTimeoutMs?: number;
+  /** MiniBrowser binary. Default MINIBROWSER_PATH. */
+  binary?: string;
+}
+
+/** A free TCP port on 127.0.0.1 (asked from the OS; WebKitWebDriver cannot listen on port 0 itself). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Sends one WebDriver command and returns its `value`, or throws WebDriverError. */
+async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: body === undefined ? undefined : { 'content-type': 'application/json; charset=utf-8' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === 'TimeoutError' || name === 'AbortError') {
+      throw new WebDriverError(`WebDriver ${method} ${path} took longer than ${timeoutMs} ms`, 'timeout');
+    }
+    throw new WebDriverError(`WebDriver ${method} ${path} failed: ${(error as Error).message}`, 'http');
+  }
+  const text = await response.text();
+  let payload: { value?: unknown };
+  try {
+    payload = JSON.parse(text) as { value?: unknown };
+  } catch {
+    throw new WebDriverError(`WebDriver ${method} ${path}: HTTP ${response.status} with a non-JSON body`, 'http');
+  }
+  const value = payload.value as { error?: string; message?: string } | undefined;
+  if (!response.ok || (value && typeof value === 'object' && typeof value.error === 'string')) {
+    const code = value?.error ?? 'http';
+    throw new WebDriverError(`WebDriver ${method} ${path}: ${code}: ${value?.message ?? `HTTP ${response.status}`}`, code);
+  }
+  return payload.value;
+}
+
+/** A running WebKitWebDriver (and its private X server). Start with `WebKitDriver.start()`, end with `close()`. */
+export class WebKitDriver {
+  private closed = false;
+  private readonly logTail: string[] = [];
+  /** Kills the process group if Node exits without close() (a crashed test must not leave browsers running). */
+  private readonly killOnExit = () => {
+    if (this.child.pid !== undefined && this.child.exitCode === null) {
+      try {
+        process.kill(-this.child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+
+  private constructor(
+    private readonly child: ChildProcess,
+    /** The driver's base URL, e.g. http://127.0.0.1:43121 */
+    readonly baseUrl: string,
+    private readonly options: Required<WebKitDriverOptions>,
+  ) {
+    const keep = (chunk: Buffer) => {
+      this.logTail.push(chunk.toString('utf8'));
+      if (this.logTail.length > 50) this.logTail.shift();
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    process.once('exit', this.killOnExit);
+  }
+
+  /**
+   * Starts WebKitWebDriver under `xvfb-run -a` on a free port and waits until it answers /status.
+   * @param options see WebKitDriverOptions
+   */
+  static async start(options: WebKitDriverOptions = {}): Promise<WebKitDriver> {
+    const resolved: Required<WebKitDriverOptions> = {
+      sharedArrayBuffer: options.sharedArrayBuffer ?? true,
+      callTimeoutMs: options.callTimeoutMs ?? 30_000,
+      binary: options.binary ?? MINIBROWSER_PATH,
+    };
+    let lastError: unknown;
+    // Two processes can pick the same free port or X display at once; a retry with a new port settles it.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const port = await freePort();
+      const env = { ...process.env };
+      if (resolved.sharedArrayBuffer) env.JSC_useSharedArrayBuffer = '1';
+      else delete env.JSC_useSharedArrayBuffer;
+      // detached: the driver, Xvfb, MiniBrowser and WebKit's helper processes share one process group that
+      // close() ends as a whole (killing xvfb-run alone would leave Xvfb and the browser running).
+      const child = spawn('xvfb-run', ['-a', 'WebKitWebDriver', `--port=${port}`, '--host=local'], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env,
+      });
+      const driver = new WebKitDriver(child, `http://127.0.0.1:${port}`, resolved);
+      try {
+        await driver.waitReady();
+        return driver;
+      } catch (error) {
+        lastError = error;
+        await driver.close();
+      }
+    }
+    throw lastError;
+  }
+
+  private async waitReady(): Promise<void> {
+    const deadline = Date.now() + this.options.callTimeoutMs;
+    let exited: string | null = null;
+    this.child.once('exit', (code, signal) => (exited = `exited (${signal ?? code})`));
+    while (Date.now() < deadline) {
+      if (exited) throw new WebDriverError(`WebKitWebDriver ${exited}: ${this.log()}`, 'http');
+      try {
+        const status = (await command(this.baseUrl, 'GET', '/status', undefined, 2_000)) as { ready?: boolean };
+        if (status?.ready) return;
+      } catch {
+        // Not listening yet.
+      }
+      await sleep(100);
+    }
+    throw new WebDriverError(`WebKitWebDriver did not become ready within ${this.options.callTimeoutMs} ms: ${this.log()}`, 'timeout');
+  }
+
+  /** The last lines the driver printed (for error messages). */
+  log(): string {
+    return this.logTail.join('').trim().split('\n').slice(-5).join(' | ');
+  }
+
+  /**
+   * Opens a new browser: a new MiniBrowser process with an ephemeral profile (no cookies, no storage).
+   * @param timeouts WebDriver timeouts in ms: `script` for async scripts, `pageLoad` for navigation
+   */
+  async newSession(timeouts: { scriptMs?: number; pageLoadMs?: number } = {}): Promise<WebKitSession> {
+    const scriptMs = timeouts.scriptMs ?? 120_000;
+    const pageLoadMs = timeouts.pageLoadMs ?? 60_000;
+    const value = (await command(
+      this.baseUrl,
+      'POST',
+      '/session',
+      {
+        capabilities: {
+          alwaysMatch: {
+            browserName: 'MiniBrowser',
+            'webkitgtk:browserOptions': { binary: this.options.binary, args: ['--automation'] },
+            timeouts: { script: scriptMs, pageLoad: pageLoadMs, implicit: 0 },
+          },
+        },
+      },
+      // Session creation starts a browser: it is the slow call, and the one that hangs without a display.
+      Math.max(this.options.callTimeoutMs, 60_000),
+    )) as { sessionId: string; capabilities: { browserVersion?: string } };
+    return new WebKitSession(this.baseUrl, value.sessionId, value.capabilities.browserVersion ?? null, {
+      callMs: this.options.callTimeoutMs,
+      scriptMs,
+      pageLoadMs,
+    });
+  }
+
+  /** Stops the driver, its X server and every browser it started. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    process.off('exit', this.killOnExit);
+    const pid = this.child.pid;
+    if (pid === undefined || this.child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      return; // Already gone.
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, 3_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** One WebDriver session: one MiniBrowser window. */
+export class WebKitSession {
+  /**
+   * @param baseUrl the driver's base URL
+   * @param id the session id
+   * @param browserVersion the WebKitGTK version the session reports
+   * @param limits time limits in ms for plain calls, scripts and page loads
+   */
+  constructor(
+    private readonly baseUrl: string,
+    readonly id: string,
+    readonly browserVersion: string | null,
+    private readonly limits: { callMs: number; scriptMs: number; pageLoadMs: number },
+  ) {}
+
+  private call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, timeoutMs = this.limits.callMs) {
+    return command(this.baseUrl, method, `/session/${this.id}${path}`, body, timeoutMs);
+  }
+
+  /** Navigates to `url` and waits for its load event (same as typing it in the address bar). */
+  async navigate(url: string): Promise<void> {
+    await this.call('POST', '/url', { url }, this.limits.pageLoadMs + 5_000);
+  }
+
+  /** Reloads the current page (the W3C "refresh" command). */
+  async refresh(): Promise<void> {
+    await this.call('POST', '/refresh', {}, this.limits.pageLoadMs + 5_000);
+  }
+
+  /** The current page URL. */
+  async currentUrl(): Promise<string> {
+    return (await this.call('GET', '/url')) as string;
+  }
+
+  /**
+   * Runs `body` as a function body in the page and returns its JSON-serialisable result; a returned promise is
+   * awaited (W3C execute/sync does that).
+   * @param body function body, e.g. `return document.title`; arguments are `arguments[0..]`
+   * @param args JSON-serialisable arguments
+   */
+  async execute<T>(body: string, args: unknown[] = []): Promise<T> {
+    return (await this.call('POST', '/execute/sync', { script: body, args }, this.limits.scriptMs + 5_000)) as T;
+  }
+
+  /**
+   * Runs `body` as an async script: it must call `arguments[arguments.length - 1](result)` (the W3C callback).
+   * @param body function body
+   * @param args JSON-serialisable arguments (the callback comes after them)
+   */
+  async executeAsync<T>(body: string, args: unknown[] = []): Promise<T> {
+    return (await this.call('POST', '/execute/async', { script: body, args }, this.limits.scriptMs + 5_000)) as T;
+  }
+
+  /** The element reference of the first element matching a CSS selector (throws `no such element`). */
+  async findElement(selector: string): Promise<string> {
+    const value = (await this.call('POST', '/element', { using: 'css selector', value: selector })) as Record<string, string>;
+    return value[ELEMENT_KEY];
+  }
+
+  /** Clicks an element found with findElement. */
+  async click(elementId: string): Promise<void> {
+    await this.call('POST', `/element/${elementId}/click`, {});
+  }
+
+  /** Ends the session and closes its browser. */
+  async delete(): Promise<void> {
+    await this.call('DELETE', '');
+  }
+}
