@@ -1,0 +1,224 @@
+/**
+ * The comparison receipt (`drb.comparison-receipt.v1`): one model, one fixed input, several routes (for example
+ * wasm with 1 thread, wasm with 2 threads, webgpu) timed in an interleaved shuffled order, with per-route medians,
+ * ratios against a chosen baseline and an agreement check of every route's scores against the baseline's.
+ *
+ * A route whose scores differ from the baseline's by more than the tolerance, or order the candidates differently,
+ * is marked invalid and gets no rank and no ratio: a fast wrong answer is never reported as faster.
+ */
+import { z } from 'zod';
+import { Capabilities, EngineName, ExecutionProvider, InputInfo, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
+import { SHA256_PATTERN } from '../sha256.ts';
+import { summarize } from '../stats.ts';
+
+export const COMPARISON_RECEIPT_SCHEMA = 'drb.comparison-receipt.v1';
+
+const Ms = z.number().finite().nonnegative();
+const RedactedUrl = z.string().refine((v) => !/[?#]/.test(v), { message: 'URL must be origin + path only' });
+
+export const ComparisonRoute = z.strictObject({
+  /** Short stable id used in the schedule, e.g. `wasm-1`, `wasm-2`, `webgpu`. */
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+  requested_ep: ExecutionProvider,
+  /** The EP that really ran (null when the route failed before running); a comparison never falls back. */
+  completed_ep: ExecutionProvider.nullable(),
+  threads_requested: z.number().int().positive().nullable(),
+  threads_effective: z.number().int().positive().nullable(),
+  /** Session creation on this route, kept out of the timed samples. */
+  session_create_ms: Ms.nullable(),
+  /** Timed inferences in the order they ran (round 1 first). */
+  samples_ms: z.array(Ms),
+  stats: SampleStats.nullable(),
+  /** The scores this route produced (at most 16 shown; the agreement check used all of them) and their digest. */
+  output: z.strictObject({ count: z.number().int().nonnegative(), head: z.array(z.number().finite()).max(16), sha256: z.string().regex(SHA256_PATTERN) }).nullable(),
+  agreement: z.strictObject({ max_abs_diff: z.number().finite().nonnegative(), same_order: z.boolean() }).nullable(),
+  ratio_to_baseline: z.number().finite().positive().nullable(),
+  speedup_vs_baseline: z.number().finite().positive().nullable(),
+  valid: z.boolean(),
+  invalid_reason: z.string().nullable(),
+  /** 1 = fastest median among valid routes; null for an invalid route. */
+  rank: z.number().int().positive().nullable(),
+  error: z.strictObject({ name: z.string(), message: z.string() }).nullable(),
+});
+export type ComparisonRoute = z.infer<typeof ComparisonRoute>;
+
+export const ComparisonReceipt = z.strictObject({
+  schema: z.literal(COMPARISON_RECEIPT_SCHEMA),
+  receipt_id: z.string().min(8),
+  created_at: z.string().datetime({ offset: true }),
+  evidence_state: z.literal('DEVICE_RECEIPT'),
+  app: z.strictObject({
+    name: z.literal('device-receipts-bench'),
+    version: z.string(),
+    commit: z.string().nullable(),
+    page_url: RedactedUrl,
+  }),
+  engine: z.strictObject({ name: EngineName, version: z.string() }),
+  model: ModelInfo,
+  input: InputInfo,
+  schedule: z.strictObject({
+    seed: z.number().int(),
+    rounds: z.number().int().positive(),
+    /** Route ids in the order they ran (rounds x routes). */
+    order: z.array(z.string()),
+  }),
+  baseline_route_id: z.string(),
+  tolerance: z.strictObject({ max_abs_diff: z.number().finite().nonnegative() }),
+  routes: z.array(ComparisonRoute).min(2),
+  capabilities: Capabilities,
+  lifecycle: Lifecycle,
+  outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: z.string().nullable() }),
+});
+export type ComparisonReceipt = z.infer<typeof ComparisonReceipt>;
+
+/** What the page measured on one route, before any comparison. */
+export interface RouteMeasurement {
+  id: string;
+  requested_ep: 'wasm' | 'webgpu';
+  completed_ep: 'wasm' | 'webgpu' | null;
+  threads_requested: number | null;
+  threads_effective: number | null;
+  session_create_ms: number | null;
+  samples_ms: number[];
+  /** Every score (or output value) the route produced for the fixed input; null when it produced none. */
+  scores: number[] | null;
+  scores_sha256: string | null;
+  error: { name: string; message: string } | null;
+}
+
+/** Candidate order: indices sorted by descending score, ties kept in index order (a stable sort). */
+export function scoreOrder(scores: readonly number[]): number[] {
+  return scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+}
+
+/**
+ * Agreement of `scores` with the baseline's: largest absolute difference and whether the candidate order is the same.
+ * @param baseline the baseline route's scores
+ * @param scores another route's scores for the same input (same length)
+ */
+export function agreement(baseline: readonly number[], scores: readonly number[]): { max_abs_diff: number; same_order: boolean } {
+  if (baseline.length !== scores.length) throw new RangeError(`score counts differ: ${baseline.length} vs ${scores.length}`);
+  let maxAbsDiff = 0;
+  for (let i = 0; i < scores.length; i++) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(scores[i] - baseline[i]));
+  const a = scoreOrder(baseline);
+  const b = scoreOrder(scores);
+  return { max_abs_diff: maxAbsDiff, same_order: a.every((v, i) => v === b[i]) };
+}
+
+/**
+ * Compares the routes: statistics, agreement with the baseline, validity, ratios and ranks (valid routes only).
+ * @param measurements one per route, in the order the user listed them
+ * @param baselineId the route every ratio and agreement refers to
+ * @param toleranceAbs the largest absolute score difference still counted as agreeing
+ */
+export function compareRoutes(measurements: readonly RouteMeasurement[], baselineId: string, toleranceAbs: number): ComparisonRoute[] {
+  const baseline = measurements.find((m) => m.id === baselineId);
+  if (!baseline) throw new RangeError(`baseline route "${baselineId}" is not among the routes`);
+  const baselineMedian = summarize(baseline.samples_ms)?.median ?? null;
+  const routes: ComparisonRoute[] = measurements.map((m) => {
+    const stats = summarize(m.samples_ms);
+    let agree: ComparisonRoute['agreement'] = null;
+    let invalid: string | null = null;
+    if (m.error !== null || m.completed_ep === null) invalid = `route failed: ${m.error?.message ?? 'no EP completed'}`;
+    else if (m.completed_ep !== m.requested_ep) invalid = `ran on ${m.completed_ep}, not the requested ${m.requested_ep}`;
+    else if (stats === null) invalid = 'no timed samples';
+    else if (m.scores === null) invalid = 'produced no scores';
+    else if (baseline.scores === null) invalid = 'the baseline produced no scores to agree with';
+    else if (m.scores.length !== baseline.scores.length) invalid = `produced ${m.scores.length} scores, the baseline ${baseline.scores.length}`;
+    else {
+      agree = agreement(baseline.scores, m.scores);
+      if (agree.max_abs_diff > toleranceAbs) invalid = `scores differ from the baseline by ${agree.max_abs_diff} (tolerance ${toleranceAbs})`;
+      else if (!agree.same_order) invalid = 'orders the candidates differently from the baseline';
+    }
+    const valid = invalid === null;
+    const ratio = valid && baselineMedian !== null && baselineMedian > 0 && stats!.median > 0 ? stats!.median / baselineMedian : null;
+    return {
+      id: m.id,
+      requested_ep: m.requested_ep,
+      completed_ep: m.completed_ep,
+      threads_requested: m.threads_requested,
+      threads_effective: m.threads_effective,
+      session_create_ms: m.session_create_ms,
+      samples_ms: [...m.samples_ms],
+      stats,
+      output: m.scores === null || m.scores_sha256 === null ? null : { count: m.scores.length, head: m.scores.slice(0, 16), sha256: m.scores_sha256 },
+      agreement: agree,
+      ratio_to_baseline: ratio,
+      speedup_vs_baseline: ratio === null ? null : 1 / ratio,
+      valid,
+      invalid_reason: invalid,
+      rank: null,
+      error: m.error,
+    };
+  });
+  // Rank valid routes by median; ties share the better rank's order by listing position (stable sort).
+  const ranked = routes.filter((r) => r.valid).sort((a, b) => a.stats!.median - b.stats!.median);
+  ranked.forEach((r, i) => (r.rank = i + 1));
+  return routes;
+}
+
+/** One broken rule of a comparison receipt. */
+export interface ComparisonProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * Rules beyond the schema: the schedule is a permutation of all routes per round, every route's samples and
+ * statistics match, invalid routes have no rank or ratio, ranks follow the medians, and ok means the baseline is valid.
+ * @param receipt a receipt that already passed `ComparisonReceipt.safeParse`
+ */
+export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonProblem[] {
+  const problems: ComparisonProblem[] = [];
+  const ids = receipt.routes.map((r) => r.id);
+  if (new Set(ids).size !== ids.length) problems.push({ path: 'routes', message: 'route ids must be unique' });
+  const { order, rounds } = receipt.schedule;
+  if (order.length !== rounds * ids.length) {
+    problems.push({ path: 'schedule.order', message: `holds ${order.length} slots, expected ${rounds} x ${ids.length}` });
+  } else {
+    for (let r = 0; r < rounds; r++) {
+      const slice = order.slice(r * ids.length, (r + 1) * ids.length);
+      if ([...slice].sort().join('\n') !== [...ids].sort().join('\n')) {
+        problems.push({ path: `schedule.order`, message: `round ${r + 1} is not one run of every route` });
+      }
+    }
+  }
+  const baseline = receipt.routes.find((r) => r.id === receipt.baseline_route_id);
+  if (!baseline) problems.push({ path: 'baseline_route_id', message: 'names no route' });
+  receipt.routes.forEach((route, i) => {
+    const at = `routes[${i}]`;
+    const stats = summarize(route.samples_ms);
+    if ((stats === null) !== (route.stats === null) || (stats && route.stats && Math.abs(stats.median - route.stats.median) > 1e-9)) {
+      problems.push({ path: `${at}.stats`, message: 'does not match the samples' });
+    }
+    if (route.valid) {
+      if (route.invalid_reason !== null) problems.push({ path: `${at}.invalid_reason`, message: 'a valid route has no invalid reason' });
+      if (route.agreement === null) problems.push({ path: `${at}.agreement`, message: 'a valid route was checked for agreement' });
+      else if (route.agreement.max_abs_diff > receipt.tolerance.max_abs_diff || !route.agreement.same_order) {
+        problems.push({ path: `${at}.valid`, message: 'is true although the route disagrees with the baseline' });
+      }
+      if (route.completed_ep !== route.requested_ep) problems.push({ path: `${at}.completed_ep`, message: 'a valid route ran on its requested EP' });
+      if (route.rank === null) problems.push({ path: `${at}.rank`, message: 'a valid route is ranked' });
+    } else {
+      if (route.invalid_reason === null) problems.push({ path: `${at}.invalid_reason`, message: 'an invalid route must say why' });
+      if (route.rank !== null) problems.push({ path: `${at}.rank`, message: 'an invalid route is never ranked' });
+      if (route.ratio_to_baseline !== null || route.speedup_vs_baseline !== null) {
+        problems.push({ path: `${at}.ratio_to_baseline`, message: 'an invalid route gets no ratio' });
+      }
+    }
+  });
+  const valid = receipt.routes.filter((r) => r.valid && r.rank !== null && r.stats !== null).sort((a, b) => a.rank! - b.rank!);
+  valid.forEach((r, i) => {
+    if (r.rank !== i + 1) problems.push({ path: `routes.${r.id}.rank`, message: 'ranks must be 1..n without gaps' });
+    if (i > 0 && r.stats!.median < valid[i - 1].stats!.median) {
+      problems.push({ path: `routes.${r.id}.rank`, message: 'is ranked behind a slower route' });
+    }
+  });
+  if (receipt.outcome.status === 'ok') {
+    if (!baseline?.valid) problems.push({ path: 'outcome.status', message: 'is "ok" but the baseline route is not valid' });
+    if (receipt.outcome.reason !== null) problems.push({ path: 'outcome.reason', message: 'an ok outcome carries no reason' });
+  } else if (receipt.outcome.reason === null || receipt.outcome.reason.trim() === '') {
+    problems.push({ path: 'outcome.reason', message: 'a failed comparison must say why' });
+  }
+  return problems;
+}

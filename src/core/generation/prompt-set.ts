@@ -1,0 +1,75 @@
+/**
+ * The versioned prompt set a generation run measures (`drb.prompt-set.v1`), served from `public/prompts/<id>.json`.
+ *
+ * A prompt set is frozen data: the measured prompts run in the order of the file, every prompt has a stable id,
+ * and the separate warm-up prompt is never measured. Changing any text means a new `version` (and the receipt
+ * records the SHA-256 of the exact bytes that ran).
+ */
+import { z } from 'zod';
+
+export const PROMPT_SET_SCHEMA = 'drb.prompt-set.v1';
+
+/** The fewest measured prompts a set may hold: the sustained-speed ratio compares the first five with the last five. */
+export const MIN_MEASURED_PROMPTS = 10;
+
+const PromptId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes');
+
+export const Prompt = z.strictObject({
+  id: PromptId,
+  /** BCP 47 primary language tag of the prompt text (`ja`, `en`). */
+  lang: z.enum(['ja', 'en']),
+  text: z.string().min(1),
+});
+export type Prompt = z.infer<typeof Prompt>;
+
+export const PromptSet = z.strictObject({
+  schema: z.literal(PROMPT_SET_SCHEMA),
+  id: PromptId,
+  version: z.number().int().positive(),
+  description: z.string(),
+  /** Who wrote the text and under which licence it may be reused. */
+  licence: z.string().min(1),
+  /** Generation controls every engine receives for this set (greedy-ish decoding, bounded output). */
+  controls: z.strictObject({
+    max_new_tokens: z.number().int().positive().max(4096),
+    temperature: z.number().nonnegative().max(2),
+  }),
+  /** Run once, untimed, before the measured prompts (it pays for shader compilation, caches, JIT). */
+  warmup: Prompt,
+  prompts: z.array(Prompt).min(MIN_MEASURED_PROMPTS),
+});
+export type PromptSet = z.infer<typeof PromptSet>;
+
+/** A prompt-set file that cannot be used; the message is already `<file>: <id or field path>: <problem>`. */
+export class PromptSetError extends Error {
+  override name = 'PromptSetError';
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? '(root)' : path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+}
+
+/**
+ * Parses and validates a prompt-set file.
+ * @param text the file's text, already decoded (the page and the CLI hash the raw bytes themselves)
+ * @param fileName the name shown first in every error message
+ */
+export function parsePromptSet(text: string, fileName: string): PromptSet {
+  let json: unknown;
+  try {
+    json = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    throw new PromptSetError(`${fileName}: (root): is not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = PromptSet.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new PromptSetError(`${fileName}: ${pathText(issue.path)}: ${issue.message}`);
+  }
+  const seen = new Set<string>([parsed.data.warmup.id]);
+  for (const prompt of parsed.data.prompts) {
+    if (seen.has(prompt.id)) throw new PromptSetError(`${fileName}: ${prompt.id}: duplicate prompt id`);
+    seen.add(prompt.id);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import {
+  agreement,
+  checkComparisonReceipt,
+  compareRoutes,
+  ComparisonReceipt,
+  scoreOrder,
+  type RouteMeasurement,
+} from '../../src/core/comparison/comparison-receipt.ts';
+import { interleavedSchedule, mulberry32 } from '../../src/core/comparison/interleaved-schedule.ts';
+import { app, capabilities, lifecycle } from './generation-fixtures.ts';
+
+describe('interleaved schedule', () => {
+  it('runs every route once per round, in a shuffled order fixed by the seed', () => {
+    const slots = interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 6, 42);
+    expect(slots).toHaveLength(18);
+    for (let round = 1; round <= 6; round++) {
+      expect(slots.filter((s) => s.round === round).map((s) => s.route_id).sort()).toEqual(['wasm-1', 'wasm-2', 'webgpu']);
+    }
+    // Same seed, same order (the receipt's seed rebuilds it); this locks the generator so old receipts stay reproducible.
+    expect(interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 6, 42)).toEqual(slots);
+    expect(slots.map((s) => s.route_id).join(' ')).toMatchInlineSnapshot(`"webgpu wasm-1 wasm-2 wasm-1 wasm-2 webgpu webgpu wasm-2 wasm-1 webgpu wasm-2 wasm-1 wasm-2 wasm-1 webgpu webgpu wasm-2 wasm-1"`);
+    const orders = new Set(Array.from({ length: 6 }, (_, r) => slots.slice(r * 3, r * 3 + 3).map((s) => s.route_id).join(',')));
+    expect(orders.size).toBeGreaterThan(1);
+    expect(interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 6, 43)).not.toEqual(slots);
+  });
+
+  it('draws uniform-looking numbers in [0, 1)', () => {
+    const random = mulberry32(7);
+    const draws = Array.from({ length: 10_000 }, random);
+    expect(Math.min(...draws)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...draws)).toBeLessThan(1);
+    const mean = draws.reduce((a, b) => a + b, 0) / draws.length;
+    expect(Math.abs(mean - 0.5)).toBeLessThan(0.02);
+  });
+
+  it('refuses fewer than two routes, duplicates and a bad round count', () => {
+    expect(() => interleavedSchedule(['a'], 3, 1)).toThrow(/at least two routes/);
+    expect(() => interleavedSchedule(['a', 'a'], 3, 1)).toThrow(/unique/);
+    expect(() => interleavedSchedule(['a', 'b'], 0, 1)).toThrow(/rounds/);
+  });
+});
+
+describe('agreement', () => {
+  it('gives the largest absolute difference and whether the candidate order is the same', () => {
+    expect(scoreOrder([0.1, 0.9, 0.5])).toEqual([1, 2, 0]);
+    expect(scoreOrder([1, 1, 2])).toEqual([2, 0, 1]);
+    expect(agreement([0.1, 0.9, 0.5], [0.1000001, 0.9, 0.4999])).toEqual({ max_abs_diff: expect.closeTo(1e-4, 12), same_order: true });
+    expect(agreement([0.1, 0.9, 0.5], [0.1, 0.4, 0.5]).same_order).toBe(false);
+    expect(() => agreement([1, 2], [1])).toThrow(/score counts differ/);
+  });
+});
+
+function measurement(id: string, over: Partial<RouteMeasurement>): RouteMeasurement {
+  return {
+    id,
+    requested_ep: 'wasm',
+    completed_ep: 'wasm',
+    threads_requested: 1,
+    threads_effective: 1,
+    session_create_ms: 20,
+    samples_ms: [10, 10, 12],
+    scores: [0.25, 0.75, -1],
+    scores_sha256: 'c'.repeat(64),
+    error: null,
+    ...over,
+  };
+}
+
+describe('compareRoutes', () => {
+  const routes = compareRoutes(
+    [
+      measurement('wasm-1', {}),
+      measurement('wasm-2', { threads_requested: 2, threads_effective: 2, samples_ms: [6, 5, 7], scores: [0.25, 0.75, -1 + 1e-7] }),
+      measurement('webgpu', { requested_ep: 'webgpu', completed_ep: 'webgpu', threads_requested: null, threads_effective: null, samples_ms: [3, 3, 3], scores: [0.26, 0.75, -1] }),
+      measurement('wasm-4', { threads_requested: 4, threads_effective: 2, samples_ms: [4, 4, 4], scores: [0.75, 0.25, -1] }),
+    ],
+    'wasm-1',
+    1e-4,
+  );
+  const byId = Object.fromEntries(routes.map((r) => [r.id, r]));
+
+  it('computes medians and ratios against the baseline', () => {
+    expect(byId['wasm-1']).toMatchObject({ valid: true, ratio_to_baseline: 1, speedup_vs_baseline: 1, rank: 2 });
+    expect(byId['wasm-1'].stats!.median).toBe(10);
+    expect(byId['wasm-2'].stats!.median).toBe(6);
+    expect(byId['wasm-2'].ratio_to_baseline).toBeCloseTo(0.6, 12);
+    expect(byId['wasm-2'].speedup_vs_baseline).toBeCloseTo(10 / 6, 12);
+    expect(byId['wasm-2'].rank).toBe(1);
+  });
+
+  it('marks a route outside tolerance invalid and never ranks it, however fast', () => {
+    expect(byId.webgpu).toMatchObject({ valid: false, rank: null, ratio_to_baseline: null, speedup_vs_baseline: null });
+    expect(byId.webgpu.invalid_reason).toMatch(/scores differ from the baseline by 0\.01\d* \(tolerance 0\.0001\)/);
+    expect(byId['wasm-4']).toMatchObject({ valid: false, rank: null });
+    expect(byId['wasm-4'].invalid_reason).toMatch(/^scores differ/);
+  });
+
+  it('marks a failed route and a fallen-back route invalid', () => {
+    const [, failed, fell] = compareRoutes(
+      [
+        measurement('wasm-1', {}),
+        measurement('wasm-2', { completed_ep: null, samples_ms: [], scores: null, scores_sha256: null, error: { name: 'Error', message: 'oom' } }),
+        measurement('webgpu', { requested_ep: 'webgpu', completed_ep: 'wasm' }),
+      ],
+      'wasm-1',
+      1e-4,
+    );
+    expect(failed).toMatchObject({ valid: false, invalid_reason: 'route failed: oom', stats: null, output: null });
+    expect(fell).toMatchObject({ valid: false, invalid_reason: 'ran on wasm, not the requested webgpu' });
+  });
+
+  it('marks a route whose order differs within tolerance invalid', () => {
+    const [, swapped] = compareRoutes([measurement('a', { scores: [0.5, 0.50000001] }), measurement('b', { scores: [0.50000001, 0.5] })], 'a', 1e-4);
+    expect(swapped).toMatchObject({ valid: false, invalid_reason: 'orders the candidates differently from the baseline' });
+  });
+
+  it('builds a receipt that validates and whose invariants hold, and catches a ranked invalid route', () => {
+    const receipt: ComparisonReceipt = {
+      schema: 'drb.comparison-receipt.v1',
+      receipt_id: 'cmp-0123456789',
+      created_at: '2026-11-29T12:00:00.000Z',
+      evidence_state: 'DEVICE_RECEIPT',
+      app,
+      engine: { name: 'ort', version: '1.30.0' },
+      model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+      input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
+      schedule: { seed: 42, rounds: 3, order: interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu', 'wasm-4'], 3, 42).map((s) => s.route_id) },
+      baseline_route_id: 'wasm-1',
+      tolerance: { max_abs_diff: 1e-4 },
+      routes,
+      capabilities,
+      lifecycle,
+      outcome: { status: 'ok', reason: null },
+    };
+    expect(ComparisonReceipt.safeParse(receipt).success).toBe(true);
+    expect(checkComparisonReceipt(receipt)).toEqual([]);
+    const cheated = structuredClone(receipt);
+    cheated.routes[2].rank = 1;
+    expect(checkComparisonReceipt(cheated).map((p) => p.path)).toContain('routes[2].rank');
+    const shuffledWrong = structuredClone(receipt);
+    shuffledWrong.schedule.order[0] = 'wasm-2';
+    expect(checkComparisonReceipt(shuffledWrong).map((p) => p.path)).toContain('schedule.order');
+  });
+});
