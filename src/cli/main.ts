@@ -8,6 +8,7 @@ import { toolVersion } from './tool-version.ts';
  */
 const commandModules: Array<() => Promise<{ register: (program: Command) => void }>> = [
   // drb-commands (one import per line; keep this marker)
+  () => import('./public-pass.ts'),
   () => import('./fixtures.ts'),
 ];
 

@@ -26,6 +26,8 @@ export const PassReceiptFile = z.strictObject({
   bytes: z.number().int().positive(),
   run_kind: z.enum(['cold', 'warm']).nullable(),
   outcome: z.enum(['ok', 'failed']).nullable(),
+  /** The receipt's own failure reason (null for an ok run). */
+  reason: z.string().nullable(),
   /** The app commit the receipt records (must match the revision the page reports). */
   app_commit: z.string().nullable(),
   /** Schema and invariant problems (`<field path>: <problem>`); empty when the receipt is valid. */
@@ -103,7 +105,7 @@ export function passProblems(evidence: PassEvidence): Array<{ path: Array<string
     if (receipt.problems.length > 0) {
       problems.push({ path: ['receipts', index, 'problems'], message: `${receipt.file} is invalid: ${receipt.problems[0]}` });
     } else if (receipt.outcome !== 'ok') {
-      problems.push({ path: ['receipts', index, 'outcome'], message: `${receipt.file} records a failed run` });
+      problems.push({ path: ['receipts', index, 'outcome'], message: `${receipt.file} records a failed run: ${receipt.reason ?? 'no reason given'}` });
     } else if (evidence.revision.commit !== null && receipt.app_commit !== evidence.revision.commit) {
       problems.push({
         path: ['receipts', index, 'app_commit'],
@@ -112,4 +114,53 @@ export function passProblems(evidence: PassEvidence): Array<{ path: Array<string
     }
   });
   return problems;
+}
+
+/** Everything a pass collected; `buildPublicPassRecord` decides the outcome from it. */
+export interface PassFindings extends PassEvidence {
+  url: string;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  browser: { name: PassBrowser; version: string | null; userAgent: string | null };
+  runParams: Record<string, string>;
+  summary: { file: string; sha256: string } | null;
+  /** A failure found before the evidence could be judged (page not reachable, browser did not start, ...). */
+  fatalReason: string | null;
+}
+
+/**
+ * The record for a pass: ok (PUBLIC_PASS) exactly when there is no fatal reason and `passProblems` finds nothing;
+ * otherwise failed, with every problem in the reason (most specific first: failed receipts before page state).
+ *
+ * @param findings what the pass collected
+ * @throws Error when the findings cannot form a valid record (a bug in the caller, e.g. a URL with a query)
+ */
+export function buildPublicPassRecord(findings: PassFindings): PublicPassRecord {
+  const problems = passProblems(findings).map((p) => p.message);
+  // A failed receipt says why the run failed; that is the most useful line, so it goes first.
+  problems.sort((a, b) => Number(!a.includes(' records a failed run')) - Number(!b.includes(' records a failed run')));
+  const reason = findings.fatalReason ?? (problems.length > 0 ? problems.join('; ') : null);
+  const record = {
+    schema: PUBLIC_PASS_SCHEMA,
+    evidence_state: reason === null ? 'PUBLIC_PASS' : null,
+    device_pass_implied: false,
+    url: findings.url,
+    revision: findings.revision,
+    started_at: findings.startedAt,
+    finished_at: findings.finishedAt,
+    duration_ms: findings.durationMs,
+    browser: { name: findings.browser.name, version: findings.browser.version, user_agent: findings.browser.userAgent, fresh_profile: true },
+    run_params: findings.runParams,
+    page_state: findings.page_state,
+    receipts: findings.receipts,
+    summary: findings.summary,
+    outcome: { status: reason === null ? 'ok' : 'failed', reason },
+  };
+  const parsed = PublicPassRecord.safeParse(record);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`public-pass record: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
 }

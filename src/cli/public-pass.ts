@@ -1,0 +1,271 @@
+/**
+ * `drb public-pass --url URL [--browser chromium|webkit] [--out DIR] [--timeout-ms N] [run options]`: opens a
+ * deployed page anonymously in a fresh browser profile, runs cold and warm through the automation contract, saves
+ * and validates the receipts, and writes a `drb.public-pass.v1` record (see src/core/public-pass.ts). A pass that
+ * fails still writes its record, with the reason, and exits 1.
+ */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { buildPublicPassRecord, PassBrowser, type PassReceiptFile, type PublicPassRecord } from '../core/public-pass.ts';
+import { DeviceReceipt } from '../core/receipt.ts';
+import { checkReceiptInvariants } from '../core/receipt-invariants.ts';
+import { redactUrl } from '../core/redact.ts';
+import { sha256Hex } from '../core/sha256.ts';
+import { openLane, type BrowserLane, type LanePage } from '../node/browser-lane.ts';
+import { CliError } from './cli-error.ts';
+import { setExitCode } from './main.ts';
+
+/** The record's file name inside the output folder. */
+export const PUBLIC_PASS_FILE = 'public-pass.json';
+
+/** What `runPublicPass` needs (the CLI options, parsed). */
+export interface PublicPassOptions {
+  /** The page URL; its query and fragment are dropped. */
+  url: string;
+  browser: PassBrowser;
+  /** Output folder; must not exist yet or be empty. */
+  outDir: string;
+  /** Longest the page may take to finish cold + warm, in ms. */
+  timeoutMs: number;
+  /** Automation contract parameters besides `autorun` (engine, ep, threads, model, warm_runs, allow_fallback). */
+  params: Record<string, string>;
+  /** Chromium only: give the page a WebGPU adapter (--enable-unsafe-webgpu). */
+  webgpu: boolean;
+  /** Progress lines (stderr in the CLI). */
+  log: (line: string) => void;
+}
+
+/** The revision and the state the page reports through the automation contract. */
+interface PageReport {
+  state: string | null;
+  app: { version: string | null; commit: string | null } | null;
+  receipts: unknown[];
+  userAgent: string;
+  errorText: string | null;
+}
+
+// Reads what the automation contract exposes. `window.drbApp` is the page's revision; the error text is whatever
+// the page shows for a refused parameter (it names the parameter, never user text).
+const READ_PAGE_REPORT = `
+  const app = window.drbApp ?? null;
+  const errorNode = document.querySelector('[data-drb-error]');
+  return {
+    state: document.documentElement.dataset.drbState ?? null,
+    app: app ? { version: app.version ?? null, commit: app.commit ?? null } : null,
+    receipts: Array.isArray(window.drbReceipts) ? window.drbReceipts : [],
+    userAgent: navigator.userAgent,
+    errorText: errorNode ? errorNode.textContent.trim().slice(0, 500) : null,
+  };
+`;
+
+const compactTime = (iso: string) => iso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+
+/** A receipt file name like the page's download names: drb-<engine>-<ep>-<kind>-<time>-<n>.json. */
+function receiptFileName(value: unknown, index: number): string {
+  const r = value as { engine?: { name?: unknown }; route?: { requested_ep?: unknown }; run?: { kind?: unknown }; created_at?: unknown };
+  const part = (v: unknown, fallback: string) => (typeof v === 'string' && /^[a-z0-9-]+$/i.test(v) ? v : fallback);
+  const time = typeof r?.created_at === 'string' ? compactTime(r.created_at).replace(/[^0-9TZ]/g, '') : 'unknown-time';
+  return `drb-${part(r?.engine?.name, 'engine')}-${part(r?.route?.requested_ep, 'ep')}-${part(r?.run?.kind, 'run')}-${time}-${index + 1}.json`;
+}
+
+/** Schema + invariant problems of one receipt, as `<field path>: <problem>` lines. */
+function receiptProblems(value: unknown): string[] {
+  const parsed = DeviceReceipt.safeParse(value);
+  if (!parsed.success) return parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  return checkReceiptInvariants(parsed.data).map((p) => `${p.path || '(root)'}: ${p.message}`);
+}
+
+/** Refuses an output folder that already holds files: a pass never overwrites earlier evidence. */
+async function prepareOutDir(outDir: string): Promise<void> {
+  let entries: string[] | null = null;
+  try {
+    entries = await readdir(outDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw new CliError(`${outDir}: --out: is a file, not a folder`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CliError(`${outDir}: --out: ${(error as Error).message}`);
+  }
+  if (entries !== null && entries.length > 0) {
+    throw new CliError(`${outDir}: --out: folder is not empty (a public pass never overwrites earlier files; choose a new folder)`);
+  }
+  await mkdir(outDir, { recursive: true });
+}
+
+/** Fetches the page once from Node (anonymous, no cookies) so an unreachable page or a 404 fails with a clear reason. */
+async function preflight(url: string, timeoutMs: number): Promise<string | null> {
+  try {
+    const response = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(Math.min(timeoutMs, 30_000)) });
+    await response.body?.cancel();
+    return response.ok ? null : `GET ${url} answered HTTP ${response.status}`;
+  } catch (error) {
+    // undici hides the useful part (ECONNREFUSED, ENOTFOUND, ...) in `cause`.
+    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+    return `GET ${url} failed: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
+  }
+}
+
+/**
+ * Runs one public pass and writes its receipts and record into `options.outDir`.
+ * @param options see PublicPassOptions
+ * @returns the record (also written to `<outDir>/public-pass.json`)
+ */
+export async function runPublicPass(options: PublicPassOptions): Promise<{ record: PublicPassRecord; recordPath: string }> {
+  const pageUrl = redactUrl(options.url);
+  await prepareOutDir(options.outDir);
+  const startedAt = new Date();
+  const runParams = { autorun: 'cold,warm', ...options.params };
+  const query = new URLSearchParams(runParams).toString();
+  const findings = {
+    url: pageUrl,
+    browser: { name: options.browser, version: null as string | null, userAgent: null as string | null },
+    runParams,
+    page_state: 'not-loaded' as 'done' | 'failed' | 'timeout' | 'not-loaded',
+    revision: { app_version: null as string | null, commit: null as string | null },
+    receipts: [] as PassReceiptFile[],
+    summary: null,
+    fatalReason: null as string | null,
+  };
+
+  findings.fatalReason = await preflight(pageUrl, options.timeoutMs);
+  let lane: BrowserLane | null = null;
+  let page: LanePage | null = null;
+  if (findings.fatalReason === null) {
+    try {
+      options.log(`opening ${pageUrl} in a fresh ${options.browser} profile`);
+      lane = await openLane(options.browser, { webgpu: options.webgpu, scriptTimeoutMs: options.timeoutMs });
+      page = await lane.newPage();
+      findings.browser.version = lane.version;
+      await page.goto(`${pageUrl}?${query}`);
+      findings.page_state = 'timeout';
+      try {
+        await page.waitFor<string>(`const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`, {
+          timeoutMs: options.timeoutMs,
+          pollMs: 250,
+          description: 'the page to finish cold and warm (data-drb-state done or failed)',
+        });
+      } catch (error) {
+        findings.fatalReason = (error as Error).message;
+      }
+      const report = await page.evaluate<PageReport>(READ_PAGE_REPORT);
+      if (report.state === 'done' || report.state === 'failed') findings.page_state = report.state;
+      findings.browser.userAgent = report.userAgent;
+      findings.revision = { app_version: report.app?.version ?? null, commit: report.app?.commit ?? null };
+      if (findings.page_state === 'failed' && report.receipts.length === 0) {
+        findings.fatalReason = `the page failed before any receipt: ${report.errorText ?? 'it showed no error'}`;
+      }
+      for (const [index, receipt] of report.receipts.entries()) {
+        const file = receiptFileName(receipt, index);
+        const text = `${JSON.stringify(receipt, null, 2)}\n`;
+        const bytes = new TextEncoder().encode(text);
+        await writeFile(join(options.outDir, file), bytes, { flag: 'wx' });
+        const r = receipt as { run?: { kind?: unknown }; outcome?: { status?: unknown; reason?: unknown }; app?: { commit?: unknown } };
+        findings.receipts.push({
+          file,
+          sha256: await sha256Hex(bytes),
+          bytes: bytes.byteLength,
+          run_kind: r?.run?.kind === 'cold' || r?.run?.kind === 'warm' ? r.run.kind : null,
+          outcome: r?.outcome?.status === 'ok' || r?.outcome?.status === 'failed' ? r.outcome.status : null,
+          reason: typeof r?.outcome?.reason === 'string' ? r.outcome.reason : null,
+          app_commit: typeof r?.app?.commit === 'string' ? r.app.commit : null,
+          problems: receiptProblems(receipt),
+        });
+      }
+      options.log(`page ended "${findings.page_state}" with ${findings.receipts.length} receipt(s)`);
+    } catch (error) {
+      findings.fatalReason ??= `${options.browser}: ${(error as Error).message}`;
+    } finally {
+      await page?.close().catch(() => {});
+      await lane?.close().catch(() => {});
+    }
+  }
+
+  const finishedAt = new Date();
+  const record = buildPublicPassRecord({
+    ...findings,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: finishedAt.getTime() - startedAt.getTime(),
+  });
+  const recordPath = join(options.outDir, PUBLIC_PASS_FILE);
+  await writeFile(recordPath, `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx' });
+  return { record, recordPath };
+}
+
+function positiveInt(flag: string) {
+  return (value: string) => {
+    if (!/^[1-9][0-9]*$/.test(value)) throw new CliError(`${flag}: expected a positive integer, got '${value}'`);
+    return Number(value);
+  };
+}
+
+/** Registers `drb public-pass`. */
+export function register(program: Command): void {
+  program
+    .command('public-pass')
+    .description('open a deployed page anonymously in a fresh browser, run cold and warm, save and validate receipts, write a PUBLIC_PASS record')
+    .requiredOption('--url <url>', 'the page URL (http or https; query and fragment are dropped)')
+    .option('--browser <name>', 'chromium or webkit', 'chromium')
+    .option('--out <dir>', 'output folder (must be new or empty; default receipts/public-pass/<time>-<browser>)')
+    .option('--timeout-ms <n>', 'longest the page may take for cold + warm', positiveInt('--timeout-ms'), 300_000)
+    .option('--engine <name>', 'automation param engine (default: the page default)')
+    .option('--model <id>', 'automation param model (default: the page default)')
+    .option('--ep <ep>', 'automation param ep: wasm or webgpu (default: the page default)')
+    .option('--threads <n>', 'automation param threads', positiveInt('--threads'))
+    .option('--warm-runs <n>', 'automation param warm_runs', positiveInt('--warm-runs'))
+    .option('--allow-fallback', 'automation param allow_fallback=1')
+    .option('--webgpu', 'chromium only: start it with --enable-unsafe-webgpu')
+    .action(async function (
+      this: Command,
+      opts: {
+        url: string;
+        browser: string;
+        out?: string;
+        timeoutMs: number;
+        engine?: string;
+        model?: string;
+        ep?: string;
+        threads?: number;
+        warmRuns?: number;
+        allowFallback?: boolean;
+        webgpu?: boolean;
+      },
+    ) {
+      const browser = PassBrowser.safeParse(opts.browser);
+      if (!browser.success) throw new CliError(`--browser: expected chromium or webkit, got '${opts.browser}'`);
+      let parsedUrl: URL;
+      try {
+        parsedUrl = new URL(opts.url);
+      } catch {
+        throw new CliError(`--url: not a URL: '${redactUrl(opts.url)}'`);
+      }
+      if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new CliError(`--url: expected http or https, got '${parsedUrl.protocol}'`);
+      if (parsedUrl.search || parsedUrl.hash || parsedUrl.username || parsedUrl.password) {
+        process.stderr.write('note: --url: query, fragment and credentials are dropped (the pass sets its own automation parameters)\n');
+      }
+      const params: Record<string, string> = {};
+      if (opts.engine) params.engine = opts.engine;
+      if (opts.model) params.model = opts.model;
+      if (opts.ep) params.ep = opts.ep;
+      if (opts.threads !== undefined) params.threads = String(opts.threads);
+      if (opts.warmRuns !== undefined) params.warm_runs = String(opts.warmRuns);
+      params.allow_fallback = opts.allowFallback ? '1' : '0';
+      const outDir = resolve(opts.out ?? join('receipts', 'public-pass', `${compactTime(new Date().toISOString())}-${browser.data}`));
+      const { record, recordPath } = await runPublicPass({
+        url: opts.url,
+        browser: browser.data,
+        outDir,
+        timeoutMs: opts.timeoutMs,
+        params,
+        webgpu: Boolean(opts.webgpu),
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
+      if (record.outcome.status === 'ok') {
+        process.stdout.write(
+          `PUBLIC_PASS ${record.url} ${record.browser.name} ${record.browser.version ?? ''} commit ${record.revision.commit} (${record.receipts.length} receipts) -> ${recordPath}\n`,
+        );
+      } else {
+        process.stderr.write(`error: public pass failed: ${record.outcome.reason} (record: ${recordPath})\n`);
+        setExitCode(this, 1);
+      }
+    });
+}
