@@ -35,7 +35,16 @@ export type PredictionsFile = z.infer<typeof PredictionsFile>;
  * @throws ArtifactError on the first problem: bad encoding/JSON, a wrong type anywhere, an unknown key, a duplicate id
  */
 export function parsePredictions(bytes: Uint8Array, fileName: string): PredictionRow[] {
-  const value = decodeJsonBytes(bytes, fileName);
+  return parsePredictionsValue(decodeJsonBytes(bytes, fileName), fileName);
+}
+
+/**
+ * Checks an already-decoded JSON value as a predictions artifact (for callers that had to look inside the file
+ * first, such as `drb compare`, which also accepts score reports).
+ * @param value the result of JSON.parse on the file
+ * @param fileName the name to show in error messages
+ */
+export function parsePredictionsValue(value: unknown, fileName: string): PredictionRow[] {
   if (!Array.isArray(value)) {
     throw new ArtifactError(fileName, '$', `expected a JSON array of prediction rows, got ${typeName(value)}`);
   }

@@ -1,0 +1,92 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { ArtifactBytes } from '../core/scoring/score-report.ts';
+import { CliError } from './cli-error.ts';
+
+/**
+ * Reads an input artifact for the scorer: raw bytes, the path as given (for messages) and its base name (for the
+ * report, so the report does not depend on where the file sat).
+ * @param path the path the user gave
+ */
+export function readArtifact(path: string): ArtifactBytes {
+  try {
+    return { bytes: readFileSync(path), fileName: path, reportName: basename(path) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError(`${path}: $: cannot read the file (${code ?? (error as Error).message})`);
+  }
+}
+
+/**
+ * Parses `--candidate-limit`.
+ * @param text the flag's value as typed
+ */
+export function parseCandidateLimit(text: string): number {
+  if (!/^[0-9]+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
+    throw new CliError(`--candidate-limit: must be a whole number >= 1, got ${JSON.stringify(text)}`);
+  }
+  return Number(text);
+}
+
+/** One report file about to be written: its content and how to recognise an earlier file of ours at that path. */
+export interface ReportFile {
+  extension: '.json' | '.md';
+  text: string;
+  /** true when the existing text at the path is a report of the same kind (safe to replace on a re-run) */
+  isOurs: (existing: string) => boolean;
+}
+
+/**
+ * Writes `DIR/STEM.json` and `DIR/STEM.md` only after everything succeeded: each goes to a temporary name first and
+ * is renamed into place, so no reader ever sees a partial report. Replacing an earlier report of the same kind is a
+ * normal re-run; any other existing file, or a path that is one of the inputs, is refused (never overwritten).
+ * @param outputDir the output directory (created if missing)
+ * @param stem the file name without extension
+ * @param files the files to write
+ * @param inputPaths the input files of this run (never to be overwritten)
+ * @returns the written paths
+ */
+export function writeReportFiles(outputDir: string, stem: string, files: ReportFile[], inputPaths: string[]): string[] {
+  if (stem === '' || stem === '.' || stem === '..' || /[/\\]/.test(stem)) {
+    throw new CliError(`--stem: must be a plain file name without a directory, got ${JSON.stringify(stem)}`);
+  }
+  const inputs = new Set(inputPaths.map((path) => resolve(path)));
+  const targets = files.map((file) => join(outputDir, `${stem}${file.extension}`));
+  files.forEach((file, i) => {
+    const target = targets[i];
+    if (inputs.has(resolve(target))) throw new CliError(`${target}: $: the output would overwrite an input file; choose another --stem or --output-dir`);
+    if (existsSync(target)) {
+      let existing: string;
+      try {
+        existing = readFileSync(target, 'utf8');
+      } catch {
+        throw new CliError(`${target}: $: exists and cannot be read; refusing to overwrite it`);
+      }
+      if (!file.isOurs(existing)) throw new CliError(`${target}: $: exists and is not an earlier report of this kind; refusing to overwrite it`);
+    }
+  });
+  try {
+    mkdirSync(outputDir, { recursive: true });
+  } catch (error) {
+    throw new CliError(`${outputDir}: $: cannot create the output directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const temporary = targets.map((target) => join(outputDir, `.${basename(target)}.${process.pid}.tmp`));
+  try {
+    files.forEach((file, i) => writeFileSync(temporary[i], file.text));
+    targets.forEach((target, i) => renameSync(temporary[i], target));
+  } catch (error) {
+    for (const path of temporary) rmSync(path, { force: true });
+    throw new CliError(`${outputDir}: $: cannot write the report (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return targets;
+}
+
+/** True when `text` is JSON whose `schema` field equals `schema`. */
+export function isJsonWithSchema(text: string, schema: string): boolean {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && (value as { schema?: unknown }).schema === schema;
+  } catch {
+    return false;
+  }
+}

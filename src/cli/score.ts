@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { ArtifactError } from '../core/artifacts/artifact-error.ts';
+import { ItemFormat } from '../core/artifacts/items.ts';
+import { DatasetFlagError } from '../core/scoring/dataset.ts';
+import { renderHeadlineTable, renderScoreMarkdown } from '../core/scoring/render-markdown.ts';
+import { buildScoreReport } from '../core/scoring/score-report.ts';
+import { CliError } from './cli-error.ts';
+import { isJsonWithSchema, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
+import { toolVersion } from './tool-version.ts';
+
+interface ScoreFlags {
+  items: string;
+  predictions: string;
+  format: string;
+  candidateLimit: string;
+  datasetName?: string;
+  datasetRevision?: string;
+  datasetLicense?: string;
+  outputDir: string;
+  stem: string;
+  perRow?: boolean;
+}
+
+/**
+ * Registers `drb score`: scores a predictions artifact against an items artifact and writes DIR/STEM.json +
+ * DIR/STEM.md (only when everything succeeded), printing the headline table.
+ * @param program the root command
+ */
+export function register(program: Command): void {
+  program
+    .command('score')
+    .description('Score a predictions artifact against a pinned items artifact (LOCAL_EVALUATION); writes JSON + Markdown reports.')
+    .requiredOption('--items <file>', 'items artifact (JSON array)')
+    .requiredOption('--predictions <file>', 'predictions artifact (JSON array of {id, candidates, ...})')
+    .option('--format <format>', 'items format: generic or ajimee', 'generic')
+    .option('--candidate-limit <k>', 'only the first K candidates count for Recall@k, candidate miss and selection error', '8')
+    .option('--dataset-name <name>', 'dataset name to record (generic runs; declared, not verified)')
+    .option('--dataset-revision <revision>', 'dataset revision to record')
+    .option('--dataset-license <license>', 'dataset licence (or non-redistribution boundary) to record')
+    .option('--output-dir <dir>', 'where to write the reports', 'outputs')
+    .option('--stem <name>', 'report file name without extension', 'evaluation')
+    .option('--per-row', 'add one entry per item row to the JSON report')
+    .action(async (flags: ScoreFlags) => {
+      const format = ItemFormat.safeParse(flags.format);
+      if (!format.success) throw new CliError(`--format: unknown format ${JSON.stringify(flags.format)} (expected generic or ajimee)`);
+      const candidateLimit = parseCandidateLimit(flags.candidateLimit);
+      const items = readArtifact(flags.items);
+      const predictions = readArtifact(flags.predictions);
+      let report;
+      try {
+        report = await buildScoreReport(items, predictions, {
+          format: format.data,
+          candidateLimit,
+          declared: { name: flags.datasetName, revision: flags.datasetRevision, license: flags.datasetLicense },
+          toolVersion: toolVersion(),
+          perRow: flags.perRow === true,
+        });
+      } catch (error) {
+        if (error instanceof ArtifactError || error instanceof DatasetFlagError) throw new CliError(error.message);
+        throw error;
+      }
+      const written = writeReportFiles(
+        flags.outputDir,
+        flags.stem,
+        [
+          { extension: '.json', text: `${JSON.stringify(report, null, 2)}\n`, isOurs: (text) => isJsonWithSchema(text, report.schema) },
+          { extension: '.md', text: renderScoreMarkdown(report), isOurs: (text) => text.startsWith('# Score report\n') },
+        ],
+        [flags.items, flags.predictions],
+      );
+      process.stdout.write(`${renderHeadlineTable(report.metrics, report.candidate_limit)}\n\n${report.diagnosis.text}\n`);
+      process.stdout.write(`dataset: ${report.dataset.verification}; wrote ${written.join(' and ')}\n`);
+    });
+}

@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import type { PredictionRow } from '../artifacts/predictions.ts';
+import type { RowOutcome } from './score-rows.ts';
+
+const Rate = z.number().min(0).max(1);
+const Count = z.number().int().min(0);
+
+/**
+ * The metrics of one scored run. The first fourteen keys are the ones issue 2 fixes; the rest are the counts
+ * behind them, so every rate can be re-derived from the report. Rates are fractions in [0, 1].
+ */
+export const ScoreMetrics = z.strictObject({
+  rows: Count.min(1),
+  effective_acc_at_1: Rate,
+  candidate_recall_at_k: Rate,
+  mean_input_min_cer: z.number().min(0),
+  mean_effective_min_cer: z.number().min(0),
+  abstention_rate: Rate,
+  accepted_accuracy: Rate.nullable(),
+  overcorrection_rate: Rate.nullable(),
+  improved: Count,
+  worsened: Count,
+  unchanged: Count,
+  accepted_candidate_miss: Count,
+  selection_error: Count,
+  mrr_at_k: Rate,
+  reranking_headroom: z.number().min(-1).max(1),
+  correct_rows: Count,
+  candidate_recall_hits: Count,
+  abstained_rows: Count,
+  clean_rows: Count,
+  overcorrected_rows: Count,
+  rows_over_candidate_limit: Count,
+});
+export type ScoreMetrics = z.infer<typeof ScoreMetrics>;
+
+/**
+ * Aggregates row outcomes into the run's metrics (sums in item order, so the same inputs give the same bits).
+ * @param outcomes one outcome per item row (at least one)
+ * @param candidateLimit K, used to count rows that supplied more than K candidates
+ */
+export function computeMetrics(outcomes: readonly RowOutcome[], candidateLimit: number): ScoreMetrics {
+  const rows = outcomes.length;
+  if (rows === 0) throw new RangeError('cannot compute metrics over zero rows');
+  let correct = 0;
+  let hits = 0;
+  let abstained = 0;
+  let correctAccepted = 0;
+  let clean = 0;
+  let overcorrected = 0;
+  let improved = 0;
+  let worsened = 0;
+  let miss = 0;
+  let selection = 0;
+  let overLimit = 0;
+  let inputCerSum = 0;
+  let effectiveCerSum = 0;
+  let reciprocalRankSum = 0;
+  for (const o of outcomes) {
+    if (o.correct) correct++;
+    if (o.rank !== null) {
+      hits++;
+      reciprocalRankSum += 1 / o.rank;
+    }
+    if (o.abstained) abstained++;
+    else {
+      if (o.correct) correctAccepted++;
+      if (o.rank === null) miss++;
+      else if (!o.correct) selection++;
+    }
+    if (o.label === 'clean') {
+      clean++;
+      if (o.overcorrected) overcorrected++;
+    }
+    if (o.change === 'improved') improved++;
+    else if (o.change === 'worsened') worsened++;
+    if (o.candidatesSupplied > candidateLimit) overLimit++;
+    inputCerSum += o.inputMinCer;
+    effectiveCerSum += o.effectiveMinCer;
+  }
+  const accepted = rows - abstained;
+  return {
+    rows,
+    effective_acc_at_1: correct / rows,
+    candidate_recall_at_k: hits / rows,
+    mean_input_min_cer: inputCerSum / rows,
+    mean_effective_min_cer: effectiveCerSum / rows,
+    abstention_rate: abstained / rows,
+    accepted_accuracy: accepted === 0 ? null : correctAccepted / accepted,
+    overcorrection_rate: clean === 0 ? null : overcorrected / clean,
+    improved,
+    worsened,
+    unchanged: rows - improved - worsened,
+    accepted_candidate_miss: miss,
+    selection_error: selection,
+    mrr_at_k: reciprocalRankSum / rows,
+    // Can be negative: an abstained row whose input is already a reference counts for Acc@1 but never for recall.
+    reranking_headroom: hits / rows - correct / rows,
+    correct_rows: correct,
+    candidate_recall_hits: hits,
+    abstained_rows: abstained,
+    clean_rows: clean,
+    overcorrected_rows: overcorrected,
+    rows_over_candidate_limit: overLimit,
+  };
+}
+
+/** Which error kind dominates among non-abstained rows, and what that means for trying a larger reranker. */
+export const ErrorDiagnosis = z.strictObject({
+  dominant_error: z.enum(['selection_error', 'candidate_miss', 'tie', 'none']),
+  text: z.string(),
+});
+export type ErrorDiagnosis = z.infer<typeof ErrorDiagnosis>;
+
+/**
+ * The protocol's escalation rule as a one-line diagnosis: a larger reranker can only fix selection errors (a
+ * reference was among the first K but not on top); it cannot repair candidate misses.
+ * @param metrics the run's metrics
+ */
+export function diagnoseErrors(metrics: ScoreMetrics): ErrorDiagnosis {
+  const selection = metrics.selection_error;
+  const miss = metrics.accepted_candidate_miss;
+  if (selection === 0 && miss === 0) {
+    return { dominant_error: 'none', text: 'No errors among non-abstained rows: neither reranking nor candidate generation has anything to fix here.' };
+  }
+  if (selection > miss) {
+    return {
+      dominant_error: 'selection_error',
+      text: `Selection errors dominate (${selection} vs ${miss} candidate misses): the reference is usually among the first K, so a stronger reranker is worth trying.`,
+    };
+  }
+  if (miss > selection) {
+    return {
+      dominant_error: 'candidate_miss',
+      text: `Candidate misses dominate (${miss} vs ${selection} selection errors): improve candidate generation first; a larger reranker cannot repair missing candidates.`,
+    };
+  }
+  return {
+    dominant_error: 'tie',
+    text: `Selection errors and candidate misses are equal (${selection} each): neither dominates, so escalating the reranker is not indicated yet.`,
+  };
+}
+
+/** Values the predictions artifact declares about itself. Reported, never used by a metric, never verified. */
+export const DeclaredValues = z.strictObject({
+  note: z.string(),
+  prediction_rows: Count,
+  provenance: z.strictObject({
+    provider: Count,
+    deberta: Count,
+    lfm: Count,
+    rule: Count,
+    unspecified: Count,
+    absent: Count,
+  }),
+  reasons: z.array(z.strictObject({ reason: z.string(), count: Count.min(1) })),
+  reason_absent: Count,
+  margin: z.strictObject({ count: Count, mean: z.number().nullable() }),
+});
+export type DeclaredValues = z.infer<typeof DeclaredValues>;
+
+/**
+ * Counts the declared provenance, reason and margin values of a predictions artifact.
+ * @param predictions every prediction row (including rows of abstention)
+ */
+export function summarizeDeclared(predictions: readonly PredictionRow[]): DeclaredValues {
+  const provenance = { provider: 0, deberta: 0, lfm: 0, rule: 0, unspecified: 0, absent: 0 };
+  const reasons = new Map<string, number>();
+  let reasonAbsent = 0;
+  let marginCount = 0;
+  let marginSum = 0;
+  for (const row of predictions) {
+    if (row.provenance === undefined) provenance.absent++;
+    else provenance[row.provenance]++;
+    if (row.reason === undefined) reasonAbsent++;
+    else reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
+    if (row.margin !== undefined) {
+      marginCount++;
+      marginSum += row.margin;
+    }
+  }
+  // An array sorted by count then by reason (code-unit order) rather than an object: JSON objects reorder
+  // integer-like keys, and a stable order is what makes the report byte-for-byte reproducible.
+  const reasonList = [...reasons].map(([reason, count]) => ({ reason, count }));
+  reasonList.sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  return {
+    note: 'Declared by the predictions artifact; not verified and not used by any metric.',
+    prediction_rows: predictions.length,
+    provenance,
+    reasons: reasonList,
+    reason_absent: reasonAbsent,
+    margin: { count: marginCount, mean: marginCount === 0 ? null : marginSum / marginCount },
+  };
+}
