@@ -8,6 +8,7 @@ import { toolVersion } from './tool-version.ts';
  */
 const commandModules: Array<() => Promise<{ register: (program: Command) => void }>> = [
   // drb-commands (one import per line; keep this marker)
+  () => import('./receipts.ts'),
   () => import('./score.ts'),
   () => import('./compare.ts'),
   () => import('./public-pass.ts'),

@@ -1,0 +1,362 @@
+/**
+ * Streaming summariser: receipts are folded one at a time into per-target accumulators (numbers only, never the
+ * receipts themselves), then `finish` computes statistics, gates, memory fit and evidence states. Callers read
+ * files one by one and call `addReceipt` / `addInvalid` / `addNotReceipt`; nothing here touches a file system.
+ */
+import type { DeviceReceipt } from '../receipt.ts';
+import { summarize, type SampleStats } from '../stats.ts';
+import type { DeviceReview } from './device-review.ts';
+import { evaluateEvidence } from './evidence.ts';
+import { BUILTIN_LLM_CONFIGS, findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
+import { BUILTIN_PROFILES, evaluateProfile, type BudgetProfiles } from './profiles.ts';
+import {
+  PROTOCOL_MIN_COLD,
+  PROTOCOL_MIN_WARM,
+  RECEIPTS_SUMMARY_SCHEMA,
+  type ReceiptsSummary,
+  type TargetSummary,
+} from './receipts-summary.ts';
+import { canonicalJson, identityKey, requestIdentity, targetIdentity, targetLabel, type TargetIdentity } from './target-identity.ts';
+import type { ReceiptProblem } from './validate-receipt.ts';
+
+/** A stored review with where it came from (path relative to the summary folder, and its file hash). */
+export interface StoredReview {
+  review: DeviceReview;
+  file: string;
+  sha256: string;
+}
+
+interface Accumulator {
+  identity: TargetIdentity;
+  requestCanonical: string;
+  receipts: number;
+  cold: number;
+  warm: number;
+  okCold: number;
+  okWarm: number;
+  failed: number;
+  noisyIds: string[];
+  hidden: number;
+  frozen: number;
+  coldFetch: number[];
+  coldSession: number[];
+  coldFirst: number[];
+  coldTotal: number[];
+  warmPooled: number[];
+  warmMedians: number[];
+  fallbackReasons: Map<string, number>;
+  integrity: Record<'verified' | 'unpinned' | 'mismatch' | 'not-loaded', number>;
+  failures: Map<string, { stage: string | null; reason: string; count: number }>;
+  failedIds: string[];
+  interruptedStages: Map<string, number>;
+  interruptedIds: string[];
+  modelBytes: number | null;
+  heapMax: number | null;
+}
+
+function newAccumulator(identity: TargetIdentity, requestCanonical: string): Accumulator {
+  return {
+    identity,
+    requestCanonical,
+    receipts: 0,
+    cold: 0,
+    warm: 0,
+    okCold: 0,
+    okWarm: 0,
+    failed: 0,
+    noisyIds: [],
+    hidden: 0,
+    frozen: 0,
+    coldFetch: [],
+    coldSession: [],
+    coldFirst: [],
+    coldTotal: [],
+    warmPooled: [],
+    warmMedians: [],
+    fallbackReasons: new Map(),
+    integrity: { verified: 0, unpinned: 0, mismatch: 0, 'not-loaded': 0 },
+    failures: new Map(),
+    failedIds: [],
+    interruptedStages: new Map(),
+    interruptedIds: [],
+    modelBytes: null,
+    heapMax: null,
+  };
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function statsOrNull(samples: number[]): SampleStats | null {
+  return summarize(samples);
+}
+
+/** Options for `finish`: which reviews, profiles and LLM configs to judge the targets with. */
+export interface SummaryOptions {
+  /** Stored reviews by target key. */
+  reviews?: ReadonlyMap<string, StoredReview>;
+  /** Budget profiles to gate with (default: the built-in profiles.v1.json). */
+  profiles?: BudgetProfiles;
+  /** LLM configs for memory fit (default: the built-in llm-configs.v1.json). */
+  llmConfigs?: LlmConfigs;
+}
+
+/** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v1`. */
+export class ReceiptsSummarizer {
+  private readonly groups = new Map<string, Accumulator>();
+  private readonly invalid: ReceiptsSummary['invalid'] = [];
+  private readonly notReceipts: ReceiptsSummary['not_receipts'] = [];
+  private files = 0;
+  private valid = 0;
+
+  /** Number of valid receipts folded in so far. */
+  get validCount(): number {
+    return this.valid;
+  }
+
+  /**
+   * Folds one receipt that passed validation into its target.
+   * @param receipt a receipt that `validateReceipt` accepted
+   */
+  addReceipt(receipt: DeviceReceipt): void {
+    this.files++;
+    this.valid++;
+    const identity = targetIdentity(receipt);
+    const canonical = canonicalJson(identity);
+    let acc = this.groups.get(canonical);
+    if (!acc) {
+      acc = newAccumulator(identity, canonicalJson(requestIdentity(identity)));
+      this.groups.set(canonical, acc);
+    }
+    fold(acc, receipt);
+  }
+
+  /**
+   * Counts a receipt that failed validation (it is excluded from every target).
+   * @param file the file name as it should appear in the summary
+   * @param problems what validation found (at least one)
+   */
+  addInvalid(file: string, problems: readonly ReceiptProblem[]): void {
+    this.files++;
+    const first = problems[0];
+    this.invalid.push({
+      file,
+      problems: problems.length,
+      first_problem: first ? `${first.path || '(document)'}: ${first.message}` : 'invalid',
+    });
+  }
+
+  /**
+   * Counts a JSON file that is not a device receipt (another artifact in the same folder).
+   * @param file the file name as it should appear in the summary
+   * @param schema its `schema` string, or null when it has none
+   */
+  addNotReceipt(file: string, schema: string | null): void {
+    this.files++;
+    this.notReceipts.push({ file, schema });
+  }
+
+  /**
+   * Computes the summary: statistics, gates, memory fit, related failures, evidence states.
+   * @param options stored reviews, and the profiles and LLM configs to use (the built-in ones by default)
+   */
+  async finish(options: SummaryOptions = {}): Promise<ReceiptsSummary> {
+    const profiles = options.profiles ?? BUILTIN_PROFILES;
+    const llmConfigs = options.llmConfigs ?? BUILTIN_LLM_CONFIGS;
+    const reviews = options.reviews ?? new Map<string, StoredReview>();
+    const keyed: Array<{ key: string; requestKey: string; acc: Accumulator }> = [];
+    for (const [canonical, acc] of this.groups) {
+      keyed.push({ key: await identityKey(canonical, 't'), requestKey: await identityKey(acc.requestCanonical, 'r'), acc });
+    }
+    const byRequest = new Map<string, typeof keyed>();
+    for (const entry of keyed) {
+      const list = byRequest.get(entry.requestKey) ?? [];
+      list.push(entry);
+      byRequest.set(entry.requestKey, list);
+    }
+    const targets: TargetSummary[] = [];
+    for (const { key, requestKey, acc } of keyed) {
+      const siblings = (byRequest.get(requestKey) ?? []).filter((s) => s.key !== key);
+      const base = buildTarget(key, requestKey, acc, siblings, profiles, llmConfigs);
+      const stored = reviews.get(key) ?? null;
+      const review = stored
+        ? { file: stored.file, sha256: stored.sha256, reviewer: stored.review.reviewer, reviewed_at: stored.review.reviewed_at }
+        : null;
+      const withReview = { ...base, review };
+      targets.push({ ...withReview, evidence: evaluateEvidence(withReview, stored?.review ?? null) });
+    }
+    // Deterministic order: model, engine, requested EP, threads, then the key.
+    targets.sort(
+      (a, b) =>
+        byString(a.identity.model.id, b.identity.model.id) ||
+        byString(a.identity.engine.name, b.identity.engine.name) ||
+        byString(a.identity.route.requested_ep, b.identity.route.requested_ep) ||
+        (a.identity.route.threads_requested ?? 0) - (b.identity.route.threads_requested ?? 0) ||
+        byString(a.key, b.key),
+    );
+    const known = new Set(targets.map((t) => t.key));
+    return {
+      schema: RECEIPTS_SUMMARY_SCHEMA,
+      protocol: { min_cold: PROTOCOL_MIN_COLD, min_warm: PROTOCOL_MIN_WARM },
+      profiles_version: profiles.version,
+      llm_configs_version: llmConfigs.version,
+      inputs: {
+        files: this.files,
+        receipts_valid: this.valid,
+        receipts_invalid: this.invalid.length,
+        not_receipts: this.notReceipts.length,
+      },
+      invalid: [...this.invalid].sort((a, b) => byString(a.file, b.file)),
+      not_receipts: [...this.notReceipts].sort((a, b) => byString(a.file, b.file)),
+      targets,
+      orphan_reviews: [...reviews.entries()]
+        .filter(([key]) => !known.has(key))
+        .map(([, stored]) => stored.file)
+        .sort(byString),
+    };
+  }
+}
+
+function fold(acc: Accumulator, receipt: DeviceReceipt): void {
+  const { run, timings, outcome, route, lifecycle } = receipt;
+  acc.receipts++;
+  if (run.kind === 'cold') acc.cold++;
+  else acc.warm++;
+  acc.integrity[receipt.model.integrity]++;
+  if (route.completed_ep !== null && route.completed_ep !== route.requested_ep) {
+    const reason = route.fallback_reason ?? '(no reason)';
+    acc.fallbackReasons.set(reason, (acc.fallbackReasons.get(reason) ?? 0) + 1);
+  }
+  const interrupted = run.previous_run_interrupted;
+  if (interrupted !== null) {
+    acc.interruptedIds.push(receipt.receipt_id);
+    acc.interruptedStages.set(interrupted.stage, (acc.interruptedStages.get(interrupted.stage) ?? 0) + 1);
+  }
+  if (receipt.capabilities.js_heap !== null) {
+    acc.heapMax = Math.max(acc.heapMax ?? 0, receipt.capabilities.js_heap.used_js_heap_size);
+  }
+  if (outcome.status === 'failed') {
+    acc.failed++;
+    acc.failedIds.push(receipt.receipt_id);
+    const reason = outcome.reason ?? '(no reason)';
+    const mapKey = `${outcome.failed_stage ?? ''}\u0000${reason}`;
+    const entry = acc.failures.get(mapKey) ?? { stage: outcome.failed_stage, reason, count: 0 };
+    entry.count++;
+    acc.failures.set(mapKey, entry);
+    return;
+  }
+  if (run.kind === 'cold') acc.okCold++;
+  else acc.okWarm++;
+  let bytes = 0;
+  for (const file of receipt.model.files) bytes += file.bytes;
+  acc.modelBytes = Math.max(acc.modelBytes ?? 0, bytes);
+  if (lifecycle.hidden_during_run || lifecycle.frozen_during_run) {
+    // A page hidden or frozen while measuring was throttled: the run is listed as noisy and kept out of the
+    // statistics and the protocol minimums.
+    acc.noisyIds.push(receipt.receipt_id);
+    if (lifecycle.hidden_during_run) acc.hidden++;
+    if (lifecycle.frozen_during_run) acc.frozen++;
+    return;
+  }
+  if (run.kind === 'cold') {
+    if (timings.model_fetch_ms !== null) acc.coldFetch.push(timings.model_fetch_ms);
+    if (timings.session_create_ms !== null) acc.coldSession.push(timings.session_create_ms);
+    if (timings.first_inference_ms !== null) acc.coldFirst.push(timings.first_inference_ms);
+    acc.coldTotal.push(timings.total_ms);
+  } else {
+    for (const sample of timings.warm_samples_ms) acc.warmPooled.push(sample);
+    if (timings.warm_stats !== null) acc.warmMedians.push(timings.warm_stats.median);
+  }
+}
+
+function buildTarget(
+  key: string,
+  requestKey: string,
+  acc: Accumulator,
+  siblings: ReadonlyArray<{ key: string; acc: Accumulator }>,
+  profiles: BudgetProfiles,
+  llmConfigs: LlmConfigs,
+): Omit<TargetSummary, 'review' | 'evidence'> {
+  const cleanCold = acc.coldTotal.length;
+  const cleanWarm = acc.warmMedians.length;
+  const cold = {
+    fetch_ms: statsOrNull(acc.coldFetch),
+    session_ms: statsOrNull(acc.coldSession),
+    first_inference_ms: statsOrNull(acc.coldFirst),
+    total_ms: statsOrNull(acc.coldTotal),
+  };
+  const medians = statsOrNull(acc.warmMedians);
+  const warm = {
+    pooled_ms: statsOrNull(acc.warmPooled),
+    receipt_medians_ms: medians,
+    receipt_median_ratio: medians !== null && medians.count >= 2 && medians.min > 0 ? medians.max / medians.min : null,
+  };
+  const measurements = {
+    cold_load_p95_ms: cold.total_ms?.p95 ?? null,
+    warm_p95_ms: warm.pooled_ms?.p95 ?? null,
+    model_bytes: acc.modelBytes,
+    js_heap_bytes: acc.heapMax,
+  };
+  const relatedFailed = siblings.flatMap((s) => s.acc.failedIds).sort(byString);
+  const relatedInterrupted = siblings.flatMap((s) => s.acc.interruptedIds).sort(byString);
+  const config = findLlmConfig(llmConfigs, acc.identity.model.id);
+  let memory: TargetSummary['memory_fit'] = null;
+  if (config !== null) {
+    const estimate = memoryFit(config);
+    const troubles = acc.failedIds.length + acc.interruptedIds.length + relatedFailed.length + relatedInterrupted.length;
+    memory = { config_source: config.source, estimate, status: fitStatus(estimate, troubles) };
+  }
+  return {
+    key,
+    request_key: requestKey,
+    label: targetLabel(acc.identity),
+    identity: acc.identity,
+    counts: {
+      receipts: acc.receipts,
+      cold: acc.cold,
+      warm: acc.warm,
+      ok_cold: acc.okCold,
+      ok_warm: acc.okWarm,
+      clean_cold: cleanCold,
+      clean_warm: cleanWarm,
+      failed: acc.failed,
+      noisy: acc.noisyIds.length,
+      interrupted: acc.interruptedIds.length,
+      warm_samples: acc.warmPooled.length,
+      min_cold: PROTOCOL_MIN_COLD,
+      min_warm: PROTOCOL_MIN_WARM,
+      cold_minimum_met: cleanCold >= PROTOCOL_MIN_COLD,
+      warm_minimum_met: cleanWarm >= PROTOCOL_MIN_WARM,
+    },
+    cold,
+    warm,
+    fallbacks: {
+      count: [...acc.fallbackReasons.values()].reduce((a, b) => a + b, 0),
+      reasons: [...acc.fallbackReasons.entries()]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
+    },
+    integrity: { ...acc.integrity },
+    noisy: { hidden: acc.hidden, frozen: acc.frozen, receipt_ids: [...acc.noisyIds].sort(byString) },
+    failures: {
+      by_reason: [...acc.failures.values()]
+        .map((f) => ({ stage: f.stage, reason: f.reason, count: f.count }))
+        .sort((a, b) => b.count - a.count || byString(a.reason, b.reason) || byString(a.stage ?? '', b.stage ?? '')),
+      receipt_ids: [...acc.failedIds].sort(byString),
+    },
+    interrupted: {
+      by_stage: [...acc.interruptedStages.entries()]
+        .map(([stage, count]) => ({ stage, count }))
+        .sort((a, b) => b.count - a.count || byString(a.stage, b.stage)),
+      receipt_ids: [...acc.interruptedIds].sort(byString),
+    },
+    related: {
+      target_keys: siblings.map((s) => s.key).sort(byString),
+      failed_receipt_ids: relatedFailed,
+      interrupted_receipt_ids: relatedInterrupted,
+    },
+    model_bytes: acc.modelBytes,
+    js_heap_max_used_bytes: acc.heapMax,
+    profiles: profiles.profiles.map((profile) => evaluateProfile(measurements, profile)),
+    memory_fit: memory,
+  };
+}

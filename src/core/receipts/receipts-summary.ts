@@ -1,0 +1,154 @@
+/**
+ * The receipts summary (`drb.receipts-summary.v1`): every target found in a set of receipts with its counts
+ * against the protocol minimums, cold stage and warm statistics, fallbacks, integrity, noisy, failed and
+ * interrupted runs, budget-profile gates, memory fit, the stored review and the evidence state with the reasons
+ * it is not higher. It holds no timestamps and no absolute paths, so re-summarising the same files gives the same
+ * bytes (it is meant to be committed under `receipts/`).
+ */
+import { z } from 'zod';
+import { SHA256_PATTERN } from '../sha256.ts';
+import { FitStatus, MemoryFit } from './memory-fit.ts';
+import { ProfileVerdict } from './profiles.ts';
+
+export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v1';
+
+/** The protocol's minimum repetitions per physical target. */
+export const PROTOCOL_MIN_COLD = 5;
+export const PROTOCOL_MIN_WARM = 20;
+
+const Stats = z.strictObject({
+  count: z.number().int().positive(),
+  median: z.number(),
+  p95: z.number(),
+  min: z.number(),
+  max: z.number(),
+  mean: z.number(),
+});
+
+const Count = z.number().int().nonnegative();
+
+export const TargetIdentitySchema = z.strictObject({
+  device: z.strictObject({
+    user_agent: z.string(),
+    platform: z.string().nullable(),
+    platform_version: z.string().nullable(),
+    model: z.string().nullable(),
+    mobile: z.boolean().nullable(),
+    hardware_concurrency: z.number().nullable(),
+    device_memory_gb: z.number().nullable(),
+    webgpu_adapter: z.strictObject({ vendor: z.string(), architecture: z.string(), device: z.string() }).nullable(),
+  }),
+  app: z.strictObject({ version: z.string(), commit: z.string().nullable() }),
+  engine: z.strictObject({ name: z.string(), version: z.string() }),
+  model: z.strictObject({ id: z.string(), kind: z.string(), dtype: z.string().nullable(), file_sha256: z.array(z.string()) }),
+  input: z.strictObject({ id: z.string(), sha256: z.string() }),
+  route: z.strictObject({
+    requested_ep: z.string(),
+    completed_ep: z.string().nullable(),
+    allow_fallback: z.boolean(),
+    threads_requested: z.number().nullable(),
+    threads_effective: z.number().nullable(),
+  }),
+});
+
+export const EvidenceState = z.enum(['DEVICE_RECEIPT', 'DEVICE_PASS']);
+export type EvidenceState = z.infer<typeof EvidenceState>;
+
+export const TargetSummary = z.strictObject({
+  key: z.string().regex(/^t-[0-9a-f]{12}$/),
+  request_key: z.string().regex(/^r-[0-9a-f]{12}$/),
+  label: z.string(),
+  identity: TargetIdentitySchema,
+  counts: z.strictObject({
+    receipts: Count,
+    cold: Count,
+    warm: Count,
+    ok_cold: Count,
+    ok_warm: Count,
+    /** ok runs whose page stayed visible and unfrozen: the ones that count toward the minimums and statistics. */
+    clean_cold: Count,
+    clean_warm: Count,
+    failed: Count,
+    noisy: Count,
+    interrupted: Count,
+    warm_samples: Count,
+    min_cold: Count,
+    min_warm: Count,
+    cold_minimum_met: z.boolean(),
+    warm_minimum_met: z.boolean(),
+  }),
+  cold: z.strictObject({
+    fetch_ms: Stats.nullable(),
+    session_ms: Stats.nullable(),
+    first_inference_ms: Stats.nullable(),
+    total_ms: Stats.nullable(),
+  }),
+  warm: z.strictObject({
+    /** Every clean warm sample pooled. */
+    pooled_ms: Stats.nullable(),
+    /** The spread between receipts: statistics of each clean warm receipt's own median. */
+    receipt_medians_ms: Stats.nullable(),
+    /** Largest per-receipt median over the smallest (1 = no spread); null with fewer than two receipts. */
+    receipt_median_ratio: z.number().nullable(),
+  }),
+  fallbacks: z.strictObject({
+    count: Count,
+    reasons: z.array(z.strictObject({ reason: z.string(), count: Count })),
+  }),
+  integrity: z.strictObject({ verified: Count, unpinned: Count, mismatch: Count, 'not-loaded': Count }),
+  noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(z.string()) }),
+  failures: z.strictObject({
+    by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
+    receipt_ids: z.array(z.string()),
+  }),
+  interrupted: z.strictObject({
+    by_stage: z.array(z.strictObject({ stage: z.string(), count: Count })),
+    receipt_ids: z.array(z.string()),
+  }),
+  /** Failed and interrupted runs of other targets with the same request (same device, build, model, input, requested route). */
+  related: z.strictObject({
+    target_keys: z.array(z.string()),
+    failed_receipt_ids: z.array(z.string()),
+    interrupted_receipt_ids: z.array(z.string()),
+  }),
+  model_bytes: z.number().int().nonnegative().nullable(),
+  js_heap_max_used_bytes: z.number().nonnegative().nullable(),
+  profiles: z.array(ProfileVerdict),
+  memory_fit: z
+    .strictObject({ config_source: z.string(), estimate: MemoryFit, status: FitStatus })
+    .nullable(),
+  review: z
+    .strictObject({
+      file: z.string(),
+      sha256: z.string().regex(SHA256_PATTERN),
+      reviewer: z.string(),
+      reviewed_at: z.string(),
+    })
+    .nullable(),
+  evidence: z.strictObject({
+    state: EvidenceState,
+    /** Why the state is not higher; empty for DEVICE_PASS (HUMAN_GO is a separate human decision, never set here). */
+    not_higher_because: z.array(z.string()),
+  }),
+});
+export type TargetSummary = z.infer<typeof TargetSummary>;
+
+export const ReceiptsSummary = z.strictObject({
+  schema: z.literal(RECEIPTS_SUMMARY_SCHEMA),
+  protocol: z.strictObject({ min_cold: Count, min_warm: Count }),
+  profiles_version: z.string(),
+  llm_configs_version: z.string(),
+  inputs: z.strictObject({
+    files: Count,
+    receipts_valid: Count,
+    receipts_invalid: Count,
+    not_receipts: Count,
+  }),
+  /** Receipts that failed validation: excluded from every target, listed with their first problem. */
+  invalid: z.array(z.strictObject({ file: z.string(), problems: Count, first_problem: z.string() })),
+  not_receipts: z.array(z.strictObject({ file: z.string(), schema: z.string().nullable() })),
+  targets: z.array(TargetSummary),
+  /** Stored reviews whose target is not in these receipts (kept, not applied). */
+  orphan_reviews: z.array(z.string()),
+});
+export type ReceiptsSummary = z.infer<typeof ReceiptsSummary>;

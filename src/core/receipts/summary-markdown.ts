@@ -1,0 +1,157 @@
+/**
+ * Markdown rendering of a receipts summary: one overview table with every target's evidence state and why it
+ * is not higher, then one section per target (stages, warm spread, gates, memory fit, failures). Rendered from
+ * the summary JSON alone, so `drb receipts review` can re-render it after storing a review.
+ */
+import type { ProfileVerdict } from './profiles.ts';
+import type { ReceiptsSummary, TargetSummary } from './receipts-summary.ts';
+
+type Stats = { count: number; median: number; p95: number; min: number; max: number } | null;
+
+function ms(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '–';
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function bytes(value: number | null): string {
+  if (value === null) return 'not measured';
+  if (value >= 1e9) return `${(value / 1e9).toFixed(2)} GB`;
+  if (value >= 1e6) return `${(value / 1e6).toFixed(1)} MB`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(1)} kB`;
+  return `${value} B`;
+}
+
+// Table cells must not break the table: escape pipes and flatten newlines.
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+function statsRow(name: string, stats: Stats): string {
+  if (stats === null) return `| ${name} | 0 | – | – | – | – |`;
+  return `| ${name} | ${stats.count} | ${ms(stats.median)} | ${ms(stats.p95)} | ${ms(stats.min)} | ${ms(stats.max)} |`;
+}
+
+function gateValue(gate: string, value: number | null): string {
+  if (value === null) return 'not measured';
+  return gate.endsWith('_bytes') ? bytes(value) : `${ms(value)} ms`;
+}
+
+function profileLines(verdicts: ProfileVerdict[]): string[] {
+  const gates = verdicts[0]?.gates.map((g) => g.gate) ?? [];
+  const lines = [`| profile | verdict | ${gates.join(' | ')} |`, `| --- | --- | ${gates.map(() => '---').join(' | ')} |`];
+  for (const v of verdicts) {
+    const cells = v.gates.map((g) => (g.status === 'not-measured' ? 'not measured' : `${g.status} (${gateValue(g.gate, g.measured)} / ${gateValue(g.gate, g.limit)})`));
+    lines.push(`| ${v.profile} | ${v.verdict} | ${cells.join(' | ')} |`);
+  }
+  return lines;
+}
+
+function targetSection(t: TargetSummary): string[] {
+  const id = t.identity;
+  const lines: string[] = [];
+  lines.push(`### ${t.key}: ${cell(t.label)}`, '');
+  lines.push(`- Evidence: **${t.evidence.state}**`);
+  for (const reason of t.evidence.not_higher_because) lines.push(`  - not higher: ${reason}`);
+  if (t.evidence.state === 'DEVICE_PASS') lines.push('  - HUMAN_GO stays a separate human decision; this tool never sets it.');
+  lines.push(`- Device: ${cell(id.device.user_agent)}`);
+  const adapter = id.device.webgpu_adapter;
+  lines.push(
+    `  platform ${id.device.platform ?? 'unknown'}${id.device.model ? `, model ${id.device.model}` : ''}, ` +
+      `${id.device.hardware_concurrency ?? '?'} logical cores, device memory ${id.device.device_memory_gb ?? 'not exposed'}, ` +
+      `WebGPU adapter ${adapter ? `${adapter.vendor}/${adapter.architecture}${adapter.device ? `/${adapter.device}` : ''}` : 'none'}`,
+  );
+  lines.push(`- App ${id.app.version} at commit ${id.app.commit ?? 'unknown'}; engine ${id.engine.name} ${id.engine.version}`);
+  lines.push(
+    `- Model ${id.model.id} (${id.model.kind}, dtype ${id.model.dtype ?? 'n/a'}), files ${id.model.file_sha256.map((h) => h.slice(0, 12)).join(', ') || 'none loaded'}; ` +
+      `input ${id.input.id}`,
+  );
+  lines.push(
+    `- Route requested ${id.route.requested_ep}, completed ${id.route.completed_ep ?? 'none'}, fallback ${id.route.allow_fallback ? 'allowed' : 'not allowed'}, ` +
+      `threads ${id.route.threads_requested ?? '–'} requested / ${id.route.threads_effective ?? '–'} effective`,
+  );
+  const c = t.counts;
+  lines.push(
+    `- Receipts ${c.receipts}: cold ${c.cold} (ok ${c.ok_cold}, clean ${c.clean_cold}/${c.min_cold}), warm ${c.warm} (ok ${c.ok_warm}, clean ${c.clean_warm}/${c.min_warm}, ` +
+      `${c.warm_samples} samples), failed ${c.failed}, noisy ${c.noisy}, interrupted ${c.interrupted}`,
+  );
+  lines.push('', '| stage (ms) | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(statsRow('cold fetch', t.cold.fetch_ms), statsRow('cold session', t.cold.session_ms));
+  lines.push(statsRow('cold first inference', t.cold.first_inference_ms), statsRow('cold total', t.cold.total_ms));
+  lines.push(statsRow('warm (all samples)', t.warm.pooled_ms), statsRow('warm per-receipt medians', t.warm.receipt_medians_ms));
+  lines.push('');
+  if (t.warm.receipt_median_ratio !== null) lines.push(`- Warm spread between receipts: slowest median / fastest median = ${t.warm.receipt_median_ratio.toFixed(2)}`);
+  lines.push(
+    `- Fallbacks: ${t.fallbacks.count}${t.fallbacks.reasons.length ? ` (${t.fallbacks.reasons.map((r) => `${r.count}x ${cell(r.reason)}`).join('; ')})` : ''}`,
+  );
+  lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
+  if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${t.noisy.receipt_ids.join(', ')}`);
+  for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
+  for (const i of t.interrupted.by_stage) lines.push(`- Interrupted ${i.count}x at ${i.stage}`);
+  if (t.related.failed_receipt_ids.length || t.related.interrupted_receipt_ids.length) {
+    lines.push(
+      `- Related failures (same request, targets ${t.related.target_keys.join(', ')}): failed ${t.related.failed_receipt_ids.length}, interrupted ${t.related.interrupted_receipt_ids.length}`,
+    );
+  }
+  lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
+  if (t.memory_fit) {
+    const m = t.memory_fit;
+    lines.push(
+      `- Memory fit (estimate, not a measurement): weights ${bytes(m.estimate.weights_bytes)} + KV cache at ${m.estimate.context_tokens} tokens ` +
+        `${bytes(m.estimate.kv_cache_bytes)} = ${bytes(m.estimate.total_bytes)} vs budget ${bytes(m.estimate.budget_bytes)}: **${m.status}**`,
+    );
+  }
+  if (t.review) lines.push(`- Review: ${t.review.file} by ${cell(t.review.reviewer)} at ${t.review.reviewed_at}`);
+  lines.push('', ...profileLines(t.profiles), '');
+  return lines;
+}
+
+/**
+ * Renders `summary` as Markdown.
+ * @param summary a `drb.receipts-summary.v1` document
+ */
+export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
+  const lines: string[] = ['# Device receipts summary', ''];
+  const inputs = summary.inputs;
+  lines.push(
+    `${inputs.files} file(s): ${inputs.receipts_valid} valid receipt(s), ${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt. ` +
+      `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
+      `Budget profiles ${summary.profiles_version}; LLM configs ${summary.llm_configs_version}.`,
+    '',
+    'Evidence states: DEVICE_RECEIPT (receipts exist; not a pass), DEVICE_PASS (reviewed device procedure, minimums, thresholds). ' +
+      'PUBLIC_PASS is recorded separately by `drb public-pass`; HUMAN_GO is never set by this tool.',
+    '',
+    '| target | model | engine | route | threads | cold clean | warm clean | cold total p95 ms | warm median / p95 ms | failed | interrupted | noisy | state | why not higher |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+  );
+  for (const t of summary.targets) {
+    const r = t.identity.route;
+    const route = r.completed_ep === r.requested_ep ? r.requested_ep : `${r.requested_ep}->${r.completed_ep ?? 'none'}`;
+    const warm = t.warm.pooled_ms;
+    lines.push(
+      `| ${t.key} | ${cell(t.identity.model.id)} | ${t.identity.engine.name} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
+        `${t.counts.clean_cold}/${t.counts.min_cold} | ${t.counts.clean_warm}/${t.counts.min_warm} | ${ms(t.cold.total_ms?.p95)} | ` +
+        `${warm ? `${ms(warm.median)} / ${ms(warm.p95)}` : '–'} | ${t.counts.failed + t.related.failed_receipt_ids.length} | ` +
+        `${t.counts.interrupted + t.related.interrupted_receipt_ids.length} | ${t.counts.noisy} | ${t.evidence.state} | ` +
+        `${cell(t.evidence.not_higher_because.join('; ')) || '–'} |`,
+    );
+  }
+  lines.push('');
+  if (summary.invalid.length) {
+    lines.push('## Invalid receipts (excluded)', '');
+    for (const i of summary.invalid) lines.push(`- ${cell(i.file)}: ${i.problems} problem(s), first: ${cell(i.first_problem)}`);
+    lines.push('');
+  }
+  if (summary.not_receipts.length) {
+    lines.push('## Other JSON files (not device receipts)', '');
+    for (const n of summary.not_receipts) lines.push(`- ${cell(n.file)}: schema ${n.schema ?? 'none'}`);
+    lines.push('');
+  }
+  if (summary.orphan_reviews.length) {
+    lines.push('## Reviews for targets not in these receipts', '');
+    for (const f of summary.orphan_reviews) lines.push(`- ${cell(f)}`);
+    lines.push('');
+  }
+  lines.push('## Targets', '');
+  for (const t of summary.targets) lines.push(...targetSection(t));
+  return `${lines.join('\n').trimEnd()}\n`;
+}
