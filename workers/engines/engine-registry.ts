@@ -11,7 +11,5 @@ export const engineFactories: Record<EngineName, () => Promise<Engine>> = {
   transformers: async () => {
     throw new Error('the transformers engine is not part of this build yet');
   },
-  webllm: async () => {
-    throw new Error('the webllm engine is not part of this build yet');
-  },
+  webllm: async () => new (await import('./webllm-engine.ts')).WebLlmEngine(),
 };

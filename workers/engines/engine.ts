@@ -15,6 +15,7 @@
  */
 import type { CatalogModel } from '../../src/core/catalog.ts';
 import type { EngineName, ExecutionProvider, RouteAttempt, Stage } from '../../src/core/receipt.ts';
+import type { GeneratedOutput } from '../../src/core/generation/generate-input.ts';
 
 /** Progress of the model download: `bytesTotal` null while unknown (no Content-Length and no pinned size). */
 export interface FetchProgress {
@@ -104,6 +105,8 @@ export interface RunResult {
   values?: number[];
   /** Engine-specific timing numbers (e.g. ttft_ms, decode_tokens_per_s) for task receipts. */
   metrics?: Record<string, number>;
+  /** Generate task only (H6): the timed sample and the text; the text goes only to the answers artifact, never a receipt. */
+  generation?: GeneratedOutput;
 }
 
 /** Options for `run`. */

@@ -1,0 +1,291 @@
+/**
+ * CONTRACT TEST of the WebLLM adapter against the engine interface: the adapter is driven with a FAKE MLC engine
+ * object that implements the same methods the adapter calls on the real one (reload, resetChat, unload,
+ * chat.completions.create streaming chunks with usage.extra), and a fake clock. It checks the adapter's gate,
+ * timing and result logic; it does not run WebLLM. What needs a real GPU is listed in docs/generation.md.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { CatalogModel } from '../../src/core/catalog.ts';
+import type { WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
+import { quantizationNeedsShaderF16, webLlmGate } from '../../src/core/generation/webllm-gate.ts';
+import { sha256Hex } from '../../src/core/sha256.ts';
+import type { LoadRequest } from '../../workers/engines/engine.ts';
+import {
+  hexToSri,
+  modelRecordFor,
+  WebLlmEngine,
+  type MlcChunk,
+  type MlcEngineLike,
+  type MlcInitProgress,
+  type MlcModelRecord,
+  type WebLlmDeps,
+  type WebLlmModule,
+} from '../../workers/engines/webllm-engine.ts';
+
+const model = (over: Partial<CatalogModel> = {}): CatalogModel => ({
+  id: 'webllm-qwen2.5-0.5b-instruct-q4f16_1',
+  label: 'Qwen2.5 0.5B Instruct (WebLLM q4f16_1)',
+  engine: 'webllm',
+  task: 'generate',
+  kind: 'real',
+  source: { type: 'huggingface', repo: 'mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', revision: null },
+  files: [{ path: 'mlc-chat-config.json', bytes: null, sha256: null }],
+  dtype: 'q4f16_1',
+  licence: 'Apache-2.0',
+  default_input: null,
+  notes: null,
+  ...over,
+});
+
+const request = (over: Partial<LoadRequest> = {}): LoadRequest => ({
+  model: model(),
+  pageBaseUrl: 'http://127.0.0.1:1/',
+  ep: 'webgpu',
+  threads: null,
+  allowFallback: false,
+  dtype: null,
+  ...over,
+});
+
+const prebuilt: MlcModelRecord[] = [
+  { model: 'https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_id: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_lib: 'https://example.invalid/qwen.wasm' },
+  { model: 'https://huggingface.co/mlc-ai/X-q4f32_1-MLC', model_id: 'X-q4f32_1-MLC', model_lib: 'https://example.invalid/x.wasm', required_features: ['timestamp-query'] },
+];
+
+const f16Gpu: WebGpuProbe = { navigator_gpu: true, adapter_granted: true, adapter_error: null, features: ['shader-f16'] };
+
+/** A fake clock the fake engine advances, so every timing below is exact. */
+class Clock {
+  t = 1000;
+  now = () => this.t;
+}
+
+/** A fake MLCEngine: records calls and streams scripted chunks, advancing the clock before each. */
+class FakeMlcEngine implements MlcEngineLike {
+  calls: string[] = [];
+  requests: unknown[] = [];
+  constructor(
+    private readonly clock: Clock,
+    private readonly onProgress: (r: MlcInitProgress) => void,
+    private readonly script: Array<{ afterMs: number; chunk: MlcChunk }>,
+    private readonly reloadError: Error | null = null,
+  ) {}
+  async reload(modelId: string) {
+    this.calls.push(`reload:${modelId}`);
+    this.clock.t += 100;
+    this.onProgress({ progress: 0.5, timeElapsed: 0.1, text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed.' });
+    this.clock.t += 400;
+    this.onProgress({ progress: 1, timeElapsed: 0.5, text: 'Loading model from cache[1/2]: 300MB loaded. 100% completed, 1 secs elapsed.' });
+    this.clock.t += 250;
+    if (this.reloadError) throw this.reloadError;
+  }
+  async resetChat() {
+    this.calls.push('resetChat');
+  }
+  async unload() {
+    this.calls.push('unload');
+  }
+  chat = {
+    completions: {
+      create: async (req: unknown) => {
+        this.requests.push(req);
+        const { clock, script } = this;
+        return (async function* () {
+          for (const step of script) {
+            clock.t += step.afterMs;
+            yield step.chunk;
+          }
+        })();
+      },
+    },
+  };
+}
+
+function setup(opts: { probe?: WebGpuProbe; script?: Array<{ afterMs: number; chunk: MlcChunk }>; reloadError?: Error } = {}) {
+  const clock = new Clock();
+  const created: FakeMlcEngine[] = [];
+  const importWebLlm = vi.fn(async (): Promise<WebLlmModule> => ({
+    prebuiltAppConfig: { model_list: prebuilt },
+    MLCEngine: class {
+      constructor(config: { appConfig: { model_list: MlcModelRecord[] }; initProgressCallback: (r: MlcInitProgress) => void }) {
+        const fake = new FakeMlcEngine(clock, config.initProgressCallback, opts.script ?? [], opts.reloadError ?? null);
+        (fake as unknown as { config: unknown }).config = config;
+        created.push(fake);
+        return fake;
+      }
+    } as unknown as WebLlmModule['MLCEngine'],
+  }));
+  const deps: WebLlmDeps = { probeWebGpu: async () => opts.probe ?? f16Gpu, importWebLlm, now: clock.now, version: '0.2.86' };
+  return { engine: new WebLlmEngine(deps), importWebLlm, created, clock };
+}
+
+const chunk = (content: string | null, finish: string | null = null, usage: MlcChunk['usage'] = null): MlcChunk => ({
+  choices: content === null && finish === null ? [] : [{ delta: { content }, finish_reason: finish }],
+  usage,
+});
+
+describe('WebLLM capability gate (pure)', () => {
+  it('knows which MLC quantisations compute in float16', () => {
+    expect(quantizationNeedsShaderF16('q4f16_1')).toBe(true);
+    expect(quantizationNeedsShaderF16('q0f16')).toBe(true);
+    expect(quantizationNeedsShaderF16('q4f32_1')).toBe(false);
+    expect(quantizationNeedsShaderF16('q0f32')).toBe(false);
+    expect(quantizationNeedsShaderF16(null)).toBe(false);
+  });
+
+  it('gives a code and a reason for each missing capability', () => {
+    expect(webLlmGate({ navigator_gpu: false, adapter_granted: false, adapter_error: null, features: [] }, 'q4f32_1')).toMatchObject({ ok: false, code: 'no-webgpu' });
+    expect(webLlmGate({ navigator_gpu: true, adapter_granted: false, adapter_error: 'blocked', features: [] }, 'q4f32_1')).toMatchObject({
+      ok: false,
+      code: 'no-adapter',
+      reason: expect.stringContaining('(blocked)'),
+    });
+    const noF16 = webLlmGate({ ...f16Gpu, features: [] }, 'q4f16_1');
+    expect(noF16).toMatchObject({ ok: false, code: 'missing-feature', required_features: ['shader-f16'] });
+    expect(noF16.ok ? '' : noF16.reason).toBe(
+      'the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); pick a q4f32 model on this device; nothing was downloaded',
+    );
+    expect(webLlmGate({ ...f16Gpu, features: [] }, 'q4f32_1')).toEqual({ ok: true, required_features: [] });
+  });
+});
+
+describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
+  it('fails the gate without WebGPU before importing WebLLM', async () => {
+    const { engine, importWebLlm } = setup({ probe: { navigator_gpu: false, adapter_granted: false, adapter_error: null, features: [] } });
+    const error = await engine.load(request(), {}).catch((e) => e);
+    expect(error.name).toBe('RouteError');
+    expect(error.message).toBe('WebLLM capability gate: WebLLM needs WebGPU, and this browser has no navigator.gpu; nothing was downloaded');
+    expect(error.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'failed', reason: error.message })]);
+    expect(importWebLlm).not.toHaveBeenCalled();
+  });
+
+  it('fails the gate without shader-f16 for a q4f16 model, before importing WebLLM', async () => {
+    const { engine, importWebLlm } = setup({ probe: { ...f16Gpu, features: [] } });
+    const error = await engine.load(request(), {}).catch((e) => e);
+    expect(error.name).toBe('RouteError');
+    expect(error.message).toMatch(/lacks shader-f16/);
+    expect(importWebLlm).not.toHaveBeenCalled();
+  });
+
+  it('says there is no wasm route to fall back to', async () => {
+    const { engine } = setup({ probe: { ...f16Gpu, features: [] } });
+    await expect(engine.load(request({ allowFallback: true }), {})).rejects.toThrow(/has no wasm route to fall back to/);
+    await expect(setup().engine.load(request({ ep: 'wasm' }), {})).rejects.toThrow('WebLLM runs on WebGPU only; choose ep=webgpu');
+  });
+
+  it("applies the model record's own required features before creating an engine", async () => {
+    const { engine, created } = setup({ probe: { ...f16Gpu, features: [] } });
+    const m = model({ id: 'webllm-x', source: { type: 'huggingface', repo: 'mlc-ai/X-q4f32_1-MLC', revision: null }, dtype: 'q4f32_1' });
+    await expect(engine.load(request({ model: m }), {})).rejects.toThrow(/lacks timestamp-query/);
+    expect(created).toHaveLength(0);
+  });
+
+  it('loads, splitting the parameter download (fetch) from GPU loading (session), and reports progress in bytes', async () => {
+    const { engine, created } = setup();
+    const stages: string[] = [];
+    const progress: Array<{ bytesDone: number; bytesTotal: number | null }> = [];
+    const result = await engine.load(request(), {
+      onStage: (s, p) => stages.push(`${s}:${p}`),
+      onProgress: (p) => progress.push({ bytesDone: p.bytesDone, bytesTotal: p.bytesTotal }),
+    });
+    expect(created[0].calls).toEqual(['reload:Qwen2.5-0.5B-Instruct-q4f16_1-MLC']);
+    expect(result).toMatchObject({ completedEp: 'webgpu', fallbackReason: null, threadsEffective: null, files: [], integrity: 'unpinned', fetchMs: 500, sessionMs: 250 });
+    expect(result.engine).toEqual({ name: 'webllm', version: '0.2.86' });
+    expect(result.attempts).toEqual([{ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1000, ended_at_ms: 1750 }]);
+    expect(stages).toEqual(['probe:start', 'probe:end', 'fetch:start', 'fetch:end', 'session:start', 'session:end']);
+    expect(progress[0]).toEqual({ bytesDone: 150 * 1048576, bytesTotal: 300 * 1048576 });
+  });
+
+  it('turns a minified WebLLM device error (matched by name) into a route failure', async () => {
+    const lost = Object.assign(new Error('GPU device lost'), { name: 'DeviceLostError' });
+    const { engine } = setup({ reloadError: lost });
+    const error = await engine.load(request(), {}).catch((e) => e);
+    expect(error.name).toBe('RouteError');
+    expect(error.message).toBe('WebLLM: DeviceLostError: GPU device lost');
+    const other = await setup({ reloadError: new TypeError('Failed to fetch') }).engine.load(request(), {}).catch((e) => e);
+    expect(other.name).toBe('TypeError');
+  });
+
+  it('pins the model URL to the catalog revision and passes SRI for pinned files', () => {
+    const hex = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+    expect(hexToSri(hex)).toBe('sha256-n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=');
+    const record = modelRecordFor(
+      model({ source: { type: 'huggingface', repo: 'mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', revision: 'abc123' }, files: [{ path: 'mlc-chat-config.json', bytes: 10, sha256: hex }] }),
+      prebuilt,
+    );
+    expect(record.model).toBe('https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC/resolve/abc123');
+    expect(record.integrity).toEqual({ onFailure: 'error', config: 'sha256-n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' });
+    expect(modelRecordFor(model(), prebuilt).integrity).toBeUndefined();
+    expect(() => modelRecordFor(model({ source: { type: 'huggingface', repo: 'mlc-ai/Nope-MLC', revision: null } }), prebuilt)).toThrow(/no prebuilt model library for "Nope-MLC"/);
+  });
+});
+
+describe('WebLlmEngine run (contract test with a fake MLC engine)', () => {
+  const usage = { completion_tokens: 5, prompt_tokens: 12, extra: { e2e_latency_s: 0.33, prefill_tokens_per_s: 200, decode_tokens_per_s: 20, time_to_first_token_s: 0.06, time_per_output_token_s: 0.05 } };
+  const script = [
+    { afterMs: 70, chunk: chunk('こん') },
+    { afterMs: 50, chunk: chunk('にち') },
+    { afterMs: 50, chunk: chunk('は、') },
+    { afterMs: 50, chunk: chunk('世界') },
+    { afterMs: 50, chunk: chunk('。', 'stop') },
+    { afterMs: 10, chunk: chunk(null, null, usage) },
+  ];
+  const step = { prompt_id: 'ja-1', text: '挨拶して', max_new_tokens: 64, temperature: 0.1, seed: 29 };
+
+  it('times the stream with its own clock and keeps usage.extra beside it with the difference', async () => {
+    const { engine, created } = setup({ script });
+    await engine.load(request(), {});
+    const tokens: number[] = [];
+    const result = await engine.run({ id: 'ja-1', data: step }, { digest: true }, { onToken: (i) => tokens.push(i) });
+    const fake = created[0];
+    expect(fake.calls).toEqual(['reload:Qwen2.5-0.5B-Instruct-q4f16_1-MLC', 'resetChat']);
+    expect(fake.requests[0]).toEqual({
+      messages: [{ role: 'user', content: '挨拶して' }],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 64,
+      temperature: 0.1,
+      seed: 29,
+    });
+    expect(tokens).toEqual([0, 1, 2, 3, 4]);
+    // First delta after 70 ms, last after 270 ms, end after 280 ms; 5 tokens => 4 tokens over 200 ms = 20 tokens/s.
+    expect(result.generation!.sample).toEqual({
+      prompt_tokens: 12,
+      output_tokens: 5,
+      truncated: false,
+      ttft_ms: 70,
+      e2e_ms: 280,
+      prefill_tokens_per_s: (12 * 1000) / 70,
+      decode_tokens_per_s: 20,
+      engine_reported: { ttft_ms: 60, e2e_ms: 330, prefill_tokens_per_s: 200, decode_tokens_per_s: 20 },
+      clock_minus_engine: { ttft_ms: 10, e2e_ms: -50, decode_tokens_per_s: 0 },
+    });
+    expect(result.durationMs).toBe(280);
+    expect(result.generation!.text).toBe('こんにちは、世界。');
+    expect(result.generation!.finish_reason).toBe('stop');
+    // The digest is a hash of the text and a token count: no text in `output`.
+    expect(result.output).toEqual({ name: 'generated_tokens', dims: [5], head: [], sha256: await sha256Hex(new TextEncoder().encode('こんにちは、世界。')) });
+  });
+
+  it('marks a stream that stopped at the token limit as truncated and sends no seed without seed control', async () => {
+    const { engine, created } = setup({ script: [{ afterMs: 5, chunk: chunk('a') }, { afterMs: 5, chunk: chunk('b', 'length') }] });
+    await engine.load(request(), {});
+    const result = await engine.run({ id: 'x', data: { ...step, seed: null, max_new_tokens: 2 } }, { digest: true }, {});
+    expect(result.generation!.sample).toMatchObject({ truncated: true, output_tokens: 2, engine_reported: null, clock_minus_engine: null });
+    expect(created[0].requests[0]).not.toHaveProperty('seed');
+  });
+
+  it('refuses a malformed step and a run before load', async () => {
+    const { engine } = setup({ script });
+    await expect(engine.run({ id: 'x', data: step }, { digest: true }, {})).rejects.toThrow('no WebLLM model is loaded');
+    await engine.load(request(), {});
+    await expect(engine.run({ id: 'x', data: { ...step, max_new_tokens: 0 } }, { digest: true }, {})).rejects.toThrow(/^generate input: max_new_tokens: /);
+  });
+
+  it('unloads on dispose', async () => {
+    const { engine, created } = setup({ script });
+    await engine.load(request(), {});
+    await engine.dispose();
+    expect(created[0].calls.at(-1)).toBe('unload');
+  });
+});
