@@ -1,0 +1,198 @@
+/**
+ * Grouping, statistics and the summary files: `ReceiptsSummarizer` and `drb receipts summarize`, checked against
+ * hand-computed values.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
+import { ReceiptsSummary, type TargetSummary } from '../../src/core/receipts/receipts-summary.ts';
+import { targetIdentity } from '../../src/core/receipts/target-identity.ts';
+import { buildReceipt } from './receipts-builder.ts';
+import { runCli } from './receipts-cli-harness.ts';
+import { pageReceipts } from './receipts-fixtures.ts';
+
+async function summarizeAll(receipts: DeviceReceipt[]) {
+  const s = new ReceiptsSummarizer();
+  for (const r of receipts) s.addReceipt(r);
+  return s.finish();
+}
+
+function only(targets: TargetSummary[], predicate: (t: TargetSummary) => boolean): TargetSummary {
+  const found = targets.filter(predicate);
+  expect(found).toHaveLength(1);
+  return found[0];
+}
+
+describe('grouping by target', () => {
+  it('puts receipts that differ in device, commit, threads, route or model into separate targets', async () => {
+    const receipts = [
+      buildReceipt({ kind: 'cold' }),
+      buildReceipt({ kind: 'warm' }),
+      buildReceipt({ kind: 'cold', threads: 2 }),
+      buildReceipt({ kind: 'cold', userAgent: 'Mozilla/5.0 (iPhone) Safari/605.1.15' }),
+      buildReceipt({ kind: 'cold', commit: 'b'.repeat(40) }),
+      buildReceipt({ kind: 'cold', modelId: 'fixture-heavy' }),
+      buildReceipt({ kind: 'cold', ep: 'webgpu' }),
+      buildReceipt({ kind: 'cold', ep: 'webgpu', completedEp: 'wasm' }),
+    ];
+    const summary = await summarizeAll(receipts);
+    expect(summary.targets).toHaveLength(7);
+    const base = only(summary.targets, (t) => t.counts.receipts === 2);
+    expect(base.counts).toMatchObject({ cold: 1, warm: 1 });
+    expect(base.identity).toEqual(targetIdentity(receipts[0]));
+    expect(ReceiptsSummary.safeParse(summary).success).toBe(true);
+  });
+
+  it('gives the same key for the same identity whatever the input order, and stable output bytes', async () => {
+    const receipts = [buildReceipt({ kind: 'cold', threads: 2 }), buildReceipt({ kind: 'cold' }), buildReceipt({ kind: 'warm' })];
+    const a = await summarizeAll(receipts);
+    const b = await summarizeAll([...receipts].reverse());
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(a.targets.map((t) => t.key)).toEqual(b.targets.map((t) => t.key));
+    expect(a.targets[0].key).toMatch(/^t-[0-9a-f]{12}$/);
+  });
+
+  it('groups the captured page receipts and keeps every target schema-valid', async () => {
+    const summary = await summarizeAll(pageReceipts());
+    expect(ReceiptsSummary.safeParse(summary).success).toBe(true);
+    expect(summary.inputs.receipts_valid).toBe(pageReceipts().length);
+    const total = summary.targets.reduce((n, t) => n + t.counts.receipts, 0);
+    expect(total).toBe(pageReceipts().length);
+  });
+});
+
+describe('per-target statistics', () => {
+  it('computes cold stage median/p95 and pooled warm statistics by hand-checked values', async () => {
+    const totals = [10, 20, 30, 40, 50];
+    const cold = totals.map((t) => buildReceipt({ kind: 'cold', coldMs: { fetch: t, session: 100, first: t / 10 } }));
+    const warm = [
+      buildReceipt({ kind: 'warm', warmSamples: [1, 2, 3] }),
+      buildReceipt({ kind: 'warm', warmSamples: [4, 5, 6] }),
+      buildReceipt({ kind: 'warm', warmSamples: [7, 8, 9, 10] }),
+    ];
+    const [t] = (await summarizeAll([...cold, ...warm])).targets;
+    expect(t.cold.fetch_ms).toMatchObject({ count: 5, median: 30, p95: 50, min: 10, max: 50 });
+    // total = fetch + session + first + 1 (see the builder): 10+100+1+1 ... 50+100+5+1
+    expect(t.cold.total_ms).toMatchObject({ count: 5, median: 134, p95: 156 });
+    expect(t.cold.first_inference_ms).toMatchObject({ median: 3, p95: 5 });
+    // 10 samples 1..10: median 5.5, nearest-rank p95 = ceil(9.5) = 10th = 10.
+    expect(t.warm.pooled_ms).toMatchObject({ count: 10, median: 5.5, p95: 10, min: 1, max: 10 });
+    // per-receipt medians 2, 5, 8.5
+    expect(t.warm.receipt_medians_ms).toMatchObject({ count: 3, median: 5, min: 2, max: 8.5 });
+    expect(t.warm.receipt_median_ratio).toBe(4.25);
+    expect(t.counts).toMatchObject({ cold: 5, warm: 3, clean_cold: 5, clean_warm: 3, warm_samples: 10, cold_minimum_met: true, warm_minimum_met: false });
+  });
+
+  it('flags noisy runs (page hidden) and keeps them out of statistics and minimums', async () => {
+    const receipts = [
+      buildReceipt({ kind: 'cold', coldMs: { fetch: 1, session: 1, first: 1 } }),
+      buildReceipt({ kind: 'cold', coldMs: { fetch: 999, session: 1, first: 1 }, hidden: true }),
+    ];
+    const [t] = (await summarizeAll(receipts)).targets;
+    expect(t.counts).toMatchObject({ cold: 2, ok_cold: 2, clean_cold: 1, noisy: 1 });
+    expect(t.noisy).toEqual({ hidden: 1, frozen: 0, receipt_ids: [receipts[1].receipt_id] });
+    expect(t.cold.fetch_ms).toMatchObject({ count: 1, max: 1 });
+  });
+
+  it('counts fallbacks, integrity, failures by reason and interrupted runs; failures of the same request are related', async () => {
+    const ok = buildReceipt({ kind: 'cold' });
+    const fail1 = buildReceipt({ kind: 'cold', failed: { stage: 'fetch', reason: 'HTTP 404' } });
+    const fail2 = buildReceipt({ kind: 'cold', failed: { stage: 'fetch', reason: 'HTTP 404' } });
+    const fail3 = buildReceipt({ kind: 'warm', failed: { stage: 'warm_inference', reason: 'worker crashed' } });
+    const interrupted = buildReceipt({
+      kind: 'cold',
+      interruptedAt: { run_id: 'x', run_kind: 'warm', stage: 'warm_inference', stage_started_at: '2026-11-29T09:00:00Z', model_id: 'fixture-tiny', requested_ep: 'wasm' },
+    });
+    const fallback = buildReceipt({ kind: 'cold', ep: 'webgpu', completedEp: 'wasm' });
+    const summary = await summarizeAll([ok, fail1, fail2, fail3, interrupted, fallback]);
+    const okTarget = only(summary.targets, (t) => t.identity.route.completed_ep === 'wasm' && t.identity.route.requested_ep === 'wasm');
+    const failedTarget = only(summary.targets, (t) => t.identity.route.completed_ep === null);
+    expect(failedTarget.failures.by_reason).toEqual([
+      { stage: 'fetch', reason: 'HTTP 404', count: 2 },
+      { stage: 'warm_inference', reason: 'worker crashed', count: 1 },
+    ]);
+    expect(failedTarget.integrity['not-loaded']).toBe(3);
+    expect(okTarget.counts).toMatchObject({ receipts: 2, failed: 0, interrupted: 1 });
+    expect(okTarget.interrupted).toEqual({ by_stage: [{ stage: 'warm_inference', count: 1 }], receipt_ids: [interrupted.receipt_id] });
+    expect(okTarget.related.failed_receipt_ids).toEqual([fail1, fail2, fail3].map((r) => r.receipt_id).sort());
+    expect(okTarget.related.target_keys).toEqual([failedTarget.key]);
+    const fb = only(summary.targets, (t) => t.identity.route.requested_ep === 'webgpu');
+    expect(fb.fallbacks).toEqual({ count: 1, reasons: [{ reason: 'no WebGPU adapter', count: 1 }] });
+    expect(fb.related.target_keys).toEqual([]);
+  });
+
+  it('gates budget profiles and says "not measured" where the browser exposes no memory API', async () => {
+    const receipts = [buildReceipt({ kind: 'cold', jsHeapUsed: null, coldMs: { fetch: 6000, session: 100, first: 10 } })];
+    const [t] = (await summarizeAll(receipts)).targets;
+    expect(t.js_heap_max_used_bytes).toBeNull();
+    const entry = t.profiles.find((p) => p.profile === 'entry')!;
+    expect(entry.gates.find((g) => g.gate === 'js_heap_bytes')).toMatchObject({ status: 'not-measured', measured: null });
+    expect(entry.gates.find((g) => g.gate === 'warm_p95_ms')).toMatchObject({ status: 'not-measured' });
+    expect(entry.verdict).toBe('incomplete');
+    const perf = t.profiles.find((p) => p.profile === 'performance')!;
+    expect(perf.gates.find((g) => g.gate === 'cold_load_p95_ms')).toMatchObject({ status: 'fail', measured: 6111, limit: 5000 });
+    expect(perf.verdict).toBe('fail');
+  });
+});
+
+describe('drb receipts summarize', () => {
+  function receiptsDir(receipts: DeviceReceipt[]): string {
+    const d = mkdtempSync(join(tmpdir(), 'drb-summarize-'));
+    mkdirSync(join(d, 'in'));
+    receipts.forEach((r, i) => writeFileSync(join(d, 'in', `r${String(i).padStart(3, '0')}.json`), JSON.stringify(r)));
+    return d;
+  }
+
+  it('writes summary.json (schema-valid) and summary.md, counting invalid and non-receipt files', async () => {
+    const d = receiptsDir([buildReceipt({ kind: 'cold' }), buildReceipt({ kind: 'warm' })]);
+    const bad = buildReceipt({ kind: 'cold' });
+    bad.run.inferences_completed = 0;
+    writeFileSync(join(d, 'in', 'bad.json'), JSON.stringify(bad));
+    writeFileSync(join(d, 'in', 'pp.json'), JSON.stringify({ schema: 'drb.public-pass.v1' }));
+    const out = join(d, 'out');
+    const run = await runCli(['receipts', 'summarize', join(d, 'in'), '--out', out]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^summarized 2 receipt\(s\) into 1 target\(s\) \(0 DEVICE_PASS, 1 DEVICE_RECEIPT\): /);
+    expect(run.stderr).toContain('warning: 1 invalid receipt(s) excluded');
+    const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, receipts_invalid: 1, not_receipts: 1 });
+    expect(summary.invalid[0]).toMatchObject({ file: join(d, 'in', 'bad.json'), first_problem: 'outcome.status: is "ok" but no inference completed' });
+    const md = readFileSync(join(out, 'summary.md'), 'utf8');
+    expect(md).toContain(`| ${summary.targets[0].key} | fixture-tiny | ort | wasm | 1 | 1/5 | 1/20 |`);
+    expect(md).toContain('HUMAN_GO is never set by this tool');
+    // Same input, same bytes.
+    const first = readFileSync(join(out, 'summary.json'), 'utf8');
+    expect((await runCli(['receipts', 'summarize', join(d, 'in'), '--out', out])).code).toBe(0);
+    expect(readFileSync(join(out, 'summary.json'), 'utf8')).toBe(first);
+  });
+
+  it('refuses an empty input and input without a valid receipt, writing nothing', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'drb-summarize-'));
+    const empty = await runCli(['receipts', 'summarize', d, '--out', join(d, 'out')]);
+    expect(empty).toMatchObject({ code: 2, stderr: `error: ${d}: no .json files found (an empty input is not a pass)\n` });
+    writeFileSync(join(d, 'x.json'), JSON.stringify({ schema: 'something.else' }));
+    const none = await runCli(['receipts', 'summarize', d, '--out', join(d, 'out')]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no valid device receipt among 1 file(s)');
+    expect(existsSync(join(d, 'out', 'summary.json'))).toBe(false);
+  });
+
+  it('skips its own output folder when it lies inside the input, and never overwrites a foreign file', async () => {
+    const d = receiptsDir([buildReceipt({ kind: 'cold' })]);
+    const out = join(d, 'in', 'summary');
+    expect((await runCli(['receipts', 'summarize', join(d, 'in'), '--out', out])).code).toBe(0);
+    const again = await runCli(['receipts', 'summarize', join(d, 'in'), '--out', out]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')).inputs.files).toBe(1);
+    const foreign = join(d, 'foreign');
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, 'summary.json'), '{"mine": true}');
+    const refused = await runCli(['receipts', 'summarize', join(d, 'in'), '--out', foreign]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('exists and is not a drb.receipts-summary.v1 file; refusing to overwrite it');
+    expect(readFileSync(join(foreign, 'summary.json'), 'utf8')).toBe('{"mine": true}');
+  });
+});
