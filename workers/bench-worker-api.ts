@@ -7,7 +7,7 @@
  */
 import { parseFixedInput, type CatalogInput } from '../src/core/catalog.ts';
 import type { RouteAttempt, Stage } from '../src/core/receipt.ts';
-import { redactUrl, redactUrlsInText } from '../src/core/redact.ts';
+import { redactUrl, redactUrlsInText, type ResourceTimingLike } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
 import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunResult } from './engines/engine.ts';
 import type { Engine } from './engines/engine.ts';
@@ -70,6 +70,25 @@ export class BenchWorkerApi {
 
   /** The empty call, for measuring comlink round-trip overhead. */
   ping(): void {}
+
+  /**
+   * Resource timing entries of the worker's own fetches (model files, input, runtime files) since `sinceMs` (worker
+   * clock); the page's timeline does not see them.
+   * @param sinceMs worker performance.now() value to start from
+   */
+  resourceEntries(sinceMs: number): ResourceTimingLike[] {
+    return (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+      .filter((e) => e.startTime >= sinceMs)
+      .map((e) => ({
+        name: e.name,
+        initiatorType: e.initiatorType,
+        startTime: e.startTime,
+        duration: e.duration,
+        transferSize: e.transferSize,
+        encodedBodySize: e.encodedBodySize,
+        decodedBodySize: e.decodedBodySize,
+      }));
+  }
 
   /** The worker's `performance.timeOrigin`, so the page can map worker times onto its own clock. */
   timeOrigin(): number {

@@ -8,11 +8,12 @@ import { toolVersion } from './tool-version.ts';
  */
 const commandModules: Array<() => Promise<{ register: (program: Command) => void }>> = [
   // drb-commands (one import per line; keep this marker)
+  () => import('./public-pass.ts'),
   () => import('./receipts.ts'),
   () => import('./score.ts'),
   () => import('./compare.ts'),
-  () => import('./public-pass.ts'),
   () => import('./fixtures.ts'),
+  () => import('./serve.ts'),
 ];
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */

@@ -1,0 +1,57 @@
+/**
+ * `drb serve [--build] [--port N] [--host H] [--dir DIR]`: serves the built page with cross-origin isolation headers
+ * and the strict CSP, and prints its URL. `npm start` = `drb serve --build`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { parseCatalog } from '../core/catalog.ts';
+import { modelHosts } from '../core/csp.ts';
+import { startStaticServer } from '../node/static-server.ts';
+import { CliError } from './cli-error.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Registers `drb serve`. */
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the built page on 127.0.0.1 with COOP/COEP/CORP and the CSP')
+    .option('--build', 'run `vite build` first')
+    .option('--port <n>', 'port (0 = any free port)', '8080')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--dir <dir>', 'folder to serve', 'dist')
+    .action(async (options: { build?: boolean; port: string; host: string; dir: string }) => {
+      if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
+        throw new CliError(`--port: '${options.port}': expected an integer from 0 to 65535`);
+      }
+      const dir = resolve(options.dir);
+      if (options.build) {
+        const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+        const result = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir'], { cwd: ROOT, stdio: 'inherit' });
+        if (result.status !== 0) throw new CliError(`vite build failed (exit ${result.status})`, 1);
+      }
+      if (!existsSync(join(dir, 'index.html'))) {
+        throw new CliError(`${options.dir}: no index.html: build the page first (npm run build, or drb serve --build)`);
+      }
+      const catalog = parseCatalog(JSON.parse(readFileSync(join(ROOT, 'src/catalog/catalog.json'), 'utf8')), 'src/catalog/catalog.json');
+      let server;
+      try {
+        server = await startStaticServer({ dir, port: Number(options.port), host: options.host, modelHosts: modelHosts(catalog) });
+      } catch (error) {
+        throw new CliError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, 1);
+      }
+      process.stdout.write(`Serving ${dir} at ${server.url} (cross-origin isolated; Ctrl+C to stop)\n`);
+      await new Promise<void>((resolveStop) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void server.close().then(resolveStop);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

@@ -1,0 +1,53 @@
+/**
+ * The page's Content-Security-Policy, built in one place for the static server's header and the index.html meta tag.
+ * Only the page's own origin, plus the model hosts the catalog is configured for; no third-party scripts at all.
+ */
+import type { ModelCatalog } from './catalog.ts';
+
+/** Hosts a Hugging Face download touches: the API host, then the CDN hosts its `resolve` URLs redirect to. */
+export const HUGGINGFACE_HOSTS: readonly string[] = [
+  'https://huggingface.co',
+  'https://cdn-lfs.huggingface.co',
+  'https://cdn-lfs.hf.co',
+  'https://cdn-lfs-us-1.hf.co',
+  'https://cas-bridge.xethub.hf.co',
+];
+
+/**
+ * Extra hosts an engine fetches from besides the model files (e.g. WebLLM's model libraries); engine helpers add theirs.
+ */
+export const EXTRA_MODEL_HOSTS: readonly string[] = [];
+
+/**
+ * The `connect-src` hosts the catalog needs (page origin excluded).
+ * @param catalog the parsed catalog
+ */
+export function modelHosts(catalog: ModelCatalog): string[] {
+  const hosts = new Set<string>(EXTRA_MODEL_HOSTS);
+  if (catalog.models.some((m) => m.source.type === 'huggingface')) for (const host of HUGGINGFACE_HOSTS) hosts.add(host);
+  return [...hosts].sort();
+}
+
+/**
+ * The policy text.
+ * @param hosts extra connect-src origins (model hosts)
+ * @param forMeta true for the <meta> form, which must leave out directives browsers ignore there (frame-ancestors)
+ */
+export function contentSecurityPolicy(hosts: readonly string[], forMeta = false): string {
+  const directives = [
+    "default-src 'self'",
+    // 'wasm-unsafe-eval' lets WebAssembly compile; no 'unsafe-eval', no inline scripts.
+    "script-src 'self' 'wasm-unsafe-eval'",
+    // ORT's and the bundler's worker bootstrap may use blob: URLs.
+    "worker-src 'self' blob:",
+    `connect-src 'self'${hosts.map((h) => ` ${h}`).join('')}`,
+    "img-src 'self' data: blob:",
+    "style-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'none'",
+  ];
+  if (!forMeta) directives.push("frame-ancestors 'none'");
+  return directives.join('; ');
+}

@@ -1,0 +1,19 @@
+// Page entry: validates the bundled catalog, sets the automation contract's window fields, and renders the App.
+import { render } from 'preact';
+import catalogJson from './catalog/catalog.json';
+import { parseCatalog } from './core/catalog.ts';
+import { App } from './ui/App.tsx';
+import './ui/styles.css';
+
+window.drbReceipts = [];
+window.drbArtifacts = [];
+window.drbApp = { name: 'device-receipts-bench', version: __DRB_VERSION__, commit: __DRB_COMMIT__ };
+document.documentElement.dataset.drbState = 'loading';
+
+const root = document.getElementById('app')!;
+try {
+  render(<App catalog={parseCatalog(catalogJson, 'src/catalog/catalog.json')} />, root);
+} catch (error) {
+  document.documentElement.dataset.drbState = 'failed';
+  root.textContent = `error: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -1,0 +1,126 @@
+/**
+ * A small static file server for the built page: cross-origin isolation headers (COOP/COEP/CORP), the strict CSP,
+ * correct MIME types, 404 for missing files (no SPA fallback), and no directory listings.
+ * Written by hand on node:http because it is ~100 lines and must not pull a dependency into `npm start`.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { contentSecurityPolicy } from '../core/csp.ts';
+
+const MIME_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
+  '.bin': 'application/octet-stream',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/**
+ * The headers every response carries.
+ * @param modelHosts extra connect-src origins for the CSP (the catalog's model hosts)
+ */
+export function crossOriginHeaders(modelHosts: readonly string[]): Record<string, string> {
+  return {
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Embedder-Policy': 'require-corp',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    'Content-Security-Policy': contentSecurityPolicy(modelHosts),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  };
+}
+
+/** Options for `startStaticServer`. */
+export interface StaticServerOptions {
+  /** Folder to serve (the built page). */
+  dir: string;
+  /** 0 = any free port. */
+  port?: number;
+  host?: string;
+  modelHosts?: readonly string[];
+  /** Called once per request with method, path (no query) and status, for logs and tests. */
+  onRequest?: (method: string, path: string, status: number) => void;
+}
+
+/** A running server. */
+export interface StaticServer {
+  server: Server;
+  /** Base URL, e.g. `http://127.0.0.1:41234/`. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts serving `options.dir`.
+ * @param options folder, port, host and CSP model hosts
+ */
+export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
+  const root = resolve(options.dir);
+  const headers = crossOriginHeaders(options.modelHosts ?? []);
+  const server = createServer(async (request, response) => {
+    const method = request.method ?? 'GET';
+    let path = '/';
+    const finish = (status: number, body?: string) => {
+      response.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      response.end(body ?? `${status}\n`);
+      options.onRequest?.(method, path, status);
+    };
+    try {
+      if (method !== 'GET' && method !== 'HEAD') return finish(405);
+      path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+      // normalize + prefix check: a request can never leave the served folder (../, encoded or not).
+      let file = normalize(join(root, path));
+      if (file !== root && !file.startsWith(root + sep)) return finish(403);
+      let info = await stat(file).catch(() => null);
+      if (info?.isDirectory()) {
+        file = join(file, 'index.html');
+        info = await stat(file).catch(() => null);
+      }
+      if (!info?.isFile()) return finish(404);
+      const type = MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+      response.writeHead(200, {
+        ...headers,
+        'Content-Type': type,
+        'Content-Length': String(info.size),
+        // Hashed assets could be cached forever; everything is small or deliberately re-fetched, so keep it simple.
+        'Cache-Control': 'no-cache',
+      });
+      options.onRequest?.(method, path, 200);
+      if (method === 'HEAD') return response.end();
+      createReadStream(file).pipe(response);
+    } catch {
+      if (!response.headersSent) finish(400);
+      else response.destroy();
+    }
+  });
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolveListen());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    server,
+    url: `http://${shownHost}:${port}/`,
+    port,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.closeAllConnections();
+        server.close(() => resolveClose());
+      }),
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * The page root: composes panels and owns page state. Panels are separate components so later features (suite runs,
+ * comparisons, generation) add a panel here without touching the others.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { parseAutomation } from '../core/automation.ts';
+import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
+import type { FetchProgress } from '../../workers/engines/engine.ts';
+import { probeCapabilities } from '../page/capability-probe.ts';
+import { DEFAULT_STAGE_LIMITS, RunController, type StageLimits } from '../page/run-controller.ts';
+import { Banners } from './Banners.tsx';
+import { CapabilityPanel } from './CapabilityPanel.tsx';
+import { ReceiptList } from './ReceiptList.tsx';
+import { RunControls, type RunSettings } from './RunControls.tsx';
+import { RunProgress } from './RunProgress.tsx';
+import { WarmChart } from './WarmChart.tsx';
+
+/** Engines this build can run from the plain cold/warm controls. */
+const RUNNABLE_ENGINES = new Set(['ort']);
+
+function setDrbState(state: 'idle' | 'running' | 'done' | 'failed'): void {
+  document.documentElement.dataset.drbState = state;
+}
+
+/** The page. `catalog` is the parsed, validated catalog bundled into the build. */
+export function App(props: { catalog: ModelCatalog }) {
+  const { catalog } = props;
+  const automation = useMemo(() => parseAutomation(location.search, { modelIds: catalog.models.map((m) => m.id) }), [catalog]);
+  const runnable: CatalogModel[] = catalog.models.filter((m) => RUNNABLE_ENGINES.has(m.engine) && m.default_input !== null);
+  const a = automation.settings;
+  const [settings, setSettings] = useState<RunSettings>({
+    modelId: a.model ?? catalog.default_model,
+    ep: a.ep,
+    threads: a.threads,
+    warmRuns: a.warmRuns,
+    allowFallback: a.allowFallback,
+  });
+  const [capabilities, setCapabilities] = useState<Capabilities | null>(null);
+  const [status, setStatus] = useState<ModelStatus>('idle');
+  const [progress, setProgress] = useState<FetchProgress | null>(null);
+  const [liveSamples, setLiveSamples] = useState<number[]>([]);
+  const [samplesTotal, setSamplesTotal] = useState<number | null>(null);
+  const [receipts, setReceipts] = useState<DeviceReceipt[]>([]);
+  const [problems, setProblems] = useState<string[]>([]);
+  const [runErrors, setRunErrors] = useState<string[]>([]);
+  const [busy, setBusy] = useState(false);
+
+  const controller = useMemo(() => {
+    const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
+    if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
+    return new RunController({
+      pageBaseUrl: new URL(import.meta.env.BASE_URL, location.href).href,
+      pageUrl: () => location.href,
+      probe: probeCapabilities,
+      limits,
+      app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+    });
+  }, []);
+  const settingsRef = useRef(settings);
+  settingsRef.current = settings;
+
+  const runOne = async (kind: 'cold' | 'warm'): Promise<DeviceReceipt | null> => {
+    const s = settingsRef.current;
+    const model = catalog.models.find((m) => m.id === s.modelId);
+    const input = catalog.inputs.find((i) => i.id === model?.default_input);
+    if (!model || !input || !RUNNABLE_ENGINES.has(model.engine)) {
+      setRunErrors([`Model ${s.modelId} cannot be run from these controls (engine ${model?.engine ?? 'unknown'})`]);
+      return null;
+    }
+    setProgress(null);
+    setLiveSamples([]);
+    setSamplesTotal(kind === 'warm' ? s.warmRuns : null);
+    const { receipt, problems: found } = await controller.run(
+      { kind, model, input, ep: s.ep, threads: s.threads, allowFallback: s.allowFallback, warmRuns: s.warmRuns },
+      {
+        onStatus: setStatus,
+        onProgress: setProgress,
+        onSample: (_i, ms) => setLiveSamples((prev) => [...prev, ms]),
+      },
+    );
+    setProblems(found);
+    if (found.length > 0) return null;
+    window.drbReceipts.push(receipt);
+    setReceipts((prev) => [...prev, receipt]);
+    return receipt;
+  };
+
+  const runSequence = async (kinds: readonly string[]) => {
+    setBusy(true);
+    setRunErrors([]);
+    setDrbState('running');
+    let ok = true;
+    for (const kind of kinds) {
+      const receipt = await runOne(kind as 'cold' | 'warm');
+      if (!receipt || receipt.outcome.status !== 'ok') ok = false;
+    }
+    setDrbState(ok ? 'done' : 'failed');
+    setBusy(false);
+  };
+
+  useEffect(() => {
+    void probeCapabilities().then(setCapabilities);
+    if (automation.errors.length > 0) {
+      setDrbState('failed');
+      return;
+    }
+    if (a.testHooks) {
+      window.drbTest = {
+        crashWorker: async (afterMs: number) => controller.worker?.api.crashSoon(afterMs),
+        killWorker: () => controller.worker?.killSilently(),
+        pingWorker: async () => controller.worker?.api.ping(),
+      };
+    }
+    const s = settingsRef.current;
+    if (a.engine !== 'ort') {
+      setRunErrors([`engine=${a.engine} has no cold/warm runs on this page yet`]);
+      if (a.autorun.length > 0) setDrbState('failed');
+      return;
+    }
+    const model = catalog.models.find((m) => m.id === s.modelId);
+    if (model && model.engine !== a.engine) {
+      setRunErrors([`Invalid model param: '${model.id}' runs on engine ${model.engine}, not ${a.engine}`]);
+      if (a.autorun.length > 0) setDrbState('failed');
+      return;
+    }
+    if (a.autorun.length > 0) void runSequence(a.autorun);
+    else setDrbState('idle');
+  }, []);
+
+  const model = catalog.models.find((m) => m.id === settings.modelId);
+  const input = catalog.inputs.find((i) => i.id === model?.default_input);
+  return (
+    <main>
+      <header>
+        <h1>Device Receipts Bench</h1>
+        <p class="sub">
+          In-browser model runs with a receipt of exactly what happened on this device. Nothing leaves this page: no
+          analytics, no third-party scripts; receipts hold no text you typed.
+        </p>
+      </header>
+      <Banners crossOriginIsolated={capabilities ? capabilities.cross_origin_isolated : null} paramErrors={[...automation.errors, ...runErrors]} problems={problems} />
+      <RunControls
+        models={runnable}
+        settings={settings}
+        maxThreads={capabilities?.hardware_concurrency ?? navigator.hardwareConcurrency ?? 1}
+        busy={busy || automation.errors.length > 0}
+        hasSession={model && input ? controller.hasLiveSession({ kind: 'warm', model, input, ...settings }) : false}
+        onChange={setSettings}
+        onRun={(kind) => void runSequence([kind])}
+      />
+      <RunProgress status={status} progress={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
+      {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
+      <ReceiptList receipts={receipts} />
+      <CapabilityPanel capabilities={capabilities} />
+      <footer>
+        <small>
+          device-receipts-bench {__DRB_VERSION__} · commit {__DRB_COMMIT__ ?? 'unknown'}
+        </small>
+      </footer>
+    </main>
+  );
+}

@@ -1,0 +1,111 @@
+import type { CatalogModel } from '../core/catalog.ts';
+
+/** The run settings the controls edit. */
+export interface RunSettings {
+  modelId: string;
+  ep: 'wasm' | 'webgpu';
+  /** null = engine default */
+  threads: number | null;
+  warmRuns: number;
+  allowFallback: boolean;
+}
+
+/**
+ * Model / EP / threads / warm runs / allow-fallback controls and the run buttons.
+ * @param props.models the models this build can run
+ * @param props.maxThreads upper bound for the threads choice (hardwareConcurrency)
+ * @param props.busy disables everything while a run is going
+ * @param props.hasSession whether a warm run would reuse a live session
+ */
+export function RunControls(props: {
+  models: CatalogModel[];
+  settings: RunSettings;
+  maxThreads: number;
+  busy: boolean;
+  hasSession: boolean;
+  onChange(settings: RunSettings): void;
+  onRun(kind: 'cold' | 'warm'): void;
+}) {
+  const { settings, onChange } = props;
+  const model = props.models.find((m) => m.id === settings.modelId);
+  const threadChoices = Array.from({ length: Math.max(1, props.maxThreads) }, (_, i) => i + 1);
+  return (
+    <section class="panel" data-testid="controls">
+      <h2>Run</h2>
+      <div class="controls">
+        <label>
+          Model
+          <select value={settings.modelId} disabled={props.busy} data-testid="model" onChange={(e) => onChange({ ...settings, modelId: e.currentTarget.value })}>
+            {props.models.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Execution provider
+          <select value={settings.ep} disabled={props.busy} data-testid="ep" onChange={(e) => onChange({ ...settings, ep: e.currentTarget.value as RunSettings['ep'] })}>
+            <option value="wasm">wasm</option>
+            <option value="webgpu">webgpu</option>
+          </select>
+        </label>
+        <label>
+          WASM threads
+          <select
+            value={settings.threads === null ? 'default' : String(settings.threads)}
+            disabled={props.busy}
+            data-testid="threads"
+            onChange={(e) => onChange({ ...settings, threads: e.currentTarget.value === 'default' ? null : Number(e.currentTarget.value) })}
+          >
+            <option value="default">engine default</option>
+            {threadChoices.map((n) => (
+              <option key={n} value={String(n)}>
+                {n}
+              </option>
+            ))}
+            {settings.threads !== null && settings.threads > props.maxThreads && <option value={String(settings.threads)}>{settings.threads}</option>}
+          </select>
+        </label>
+        <label>
+          Warm runs
+          <input
+            type="number"
+            min={1}
+            max={1000}
+            value={settings.warmRuns}
+            disabled={props.busy}
+            data-testid="warm-runs"
+            onChange={(e) => {
+              const n = Number(e.currentTarget.value);
+              if (Number.isInteger(n) && n >= 1 && n <= 1000) onChange({ ...settings, warmRuns: n });
+            }}
+          />
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={settings.allowFallback}
+            disabled={props.busy}
+            data-testid="allow-fallback"
+            onChange={(e) => onChange({ ...settings, allowFallback: e.currentTarget.checked })}
+          />
+          allow fallback to wasm
+        </label>
+      </div>
+      {model?.kind === 'fixture' && (
+        <p class="note" data-testid="fixture-note">
+          Fixture with random weights: a pipeline check, not a measure of quality.
+        </p>
+      )}
+      <div class="buttons">
+        <button type="button" disabled={props.busy} data-testid="run-cold" onClick={() => props.onRun('cold')}>
+          Cold run
+        </button>
+        <button type="button" disabled={props.busy} data-testid="run-warm" onClick={() => props.onRun('warm')}>
+          Warm run ({settings.warmRuns}){props.hasSession ? '' : ' – loads the model first'}
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * Vite build of the page. Notes (see /docs/deploy.md and the platform notes):
+ * - `appType: 'mpa'`: a missing model file must be a 404, not index.html with 200 (an SPA fallback makes ORT fail
+ *   with a confusing protobuf error).
+ * - The `onnxruntime-web-use-extern-wasm` condition selects ORT's entry that loads its runtime (.mjs + .wasm) from
+ *   `env.wasm.wasmPaths`; the ORT adapter imports exactly one variant (asyncify) with `?url`, so only that variant
+ *   is emitted into dist.
+ * - The git commit and app version are injected with `define` for the receipts.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
+import { parseCatalog } from './src/core/catalog.ts';
+import { contentSecurityPolicy, modelHosts } from './src/core/csp.ts';
+import { crossOriginHeaders } from './src/node/static-server.ts';
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+const catalog = parseCatalog(JSON.parse(readFileSync(new URL('./src/catalog/catalog.json', import.meta.url), 'utf8')), 'src/catalog/catalog.json');
+const hosts = modelHosts(catalog);
+
+/** Puts the CSP into index.html as a meta tag, for static hosts that cannot set headers. */
+function cspMeta(): Plugin {
+  return {
+    name: 'drb-csp-meta',
+    // Build only: the dev server injects inline styles for CSS hot reload, which this strict policy refuses.
+    apply: 'build',
+    transformIndexHtml: () => [
+      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: contentSecurityPolicy(hosts, true) }, injectTo: 'head-prepend' },
+    ],
+  };
+}
+
+export default defineConfig({
+  base: './',
+  appType: 'mpa',
+  plugins: [cspMeta()],
+  define: {
+    __DRB_COMMIT__: JSON.stringify(gitCommit()),
+    __DRB_VERSION__: JSON.stringify(pkg.version),
+  },
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  worker: { format: 'es' },
+  optimizeDeps: { exclude: ['onnxruntime-web', '@huggingface/transformers', '@mlc-ai/web-llm'] },
+  build: { target: 'es2022', chunkSizeWarningLimit: 2048 },
+  // Dev server: isolation headers without the CSP (see the meta plugin above); preview and `drb serve` send all.
+  server: { headers: Object.fromEntries(Object.entries(crossOriginHeaders(hosts)).filter(([k]) => k !== 'Content-Security-Policy')) },
+  preview: { headers: crossOriginHeaders(hosts) },
+});
