@@ -8,8 +8,6 @@ import type { Engine } from './engine.ts';
 /** Creates a fresh adapter for `name`; throws a clear message for an engine this build does not include. */
 export const engineFactories: Record<EngineName, () => Promise<Engine>> = {
   ort: async () => new (await import('./ort-engine.ts')).OrtEngine(),
-  transformers: async () => {
-    throw new Error('the transformers engine is not part of this build yet');
-  },
+  transformers: async () => new (await import('./transformers-engine.ts')).TransformersEngine(),
   webllm: async () => new (await import('./webllm-engine.ts')).WebLlmEngine(),
 };

@@ -1,0 +1,114 @@
+/**
+ * The transformers.js fixtures and catalog entries: regeneration is byte-identical, the catalog pins the committed
+ * bytes, the real-model entries are honest about what is unknown, and the fixtures load and run in the real
+ * transformers.js runtime (Node build, onnxruntime-node) the same way the page loads them.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseCatalog, isFullyPinned } from '../../src/core/catalog.ts';
+import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
+import { buildTransformersFixtures, fixtureVocabulary } from '../../src/fixtures/transformers-fixtures.ts';
+import { logSoftmaxAt } from '../../src/core/suite/engine-inputs.ts';
+
+const root = new URL('../../', import.meta.url);
+const catalog = parseCatalog(JSON.parse(readFileSync(new URL('src/catalog/catalog.json', root), 'utf8')), 'catalog.json');
+
+describe('transformers.js fixtures', () => {
+  it('regenerate byte-identical to the committed files', () => {
+    const first = buildTransformersFixtures();
+    const second = buildTransformersFixtures();
+    expect(first.length).toBe(9);
+    for (const [i, file] of first.entries()) {
+      const committed = readFileSync(new URL(`public/${file.publicPath}`, root));
+      expect(Buffer.from(file.bytes).equals(committed), file.publicPath).toBe(true);
+      expect(Buffer.from(second[i].bytes).equals(Buffer.from(file.bytes))).toBe(true);
+    }
+  });
+
+  it('are pinned in the catalog (every file, bytes and SHA-256) as fixtures', async () => {
+    const { changed } = await pinFixtures(catalog, buildTransformersFixtures());
+    expect(changed).toEqual([]);
+    for (const id of ['tfjs-tiny-reranker', 'tfjs-tiny-causal-lm']) {
+      const model = catalog.models.find((m) => m.id === id)!;
+      expect(model.engine).toBe('transformers');
+      expect(model.kind).toBe('fixture');
+      expect(isFullyPinned(model)).toBe(true);
+    }
+  });
+
+  it('vocabulary has unique tokens and covers kana, kanji and ASCII', () => {
+    const vocab = fixtureVocabulary();
+    expect(new Set(vocab).size).toBe(vocab.length);
+    for (const token of ['[UNK]', 'か', '##か', 'カ', '##ー', '漢', 'a', '##1', '、']) expect(vocab).toContain(token);
+  });
+});
+
+describe('real transformers.js catalog entries', () => {
+  const real = catalog.models.filter((m) => m.engine === 'transformers' && m.kind === 'real');
+
+  it('list a multilingual reranker, an LFM2-family and a Qwen-family scorer, each with a licence', () => {
+    expect(real.map((m) => [m.task, m.source.type === 'huggingface' ? m.source.repo : null])).toEqual([
+      ['rerank', 'onnx-community/bge-reranker-v2-m3-ONNX'],
+      ['score-candidates', 'LiquidAI/LFM2.5-350M-ONNX'],
+      ['score-candidates', 'onnx-community/Qwen3-0.6B-ONNX'],
+    ]);
+    for (const model of real) expect(model.licence.length).toBeGreaterThan(5);
+  });
+
+  it('never claim a size or hash nobody measured (unpinned until downloaded and checked)', () => {
+    for (const model of real) {
+      for (const file of model.files) expect([file.path, file.bytes, file.sha256]).toEqual([file.path, null, null]);
+    }
+  });
+});
+
+describe('fixtures in the real transformers.js runtime (Node build)', () => {
+  it('rerank: tokenizes pairs, runs the cross-encoder, gives distinct finite scores', async () => {
+    const { env, AutoTokenizer, AutoModelForSequenceClassification } = await import('@huggingface/transformers');
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    env.localModelPath = fileURLToPath(new URL('public/models/', root));
+    const tokenizer = await AutoTokenizer.from_pretrained('tfjs-tiny-reranker');
+    const model = await AutoModelForSequenceClassification.from_pretrained('tfjs-tiny-reranker', { dtype: 'fp32' });
+    // Every character is a known token: no [UNK] (id 1) in a Japanese pair.
+    const encoded = tokenizer(['男性 セイネンシ', '男性 セイネンシ'], { text_pair: ['青年誌で描く', 'せいねんし'], padding: true });
+    const ids = (encoded.input_ids.tolist() as bigint[][]).flat().map(Number);
+    expect(ids).not.toContain(1);
+    expect((encoded.token_type_ids!.tolist() as bigint[][])[0].map(Number)).toContain(1);
+    const { logits } = await model(encoded);
+    expect(logits.dims).toEqual([2, 1]);
+    const [a, b] = Array.from(logits.data as Float32Array);
+    expect(Number.isFinite(a) && Number.isFinite(b) && a !== b).toBe(true);
+    await model.dispose();
+  });
+
+  it('causal LM: the KV cache path gives the same next-token logits as a full forward pass', async () => {
+    const { env, AutoTokenizer, AutoModelForCausalLM, Tensor } = await import('@huggingface/transformers');
+    env.allowRemoteModels = false;
+    env.allowLocalModels = true;
+    env.localModelPath = fileURLToPath(new URL('public/models/', root));
+    const tokenizer = await AutoTokenizer.from_pretrained('tfjs-tiny-causal-lm');
+    const model = await AutoModelForCausalLM.from_pretrained('tfjs-tiny-causal-lm', { dtype: 'fp32' });
+    const prompt = tokenizer('文脈: \n読み: カク\n変換: ');
+    const generated = (await model.generate({ ...prompt, max_new_tokens: 4, do_sample: false })) as InstanceType<typeof Tensor>;
+    const sequence = (generated.tolist() as bigint[][])[0];
+    expect(sequence.length).toBe(prompt.input_ids.dims[1] + 4);
+    // Greedy generation used the cache; a cache-free pass over the whole sequence must pick the same tokens.
+    const full = new Tensor('int64', BigInt64Array.from(sequence), [1, sequence.length]);
+    const mask = new Tensor('int64', new BigInt64Array(sequence.length).fill(1n), [1, sequence.length]);
+    const { logits } = await model({ input_ids: full, attention_mask: mask });
+    const vocab = logits.dims[2];
+    const data = logits.data as Float32Array;
+    for (let t = prompt.input_ids.dims[1]; t < sequence.length; t++) {
+      let best = 0;
+      for (let v = 1; v < vocab; v++) if (data[(t - 1) * vocab + v] > data[(t - 1) * vocab + best]) best = v;
+      expect(BigInt(best)).toBe(sequence[t]);
+    }
+    // Log-probabilities of one position sum to 1 in probability space.
+    let total = 0;
+    for (let v = 0; v < vocab; v++) total += Math.exp(logSoftmaxAt(data, 0, vocab, v));
+    expect(total).toBeCloseTo(1, 6);
+    await model.dispose();
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * The transformers.js engine adapter: `rerank` (cross-encoder: one (query, candidate) pair per candidate, one logit
+ * each) and `score-candidates` (causal LM: sum of each candidate's token log-probabilities after the prompt). The
+ * `generate` task lives in transformers-generate.ts (H6) and reuses the same loaded session.
+ *
+ * Timing: `durationMs` is the model call alone; tokenization and the log-softmax sums are reported apart in
+ * `metrics` (tokenize_ms, postprocess_ms) and together in `metrics.row_ms`, the suite's per-row latency.
+ */
+import { Tensor } from '@huggingface/transformers';
+import { logSoftmaxAt, ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
+import { sha256Hex } from '../../src/core/sha256.ts';
+import type { Engine, EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from './engine.ts';
+import { loadTransformersModel, type TransformersSession } from './transformers-loader.ts';
+
+const OUTPUT_HEAD_LENGTH = 16;
+
+interface Scored {
+  scores: number[];
+  modelMs: number;
+  tokenizeMs: number;
+  postprocessMs: number;
+  tokens: number;
+}
+
+/** Reads a logits tensor as float32 values, converting half precision (fp16 models on WebGPU) first. */
+function float32Data(tensor: Tensor): Float32Array {
+  const usable = tensor.type === 'float32' ? tensor : tensor.to('float32');
+  return usable.data as Float32Array;
+}
+
+/** The transformers.js engine: one loaded tokenizer + model. */
+export class TransformersEngine implements Engine {
+  readonly name = 'transformers' as const;
+  private session: TransformersSession | null = null;
+
+  async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadResult> {
+    const task = request.model.task;
+    if (task !== 'rerank' && task !== 'score-candidates' && task !== 'generate') {
+      throw new Error(`the transformers engine runs rerank, score-candidates and generate models, not "${task}"`);
+    }
+    const { session, result } = await loadTransformersModel(request, hooks, task === 'rerank' ? 'sequence-classification' : 'causal-lm');
+    this.session = session;
+    return result;
+  }
+
+  async run(input: EngineInput, options: RunOptions, hooks: EngineHooks): Promise<RunResult> {
+    const session = this.ready();
+    const task = (input.data as { task?: unknown } | null)?.task;
+    if (task === 'generate') {
+      // H6: the generate path plugs in here, e.g.
+      // return (await import('./transformers-generate.ts')).runTransformersGenerate(session, input, options, hooks);
+      void hooks;
+      throw new Error('transformers generate is not part of this build yet');
+    }
+    const parsed = ScoringInput.safeParse(input.data);
+    if (!parsed.success) throw new Error(`input ${input.id}: ${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`);
+    const data = parsed.data;
+    let scored: Scored;
+    if (data.task === 'rerank') {
+      if (session.kind !== 'sequence-classification') throw new Error('a rerank input needs a rerank (cross-encoder) model');
+      scored = await this.rerank(session, data);
+    } else {
+      if (session.kind !== 'causal-lm') throw new Error('a score-candidates input needs a causal LM');
+      scored = await this.scoreCandidates(session, data);
+    }
+    const raw = new Float64Array(scored.scores);
+    return {
+      durationMs: scored.modelMs,
+      output: {
+        name: 'scores',
+        dims: [scored.scores.length],
+        head: scored.scores.slice(0, OUTPUT_HEAD_LENGTH),
+        sha256: options.digest ? await sha256Hex(new Uint8Array(raw.buffer)) : null,
+      },
+      values: scored.scores,
+      metrics: {
+        tokenize_ms: scored.tokenizeMs,
+        postprocess_ms: scored.postprocessMs,
+        row_ms: scored.tokenizeMs + scored.modelMs + scored.postprocessMs,
+        tokens: scored.tokens,
+      },
+    };
+  }
+
+  async dispose(): Promise<void> {
+    const session = this.session;
+    this.session = null;
+    if (session) await session.model.dispose();
+  }
+
+  /** The loaded session, for the generate task module. */
+  currentSession(): TransformersSession {
+    return this.ready();
+  }
+
+  /**
+   * One batch of (query, candidate) pairs, padded to the longest. Score = the single logit; for a two-label head,
+   * logit[1] - logit[0] (the positive class's log-odds).
+   */
+  private async rerank(session: TransformersSession, data: RerankInput): Promise<Scored> {
+    const t0 = performance.now();
+    const encoded = session.tokenizer(new Array<string>(data.candidates.length).fill(data.query), {
+      text_pair: data.candidates,
+      padding: true,
+      truncation: true,
+    }) as Record<string, Tensor>;
+    const t1 = performance.now();
+    const output = (await session.model(encoded)) as { logits: Tensor };
+    const t2 = performance.now();
+    const logits = float32Data(output.logits);
+    const labels = output.logits.dims[1] ?? 1;
+    const scores = data.candidates.map((_, i) => (labels === 1 ? logits[i] : logits[i * labels + 1] - logits[i * labels]));
+    const tokens = encoded.input_ids.dims.reduce((a, b) => a * b, 1);
+    for (const tensor of [...Object.values(encoded), output.logits]) tensor.dispose();
+    return { scores, modelMs: t2 - t1, tokenizeMs: t1 - t0, postprocessMs: performance.now() - t2, tokens };
+  }
+
+  /**
+   * One batch of prompt + candidate sequences (right-padded, so every row's prompt positions are identical), scored
+   * as the sum of log p(token | everything before it) over the candidate's tokens followed by the end-of-sequence
+   * token. The EOS term makes the model also say the candidate is complete, and gives an empty candidate a real
+   * score instead of the impossible maximum 0.
+   */
+  private async scoreCandidates(session: TransformersSession, data: ScoreCandidatesInput): Promise<Scored> {
+    const t0 = performance.now();
+    const { tokenizer } = session;
+    const prompt = tokenizer.encode(data.prompt, { add_special_tokens: true });
+    if (prompt.length === 0) throw new Error('the scoring prompt encodes to no tokens (nothing to condition on)');
+    const eos = tokenizer.eos_token_id;
+    const continuations = data.candidates.map((c) => {
+      const ids = tokenizer.encode(c, { add_special_tokens: false });
+      return eos === undefined || eos === null ? ids : [...ids, eos];
+    });
+    const length = prompt.length + Math.max(...continuations.map((c) => c.length));
+    const pad = tokenizer.pad_token_id ?? 0;
+    const ids = new BigInt64Array(continuations.length * length);
+    const mask = new BigInt64Array(continuations.length * length);
+    continuations.forEach((cont, row) => {
+      const sequence = [...prompt, ...cont];
+      for (let t = 0; t < length; t++) {
+        ids[row * length + t] = BigInt(t < sequence.length ? sequence[t] : pad);
+        mask[row * length + t] = t < sequence.length ? 1n : 0n;
+      }
+    });
+    const dims = [continuations.length, length];
+    const inputIds = new Tensor('int64', ids, dims);
+    const attentionMask = new Tensor('int64', mask, dims);
+    const t1 = performance.now();
+    const output = (await session.model({ input_ids: inputIds, attention_mask: attentionMask })) as Record<string, Tensor>;
+    const t2 = performance.now();
+    const logits = float32Data(output.logits);
+    const vocab = output.logits.dims[2];
+    const scores = continuations.map((cont, row) => {
+      let sum = 0;
+      // The token at position p is predicted by the logits at position p - 1.
+      cont.forEach((token, j) => {
+        const position = prompt.length + j - 1;
+        sum += logSoftmaxAt(logits, (row * length + position) * vocab, vocab, token);
+      });
+      return sum;
+    });
+    for (const tensor of [inputIds, attentionMask, ...Object.values(output)]) tensor.dispose?.();
+    return { scores, modelMs: t2 - t1, tokenizeMs: t1 - t0, postprocessMs: performance.now() - t2, tokens: ids.length };
+  }
+
+  private ready(): TransformersSession {
+    if (this.session === null) throw new Error('no transformers.js model is loaded: load a model first');
+    return this.session;
+  }
+}

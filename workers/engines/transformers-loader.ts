@@ -1,0 +1,207 @@
+/**
+ * Loading a catalog model into transformers.js (@huggingface/transformers), shared by every transformers task
+ * (rerank and score-candidates here, generate in transformers-generate.ts).
+ *
+ * How files reach the runtime: the shared `fetchModelFiles` downloads every catalog file (progress, SHA-256,
+ * refusal of a changed byte), then transformers.js is pointed at the model's real location (the page's own
+ * `models/` folder, or the Hugging Face repo at its pinned revision) with `env.fetch` replaced by a hook that
+ * answers exactly those URLs from the verified bytes. So transformers.js builds its usual URLs, but it never sees
+ * a byte the receipt did not hash, and a file the catalog does not list is answered 404 and reported.
+ *
+ * One onnxruntime-web copy: transformers.js imports `onnxruntime-web/webgpu`, the same entry the ORT adapter uses
+ * (package.json `overrides` removes transformers' nested copy); its runtime files are served from the page's origin.
+ */
+import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer, env, LogLevel, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
+import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
+import { redactUrl } from '../../src/core/redact.ts';
+import { fetchModelFiles, type FetchedModel } from '../model-fetch.ts';
+import { RouteError, type EngineHooks, type LoadRequest, type LoadResult } from './engine.ts';
+
+/** Which transformers.js auto class a task needs. */
+export type TransformersModelKind = 'sequence-classification' | 'causal-lm';
+
+/** A loaded model, for the task code (rerank / score / generate) to use. */
+export interface TransformersSession {
+  tokenizer: PreTrainedTokenizer;
+  model: PreTrainedModel;
+  kind: TransformersModelKind;
+}
+
+/** The version string recorded in receipts: transformers.js plus the onnxruntime-web it runs on. */
+export function transformersVersion(): string {
+  const ortVersion = (env.backends.onnx as { versions?: { web?: string } }).versions?.web ?? 'unknown';
+  return `${env.version} (onnxruntime-web ${ortVersion})`;
+}
+
+/** ORT's default thread count (half the cores, at most 4), made explicit so the receipt can record it. */
+function defaultThreads(): number {
+  return Math.min(4, Math.ceil((navigator.hardwareConcurrency || 1) / 2));
+}
+
+/** Why WebGPU cannot run here, or null when an adapter was granted (checked before the runtime, so the reason is ours). */
+async function webgpuUnavailableReason(): Promise<string | null> {
+  // Same check as the ORT adapter; kept here too so this engine does not import the ORT adapter's module.
+  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
+  if (!gpu) return 'WebGPU is not available: navigator.gpu is missing in this browser';
+  try {
+    const adapter = await gpu.requestAdapter();
+    return adapter ? null : 'WebGPU is not available: navigator.gpu exists but no adapter was granted';
+  } catch (error) {
+    return `WebGPU is not available: requestAdapter failed (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
+/**
+ * Where transformers.js should look for `model`: the id it is given, the revision, and the environment switches.
+ * Page-origin models load as local models (`allowRemoteModels` off, `localModelPath` = the folder's parent path on
+ * this origin, an absolute path, not a URL: transformers.js mis-joins an http URL there); Hugging Face models load as
+ * remote models at their pinned revision ('main' only when the catalog pins none, and the receipt then says unpinned).
+ */
+function locate(model: CatalogModel, pageBaseUrl: string): { id: string; revision: string; local: boolean; localModelPath: string | null } {
+  if (model.source.type === 'page-origin') {
+    const folder = model.source.base_path.replace(/\/$/, '');
+    const slash = folder.lastIndexOf('/');
+    const parent = slash === -1 ? '' : `${folder.slice(0, slash)}/`;
+    return { id: folder.slice(slash + 1), revision: 'main', local: true, localModelPath: new URL(parent, pageBaseUrl).pathname };
+  }
+  return { id: model.source.repo, revision: model.source.revision ?? 'main', local: false, localModelPath: null };
+}
+
+/**
+ * Builds the `env.fetch` replacement: answers the catalog's URLs from verified bytes (honouring a `Range` header,
+ * which transformers.js uses for size probes), and answers anything else 404 while recording it.
+ * @param urls absolute file URL -> verified bytes
+ * @param pageBaseUrl base for the relative paths transformers.js passes for local models
+ * @param unlisted collects every URL that was asked for but is not in the catalog (redacted)
+ */
+function servingFetch(urls: Map<string, Uint8Array>, pageBaseUrl: string, unlisted: string[]) {
+  return async (input: string | URL, init?: RequestInit): Promise<Response> => {
+    const url = new URL(String(input), pageBaseUrl).href;
+    const bytes = urls.get(url);
+    if (bytes === undefined) {
+      unlisted.push(redactUrl(url));
+      return new Response(null, { status: 404, statusText: 'not in the model catalog' });
+    }
+    const range = new Headers(init?.headers).get('range');
+    const match = range ? /^bytes=(\d+)-(\d*)$/.exec(range) : null;
+    if (match) {
+      const start = Number(match[1]);
+      const end = match[2] === '' ? bytes.byteLength - 1 : Math.min(Number(match[2]), bytes.byteLength - 1);
+      return new Response(bytes.slice(start, end + 1), {
+        status: 206,
+        headers: { 'content-length': String(end + 1 - start), 'content-range': `bytes ${start}-${end}/${bytes.byteLength}` },
+      });
+    }
+    // A copy, so the runtime may transfer or detach it without touching the verified original.
+    return new Response(bytes.slice(), { status: 200, headers: { 'content-length': String(bytes.byteLength) } });
+  };
+}
+
+/**
+ * Fetches, verifies and loads `request.model` on the requested route.
+ * @param request model, route, threads, dtype override, fallback permission
+ * @param hooks `onProgress` for the download, `onStage` for fetch / session
+ * @param kind which auto class to load (sequence classification for rerankers, causal LM for scoring / generation)
+ * @returns the live session and the facts for the receipt
+ * @throws IntegrityError when a file differs from its pin; RouteError when no route could create the session
+ */
+export async function loadTransformersModel(
+  request: LoadRequest,
+  hooks: EngineHooks,
+  kind: TransformersModelKind,
+): Promise<{ session: TransformersSession; result: LoadResult }> {
+  const { model, pageBaseUrl } = request;
+  // Runtime settings hold for the worker's life (the wasm backend initialises once): the page uses a fresh worker
+  // per cold run, which is also why a thread count can be honoured.
+  const threadsEffective = self.crossOriginIsolated ? (request.threads ?? defaultThreads()) : 1;
+  const wasm = (env.backends.onnx as { wasm: { wasmPaths: unknown; numThreads: number; proxy: boolean } }).wasm;
+  wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href };
+  wasm.numThreads = threadsEffective;
+  wasm.proxy = false;
+  env.logLevel = LogLevel.ERROR;
+  // No Cache API and no blob-URL wasm factory: a cold run must fetch for real, and the CSP allows no blob: scripts.
+  env.useBrowserCache = false;
+  env.useWasmCache = false;
+  env.useCustomCache = false;
+  env.useFSCache = false;
+
+  hooks.onStage?.('fetch', 'start');
+  const fetched: FetchedModel = await fetchModelFiles(model, pageBaseUrl, hooks);
+  hooks.onStage?.('fetch', 'end');
+
+  const where = locate(model, pageBaseUrl);
+  env.allowLocalModels = where.local;
+  env.allowRemoteModels = !where.local;
+  if (where.localModelPath !== null) env.localModelPath = where.localModelPath;
+  const urls = new Map<string, Uint8Array>();
+  model.files.forEach((file, index) => urls.set(modelFileUrl(model, file, pageBaseUrl), fetched.buffers[index]));
+  const unlisted: string[] = [];
+  env.fetch = servingFetch(urls, pageBaseUrl, unlisted);
+
+  const dtype = request.dtype ?? model.dtype ?? 'fp32';
+  hooks.onStage?.('session', 'start');
+  const sessionStarted = performance.now();
+  const attempts: RouteAttempt[] = [];
+  let session: TransformersSession | null = null;
+  const tryEp = async (ep: ExecutionProvider): Promise<boolean> => {
+    const started = performance.now();
+    const threads = threadsEffective;
+    if (ep === 'webgpu') {
+      const reason = await webgpuUnavailableReason();
+      if (reason) {
+        attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
+        return false;
+      }
+    }
+    try {
+      const options = { revision: where.revision, local_files_only: where.local };
+      const tokenizer = await AutoTokenizer.from_pretrained(where.id, options);
+      const Auto = kind === 'causal-lm' ? AutoModelForCausalLM : AutoModelForSequenceClassification;
+      // `dtype` picks the file (fp32 -> onnx/model.onnx, q8 -> model_quantized.onnx, q4 -> model_q4.onnx, ...).
+      const loaded = await Auto.from_pretrained(where.id, { ...options, device: ep, dtype: dtype as 'fp32' });
+      session = { tokenizer, model: loaded, kind };
+      attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
+      return true;
+    } catch (error) {
+      const extra = unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : '';
+      const reason = `session creation on ${ep} failed: ${error instanceof Error ? error.message : String(error)}${extra}`;
+      attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
+      return false;
+    }
+  };
+
+  let completedEp: ExecutionProvider | null = null;
+  let fallbackReason: string | null = null;
+  if (await tryEp(request.ep)) {
+    completedEp = request.ep;
+  } else if (request.allowFallback && request.ep !== 'wasm') {
+    if (await tryEp('wasm')) {
+      completedEp = 'wasm';
+      fallbackReason = attempts[0].reason;
+    }
+  }
+  if (completedEp === null || session === null) {
+    const first = attempts[0]?.reason ?? 'unknown failure';
+    const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
+    throw new RouteError(`${first}${hint}`, attempts);
+  }
+  const sessionMs = performance.now() - sessionStarted;
+  hooks.onStage?.('session', 'end');
+  return {
+    session,
+    result: {
+      engine: { name: 'transformers', version: transformersVersion() },
+      attempts,
+      completedEp,
+      fallbackReason,
+      threadsEffective,
+      files: fetched.files,
+      integrity: fetched.integrity,
+      fetchMs: fetched.fetchMs,
+      sessionMs,
+    },
+  };
+}
