@@ -33,7 +33,7 @@ describe('budget profiles', () => {
 });
 
 describe('memory fit', () => {
-  const qwen = findLlmConfig(BUILTIN_LLM_CONFIGS, 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC')!;
+  const qwen = findLlmConfig(BUILTIN_LLM_CONFIGS, 'webllm-qwen2.5-0.5b-instruct-q4f16_1')!;
 
   it("matches hand-computed values for Qwen2.5-0.5B's published config", () => {
     expect(qwen).not.toBeNull();
@@ -52,6 +52,13 @@ describe('memory fit', () => {
     expect(DEFAULT_MEMORY_BUDGET_BYTES).toBe(8_589_934_592);
   });
 
+  it("uses Qwen3-0.6B's explicit head_dim (128, not 1024 / 16)", () => {
+    const qwen3 = findLlmConfig(BUILTIN_LLM_CONFIGS, 'qwen3-0.6b-q4')!;
+    // 2 * 28 layers * 8 KV heads * 128 * 8192 * 2 bytes = 939,524,096; 596,049,920 params * 4 bits / 8 = 298,024,960
+    expect(kvCacheBytes(qwen3, 8192)).toBe(939_524_096);
+    expect(memoryFit(qwen3)).toMatchObject({ weights_bytes: 298_024_960, total_bytes: 1_237_549_056, fits: true });
+  });
+
   it('uses an explicit head_dim, and says when a model does not fit', () => {
     const big: LlmConfig = { ...qwen, model_ids: ['big'], num_hidden_layers: 80, num_key_value_heads: 8, head_dim: 128, parameters: 70e9, weight_bits: 4 };
     // 2 * 80 * 8 * 128 * 8192 * 2 = 2,684,354,560; weights 35e9
@@ -65,11 +72,11 @@ describe('memory fit', () => {
 
   it('is shown beside a target of a known LLM, marked fits-but-failed when its runs failed there', async () => {
     const s = new ReceiptsSummarizer();
-    s.addReceipt(buildReceipt({ kind: 'cold', modelId: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC' }));
-    s.addReceipt(buildReceipt({ kind: 'cold', modelId: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC', failed: { stage: 'session', reason: 'device lost' } }));
+    s.addReceipt(buildReceipt({ kind: 'cold', modelId: 'webllm-qwen2.5-0.5b-instruct-q4f16_1' }));
+    s.addReceipt(buildReceipt({ kind: 'cold', modelId: 'webllm-qwen2.5-0.5b-instruct-q4f16_1', failed: { stage: 'session', reason: 'device lost' } }));
     s.addReceipt(buildReceipt({ kind: 'cold' }));
     const summary = await s.finish();
-    const llm = summary.targets.filter((t) => t.identity.model.id.startsWith('Qwen'));
+    const llm = summary.targets.filter((t) => t.identity.model.id.startsWith('webllm-qwen'));
     expect(llm.map((t) => t.memory_fit?.status)).toEqual(['fits-but-failed', 'fits-but-failed']);
     expect(llm[0].memory_fit?.estimate.total_bytes).toBe(347_679_680);
     expect(summary.targets.find((t) => t.identity.model.id === 'fixture-tiny')!.memory_fit).toBeNull();
