@@ -230,7 +230,7 @@ describe('WebLlmEngine run (contract test with a fake MLC engine)', () => {
     { afterMs: 50, chunk: chunk('。', 'stop') },
     { afterMs: 10, chunk: chunk(null, null, usage) },
   ];
-  const step = { prompt_id: 'ja-1', text: '挨拶して', max_new_tokens: 64, temperature: 0.1, seed: 29 };
+  const step = { task: 'generate' as const, prompt_id: 'ja-1', text: '挨拶して', max_new_tokens: 64, temperature: 0.1, seed: 29 };
 
   it('times the stream with its own clock and keeps usage.extra beside it with the difference', async () => {
     const { engine, created } = setup({ script });

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import type { TimedSample } from './generation-timing.ts';
 
 export const GenerateInput = z.strictObject({
+  /** Lets an engine that serves several tasks (transformers.js) route the input to its generate path. */
+  task: z.literal('generate'),
   prompt_id: z.string().min(1),
   /** The user turn; the engine applies the model's chat template. */
   text: z.string().min(1),

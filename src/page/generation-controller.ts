@@ -1,0 +1,348 @@
+/**
+ * Runs a generation run through a fresh bench worker and turns it into a validated generation receipt plus the
+ * separate answers artifact.
+ *
+ * Steps: 1. probe; 2. fresh worker; 3. load the model (cold load, timed apart); 4. one untimed warm-up;
+ * 5. every measured prompt in the versioned order, once per repetition, with the repetition's seed (a failed prompt
+ * is recorded and the run goes on; a crashed or hung worker ends it); 6. assemble and validate.
+ * Every worker call runs under a stage time limit (worker-client.ts), so a dead worker never freezes the page.
+ */
+import type { CatalogModel } from '../core/catalog.ts';
+import type { GenerateInput } from '../core/generation/generate-input.ts';
+import { GENERATION_ANSWERS_SCHEMA, GenerationAnswers, type GenerationAnswer } from '../core/generation/generation-answers.ts';
+import { buildGenerationPlan, ENGINE_SEED_CONTROL, type GenerationStep } from '../core/generation/generation-plan.ts';
+import {
+  checkGenerationReceipt,
+  GENERATION_RECEIPT_SCHEMA,
+  GenerationReceipt,
+  summarizeGeneration,
+  type GenerationError,
+  type GenerationSample,
+} from '../core/generation/generation-receipt.ts';
+import { parsePromptSet, type PromptSet } from '../core/generation/prompt-set.ts';
+import { redactUrl, redactUrlsInText } from '../core/redact.ts';
+import type { Capabilities, RouteAttempt, Stage } from '../core/receipt.ts';
+import { sha256Hex } from '../core/sha256.ts';
+import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
+import type { FetchProgress } from '../../workers/engines/engine.ts';
+import { LifecycleRecorder } from './lifecycle.ts';
+import type { StageLimits } from './run-controller.ts';
+import { WorkerFailure, WorkerHandle } from './worker-client.ts';
+
+/** A prompt set as the page loaded it: parsed, plus the SHA-256 of the exact bytes. */
+export interface LoadedPromptSet {
+  set: PromptSet;
+  sha256: string;
+}
+
+/**
+ * Fetches `prompts/<id>.json` from the page's origin, hashes the bytes and parses them.
+ * @param pageBaseUrl the page's base URL (ends in "/")
+ * @param id the prompt set id (the file name without .json)
+ * @throws Error with a one-line `<file>: <place>: <problem>` message
+ */
+export async function loadPromptSet(pageBaseUrl: string, id: string): Promise<LoadedPromptSet> {
+  const fileName = `prompts/${id}.json`;
+  const response = await fetch(new URL(fileName, pageBaseUrl), { cache: 'no-store', credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`${fileName}: (root): answered HTTP ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(`${fileName}: (root): is not valid UTF-8`);
+  }
+  const set = parsePromptSet(text, fileName);
+  if (set.id !== id) throw new Error(`${fileName}: id: is "${set.id}", expected "${id}"`);
+  return { set, sha256: await sha256Hex(bytes) };
+}
+
+/** What to run. */
+export interface GenerationRequest {
+  model: CatalogModel;
+  ep: 'wasm' | 'webgpu';
+  threads: number | null;
+  allowFallback: boolean;
+  prompts: LoadedPromptSet;
+  /** 1 to 3 (one declared seed each). */
+  repetitions: number;
+}
+
+/** How the UI follows a generation run. */
+export interface GenerationUiHooks {
+  onPhase?(phase: 'probe' | 'load' | 'warmup' | 'measured' | 'done' | 'failed'): void;
+  onProgress?(progress: FetchProgress): void;
+  /** After each measured step: steps done / total and the sample (numbers only). */
+  onSample?(done: number, total: number, sample: GenerationSample): void;
+  /** Tokens generated so far in the current step (for a live counter). */
+  onToken?(tokenIndex: number): void;
+}
+
+/** Page facts the controller needs (the same shape the device-run controller takes). */
+export interface GenerationEnvironment {
+  pageBaseUrl: string;
+  pageUrl: () => string;
+  probe: () => Promise<Capabilities>;
+  limits: StageLimits;
+  app: { version: string; commit: string | null };
+}
+
+/** A finished generation run: the receipt (validated), the answers (only offered on request) and any problems. */
+export interface GenerationRunResult {
+  receipt: GenerationReceipt;
+  answers: GenerationAnswers;
+  /** Schema or invariant problems (`path: message`); empty for a receipt fit to download. */
+  problems: string[];
+}
+
+function stageOf(stage: Stage | null): GenerationError['stage'] {
+  return stage === 'probe' ? 'gate' : 'load';
+}
+
+/** Runs generation runs; one at a time, each in its own fresh worker. */
+export class GenerationController {
+  private handle: WorkerHandle | null = null;
+  private running = false;
+
+  /** @param env page facts (base URL, probe, stage limits, app version) */
+  constructor(private readonly env: GenerationEnvironment) {}
+
+  /** The current worker, for test hooks. */
+  get worker(): WorkerHandle | null {
+    return this.handle;
+  }
+
+  /**
+   * Runs `request`; never throws for an engine or worker failure (the receipt says `failed` with the reason).
+   * @param request model, route, prompt set and repetitions
+   * @param ui progress hooks
+   */
+  async run(request: GenerationRequest, ui: GenerationUiHooks = {}): Promise<GenerationRunResult> {
+    if (this.running) throw new Error('a generation run is already in progress');
+    this.running = true;
+    try {
+      return await this.runInner(request, ui);
+    } finally {
+      this.running = false;
+      this.handle?.terminate('generation run finished');
+      this.handle = null;
+    }
+  }
+
+  private async runInner(request: GenerationRequest, ui: GenerationUiHooks): Promise<GenerationRunResult> {
+    const { env } = this;
+    const { set } = request.prompts;
+    const lifecycle = new LifecycleRecorder();
+    lifecycle.start();
+    const engineName = request.model.engine;
+    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_SEED_CONTROL[engineName]);
+    const measuredTotal = plan.steps.length - 1;
+    const samples: GenerationSample[] = [];
+    const answers: GenerationAnswer[] = [];
+    const errors: GenerationError[] = [];
+    let engine = { name: engineName, version: 'unknown' };
+    let attempts: RouteAttempt[] = [];
+    let completedEp: 'wasm' | 'webgpu' | null = null;
+    let fallbackReason: string | null = null;
+    let threadsEffective: number | null = null;
+    let files: GenerationReceipt['model']['files'] = [];
+    let integrity: GenerationReceipt['model']['integrity'] = 'not-loaded';
+    let loadMs: number | null = null;
+    let warmupMs: number | null = null;
+    let fatal: string | null = null;
+
+    // 1. Probe.
+    ui.onPhase?.('probe');
+    const capabilities = await env.probe();
+    try {
+      // 2. A fresh worker: a generation run's cold load is always a real load.
+      this.handle = new WorkerHandle();
+      const handle = this.handle;
+      await handle.syncClock(env.limits.probe);
+      const toPage = (a: RouteAttempt): RouteAttempt => ({ ...a, started_at_ms: a.started_at_ms + handle.clockOffsetMs, ended_at_ms: a.ended_at_ms + handle.clockOffsetMs });
+      const hooks = handle.proxy({
+        onProgress: (p: FetchProgress) => ui.onProgress?.(p),
+        onStage: (stage: Stage, phase: 'start' | 'end') => {
+          if (phase === 'start') handle.enterStage(stage);
+        },
+        onToken: (i: number) => ui.onToken?.(i),
+      });
+      const limitFor = (stage: Stage) => env.limits[stage];
+
+      // 3. Load (cold; kept out of every warm statistic).
+      ui.onPhase?.('load');
+      const load = await handle.call<LoadOutcome>(
+        'probe',
+        env.limits.fetch,
+        () =>
+          handle.api.load(
+            { model: request.model, pageBaseUrl: env.pageBaseUrl, ep: request.ep, threads: request.threads, allowFallback: request.allowFallback, dtype: null },
+            hooks,
+          ),
+        limitFor,
+      );
+      if (!load.ok) {
+        attempts = load.attempts.map(toPage);
+        if (load.integrityMismatch) integrity = 'mismatch';
+        errors.push({ stage: stageOf(load.stage), prompt_id: null, repetition: null, name: load.name, message: load.message });
+        throw new StepFailed(load.message);
+      }
+      engine = load.engine;
+      attempts = load.attempts.map(toPage);
+      completedEp = load.completedEp;
+      fallbackReason = load.fallbackReason;
+      threadsEffective = load.threadsEffective;
+      files = load.files;
+      integrity = load.integrity;
+      loadMs = load.fetchMs + load.sessionMs;
+
+      const runStep = async (step: GenerationStep): Promise<RunOutcome> => {
+        const prompt = step.kind === 'warmup' ? set.warmup : set.prompts[step.prompt_index!];
+        const data: GenerateInput = { task: 'generate', prompt_id: prompt.id, text: prompt.text, max_new_tokens: plan.max_new_tokens, temperature: plan.temperature, seed: step.seed };
+        await handle.api.setInput({ id: prompt.id, data });
+        const stage: Stage = step.kind === 'warmup' ? 'warmup' : 'warm_inference';
+        return handle.call<RunOutcome>(stage, env.limits.first_inference, () => handle.api.runOnce(hooks), () => env.limits.first_inference);
+      };
+
+      // 4. One untimed warm-up (its duration is kept for the record only).
+      ui.onPhase?.('warmup');
+      const warm = await runStep(plan.steps[0]);
+      if (!warm.ok) {
+        errors.push({ stage: 'warmup', prompt_id: plan.warmup_prompt_id, repetition: null, name: warm.name, message: warm.message });
+        throw new StepFailed(`warm-up failed: ${warm.message}`);
+      }
+      warmupMs = warm.durationMs;
+
+      // 5. Measured prompts in plan order.
+      ui.onPhase?.('measured');
+      for (const step of plan.steps.slice(1)) {
+        const base = { repetition: step.repetition!, prompt_id: step.prompt_id, prompt_index: step.prompt_index!, seed: step.seed };
+        let outcome: RunOutcome;
+        try {
+          outcome = await runStep(step);
+        } catch (error) {
+          // The worker crashed or hung: this sample failed and no later step can run.
+          const message = error instanceof Error ? error.message : String(error);
+          samples.push(failedSample(base, error instanceof Error ? error.name : 'Error', message));
+          errors.push({ stage: 'measured', prompt_id: step.prompt_id, repetition: step.repetition, name: error instanceof Error ? error.name : 'Error', message });
+          throw new StepFailed(message);
+        }
+        let sample: GenerationSample;
+        if (!outcome.ok || !outcome.generation) {
+          const name = outcome.ok ? 'Error' : outcome.name;
+          const message = outcome.ok ? 'the engine returned no generation result' : outcome.message;
+          sample = failedSample(base, name, message);
+          errors.push({ stage: 'measured', prompt_id: step.prompt_id, repetition: step.repetition, name, message });
+        } else {
+          const g = outcome.generation;
+          sample = { ...base, outcome: 'ok', ...g.sample, error: null };
+          answers.push({ prompt_id: step.prompt_id, repetition: step.repetition!, seed: step.seed, text: g.text, output_tokens: g.sample.output_tokens, truncated: g.sample.truncated });
+        }
+        samples.push(sample);
+        ui.onSample?.(samples.length, measuredTotal, sample);
+      }
+      const failures = samples.filter((s) => s.outcome === 'failed').length;
+      if (failures > 0) fatal = `${failures} of ${measuredTotal} measured prompts failed`;
+    } catch (error) {
+      fatal = error instanceof StepFailed || error instanceof WorkerFailure ? error.message : `${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`;
+      if (!(error instanceof StepFailed)) {
+        const stage: GenerationError['stage'] = samples.length > 0 ? 'measured' : warmupMs !== null ? 'measured' : loadMs !== null ? 'warmup' : 'load';
+        if (!errors.some((e) => e.message === fatal)) errors.push({ stage, prompt_id: null, repetition: null, name: (error as Error)?.name ?? 'Error', message: fatal });
+      }
+    }
+    ui.onPhase?.(fatal === null ? 'done' : 'failed');
+
+    // 6. Assemble, redact, validate.
+    const receiptId = crypto.randomUUID();
+    const createdAt = new Date().toISOString();
+    const redacted = (text: string) => redactUrlsInText(text);
+    const receipt: GenerationReceipt = {
+      schema: GENERATION_RECEIPT_SCHEMA,
+      receipt_id: receiptId,
+      created_at: createdAt,
+      evidence_state: 'DEVICE_RECEIPT',
+      app: { name: 'device-receipts-bench', version: env.app.version, commit: env.app.commit, page_url: redactUrl(env.pageUrl()) },
+      engine,
+      route: {
+        requested_ep: request.ep,
+        completed_ep: completedEp,
+        fallback_reason: fallbackReason,
+        allow_fallback: request.allowFallback,
+        threads_requested: request.threads,
+        threads_effective: threadsEffective,
+        attempts: attempts.map((a) => ({ ...a, reason: a.reason === null ? null : redacted(a.reason) })),
+      },
+      model: {
+        id: request.model.id,
+        kind: request.model.kind,
+        task: request.model.task,
+        dtype: request.model.dtype,
+        source: request.model.source.type,
+        revision: request.model.source.type === 'huggingface' ? request.model.source.revision : null,
+        integrity,
+        files,
+      },
+      prompt_set: { id: set.id, version: set.version, sha256: request.prompts.sha256, measured_prompts: set.prompts.length },
+      plan: {
+        repetitions: plan.repetitions,
+        seed_control: plan.seed_control,
+        seeds: plan.seeds,
+        max_new_tokens: plan.max_new_tokens,
+        temperature: plan.temperature,
+        warmup_prompt_id: plan.warmup_prompt_id,
+      },
+      timing_source: 'page-clock',
+      cold: { load_ms: loadMs, warmup_e2e_ms: warmupMs },
+      samples,
+      summary: summarizeGeneration(samples, measuredTotal),
+      capabilities,
+      lifecycle: lifecycle.stop(),
+      errors: errors.map((e) => ({ ...e, message: redacted(e.message) })),
+      outcome: { status: fatal === null ? 'ok' : 'failed', reason: fatal === null ? null : redacted(fatal) },
+    };
+    const problems: string[] = [];
+    const parsed = GenerationReceipt.safeParse(receipt);
+    if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    else for (const p of checkGenerationReceipt(parsed.data)) problems.push(`${p.path}: ${p.message}`);
+    const answersArtifact: GenerationAnswers = {
+      schema: GENERATION_ANSWERS_SCHEMA,
+      receipt_id: receiptId,
+      created_at: createdAt,
+      engine,
+      model_id: request.model.id,
+      prompt_set: { id: set.id, version: set.version, sha256: request.prompts.sha256 },
+      answers,
+    };
+    const answersParsed = GenerationAnswers.safeParse(answersArtifact);
+    if (!answersParsed.success) problems.push(`answers: ${answersParsed.error.issues[0].message}`);
+    return { receipt, answers: answersArtifact, problems };
+  }
+}
+
+/** A failure that already has its error recorded; only the message travels up. */
+class StepFailed extends Error {
+  override name = 'StepFailed';
+}
+
+function failedSample(base: Pick<GenerationSample, 'repetition' | 'prompt_id' | 'prompt_index' | 'seed'>, name: string, message: string): GenerationSample {
+  return {
+    ...base,
+    outcome: 'failed',
+    prompt_tokens: null,
+    output_tokens: null,
+    truncated: null,
+    ttft_ms: null,
+    e2e_ms: null,
+    prefill_tokens_per_s: null,
+    decode_tokens_per_s: null,
+    engine_reported: null,
+    clock_minus_engine: null,
+    error: { name, message: redactUrlsInText(message) },
+  };
+}
+
+/** A readable file name: drb-<engine>-<ep>-generation-<timestamp>.json (or -answers-). */
+export function generationFileName(receipt: GenerationReceipt, kind: 'generation' | 'answers'): string {
+  const stamp = receipt.created_at.replace(/[:.]/g, '-');
+  return `drb-${receipt.engine.name}-${receipt.route.requested_ep}-${kind}-${stamp}.json`;
+}
