@@ -12,10 +12,12 @@ function exactPValue(better: number, worse: number): number {
     if (i > 0) choose = (choose * BigInt(n - i + 1)) / BigInt(i);
     tail += choose;
   }
-  // Scale to keep 60 significant bits before converting the ratio to a double.
+  const numerator = 2n * tail;
   const denominator = 1n << BigInt(n);
-  const scaled = (2n * tail * (1n << 60n)) / denominator;
-  return Math.min(1, Number(scaled) / 2 ** 60);
+  if (numerator >= denominator) return 1;
+  // Keep 64 significant bits of the ratio before converting it to a double.
+  const shift = n - numerator.toString(2).length + 64;
+  return Number((numerator << BigInt(shift)) / denominator) * 2 ** -shift;
 }
 
 describe('signTestPValue', () => {
@@ -44,7 +46,7 @@ describe('signTestPValue', () => {
 
   it('matches exact BigInt arithmetic for small and large runs without overflow or underflow', () => {
     for (const [better, worse] of [
-      [5, 12], [40, 60], [500, 560], [3000, 3100], [5000, 5100], [20000, 20500], [1200, 0],
+      [5, 12], [40, 60], [500, 500], [480, 520], [700, 300], [500, 560], [3000, 3100], [5000, 5100], [20000, 20500], [1200, 0],
     ]) {
       const p = signTestPValue(better, worse);
       const exact = exactPValue(better, worse);

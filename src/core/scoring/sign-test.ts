@@ -16,9 +16,20 @@ export function signTestPValue(better: number, worse: number): number {
   const n = better + worse;
   if (n === 0) return 1;
   const k = Math.min(better, worse);
-  // Why log space: 2^-n underflows to 0 for n > 1074 and C(n, k) overflows near n = 1030, so neither the pmf nor
-  // the binomial coefficient can be formed directly for large runs. We sum pmf(i) = exp(log C(n, i) - n log 2)
-  // for i = 0..k with log-sum-exp, building log C(n, i) from log C(n, i-1) + log((n-i+1)/i).
+  // Up to n = 1000, 2^-n is a normal double, so the pmf can be built directly from pmf(0) = 2^-n with
+  // pmf(i) = pmf(i-1) * (n-i+1) / i: each step rounds once, and small cases come out exact (n = 7, k = 1 gives 0.125).
+  if (n <= 1000) {
+    let pmf = 2 ** -n;
+    let tail = pmf;
+    for (let i = 1; i <= k; i++) {
+      pmf = (pmf * (n - i + 1)) / i;
+      tail += pmf;
+    }
+    return Math.min(1, 2 * tail);
+  }
+  // Why log space beyond that: 2^-n underflows to 0 for n > 1074 and C(n, k) overflows near n = 1030, so neither the
+  // pmf nor the binomial coefficient can be formed directly. We sum pmf(i) = exp(log C(n, i) - n log 2) for
+  // i = 0..k with log-sum-exp, building log C(n, i) from log C(n, i-1) + log((n-i+1)/i).
   const logHalfPowerN = -n * Math.LN2;
   let logChoose = 0; // log C(n, 0)
   const logTerms: number[] = [logHalfPowerN];
@@ -30,6 +41,5 @@ export function signTestPValue(better: number, worse: number): number {
   for (const value of logTerms) if (value > maxLog) maxLog = value;
   let sum = 0;
   for (const value of logTerms) sum += Math.exp(value - maxLog);
-  const tail = Math.exp(maxLog + Math.log(sum));
-  return Math.min(1, 2 * tail);
+  return Math.min(1, 2 * Math.exp(maxLog + Math.log(sum)));
 }
