@@ -47,10 +47,8 @@ export class TransformersEngine implements Engine {
     const session = this.ready();
     const task = (input.data as { task?: unknown } | null)?.task;
     if (task === 'generate') {
-      // H6: the generate path plugs in here, e.g.
-      // return (await import('./transformers-generate.ts')).runTransformersGenerate(session, input, options, hooks);
-      void hooks;
-      throw new Error('transformers generate is not part of this build yet');
+      // Streamed generation lives in its own module (H6), on this same loaded session.
+      return (await import('./transformers-generate.ts')).runTransformersGenerate(session, input, options, hooks);
     }
     const parsed = ScoringInput.safeParse(input.data);
     if (!parsed.success) throw new Error(`input ${input.id}: ${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`);
