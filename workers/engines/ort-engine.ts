@@ -71,6 +71,8 @@ export class OrtEngine implements Engine {
         this.session = await ort.InferenceSession.create(fetched.buffers[0], {
           executionProviders: [ep],
           graphOptimizationLevel: 'all',
+          // Errors only: the "nodes not assigned to the preferred EP" warning is expected on webgpu (shape ops on CPU).
+          logSeverityLevel: 3,
         });
         attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
         return true;

@@ -1,0 +1,33 @@
+/**
+ * Builds the page ONCE for the whole e2e project into a fresh temp folder (never the shared dist/, which other
+ * builds may be writing) and provides its path to every test file as `inject('distDir')`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The built page, served by each test file with src/node/static-server.ts. */
+    distDir: string;
+  }
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dir = await mkdtemp(join(tmpdir(), 'drb-e2e-dist-'));
+  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`vite build for the e2e tests failed:\n${result.stdout}\n${result.stderr}`);
+  project.provide('distDir', dir);
+  return async () => {
+    await rm(dir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Helpers for page e2e tests: serve the build from global-setup on port 0, open the page in a fresh headless
+ * Chromium, wait for the automation contract's done/failed signal, and check receipts by schema + invariants.
+ */
+import { inject } from 'vitest';
+import type { Page } from 'playwright-core';
+import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
+import { DeviceReceipt } from '../../src/core/receipt.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
+import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
+
+/** A served build plus a browser; `close()` stops both. */
+export interface PageEnv {
+  server: StaticServer;
+  browser: LaunchedChromium;
+  /** Every request path the server answered, with its status. */
+  requests: Array<{ path: string; status: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the e2e build and launches Chromium.
+ * @param options.webgpu launch with --enable-unsafe-webgpu (SwiftShader adapter)
+ */
+export async function startPageEnv(options: { webgpu?: boolean } = {}): Promise<PageEnv> {
+  const requests: PageEnv['requests'] = [];
+  const server = await startStaticServer({ dir: inject('distDir'), onRequest: (_m, path, status) => requests.push({ path, status }) });
+  const browser = await launchChromium({ webgpu: options.webgpu });
+  return {
+    server,
+    browser,
+    requests,
+    close: async () => {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+/**
+ * Opens the page with `query` and waits until `data-drb-state` is done or failed; returns the state.
+ * @param env the served build and browser
+ * @param query URL query (and fragment) after the page URL, e.g. `?autorun=cold`
+ */
+export async function openAndWait(env: PageEnv, query: string, timeoutMs = 150_000): Promise<{ page: Page; state: string }> {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.server.url}${query}`);
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: timeoutMs,
+  });
+  const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
+  return { page, state };
+}
+
+/** The receipts the page produced (`window.drbReceipts`). */
+export async function pageReceipts(page: Page): Promise<DeviceReceipt[]> {
+  return page.evaluate(() => window.drbReceipts);
+}
+
+/** Schema problems and invariant problems of `value` as readable lines (empty = valid). */
+export function receiptProblems(value: unknown): string[] {
+  const parsed = DeviceReceipt.safeParse(value);
+  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  return checkReceiptInvariants(parsed.data).map((p) => `${p.path}: ${p.message}`);
+}
