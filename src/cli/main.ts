@@ -12,6 +12,7 @@ const commandModules: Array<() => Promise<{ register: (program: Command) => void
   () => import('./receipts.ts'),
   () => import('./score.ts'),
   () => import('./compare.ts'),
+  () => import('./schemas.ts'),
   () => import('./fixtures.ts'),
   () => import('./serve.ts'),
 ];

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { AjimeeItemsFile, GenericItemsFile } from './items.ts';
 import { PredictionsFile } from './predictions.ts';
+import { CompareReport } from '../scoring/compare-report.ts';
+import { ScoreReport } from '../scoring/score-report.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -11,6 +13,8 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'items-generic.schema.json', schema: GenericItemsFile.meta({ title: 'drb generic items file' }) },
   { fileName: 'items-ajimee.schema.json', schema: AjimeeItemsFile.meta({ title: 'AJIMEE-Bench evaluation_items.json (fields drb reads)' }) },
   { fileName: 'predictions.schema.json', schema: PredictionsFile.meta({ title: 'drb predictions file' }) },
+  { fileName: 'score-report.schema.json', schema: ScoreReport.meta({ title: 'drb.score-report.v2 (drb score)' }) },
+  { fileName: 'compare-report.schema.json', schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }) },
 ];
 
 /**

@@ -1,0 +1,42 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { renderJsonSchemaFiles } from '../core/artifacts/json-schemas.ts';
+import { CliError } from './cli-error.ts';
+import { setExitCode } from './main.ts';
+
+/**
+ * Registers `drb schemas`: writes the published JSON Schema files (generated from the zod schemas registered in
+ * src/core/artifacts/json-schemas.ts) into docs/schemas/, or with --check reports which committed files are stale.
+ * @param program the root command
+ */
+export function register(program: Command): void {
+  program
+    .command('schemas')
+    .description('Regenerate the JSON Schema files under docs/schemas/ from the zod sources (or --check them).')
+    .option('--out <dir>', 'directory to write into', 'docs/schemas')
+    .option('--check', 'write nothing; exit 1 when a committed file differs from the generated one')
+    .action((flags: { out: string; check?: boolean }, command: Command) => {
+      const files = renderJsonSchemaFiles();
+      if (flags.check) {
+        const stale = files.filter(({ fileName, text }) => {
+          try {
+            return readFileSync(join(flags.out, fileName), 'utf8') !== text;
+          } catch {
+            return true;
+          }
+        });
+        for (const { fileName } of stale) process.stderr.write(`${join(flags.out, fileName)}: $: missing or stale; run \`npx drb schemas\`\n`);
+        if (stale.length > 0) setExitCode(command, 1);
+        else process.stdout.write(`${files.length} schema files up to date in ${flags.out}\n`);
+        return;
+      }
+      try {
+        mkdirSync(flags.out, { recursive: true });
+        for (const { fileName, text } of files) writeFileSync(join(flags.out, fileName), text);
+      } catch (error) {
+        throw new CliError(`${flags.out}: $: cannot write the schema files (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+      process.stdout.write(`wrote ${files.length} schema files to ${flags.out}\n`);
+    });
+}
