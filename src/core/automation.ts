@@ -8,10 +8,11 @@
  * Table-driven so later run kinds extend it in one place: add a value to `AUTORUN_VALUES` and, for a new parameter,
  * one entry in `PARAMS` plus its field in `AutomationSettings` and `DEFAULT_SETTINGS`.
  */
+import { parseRouteSpec, ROUTE_SPEC_EXPECTED, type RouteSpec } from './comparison/route-spec.ts';
 import { EngineName, ExecutionProvider } from './receipt.ts';
 
 /** Values `autorun` accepts (comma-separated, each at most once, run in the given order). */
-export const AUTORUN_VALUES: string[] = ['cold', 'warm'];
+export const AUTORUN_VALUES: string[] = ['cold', 'warm', 'compare', 'generate', 'suite'];
 
 /** The settings the page runs with; every field has a default, so a page with no parameters is valid. */
 export interface AutomationSettings {
@@ -29,6 +30,19 @@ export interface AutomationSettings {
   stageTimeoutMs: number | null;
   /** Exposes `window.drbTest` (crash / kill the worker) for end-to-end tests. */
   testHooks: boolean;
+  /** autorun=generate: prompt set id (public/prompts/<id>.json) and repetitions (1-3, seeds 17/29/41). */
+  prompts: string;
+  reps: number;
+  /** autorun=compare: the routes, the baseline route id (null = the first route), rounds, schedule seed, tolerance. */
+  compareRoutes: readonly RouteSpec[];
+  baseline: string | null;
+  rounds: number;
+  seed: number;
+  tolerance: number;
+  /** autorun=suite: the shipped suite id (public/suites/<id>/; null = the demo suite) and the abstention threshold
+   *  (top-1 minus top-2 score; null = never abstain on margin). */
+  suite: string | null;
+  minMargin: number | null;
 }
 
 export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
@@ -41,6 +55,19 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   allowFallback: false,
   stageTimeoutMs: null,
   testHooks: false,
+  prompts: 'drb-gen-ja-en-v1',
+  reps: 3,
+  compareRoutes: Object.freeze([
+    { id: 'wasm-1', ep: 'wasm', threads: 1 },
+    { id: 'wasm-2', ep: 'wasm', threads: 2 },
+    { id: 'webgpu', ep: 'webgpu', threads: null },
+  ]) as readonly RouteSpec[],
+  baseline: null,
+  rounds: 10,
+  seed: 42,
+  tolerance: 1e-4,
+  suite: null,
+  minMargin: null,
 });
 
 /** A parameter parser: returns the value or throws ParamError with the "expected ..." part. */
@@ -98,6 +125,54 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
   allow_fallback: { field: 'allowFallback', parse: bool },
   stage_timeout_ms: { field: 'stageTimeoutMs', parse: intIn(50, 3_600_000) },
   test_hooks: { field: 'testHooks', parse: bool },
+  prompts: {
+    field: 'prompts',
+    parse: (raw) => {
+      if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(raw)) throw new ParamError('a prompt set id (lowercase letters, digits and dashes)');
+      return raw;
+    },
+  },
+  reps: { field: 'reps', parse: intIn(1, 3) },
+  routes: {
+    field: 'compareRoutes',
+    parse: (raw) => {
+      const routes = parseRouteSpec(raw);
+      if (routes === null) throw new ParamError(ROUTE_SPEC_EXPECTED);
+      return Object.freeze(routes);
+    },
+  },
+  baseline: {
+    field: 'baseline',
+    parse: (raw) => {
+      if (raw !== 'webgpu' && !/^wasm-[1-9]\d?$/.test(raw)) throw new ParamError('a route id such as wasm-1 or webgpu');
+      return raw;
+    },
+  },
+  rounds: { field: 'rounds', parse: intIn(1, 200) },
+  seed: { field: 'seed', parse: intIn(0, 2 ** 31 - 1) },
+  tolerance: {
+    field: 'tolerance',
+    parse: (raw) => {
+      const value = Number(raw);
+      if (!/^[0-9.eE+-]+$/.test(raw) || !Number.isFinite(value) || value < 0 || value > 1) throw new ParamError('a number from 0 to 1, e.g. 1e-4');
+      return value;
+    },
+  },
+  suite: {
+    field: 'suite',
+    parse: (raw) => {
+      if (!/^[a-z0-9][a-z0-9._-]{0,79}$/.test(raw)) throw new ParamError('a suite id (lowercase letters, digits, ".", "_" or "-")');
+      return raw;
+    },
+  },
+  min_margin: {
+    field: 'minMargin',
+    parse: (raw) => {
+      // Plain decimals only: Number() would also take "1e3", "Infinity" or "0x10", which no user means here.
+      if (!/^\d+(\.\d+)?$/.test(raw)) throw new ParamError('a number >= 0 written as a plain decimal, e.g. 0.5');
+      return Number(raw);
+    },
+  },
 };
 
 /** Parsed settings plus one message per bad parameter (settings keep the default for a bad one). */
@@ -133,6 +208,11 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
       if (!(error instanceof ParamError)) throw error;
       errors.push(`Invalid ${name} param: '${shown(all[0])}', expected ${error.message}`);
     }
+  }
+  // Cross-parameter rule (H6): a comparison's baseline must be one of its routes.
+  if (settings.baseline !== null && !settings.compareRoutes.some((r) => r.id === settings.baseline)) {
+    errors.push(`Invalid baseline param: '${shown(settings.baseline)}', expected one of the routes (${settings.compareRoutes.map((r) => r.id).join(', ')})`);
+    settings.baseline = null;
   }
   return { settings: Object.freeze(settings), errors };
 }

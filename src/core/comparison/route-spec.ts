@@ -1,0 +1,35 @@
+/**
+ * The textual form of a comparison's routes, as the `routes` URL parameter and the UI write it:
+ * `wasm-<threads>` (ORT/transformers on WebAssembly with that many threads) or `webgpu`, comma-separated,
+ * e.g. `wasm-1,wasm-2,webgpu`. The text of each route is also its id in the receipt.
+ */
+
+/** One parsed route. */
+export interface RouteSpec {
+  id: string;
+  ep: 'wasm' | 'webgpu';
+  threads: number | null;
+}
+
+/** What a route list must look like, for error messages. */
+export const ROUTE_SPEC_EXPECTED = 'a comma-separated list of 2 to 6 distinct routes, each wasm-<threads 1..64> or webgpu';
+
+/**
+ * Parses a route list; null when it is not valid (the caller reports ROUTE_SPEC_EXPECTED).
+ * @param raw e.g. `wasm-1,wasm-2,webgpu`
+ */
+export function parseRouteSpec(raw: string): RouteSpec[] | null {
+  const parts = raw.split(',');
+  if (parts.length < 2 || parts.length > 6 || new Set(parts).size !== parts.length) return null;
+  const routes: RouteSpec[] = [];
+  for (const part of parts) {
+    if (part === 'webgpu') {
+      routes.push({ id: part, ep: 'webgpu', threads: null });
+      continue;
+    }
+    const match = /^wasm-([1-9]\d?)$/.exec(part);
+    if (!match || Number(match[1]) > 64) return null;
+    routes.push({ id: part, ep: 'wasm', threads: Number(match[1]) });
+  }
+  return routes;
+}

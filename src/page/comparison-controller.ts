@@ -1,0 +1,261 @@
+/**
+ * Side-by-side comparison of execution routes (wasm with 1 thread, wasm with N threads, webgpu ...) on one model and
+ * one fixed input, producing a validated comparison receipt.
+ *
+ * Each route gets its own worker: ORT's wasm backend fixes its thread count once per worker, so two thread counts
+ * cannot share one. Steps: 1. probe; 2. per route, a fresh worker loads the input and the model (no fallback: a
+ * comparison compares what was asked); 3. one untimed warm-up per route; 4. the timed runs in the interleaved
+ * shuffled schedule from the declared seed; 5. statistics, agreement against the baseline, validity, ranks.
+ */
+import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
+import {
+  checkComparisonReceipt,
+  compareRoutes,
+  COMPARISON_RECEIPT_SCHEMA,
+  ComparisonReceipt,
+  type RouteMeasurement,
+} from '../core/comparison/comparison-receipt.ts';
+import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
+import { redactUrl, redactUrlsInText } from '../core/redact.ts';
+import type { Capabilities, Stage } from '../core/receipt.ts';
+import { sha256Hex } from '../core/sha256.ts';
+import type { InputOutcome, LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
+import { LifecycleRecorder } from './lifecycle.ts';
+import type { StageLimits } from './run-controller.ts';
+import { WorkerHandle } from './worker-client.ts';
+
+/** One route to compare. */
+export interface ComparisonRouteRequest {
+  /** Short id, e.g. `wasm-1`, `wasm-2`, `webgpu`. */
+  id: string;
+  ep: 'wasm' | 'webgpu';
+  threads: number | null;
+}
+
+/** What to compare. */
+export interface ComparisonRequest {
+  model: CatalogModel;
+  input: CatalogInput;
+  routes: ComparisonRouteRequest[];
+  baselineId: string;
+  /** Timed runs per route (one per round). */
+  rounds: number;
+  /** Seed of the shuffled schedule (recorded). */
+  seed: number;
+  /** Largest absolute score difference still counted as agreement. */
+  toleranceAbs: number;
+}
+
+/** How the UI follows a comparison. */
+export interface ComparisonUiHooks {
+  onPhase?(phase: 'probe' | 'load' | 'warmup' | 'timed' | 'done' | 'failed', routeId?: string): void;
+  /** After each timed slot: slots done / total. */
+  onSlot?(done: number, total: number, routeId: string, durationMs: number): void;
+}
+
+/** Page facts the controller needs. */
+export interface ComparisonEnvironment {
+  pageBaseUrl: string;
+  pageUrl: () => string;
+  probe: () => Promise<Capabilities>;
+  limits: StageLimits;
+  app: { version: string; commit: string | null };
+}
+
+/** The default routes: wasm 1 thread (baseline), wasm with up to 2 threads, and webgpu. */
+export function defaultComparisonRoutes(hardwareConcurrency: number): ComparisonRouteRequest[] {
+  const many = Math.max(2, Math.min(4, hardwareConcurrency));
+  return [
+    { id: 'wasm-1', ep: 'wasm', threads: 1 },
+    { id: `wasm-${many}`, ep: 'wasm', threads: many },
+    { id: 'webgpu', ep: 'webgpu', threads: null },
+  ];
+}
+
+interface RouteState {
+  request: ComparisonRouteRequest;
+  handle: WorkerHandle | null;
+  measurement: RouteMeasurement;
+}
+
+/** Runs comparisons; one at a time. */
+export class ComparisonController {
+  private states: RouteState[] = [];
+  private running = false;
+
+  /** @param env page facts (base URL, probe, stage limits, app version) */
+  constructor(private readonly env: ComparisonEnvironment) {}
+
+  /**
+   * Runs `request`; never throws for an engine or worker failure (the route is invalid, or the receipt failed).
+   * @param request model, input, routes, baseline, rounds, seed, tolerance
+   * @param ui progress hooks
+   */
+  async run(request: ComparisonRequest, ui: ComparisonUiHooks = {}): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
+    if (this.running) throw new Error('a comparison is already in progress');
+    this.running = true;
+    try {
+      return await this.runInner(request, ui);
+    } finally {
+      for (const state of this.states) state.handle?.terminate('comparison finished');
+      this.states = [];
+      this.running = false;
+    }
+  }
+
+  private async runInner(request: ComparisonRequest, ui: ComparisonUiHooks): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
+    const { env } = this;
+    const lifecycle = new LifecycleRecorder();
+    lifecycle.start();
+    // The schedule is built first, so bad route ids or round counts fail before any worker starts.
+    const schedule = interleavedSchedule(request.routes.map((r) => r.id), request.rounds, request.seed);
+    ui.onPhase?.('probe');
+    const capabilities = await env.probe();
+    let engine = { name: request.model.engine, version: 'unknown' };
+    let inputSha256: string | null = null;
+    let files: ComparisonReceipt['model']['files'] = [];
+    let integrity: ComparisonReceipt['model']['integrity'] = 'not-loaded';
+    this.states = request.routes.map((r) => ({
+      request: r,
+      handle: null,
+      measurement: {
+        id: r.id,
+        requested_ep: r.ep,
+        completed_ep: null,
+        threads_requested: r.threads,
+        threads_effective: null,
+        session_create_ms: null,
+        samples_ms: [],
+        scores: null,
+        scores_sha256: null,
+        error: null,
+      },
+    }));
+    const failRoute = (state: RouteState, name: string, message: string) => {
+      state.measurement.error ??= { name, message: redactUrlsInText(message) };
+      state.handle?.terminate(message);
+      state.handle = null;
+    };
+    const call = <T,>(state: RouteState, stage: Stage, body: (h: WorkerHandle) => Promise<T>): Promise<T> => {
+      const handle = state.handle!;
+      return handle.call<T>(stage, env.limits[stage], () => body(handle), (s) => env.limits[s]);
+    };
+
+    // 2. Load every route in its own worker (one after the other: loading in parallel would race for the cores).
+    for (const state of this.states) {
+      ui.onPhase?.('load', state.request.id);
+      try {
+        state.handle = new WorkerHandle();
+        await state.handle.syncClock(env.limits.probe);
+        const hooks = state.handle.proxy({
+          onStage: (stage: Stage, phase: 'start' | 'end') => {
+            if (phase === 'start') state.handle?.enterStage(stage);
+          },
+        });
+        const input = await call<InputOutcome>(state, 'fetch', (h) => h.api.loadInput(request.input, env.pageBaseUrl));
+        if (!input.ok) throw Object.assign(new Error(input.message), { name: input.name });
+        inputSha256 ??= input.sha256;
+        const load = await call<LoadOutcome>(state, 'fetch', (h) =>
+          h.api.load({ model: request.model, pageBaseUrl: env.pageBaseUrl, ep: state.request.ep, threads: state.request.threads, allowFallback: false, dtype: null }, hooks),
+        );
+        if (!load.ok) {
+          if (load.integrityMismatch) integrity = 'mismatch';
+          throw Object.assign(new Error(load.message), { name: load.name });
+        }
+        engine = load.engine;
+        files = load.files;
+        if (integrity !== 'mismatch') integrity = load.integrity;
+        state.measurement.completed_ep = load.completedEp;
+        state.measurement.threads_effective = load.threadsEffective;
+        state.measurement.session_create_ms = load.sessionMs;
+      } catch (error) {
+        failRoute(state, (error as Error).name ?? 'Error', (error as Error).message ?? String(error));
+      }
+    }
+
+    // 3. One untimed warm-up per live route (first-run costs: shader compilation, allocator growth, JIT).
+    for (const state of this.states.filter((s) => s.handle !== null)) {
+      ui.onPhase?.('warmup', state.request.id);
+      try {
+        const out = await call<RunOutcome>(state, 'warmup', (h) => h.api.runOnce({}));
+        if (!out.ok) failRoute(state, out.name, out.message);
+      } catch (error) {
+        failRoute(state, (error as Error).name, (error as Error).message);
+      }
+    }
+
+    // 4. Timed runs in the interleaved order; the last round's output is what the agreement check compares.
+    ui.onPhase?.('timed');
+    const byId = new Map(this.states.map((s) => [s.request.id, s]));
+    let done = 0;
+    for (const slot of schedule) {
+      const state = byId.get(slot.route_id)!;
+      done++;
+      if (state.handle === null) continue;
+      try {
+        const out = await call<RunOutcome>(state, 'warm_inference', (h) => h.api.runOnce({}));
+        if (!out.ok) {
+          failRoute(state, out.name, out.message);
+          continue;
+        }
+        state.measurement.samples_ms.push(out.durationMs);
+        if (slot.round === request.rounds) {
+          const scores = out.values ?? out.output.head;
+          state.measurement.scores = scores;
+          state.measurement.scores_sha256 = out.output.sha256 ?? (await sha256Hex(new Float64Array(scores)));
+        }
+        ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs);
+      } catch (error) {
+        failRoute(state, (error as Error).name, (error as Error).message);
+      }
+    }
+
+    // 5. Compare and assemble.
+    const routes = compareRoutes(
+      this.states.map((s) => s.measurement),
+      request.baselineId,
+      request.toleranceAbs,
+    );
+    const baseline = routes.find((r) => r.id === request.baselineId)!;
+    const outcome: ComparisonReceipt['outcome'] = baseline.valid
+      ? { status: 'ok', reason: null }
+      : { status: 'failed', reason: `the baseline route ${baseline.id} is not valid: ${baseline.invalid_reason}` };
+    ui.onPhase?.(outcome.status === 'ok' ? 'done' : 'failed');
+    const receipt: ComparisonReceipt = {
+      schema: COMPARISON_RECEIPT_SCHEMA,
+      receipt_id: crypto.randomUUID(),
+      created_at: new Date().toISOString(),
+      evidence_state: 'DEVICE_RECEIPT',
+      app: { name: 'device-receipts-bench', version: env.app.version, commit: env.app.commit, page_url: redactUrl(env.pageUrl()) },
+      engine,
+      model: {
+        id: request.model.id,
+        kind: request.model.kind,
+        task: request.model.task,
+        dtype: request.model.dtype,
+        source: request.model.source.type,
+        revision: request.model.source.type === 'huggingface' ? request.model.source.revision : null,
+        integrity,
+        files,
+      },
+      input: { id: request.input.id, sha256: inputSha256 ?? request.input.sha256 },
+      schedule: { seed: request.seed, rounds: request.rounds, order: schedule.map((s) => s.route_id) },
+      baseline_route_id: request.baselineId,
+      tolerance: { max_abs_diff: request.toleranceAbs },
+      routes,
+      capabilities,
+      lifecycle: lifecycle.stop(),
+      outcome: { status: outcome.status, reason: outcome.reason === null ? null : redactUrlsInText(outcome.reason) },
+    };
+    const problems: string[] = [];
+    const parsed = ComparisonReceipt.safeParse(receipt);
+    if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    else for (const p of checkComparisonReceipt(parsed.data)) problems.push(`${p.path}: ${p.message}`);
+    return { receipt, problems };
+  }
+}
+
+/** A readable file name: drb-<engine>-compare-<timestamp>.json. */
+export function comparisonFileName(receipt: ComparisonReceipt): string {
+  return `drb-${receipt.engine.name}-compare-${receipt.created_at.replace(/[:.]/g, '-')}.json`;
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { parseAutomation } from '../../src/core/automation.ts';
+import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
+
+const context = { modelIds: ['ort-heavy-xenc', 'tf-tiny-causal-lm'] };
+
+describe('route spec', () => {
+  it('parses wasm-<threads> and webgpu, and refuses anything else', () => {
+    expect(parseRouteSpec('wasm-1,wasm-2,webgpu')).toEqual([
+      { id: 'wasm-1', ep: 'wasm', threads: 1 },
+      { id: 'wasm-2', ep: 'wasm', threads: 2 },
+      { id: 'webgpu', ep: 'webgpu', threads: null },
+    ]);
+    for (const bad of ['wasm-1', 'wasm-1,wasm-1', 'wasm-0,webgpu', 'wasm-65,webgpu', 'wasm,webgpu', 'wasm-1,webgl', 'wasm-1,,webgpu']) {
+      expect(parseRouteSpec(bad), bad).toBeNull();
+    }
+  });
+});
+
+describe('automation params for compare and generate runs', () => {
+  it('accepts autorun=compare and autorun=generate with their parameters', () => {
+    const { settings, errors } = parseAutomation('?autorun=generate&engine=transformers&model=tf-tiny-causal-lm&prompts=drb-gen-ja-en-v1&reps=2', context);
+    expect(errors).toEqual([]);
+    expect(settings).toMatchObject({ autorun: ['generate'], prompts: 'drb-gen-ja-en-v1', reps: 2 });
+    const compare = parseAutomation('?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,wasm-2&baseline=wasm-2&rounds=5&seed=7&tolerance=1e-5', context);
+    expect(compare.errors).toEqual([]);
+    expect(compare.settings).toMatchObject({ autorun: ['compare'], baseline: 'wasm-2', rounds: 5, seed: 7, tolerance: 1e-5 });
+    expect(compare.settings.compareRoutes.map((r) => r.id)).toEqual(['wasm-1', 'wasm-2']);
+  });
+
+  it('has defaults: 3 repetitions, the shipped prompt set, wasm-1 / wasm-2 / webgpu with the first as baseline', () => {
+    const { settings } = parseAutomation('', context);
+    expect(settings).toMatchObject({ prompts: 'drb-gen-ja-en-v1', reps: 3, baseline: null, rounds: 10, seed: 42, tolerance: 1e-4 });
+    expect(settings.compareRoutes.map((r) => r.id)).toEqual(['wasm-1', 'wasm-2', 'webgpu']);
+  });
+
+  it('gives one clear message per bad value', () => {
+    const { errors } = parseAutomation('?reps=4&routes=wasm-1&rounds=0&tolerance=abc&prompts=../x', context);
+    expect(errors).toEqual([
+      "Invalid prompts param: '../x', expected a prompt set id (lowercase letters, digits and dashes)",
+      "Invalid reps param: '4', expected an integer from 1 to 3",
+      "Invalid routes param: 'wasm-1', expected a comma-separated list of 2 to 6 distinct routes, each wasm-<threads 1..64> or webgpu",
+      "Invalid rounds param: '0', expected an integer from 1 to 200",
+      "Invalid tolerance param: 'abc', expected a number from 0 to 1, e.g. 1e-4",
+    ]);
+    expect(parseAutomation('?routes=wasm-1,webgpu&baseline=wasm-2', context).errors).toEqual([
+      "Invalid baseline param: 'wasm-2', expected one of the routes (wasm-1, webgpu)",
+    ]);
+  });
+});
