@@ -32,6 +32,17 @@ describe('validateReceipt', () => {
     for (const receipt of all) expect(problemsOf(receipt), receipt.receipt_id).toEqual([]);
   });
 
+  it('has captured page receipts for every scenario the tests rely on', () => {
+    const all = pageReceipts();
+    const has = (f: (r: DeviceReceipt) => boolean) => all.some(f);
+    expect(has((r) => r.run.kind === 'cold' && r.outcome.status === 'ok')).toBe(true);
+    expect(has((r) => r.run.kind === 'warm' && r.outcome.status === 'ok' && r.timings.warm_samples_ms.length > 0)).toBe(true);
+    expect(has((r) => r.route.completed_ep === 'wasm' && r.route.threads_effective === 1)).toBe(true);
+    expect(has((r) => r.route.completed_ep === 'wasm' && r.route.threads_effective === 2)).toBe(true);
+    expect(has((r) => r.route.requested_ep === 'webgpu' && r.route.completed_ep === 'wasm' && r.route.fallback_reason !== null)).toBe(true);
+    expect(has((r) => r.outcome.status === 'failed')).toBe(true);
+  });
+
   it('reports a JSON file with another schema as not a device receipt', () => {
     expect(validateReceipt({ schema: 'drb.receipts-summary.v1' })).toMatchObject({
       kind: 'not-a-receipt',

@@ -1,0 +1,115 @@
+/**
+ * Captures real device receipts from the real page for the receipts unit tests and the receipts benchmark:
+ * builds the page into a temp folder, serves it (src/node/static-server.ts, port 0), drives it in headless
+ * Chromium through the automation contract, validates every receipt, and writes them into
+ * test/fixtures/receipts/ (replacing the previous capture). Run: `node --import tsx scripts/capture-receipts.ts`.
+ *
+ * Scenarios: ORT wasm 1 and 2 threads (cold + warm), the heavier fixture (cold + warm), WebGPU on the SwiftShader
+ * adapter (cold), WebGPU requested without an adapter with fallback allowed (a recorded fallback), WebGPU without
+ * an adapter and no fallback (a failed run), a stage time limit too small to load the heavy model (a failed run),
+ * and, when the run journal is wired into the page, a reload in the middle of a run followed by a cold run (a
+ * receipt recording `previous_run_interrupted`).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import type { DeviceReceipt } from '../src/core/receipt.ts';
+import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
+import { launchChromium, type LaunchedChromium } from '../src/node/chromium.ts';
+import { startStaticServer } from '../src/node/static-server.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const OUT = join(ROOT, 'test', 'fixtures', 'receipts');
+
+interface Scenario {
+  name: string;
+  query: string;
+  webgpu: boolean;
+  /** Expected end state of the page. */
+  state: 'done' | 'failed';
+}
+
+const SCENARIOS: Scenario[] = [
+  { name: 'ort-wasm-t1', query: 'autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc&warm_runs=20', webgpu: false, state: 'done' },
+  { name: 'ort-wasm-t2', query: 'autorun=cold,warm&engine=ort&ep=wasm&threads=2&model=ort-tiny-xenc&warm_runs=20', webgpu: false, state: 'done' },
+  { name: 'ort-heavy-wasm-t2', query: 'autorun=cold,warm&engine=ort&ep=wasm&threads=2&model=ort-heavy-xenc&warm_runs=10', webgpu: false, state: 'done' },
+  { name: 'ort-webgpu', query: 'autorun=cold&engine=ort&ep=webgpu&model=ort-tiny-xenc', webgpu: true, state: 'done' },
+  { name: 'ort-webgpu-fallback', query: 'autorun=cold,warm&engine=ort&ep=webgpu&allow_fallback=1&model=ort-tiny-xenc&warm_runs=5', webgpu: false, state: 'done' },
+  { name: 'ort-webgpu-no-adapter', query: 'autorun=cold&engine=ort&ep=webgpu&allow_fallback=0&model=ort-tiny-xenc', webgpu: false, state: 'failed' },
+  { name: 'ort-heavy-stage-timeout', query: 'autorun=cold&engine=ort&ep=wasm&threads=1&model=ort-heavy-xenc&stage_timeout_ms=50', webgpu: false, state: 'failed' },
+];
+
+async function waitForEnd(page: Page, timeoutMs = 150_000): Promise<string> {
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: timeoutMs });
+  return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
+}
+
+async function receiptsOf(page: Page): Promise<DeviceReceipt[]> {
+  return page.evaluate(() => (window as unknown as { drbReceipts: DeviceReceipt[] }).drbReceipts ?? []);
+}
+
+async function main(): Promise<void> {
+  const dist = mkdtempSync(join(tmpdir(), 'drb-capture-dist-'));
+  const browsers: LaunchedChromium[] = [];
+  const captured: Array<{ name: string; receipt: DeviceReceipt }> = [];
+  try {
+    const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+    const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+    if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`);
+    const server = await startStaticServer({ dir: dist });
+    try {
+      const plain = await launchChromium();
+      const gpu = await launchChromium({ webgpu: true });
+      browsers.push(plain, gpu);
+      for (const scenario of SCENARIOS) {
+        const page = await (scenario.webgpu ? gpu : plain).context.newPage();
+        await page.goto(`${server.url}?${scenario.query}`);
+        const state = await waitForEnd(page);
+        const receipts = await receiptsOf(page);
+        await page.close();
+        if (state !== scenario.state) throw new Error(`${scenario.name}: page ended "${state}", expected "${scenario.state}"`);
+        if (receipts.length === 0) throw new Error(`${scenario.name}: no receipts`);
+        for (const receipt of receipts) captured.push({ name: scenario.name, receipt });
+        console.log(`${scenario.name}: ${state}, ${receipts.map((r) => `${r.run.kind}/${r.outcome.status}`).join(' ')}`);
+      }
+      // Interrupted run: start a long warm run, reload the page in the middle, then run cold.
+      const page = await plain.context.newPage();
+      await page.goto(`${server.url}?autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-heavy-xenc&warm_runs=1000`);
+      await page.waitForFunction(() => document.body.innerText.includes('warm') || document.documentElement.dataset.drbState !== undefined, null, { timeout: 60_000 });
+      await page.waitForTimeout(1500);
+      await page.goto(`${server.url}?autorun=cold&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc`);
+      await waitForEnd(page);
+      const after = await receiptsOf(page);
+      await page.close();
+      const interrupted = after.filter((r) => r.run.previous_run_interrupted !== null);
+      if (interrupted.length > 0) {
+        for (const receipt of interrupted) captured.push({ name: 'ort-after-interrupted-run', receipt });
+        console.log(`interrupted: recorded at stage ${interrupted[0].run.previous_run_interrupted!.stage}`);
+      } else {
+        console.log('interrupted: the page did not record previous_run_interrupted (run journal not wired yet); scenario skipped');
+      }
+    } finally {
+      await server.close();
+    }
+  } finally {
+    for (const b of browsers) await b.close();
+    rmSync(dist, { recursive: true, force: true });
+  }
+  // Validate everything before touching the fixture folder: a bad capture never replaces a good one.
+  for (const { name, receipt } of captured) {
+    const problems = validateReceipt(receipt).problems;
+    if (problems.length) throw new Error(`${name}: receipt ${receipt.receipt_id} is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+  }
+  mkdirSync(OUT, { recursive: true });
+  for (const name of readdirSync(OUT)) if (name.endsWith('.json')) rmSync(join(OUT, name));
+  captured.forEach(({ name, receipt }, index) => {
+    const file = `${String(index + 1).padStart(2, '0')}-${name}-${receipt.run.kind}-${receipt.outcome.status}.json`;
+    writeFileSync(join(OUT, file), `${JSON.stringify(receipt, null, 2)}\n`);
+  });
+  console.log(`wrote ${captured.length} receipts to ${OUT}`);
+}
+
+await main();
