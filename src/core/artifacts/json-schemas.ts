@@ -3,6 +3,9 @@ import { AjimeeItemsFile, GenericItemsFile } from './items.ts';
 import { PredictionsFile } from './predictions.ts';
 import { CompareReport } from '../scoring/compare-report.ts';
 import { ScoreReport } from '../scoring/score-report.ts';
+import { DeviceReview } from '../receipts/device-review.ts';
+import { BudgetProfiles } from '../receipts/profiles.ts';
+import { ReceiptsSummary } from '../receipts/receipts-summary.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -15,6 +18,9 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'predictions.schema.json', schema: PredictionsFile.meta({ title: 'drb predictions file' }) },
   { fileName: 'score-report.schema.json', schema: ScoreReport.meta({ title: 'drb.score-report.v2 (drb score)' }) },
   { fileName: 'compare-report.schema.json', schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }) },
+  { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v1 (drb receipts summarize)' }) },
+  { fileName: 'device-review.schema.json', schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }) },
+  { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/receipts/profiles.v1.json)' }) },
 ];
 
 /**
