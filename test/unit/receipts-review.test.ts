@@ -190,3 +190,13 @@ describe('drb receipts review', () => {
     expect(existsSync(join(out, 'reviews'))).toBe(false);
   });
 });
+
+describe('docs/receipts.md', () => {
+  it('shows review answers that the schema accepts', () => {
+    const doc = readFileSync(new URL('../../docs/receipts.md', import.meta.url), 'utf8');
+    const block = /```json\n([\s\S]*?)\n```/.exec(doc.slice(doc.indexOf('## 4. Review a target')));
+    expect(block).not.toBeNull();
+    const parsed = DeviceReview.safeParse(JSON.parse(block![1]));
+    expect(parsed.error?.issues ?? []).toEqual([]);
+  });
+});
