@@ -50,6 +50,22 @@ export interface SeriesHooks extends EngineHooks {
   onSample?(index: number, durationMs: number): void;
 }
 
+/**
+ * Resolves on a fresh macrotask. A runtime call can resolve as a microtask chain that never lets the worker's event
+ * loop turn; yielding between samples (outside the timed window) keeps the worker answering messages mid-series.
+ * MessageChannel instead of setTimeout(0): nested timers are clamped to 4 ms, a message is not.
+ */
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] = []): EngineFailure {
   const err = error instanceof Error ? error : new Error(String(error));
   const carried = (err as Error & { attempts?: RouteAttempt[] }).attempts;
@@ -193,6 +209,7 @@ export class BenchWorkerApi {
         last = await engine.run(input, { digest: i === runs - 1 }, hooks);
         samplesMs.push(last.durationMs);
         hooks.onSample?.(i, last.durationMs);
+        await nextMacrotask();
       }
       hooks.onStage?.('warm_inference', 'end');
       if (last === null) throw new Error('no timed runs were requested');

@@ -76,7 +76,7 @@ export function RunControls(props: {
             value={settings.warmRuns}
             disabled={props.busy}
             data-testid="warm-runs"
-            onChange={(e) => {
+            onInput={(e) => {
               const n = Number(e.currentTarget.value);
               if (Number.isInteger(n) && n >= 1 && n <= 1000) onChange({ ...settings, warmRuns: n });
             }}

@@ -1,0 +1,62 @@
+/**
+ * A worker that dies or hangs ends the run as `failed` with the reason, never a frozen page; the page stays
+ * responsive during a heavy run and can run again afterwards (the worker is recreated).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+
+let env: PageEnv;
+beforeAll(async () => {
+  env = await startPageEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+async function waitForState(page: Page, states: string[], timeoutMs = 120_000): Promise<string> {
+  await page.waitForFunction((wanted) => wanted.includes(document.documentElement.dataset.drbState ?? ''), states, { timeout: timeoutMs });
+  return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
+}
+
+/** Opens a heavy warm run and waits until warm samples are coming in. */
+async function startHeavyWarm(query: string): Promise<Page> {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.server.url}?test_hooks=1&autorun=warm&model=ort-heavy-xenc&threads=1&${query}`);
+  await page.waitForFunction(() => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 60_000 });
+  return page;
+}
+
+describe('worker failures', () => {
+  it('a crashed worker (uncaught error) ends the run failed with the reason; the page stays responsive and runs again', async () => {
+    const page = await startHeavyWarm('warm_runs=1000');
+    // Responsive while the heavy run goes on: a trivial script and an animation frame complete during the run.
+    const during = await page.evaluate(() => new Promise<string>((resolve) => requestAnimationFrame(() => resolve(document.documentElement.dataset.drbState ?? ''))));
+    expect(during).toBe('running');
+    await page.evaluate(() => window.drbTest!.crashWorker(0));
+    expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
+    const [receipt] = await pageReceipts(page);
+    expect(receiptProblems(receipt)).toEqual([]);
+    expect(receipt.outcome.status).toBe('failed');
+    expect(receipt.outcome.failed_stage).toBe('warm_inference');
+    expect(receipt.outcome.reason).toMatch(/worker crashed during warm_inference: .*deliberate worker crash/);
+    expect(receipt.errors).toEqual([expect.objectContaining({ stage: 'warm_inference', name: 'WorkerFailure' })]);
+    // A new run works: the controller made a fresh worker.
+    await page.getByTestId('run-cold').click();
+    await page.waitForFunction(() => window.drbReceipts.length === 2, null, { timeout: 60_000 });
+    const again = (await pageReceipts(page))[1];
+    expect(again.outcome.status).toBe('ok');
+    await page.close();
+  });
+
+  it('a silently killed worker (terminated, no error event) trips the stage time limit and ends failed', async () => {
+    const page = await startHeavyWarm('warm_runs=300&stage_timeout_ms=15000');
+    await page.evaluate(() => window.drbTest!.killWorker());
+    expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
+    const [receipt] = await pageReceipts(page);
+    expect(receiptProblems(receipt)).toEqual([]);
+    expect(receipt.outcome.failed_stage).toBe('warm_inference');
+    expect(receipt.outcome.reason).toBe('stage warm_inference did not finish within its time limit of 15000 ms (worker hung or was killed)');
+    await page.close();
+  });
+});
