@@ -11,6 +11,8 @@ import { probeCapabilities } from '../page/capability-probe.ts';
 import { DEFAULT_STAGE_LIMITS, RunController, type StageLimits } from '../page/run-controller.ts';
 import { Banners } from './Banners.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
+import { ComparePanel } from './ComparePanel.tsx';
+import { GenerationPanel } from './GenerationPanel.tsx';
 import { ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { RunProgress } from './RunProgress.tsx';
@@ -113,6 +115,8 @@ export function App(props: { catalog: ModelCatalog }) {
       };
     }
     const s = settingsRef.current;
+    // autorun=generate / autorun=compare belong to their panels (H6), which start them and set done/failed themselves.
+    if (a.autorun.some((k) => k === 'generate' || k === 'compare')) return;
     if (a.engine !== 'ort') {
       setRunErrors([`engine=${a.engine} has no cold/warm runs on this page yet`]);
       if (a.autorun.length > 0) setDrbState('failed');
@@ -152,6 +156,8 @@ export function App(props: { catalog: ModelCatalog }) {
       <RunProgress status={status} progress={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} />
+      <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} />
+      <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} />
       <CapabilityPanel capabilities={capabilities} />
       <footer>
         <small>

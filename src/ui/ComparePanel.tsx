@@ -1,0 +1,222 @@
+/**
+ * Side-by-side comparison of execution routes on one model and its fixed input: routes (wasm-1, wasm-2, webgpu ...),
+ * baseline, rounds, schedule seed and agreement tolerance; a table of per-route medians, ratios, agreement and
+ * validity; the comparison receipt to download.
+ *
+ * With `autorun=compare` the panel starts by itself and sets `drbState` and `window.drbArtifacts`
+ * (`comparison-receipt`).
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { AutomationSettings } from '../core/automation.ts';
+import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import type { ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
+import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
+import { probeCapabilities } from '../page/capability-probe.ts';
+import { ComparisonController, comparisonFileName } from '../page/comparison-controller.ts';
+import { copyJson, downloadJson } from '../page/download.ts';
+import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+
+function fmt(value: number | null | undefined, digits = 2): string {
+  return value === null || value === undefined ? '–' : value.toFixed(digits);
+}
+
+function setDrbState(state: 'running' | 'done' | 'failed'): void {
+  document.documentElement.dataset.drbState = state;
+}
+
+/** The per-route table: invalid routes are shown with their reason and never get a rank or ratio. */
+function CompareTable(props: { receipt: ComparisonReceipt }) {
+  const { receipt } = props;
+  return (
+    <table class="kv" data-testid="compare-table">
+      <thead>
+        <tr>
+          <th>Route</th>
+          <th>Ran on (threads)</th>
+          <th>Median ms</th>
+          <th>p95 ms</th>
+          <th>× baseline time</th>
+          <th>Speed-up</th>
+          <th>Max |Δ score|</th>
+          <th>Same order</th>
+          <th>Rank</th>
+        </tr>
+      </thead>
+      <tbody>
+        {receipt.routes.map((r) => (
+          <tr key={r.id} data-testid={`route-${r.id}`} data-valid={String(r.valid)}>
+            <td>
+              {r.id}
+              {r.id === receipt.baseline_route_id ? ' (baseline)' : ''}
+            </td>
+            <td>
+              {r.completed_ep ?? 'failed'}
+              {r.threads_effective !== null ? ` (${r.threads_effective})` : ''}
+            </td>
+            <td>{fmt(r.stats?.median)}</td>
+            <td>{fmt(r.stats?.p95)}</td>
+            <td>{fmt(r.ratio_to_baseline, 3)}</td>
+            <td>{fmt(r.speedup_vs_baseline, 3)}</td>
+            <td>{r.agreement ? r.agreement.max_abs_diff.toExponential(2) : '–'}</td>
+            <td>{r.agreement ? (r.agreement.same_order ? 'yes' : 'no') : '–'}</td>
+            <td>{r.valid ? r.rank : <span class="error">invalid: {r.invalid_reason}</span>}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * The comparison panel.
+ * @param props.catalog the bundled catalog (models with a fixed input are offered)
+ * @param props.automation parsed URL settings (model, routes, baseline, rounds, seed, tolerance, stage timeouts)
+ * @param props.autorun whether this panel should start a comparison on mount
+ */
+export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean }) {
+  const { catalog, automation: a } = props;
+  const models: CatalogModel[] = catalog.models.filter((m) => m.default_input !== null && (m.engine === 'ort' || m.engine === 'transformers'));
+  // The heavier fixture is the natural default: thread counts make a difference on it.
+  const initialModel = a.model ?? models.find((m) => m.id === 'ort-heavy-xenc')?.id ?? models[0]?.id ?? '';
+  const [modelId, setModelId] = useState(initialModel);
+  const [routesText, setRoutesText] = useState(a.compareRoutes.map((r) => r.id).join(','));
+  const [baseline, setBaseline] = useState(a.baseline ?? a.compareRoutes[0].id);
+  const [rounds, setRounds] = useState(a.rounds);
+  const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState<string | null>(null);
+  const [result, setResult] = useState<{ receipt: ComparisonReceipt; problems: string[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+
+  const controller = useMemo(() => {
+    const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
+    if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
+    return new ComparisonController({
+      pageBaseUrl: new URL(import.meta.env.BASE_URL, location.href).href,
+      pageUrl: () => location.href,
+      probe: probeCapabilities,
+      limits,
+      app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+    });
+  }, []);
+
+  const run = async (settings: { modelId: string; routesText: string; baseline: string; rounds: number }): Promise<boolean> => {
+    setError(null);
+    setResult(null);
+    const model = models.find((m) => m.id === settings.modelId);
+    const input = catalog.inputs.find((i) => i.id === model?.default_input);
+    const routes = parseRouteSpec(settings.routesText);
+    if (!model || !input) {
+      setError(`Model ${settings.modelId || '(none)'} has no fixed input to compare routes on`);
+      return false;
+    }
+    if (routes === null) {
+      setError(`Routes '${settings.routesText}': expected ${ROUTE_SPEC_EXPECTED}`);
+      return false;
+    }
+    const baselineId = routes.some((r) => r.id === settings.baseline) ? settings.baseline : routes[0].id;
+    setBusy(true);
+    try {
+      const out = await controller.run(
+        { model, input, routes, baselineId, rounds: settings.rounds, seed: a.seed, toleranceAbs: a.tolerance },
+        {
+          onPhase: (phase, routeId) => setProgress(`${phase}${routeId ? ` ${routeId}` : ''}`),
+          onSlot: (done, total, routeId) => setProgress(`timed run ${done} / ${total} (${routeId})`),
+        },
+      );
+      setResult(out);
+      if (out.problems.length > 0) return false;
+      window.drbArtifacts.push({ kind: 'comparison-receipt', data: out.receipt });
+      return out.receipt.outcome.status === 'ok';
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    if (!props.autorun) return;
+    setDrbState('running');
+    void run({ modelId: initialModel, routesText: a.compareRoutes.map((r) => r.id).join(','), baseline: a.baseline ?? a.compareRoutes[0].id, rounds: a.rounds }).then((ok) =>
+      setDrbState(ok ? 'done' : 'failed'),
+    );
+  }, []);
+
+  const receipt = result?.receipt ?? null;
+  const parsedRoutes = parseRouteSpec(routesText);
+  return (
+    <section class="panel" data-testid="compare-panel">
+      <h2>Compare execution routes</h2>
+      <p class="note">
+        The same model and input on each route, one worker per route, timed in a shuffled interleaved order (seed {a.seed}) so drift hits every
+        route alike. A route whose scores differ from the baseline by more than {a.tolerance} or order them differently is invalid and never
+        ranked.
+      </p>
+      <div class="controls">
+        <label>
+          Model
+          <select value={modelId} disabled={busy} data-testid="cmp-model" onChange={(e) => setModelId(e.currentTarget.value)}>
+            {models.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Routes
+          <input type="text" value={routesText} disabled={busy} data-testid="cmp-routes" onInput={(e) => setRoutesText(e.currentTarget.value)} />
+        </label>
+        <label>
+          Baseline
+          <select value={baseline} disabled={busy} data-testid="cmp-baseline" onChange={(e) => setBaseline(e.currentTarget.value)}>
+            {(parsedRoutes ?? []).map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Rounds
+          <input type="number" min={1} max={200} value={rounds} disabled={busy} data-testid="cmp-rounds" onChange={(e) => setRounds(Math.max(1, Math.min(200, Math.round(Number(e.currentTarget.value)) || 1)))} />
+        </label>
+      </div>
+      <div class="buttons">
+        <button type="button" disabled={busy || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds })}>
+          Run comparison
+        </button>
+        {busy && <span role="status">{progress ?? 'starting'}</span>}
+        {parsedRoutes === null && <span class="error">Routes: expected {ROUTE_SPEC_EXPECTED}</span>}
+      </div>
+      {error && <p class="error">{error}</p>}
+      {result && result.problems.length > 0 && (
+        <p class="error" data-testid="cmp-problems">
+          The receipt failed its own checks and is not offered: {result.problems.join('; ')}
+        </p>
+      )}
+      {receipt && (
+        <div class={`receipt ${receipt.outcome.status}`} data-testid="comparison-receipt" data-outcome={receipt.outcome.status}>
+          <h3>
+            {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.schedule.rounds} rounds · <strong>{receipt.outcome.status}</strong>
+          </h3>
+          {receipt.outcome.reason && <p class="error">Failed: {receipt.outcome.reason}</p>}
+          <CompareTable receipt={receipt} />
+          {result!.problems.length === 0 && (
+            <div class="buttons">
+              <button type="button" data-testid="cmp-download" onClick={() => downloadJson(receipt, comparisonFileName(receipt))}>
+                Download comparison receipt
+              </button>
+              <button type="button" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>
+                Copy receipt
+              </button>
+              {copied && <span role="status">{copied}</span>}
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,251 @@
+/**
+ * Generation runs: pick a generate model (transformers.js or WebLLM), route, prompt set and repetitions; run one
+ * untimed warm-up and the measured prompts; show TTFT / decode speed / end-to-end numbers; offer the generation
+ * receipt and, as a separate explicit download, the answers.
+ *
+ * With `autorun=generate` the panel starts by itself and sets the automation contract's `drbState` and
+ * `window.drbArtifacts` (`generation-receipt`, `answers`).
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { AutomationSettings } from '../core/automation.ts';
+import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
+import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
+import { probeCapabilities } from '../page/capability-probe.ts';
+import { copyJson, downloadJson } from '../page/download.ts';
+import { GenerationController, generationFileName, loadPromptSet } from '../page/generation-controller.ts';
+import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+
+/** The prompt sets this build ships (public/prompts/<id>.json). */
+const PROMPT_SETS = ['drb-gen-ja-en-v1'];
+
+function fmt(value: number | null, digits = 1): string {
+  return value === null ? '–' : value.toFixed(digits);
+}
+
+function setDrbState(state: 'running' | 'done' | 'failed'): void {
+  document.documentElement.dataset.drbState = state;
+}
+
+/** The summary numbers of a generation receipt (page clock, with the engine's own report beside it when given). */
+function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
+  const { summary, cold, plan } = props.receipt;
+  const er = summary.engine_reported;
+  return (
+    <table class="kv" data-testid="generation-summary">
+      <tbody>
+        <tr><th>TTFT median / p95 (ms)</th><td>{fmt(summary.ttft_ms_median)} / {fmt(summary.ttft_ms_p95)}</td></tr>
+        <tr><th>Decode median (tokens/s)</th><td>{fmt(summary.decode_tokens_per_s_median)}</td></tr>
+        <tr><th>Prefill median (tokens/s)</th><td>{fmt(summary.prefill_tokens_per_s_median)}</td></tr>
+        <tr><th>End-to-end median (ms)</th><td>{fmt(summary.e2e_ms_median)}</td></tr>
+        <tr><th>Cold load (ms, not in warm stats)</th><td>{fmt(cold.load_ms)}</td></tr>
+        <tr><th>Prompts ok / planned</th><td>{summary.ok_samples} / {summary.measured_planned}</td></tr>
+        <tr><th>Failures · truncated at {plan.max_new_tokens} tokens</th><td>{summary.failures} · {summary.truncations}</td></tr>
+        <tr><th>Sustained speed (last 5 / first 5)</th><td>{fmt(summary.sustained_speed_ratio, 3)}</td></tr>
+        <tr><th>Seeds</th><td>{plan.seed_control === 'seeded' ? plan.seeds!.join(', ') : 'no seed control'}</td></tr>
+        {er && (
+          <tr>
+            <th>Engine's own report: TTFT · decode · e2e (max |clock − engine| TTFT, e2e)</th>
+            <td>
+              {fmt(er.ttft_ms_median)} ms · {fmt(er.decode_tokens_per_s_median)} tok/s · {fmt(er.e2e_ms_median)} ms ({fmt(er.max_abs_ttft_diff_ms)}, {fmt(er.max_abs_e2e_diff_ms)} ms)
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+/**
+ * The generation panel.
+ * @param props.catalog the bundled catalog (generate models are offered)
+ * @param props.automation parsed URL settings (autorun=generate, model, ep, threads, prompts, reps, stage timeouts)
+ * @param props.autorun whether this panel should start a run on mount
+ */
+export function GenerationPanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean }) {
+  const { catalog, automation: a } = props;
+  const models: CatalogModel[] = catalog.models.filter((m) => m.task === 'generate');
+  // A model named in the URL is used as given (a non-generate model then fails clearly, never swapped silently).
+  const initialModel = a.model ?? models.find((m) => m.kind === 'fixture')?.id ?? models[0]?.id ?? '';
+  const [modelId, setModelId] = useState(initialModel);
+  const [ep, setEp] = useState<'wasm' | 'webgpu'>(a.ep);
+  const [threads, setThreads] = useState<number | null>(a.threads);
+  const [reps, setReps] = useState(a.reps);
+  const [promptSetId, setPromptSetId] = useState(a.prompts);
+  const [busy, setBusy] = useState(false);
+  const [phase, setPhase] = useState<string | null>(null);
+  const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
+  const [tokens, setTokens] = useState(0);
+  const [result, setResult] = useState<{ receipt: GenerationReceipt; answers: GenerationAnswers; problems: string[] } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [copied, setCopied] = useState<string | null>(null);
+
+  const controller = useMemo(() => {
+    const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
+    if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
+    return new GenerationController({
+      pageBaseUrl: new URL(import.meta.env.BASE_URL, location.href).href,
+      pageUrl: () => location.href,
+      probe: probeCapabilities,
+      limits,
+      app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+    });
+  }, []);
+
+  const run = async (settings: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; reps: number; promptSetId: string }): Promise<boolean> => {
+    const model = models.find((m) => m.id === settings.modelId);
+    setError(null);
+    setResult(null);
+    if (!model) {
+      setError(`Model ${settings.modelId || '(none)'} is not a generate model in the catalog`);
+      return false;
+    }
+    setBusy(true);
+    setProgress(null);
+    try {
+      const prompts = await loadPromptSet(new URL(import.meta.env.BASE_URL, location.href).href, settings.promptSetId);
+      const out = await controller.run(
+        { model, ep: settings.ep, threads: settings.threads, allowFallback: false, prompts, repetitions: settings.reps },
+        {
+          onPhase: setPhase,
+          onSample: (done: number, total: number, _s: GenerationSample) => {
+            setProgress({ done, total });
+            setTokens(0);
+          },
+          onToken: (i: number) => setTokens(i + 1),
+        },
+      );
+      setResult(out);
+      if (out.problems.length > 0) return false;
+      window.drbArtifacts.push({ kind: 'generation-receipt', data: out.receipt });
+      window.drbArtifacts.push({ kind: 'answers', data: out.answers });
+      return out.receipt.outcome.status === 'ok';
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    if (!props.autorun) return;
+    setDrbState('running');
+    void run({ modelId: initialModel, ep: a.ep, threads: a.threads, reps: a.reps, promptSetId: a.prompts }).then((ok) => setDrbState(ok ? 'done' : 'failed'));
+  }, []);
+
+  const model = models.find((m) => m.id === modelId);
+  const receipt = result?.receipt ?? null;
+  return (
+    <section class="panel" data-testid="generation-panel">
+      <h2>Generation run</h2>
+      <p class="note">
+        One untimed warm-up, then every prompt of the versioned prompt set in order, once per repetition (seeds 17, 29,
+        41 where the engine takes a seed). The receipt holds timings only; the answers are a separate download.
+        {model?.kind === 'fixture' ? ' This model is a fixture with random weights: its text is noise, its timings exercise the pipeline.' : ''}
+        {model?.engine === 'webllm' ? ' WebLLM needs WebGPU (and shader-f16 for q4f16 models); it is checked before anything is downloaded.' : ''}
+      </p>
+      <div class="controls">
+        <label>
+          Model
+          <select value={modelId} disabled={busy} data-testid="gen-model" onChange={(e) => setModelId(e.currentTarget.value)}>
+            {models.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Execution provider
+          <select value={ep} disabled={busy} data-testid="gen-ep" onChange={(e) => setEp(e.currentTarget.value as 'wasm' | 'webgpu')}>
+            <option value="wasm">wasm</option>
+            <option value="webgpu">webgpu</option>
+          </select>
+        </label>
+        <label>
+          WASM threads
+          <select value={threads === null ? 'default' : String(threads)} disabled={busy} onChange={(e) => setThreads(e.currentTarget.value === 'default' ? null : Number(e.currentTarget.value))}>
+            <option value="default">engine default</option>
+            {[1, 2, 4].map((n) => (
+              <option key={n} value={String(n)}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Prompt set
+          <select value={promptSetId} disabled={busy} onChange={(e) => setPromptSetId(e.currentTarget.value)}>
+            {[...new Set([...PROMPT_SETS, promptSetId])].map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Repetitions
+          <select value={String(reps)} disabled={busy} data-testid="gen-reps" onChange={(e) => setReps(Number(e.currentTarget.value))}>
+            {[1, 2, 3].map((n) => (
+              <option key={n} value={String(n)}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <div class="buttons">
+        <button type="button" disabled={busy || !model} data-testid="gen-run" onClick={() => void run({ modelId, ep, threads, reps, promptSetId })}>
+          Run generation
+        </button>
+        {busy && (
+          <span role="status" data-testid="gen-progress">
+            {phase ?? 'starting'}
+            {progress ? ` · prompt ${progress.done} / ${progress.total}` : ''}
+            {tokens > 0 ? ` · ${tokens} tokens` : ''}
+          </span>
+        )}
+      </div>
+      {error && <p class="error">{error}</p>}
+      {result && result.problems.length > 0 && (
+        <p class="error" data-testid="gen-problems">
+          The receipt failed its own checks and is not offered: {result.problems.join('; ')}
+        </p>
+      )}
+      {receipt && (
+        <div class={`receipt ${receipt.outcome.status}`} data-testid="generation-receipt" data-outcome={receipt.outcome.status}>
+          <h3>
+            {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.route.completed_ep ?? `requested ${receipt.route.requested_ep}`} ·{' '}
+            <strong data-testid="gen-outcome">{receipt.outcome.status}</strong>
+          </h3>
+          {receipt.outcome.reason && (
+            <p class="error" data-testid="gen-failure-reason">
+              Failed: {receipt.outcome.reason}
+            </p>
+          )}
+          <GenerationSummaryTable receipt={receipt} />
+          {result!.problems.length === 0 && (
+            <div class="buttons">
+              <button type="button" data-testid="gen-download" onClick={() => downloadJson(receipt, generationFileName(receipt, 'generation'))}>
+                Download generation receipt
+              </button>
+              <button type="button" data-testid="gen-copy" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>
+                Copy receipt
+              </button>
+              <button
+                type="button"
+                data-testid="gen-download-answers"
+                title="The model's answers, for scoring on your own machine. Not part of the receipt."
+                onClick={() => downloadJson(result!.answers, generationFileName(receipt, 'answers'))}
+              >
+                Download answers (separate, holds the generated text)
+              </button>
+              {copied && <span role="status">{copied}</span>}
+            </div>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
