@@ -1,0 +1,61 @@
+/**
+ * Receipts made by the page, end to end through the receipts CLI: the page runs cold + warm on wasm (1 and 2
+ * threads) and a failing WebGPU request in headless Chromium; the receipts are written to files exactly as the
+ * page produced them, then `drb receipts validate` and `drb receipts summarize` run on them.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
+import { runCli } from '../unit/receipts-cli-harness.ts';
+import { openAndWait, pageReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
+
+describe('page receipts through drb receipts validate and summarize', () => {
+  let env: PageEnv;
+  const dir = mkdtempSync(join(tmpdir(), 'drb-e2e-receipts-'));
+
+  beforeAll(async () => {
+    env = await startPageEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('validates and summarises what the page produced', async () => {
+    const runs: Array<[string, string]> = [
+      ['?autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc&warm_runs=5', 'done'],
+      ['?autorun=cold,warm&engine=ort&ep=wasm&threads=2&model=ort-tiny-xenc&warm_runs=5', 'done'],
+      ['?autorun=cold&engine=ort&ep=webgpu&allow_fallback=0&model=ort-tiny-xenc', 'failed'],
+    ];
+    let count = 0;
+    for (const [query, expected] of runs) {
+      const { page, state } = await openAndWait(env, query);
+      expect(state).toBe(expected);
+      for (const receipt of await pageReceipts(page)) writeFileSync(join(dir, `receipt-${++count}.json`), JSON.stringify(receipt, null, 2));
+      await page.close();
+    }
+    expect(count).toBe(5);
+
+    const validate = await runCli(['receipts', 'validate', dir]);
+    expect(validate).toMatchObject({ code: 0, stdout: 'ok: 5 receipt(s) valid\n' });
+
+    const out = join(dir, 'summary');
+    const summarize = await runCli(['receipts', 'summarize', dir, '--out', out]);
+    expect(summarize.code).toBe(0);
+    const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    expect(summary.inputs).toEqual({ files: 5, receipts_valid: 5, receipts_invalid: 0, not_receipts: 0 });
+    const byThreads = (n: number) => summary.targets.find((t) => t.identity.route.completed_ep === 'wasm' && t.identity.route.threads_effective === n);
+    for (const n of [1, 2]) {
+      const t = byThreads(n);
+      expect(t, `wasm x${n}`).toBeDefined();
+      expect(t!.counts).toMatchObject({ cold: 1, warm: 1, ok_cold: 1, ok_warm: 1, warm_samples: 5, failed: 0 });
+      expect(t!.cold.total_ms!.count).toBe(1);
+      expect(t!.evidence.state).toBe('DEVICE_RECEIPT');
+    }
+    const failed = summary.targets.find((t) => t.identity.route.requested_ep === 'webgpu')!;
+    expect(failed.counts.failed).toBe(1);
+    expect(failed.failures.by_reason[0].reason).toMatch(/WebGPU/);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain('| ort-tiny-xenc | ort | webgpu->none |');
+  });
+});
