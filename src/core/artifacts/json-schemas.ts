@@ -6,6 +6,8 @@ import { ScoreReport } from '../scoring/score-report.ts';
 import { DeviceReview } from '../receipts/device-review.ts';
 import { BudgetProfiles } from '../receipts/profiles.ts';
 import { ReceiptsSummary } from '../receipts/receipts-summary.ts';
+import { DeviceReceipt } from '../receipt.ts';
+import { ModelCatalog } from '../catalog.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -20,6 +22,8 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'compare-report.schema.json', schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }) },
   { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v1 (drb receipts summarize)' }) },
   { fileName: 'device-review.schema.json', schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }) },
+  { fileName: 'device-receipt.schema.json', schema: DeviceReceipt.meta({ title: 'drb.device-receipt.v1 (one cold or warm run on one device)' }) },
+  { fileName: 'model-catalog.schema.json', schema: ModelCatalog.meta({ title: 'drb.model-catalog.v1 (src/catalog/catalog.json)' }) },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/receipts/profiles.v1.json)' }) },
 ];
 

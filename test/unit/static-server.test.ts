@@ -1,0 +1,63 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentSecurityPolicy } from '../../src/core/csp.ts';
+import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
+
+let dir: string;
+let server: StaticServer;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'drb-static-'));
+  await mkdir(join(dir, 'assets'));
+  await writeFile(join(dir, 'index.html'), '<!doctype html><title>t</title>');
+  await writeFile(join(dir, 'assets', 'ort.wasm'), new Uint8Array([0, 97, 115, 109]));
+  await writeFile(join(dir, 'assets', 'ort.mjs'), 'export {};');
+  await writeFile(join(dir, 'secret.txt'), 'outside');
+  server = await startStaticServer({ dir: join(dir, 'assets', '..'), modelHosts: ['https://huggingface.co'] });
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('static server', () => {
+  it('listens on a free port of 127.0.0.1 and serves index.html for /', async () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const response = await fetch(server.url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  });
+
+  it('sends cross-origin isolation headers and the strict CSP on every response, 404s included', async () => {
+    for (const path of ['', 'assets/ort.wasm', 'missing.onnx']) {
+      const response = await fetch(server.url + path);
+      expect(response.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+      expect(response.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
+      expect(response.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+      expect(response.headers.get('content-security-policy')).toBe(contentSecurityPolicy(['https://huggingface.co']));
+    }
+  });
+
+  it('uses the right MIME types', async () => {
+    expect((await fetch(`${server.url}assets/ort.wasm`)).headers.get('content-type')).toBe('application/wasm');
+    expect((await fetch(`${server.url}assets/ort.mjs`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('answers 404 for a missing file (no SPA fallback) and never leaves the folder', async () => {
+    const missing = await fetch(`${server.url}models/nope/model.onnx`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).not.toContain('<title>');
+    const escape = await fetch(`${server.url}assets/%2e%2e/%2e%2e/etc/passwd`);
+    expect([403, 404]).toContain(escape.status);
+  });
+});
+
+describe('contentSecurityPolicy', () => {
+  it('allows only self plus the configured model hosts', () => {
+    expect(contentSecurityPolicy(['https://huggingface.co'])).toBe(
+      "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; connect-src 'self' https://huggingface.co; img-src 'self' data: blob:; style-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'",
+    );
+    expect(contentSecurityPolicy([], true)).not.toContain('frame-ancestors');
+  });
+});
