@@ -16,6 +16,7 @@ import { GenerationPanel } from './GenerationPanel.tsx';
 import { ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { RunProgress } from './RunProgress.tsx';
+import { SuitePanel } from './SuitePanel.tsx';
 import { WarmChart } from './WarmChart.tsx';
 
 /** Engines this build can run from the plain cold/warm controls. */
@@ -117,6 +118,8 @@ export function App(props: { catalog: ModelCatalog }) {
     const s = settingsRef.current;
     // autorun=generate / autorun=compare belong to their panels (H6), which start them and set done/failed themselves.
     if (a.autorun.some((k) => k === 'generate' || k === 'compare')) return;
+    // autorun=suite belongs to the suite panel, which starts it and sets the done/failed state itself.
+    if (a.autorun.includes('suite')) return;
     if (a.engine !== 'ort') {
       setRunErrors([`engine=${a.engine} has no cold/warm runs on this page yet`]);
       if (a.autorun.length > 0) setDrbState('failed');
@@ -158,6 +161,7 @@ export function App(props: { catalog: ModelCatalog }) {
       <ReceiptList receipts={receipts} />
       <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} />
       <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} />
+      <SuitePanel catalog={catalog} automation={automation} />
       <CapabilityPanel capabilities={capabilities} />
       <footer>
         <small>

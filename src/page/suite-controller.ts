@@ -1,0 +1,304 @@
+/**
+ * Runs a suite (items + candidates artifacts) through a reranker or candidate scorer in a fresh bench worker, and
+ * turns it into a predictions artifact (exactly what `drb score` reads) plus a validated suite receipt.
+ *
+ * Steps: 1. validate both artifacts (before anything loads: a bad file is refused with its name and row);
+ * 2. probe; 3. fresh worker, load the model (cold load, kept apart from row latencies); 4. every row in items order:
+ * score its candidates, rank, apply the abstention policy; 5. encode + re-parse the predictions, assemble and
+ * validate the receipt. Every worker call runs under a stage time limit, so a dead worker never freezes the page.
+ * The user's files are only read (bytes in memory); nothing is ever written back to them.
+ */
+import type { CatalogModel } from '../core/catalog.ts';
+import type { ItemFormat } from '../core/artifacts/items.ts';
+import type { PredictionRow } from '../core/artifacts/predictions.ts';
+import { redactUrl, redactUrlsInText } from '../core/redact.ts';
+import type { Capabilities, RouteAttempt } from '../core/receipt.ts';
+import { sha256Hex } from '../core/sha256.ts';
+import { summarize } from '../core/stats.ts';
+import type { AbstentionPolicy, SuiteReason } from '../core/suite/abstention-policy.ts';
+import type { RerankInput, ScoreCandidatesInput } from '../core/suite/engine-inputs.ts';
+import { encodePredictions } from '../core/suite/predictions-artifact.ts';
+import { rankCandidates } from '../core/suite/rank-candidates.ts';
+import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePrompt } from '../core/suite/scoring-text.ts';
+import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-plan.ts';
+import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
+import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
+import type { FetchProgress, LoadResult } from '../../workers/engines/engine.ts';
+import type { StageLimits } from './run-controller.ts';
+import { WorkerFailure, WorkerHandle } from './worker-client.ts';
+
+/** What to run. */
+export interface SuiteRequest {
+  model: CatalogModel;
+  ep: 'wasm' | 'webgpu';
+  threads: number | null;
+  allowFallback: boolean;
+  /** dtype override; null = the catalog's. */
+  dtype: string | null;
+  policy: AbstentionPolicy;
+  /** The shipped suite's id, or null for files the user picked. */
+  suiteId: string | null;
+  format: ItemFormat;
+  items: NamedBytes;
+  candidates: NamedBytes;
+}
+
+/** Progress of the row loop (page clock). */
+export interface SuiteProgress {
+  rowsDone: number;
+  rowsTotal: number;
+  elapsedMs: number;
+  /** Estimated time left from the mean row time so far; null before the first row. */
+  etaMs: number | null;
+}
+
+/** How the UI follows a suite run. */
+export interface SuiteUiHooks {
+  onPhase?(phase: 'validate' | 'load' | 'rows' | 'done' | 'failed'): void;
+  onProgress?(progress: FetchProgress): void;
+  onRows?(progress: SuiteProgress): void;
+}
+
+/** Page facts the controller needs (injected, so it holds no UI). */
+export interface SuiteEnvironment {
+  pageBaseUrl: string;
+  pageUrl: () => string;
+  probe: () => Promise<Capabilities>;
+  limits: StageLimits;
+  app: { version: string; commit: string | null };
+}
+
+/** The result: refused before the run (`refused`), or a receipt (ok or failed) with predictions when ok. */
+export type SuiteOutcome =
+  | { refused: string }
+  | { refused: null; receipt: SuiteReceipt; problems: string[]; predictions: Uint8Array | null; predictionsFileName: string };
+
+/** The provenance a task declares in every prediction row. */
+function provenanceFor(model: CatalogModel): 'deberta' | 'lfm' {
+  return model.task === 'rerank' ? 'deberta' : 'lfm';
+}
+
+/**
+ * Loads a shipped suite (`suites/<id>/suite.json` + its two files) from the page's origin, checking each file's
+ * pinned SHA-256 so a shipped suite cannot silently change.
+ * @param pageBaseUrl the page's base URL (ends in "/")
+ * @param id the suite id
+ * @throws Error with a `<file>: <place>: <problem>` message
+ */
+export async function loadShippedSuite(pageBaseUrl: string, id: string): Promise<{ format: ItemFormat; items: NamedBytes; candidates: NamedBytes }> {
+  const { SuiteManifest } = await import('../core/suite/suite-manifest.ts');
+  const get = async (path: string) => {
+    const response = await fetch(new URL(`suites/${id}/${path}`, pageBaseUrl), { cache: 'no-store', credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`suites/${id}/${path}: $: answered HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  };
+  const manifestBytes = await get('suite.json');
+  let manifestJson: unknown;
+  try {
+    manifestJson = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(manifestBytes));
+  } catch {
+    throw new Error(`suites/${id}/suite.json: $: not valid UTF-8 JSON`);
+  }
+  const parsed = SuiteManifest.safeParse(manifestJson);
+  if (!parsed.success) throw new Error(`suites/${id}/suite.json: ${parsed.error.issues[0].path.join('.') || '$'}: ${parsed.error.issues[0].message}`);
+  const manifest = parsed.data;
+  const files: NamedBytes[] = [];
+  for (const pinned of [manifest.items, manifest.candidates]) {
+    const bytes = await get(pinned.path);
+    const sha256 = await sha256Hex(bytes);
+    if (sha256 !== pinned.sha256) throw new Error(`suites/${id}/${pinned.path}: $: SHA-256 ${sha256} differs from the manifest pin ${pinned.sha256}`);
+    files.push({ bytes, fileName: `suites/${id}/${pinned.path}` });
+  }
+  return { format: manifest.format, items: files[0], candidates: files[1] };
+}
+
+/** A readable file-name stamp from an ISO time (colons and fractions removed). */
+function stamp(iso: string): string {
+  return iso.replace(/\.\d+/, '').replace(/[:]/g, '').replace(/[^0-9A-Za-z+-]/g, '-');
+}
+
+/** Download name of a suite receipt: `drb-suite-receipt-<model>-<ep>-<time>.json`. */
+export function suiteReceiptFileName(receipt: SuiteReceipt): string {
+  return `drb-suite-receipt-${receipt.model.id}-${receipt.route.completed_ep ?? receipt.route.requested_ep}-${stamp(receipt.created_at)}.json`;
+}
+
+/**
+ * Runs one suite. Never throws for bad input, engine or worker failures: bad input gives `refused`, the rest a
+ * failed receipt.
+ * @param env page facts
+ * @param request model, route, policy and the two artifacts
+ * @param ui progress hooks
+ */
+export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui: SuiteUiHooks = {}): Promise<SuiteOutcome> {
+  // 1. Validate both artifacts before anything loads.
+  ui.onPhase?.('validate');
+  if (request.model.engine !== 'transformers' || (request.model.task !== 'rerank' && request.model.task !== 'score-candidates')) {
+    return { refused: `model ${request.model.id} is not a transformers.js reranker or candidate scorer (engine ${request.model.engine}, task ${request.model.task})` };
+  }
+  let plan: SuitePlan;
+  try {
+    plan = await planSuite(request.items, request.candidates, request.format);
+  } catch (error) {
+    return { refused: error instanceof Error ? error.message : String(error) };
+  }
+
+  const provenance = provenanceFor(request.model);
+  const startedAtMs = performance.now();
+  const errors: SuiteReceipt['errors'] = [];
+  let failure: { reason: string; stage: SuiteStage } | null = null;
+  let load: LoadResult | null = null;
+  let attempts: RouteAttempt[] = [];
+  let integrity: SuiteReceipt['model']['integrity'] = 'not-loaded';
+  let capabilities: Capabilities | null = null;
+  const samples: number[] = [];
+  const predictionRows: PredictionRow[] = [];
+  const counts: Record<SuiteReason, number> = { accepted: 0, low_margin: 0, single_candidate: 0, no_candidates: 0 };
+  let handle: WorkerHandle | null = null;
+
+  try {
+    // 2. Probe.
+    capabilities = await env.probe();
+
+    // 3. A fresh worker (the runtime's thread count is fixed per worker), then the cold load.
+    ui.onPhase?.('load');
+    handle = new WorkerHandle();
+    await handle.syncClock(env.limits.probe);
+    const h = handle;
+    const toPage = (ms: number) => ms + h.clockOffsetMs;
+    const hooks = h.proxy({
+      onProgress: (p: FetchProgress) => ui.onProgress?.(p),
+      onStage: (stage: 'fetch' | 'session', phase: 'start' | 'end') => {
+        if (phase === 'start') h.enterStage(stage);
+      },
+    });
+    const outcome = await h.call<LoadOutcome>(
+      'fetch',
+      env.limits.fetch,
+      () =>
+        h.api.load(
+          { model: request.model, pageBaseUrl: env.pageBaseUrl, ep: request.ep, threads: request.threads, allowFallback: request.allowFallback, dtype: request.dtype },
+          hooks,
+        ),
+      (stage) => env.limits[stage],
+    );
+    if (!outcome.ok) {
+      attempts = outcome.attempts.map((a) => ({ ...a, started_at_ms: toPage(a.started_at_ms), ended_at_ms: toPage(a.ended_at_ms) }));
+      if (outcome.integrityMismatch) integrity = 'mismatch';
+      failure = { reason: outcome.message, stage: 'load' };
+      errors.push({ stage: 'load', name: outcome.name, message: outcome.message });
+    } else {
+      load = outcome;
+      attempts = outcome.attempts.map((a) => ({ ...a, started_at_ms: toPage(a.started_at_ms), ended_at_ms: toPage(a.ended_at_ms) }));
+      integrity = outcome.integrity;
+    }
+
+    // 4. Rows, in items order.
+    if (failure === null) {
+      ui.onPhase?.('rows');
+      const rowsStarted = performance.now();
+      const total = plan.rows.length;
+      ui.onRows?.({ rowsDone: 0, rowsTotal: total, elapsedMs: 0, etaMs: null });
+      for (const [index, row] of plan.rows.entries()) {
+        let scores: number[] = [];
+        if (row.candidates.length > 0) {
+          const data: RerankInput | ScoreCandidatesInput =
+            request.model.task === 'rerank'
+              ? { task: 'rerank', query: rerankQuery(row.context, row.input), candidates: row.candidates }
+              : { task: 'score-candidates', prompt: scorePrompt(row.context, row.input), candidates: row.candidates };
+          await h.call('first_inference', env.limits.first_inference, () => h.api.setInput({ id: row.id, data }));
+          const result = await h.call<RunOutcome>('first_inference', env.limits.first_inference, () => h.api.runOnce(hooks));
+          if (!result.ok) {
+            failure = { reason: `row ${JSON.stringify(row.id)}: ${result.message}`, stage: 'inference' };
+            errors.push({ stage: 'inference', name: result.name, message: failure.reason });
+            break;
+          }
+          scores = result.values ?? [];
+          samples.push(result.metrics?.row_ms ?? result.durationMs);
+        }
+        const ranked = rankCandidates(row.id, row.candidates, scores, request.policy, provenance);
+        predictionRows.push(ranked.prediction);
+        counts[ranked.reason]++;
+        const done = index + 1;
+        const elapsedMs = performance.now() - rowsStarted;
+        ui.onRows?.({ rowsDone: done, rowsTotal: total, elapsedMs, etaMs: (elapsedMs / done) * (total - done) });
+      }
+    }
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const stage: SuiteStage = load === null ? 'load' : 'inference';
+    failure = { reason, stage };
+    errors.push({ stage, name: error instanceof WorkerFailure ? 'WorkerFailure' : error instanceof Error ? error.name : 'Error', message: reason });
+  } finally {
+    // The suite's session is not reused: free its memory now.
+    handle?.terminate('suite run finished');
+  }
+
+  // 5. Predictions (only for a complete run) and the receipt.
+  const createdAt = new Date().toISOString();
+  let predictions: Uint8Array | null = null;
+  const predictionsFileName = `drb-predictions-${request.model.id}-${load?.completedEp ?? request.ep}-${stamp(createdAt)}.json`;
+  if (failure === null) {
+    try {
+      predictions = encodePredictions(predictionRows, predictionsFileName);
+    } catch (error) {
+      failure = { reason: `predictions failed the scorer's schema: ${(error as Error).message}`, stage: 'inference' };
+      errors.push({ stage: 'inference', name: 'ArtifactError', message: failure.reason });
+    }
+  }
+  const done = counts.accepted + counts.low_margin + counts.single_candidate + counts.no_candidates;
+  const source = request.model.source;
+  const receipt: SuiteReceipt = {
+    schema: SUITE_RECEIPT_SCHEMA,
+    receipt_id: crypto.randomUUID(),
+    created_at: createdAt,
+    evidence_state: 'DEVICE_RECEIPT',
+    app: { name: 'device-receipts-bench', version: env.app.version, commit: env.app.commit, page_url: redactUrl(env.pageUrl()) },
+    suite: {
+      id: request.suiteId,
+      format: plan.format,
+      items: plan.items,
+      candidates: plan.candidates,
+      text_template: request.model.task === 'rerank' ? RERANK_PAIR_TEMPLATE_ID : SCORE_PROMPT_TEMPLATE_ID,
+    },
+    engine: load?.engine ?? { name: 'transformers', version: 'unknown' },
+    task: request.model.task as 'rerank' | 'score-candidates',
+    provenance,
+    policy: request.policy,
+    route: {
+      requested_ep: request.ep,
+      completed_ep: load?.completedEp ?? null,
+      fallback_reason: load && load.completedEp !== request.ep ? load.fallbackReason : null,
+      allow_fallback: request.allowFallback,
+      threads_requested: request.threads,
+      threads_effective: load?.threadsEffective ?? null,
+      attempts: attempts.map((a) => ({ ...a, reason: a.reason === null ? null : redactUrlsInText(a.reason) })),
+    },
+    model: {
+      id: request.model.id,
+      kind: request.model.kind,
+      task: request.model.task,
+      dtype: request.dtype ?? request.model.dtype,
+      source: source.type,
+      revision: source.type === 'huggingface' ? source.revision : null,
+      integrity,
+      files: load?.files ?? [],
+    },
+    rows: { total: plan.rows.length, done, ...counts },
+    timings: {
+      model_load_ms: load ? load.fetchMs + load.sessionMs : null,
+      row_latency_samples_ms: samples,
+      row_latency_stats: summarize(samples),
+      total_ms: performance.now() - startedAtMs,
+    },
+    predictions: predictions ? { sha256: await sha256Hex(predictions), bytes: predictions.byteLength, rows: predictionRows.length } : null,
+    capabilities,
+    errors: errors.map((e) => ({ ...e, message: redactUrlsInText(e.message) })),
+    outcome: failure ? { status: 'failed', reason: redactUrlsInText(failure.reason), failed_stage: failure.stage } : { status: 'ok', reason: null, failed_stage: null },
+  };
+  const problems: string[] = [];
+  const parsed = SuiteReceipt.safeParse(receipt);
+  if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  else problems.push(...checkSuiteReceipt(parsed.data).map((p) => `${p.path}: ${p.message}`));
+  ui.onPhase?.(failure ? 'failed' : 'done');
+  return { refused: null, receipt, problems, predictions, predictionsFileName };
+}

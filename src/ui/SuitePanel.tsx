@@ -1,0 +1,278 @@
+/**
+ * The suite-run panel: pick the demo suite or your own items + candidates files, a reranker or candidate scorer, the
+ * route and the abstention threshold; follow rows done / total, elapsed time and time left; download the
+ * predictions artifact (for `drb score`) and the suite receipt. Chosen files are only read, never written.
+ * Also runs `autorun=suite` for the automation contract and puts both artifacts into `window.drbArtifacts`.
+ */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ParsedAutomation } from '../core/automation.ts';
+import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import type { ItemFormat } from '../core/artifacts/items.ts';
+import { marginPolicy } from '../core/suite/abstention-policy.ts';
+import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
+import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
+import type { FetchProgress } from '../../workers/engines/engine.ts';
+import { probeCapabilities } from '../page/capability-probe.ts';
+import { downloadJson } from '../page/download.ts';
+import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+import { loadShippedSuite, runSuite, suiteReceiptFileName, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
+
+/** Models a suite can run: transformers.js rerankers and candidate scorers. */
+function suiteModels(catalog: ModelCatalog): CatalogModel[] {
+  return catalog.models.filter((m) => m.engine === 'transformers' && (m.task === 'rerank' || m.task === 'score-candidates'));
+}
+
+/** Saves exact bytes (the predictions' SHA-256 in the receipt must match the downloaded file byte for byte). */
+function downloadBytes(bytes: Uint8Array, fileName: string): void {
+  const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/json' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  link.rel = 'noopener';
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // Revoke later: revoking at once can cancel the download in some browsers.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function setDrbState(state: 'running' | 'done' | 'failed'): void {
+  document.documentElement.dataset.drbState = state;
+}
+
+interface Result {
+  receipt: SuiteReceipt;
+  problems: string[];
+  predictions: Uint8Array | null;
+  predictionsFileName: string;
+}
+
+/**
+ * @param props.catalog the page's catalog (the panel offers its transformers rerank / score-candidates models)
+ * @param props.automation the parsed URL parameters (`autorun=suite`, `suite`, `model`, `ep`, `threads`, `min_margin`)
+ */
+export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAutomation }) {
+  const models = useMemo(() => suiteModels(props.catalog), [props.catalog]);
+  const a = props.automation.settings;
+  const requested = a.model !== null ? models.find((m) => m.id === a.model) : undefined;
+  const [modelId, setModelId] = useState(requested?.id ?? models[0]?.id ?? '');
+  const [ep, setEp] = useState<'wasm' | 'webgpu'>(a.ep);
+  const [threads, setThreads] = useState<number | null>(a.threads);
+  const [threshold, setThreshold] = useState(a.minMargin === null ? '' : String(a.minMargin));
+  const [source, setSource] = useState<'demo' | 'files'>('demo');
+  const [format, setFormat] = useState<ItemFormat>('generic');
+  const [itemsFile, setItemsFile] = useState<File | null>(null);
+  const [candidatesFile, setCandidatesFile] = useState<File | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [phase, setPhase] = useState<string>('idle');
+  const [download, setDownload] = useState<FetchProgress | null>(null);
+  const [rows, setRows] = useState<SuiteProgress | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [result, setResult] = useState<Result | null>(null);
+
+  const start = async (choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; threshold: string; suiteId: string | null }, automated: boolean) => {
+    setBusy(true);
+    setError(null);
+    setResult(null);
+    setRows(null);
+    setDownload(null);
+    if (automated) setDrbState('running');
+    const finish = (ok: boolean) => {
+      setBusy(false);
+      if (automated) setDrbState(ok ? 'done' : 'failed');
+    };
+    try {
+      const model = models.find((m) => m.id === choice.modelId);
+      if (!model) throw new Error(`Invalid model param: '${choice.modelId}' is not a transformers.js reranker or candidate scorer`);
+      const minMargin = choice.threshold.trim() === '' ? null : Number(choice.threshold);
+      if (minMargin !== null && !(Number.isFinite(minMargin) && minMargin >= 0)) throw new Error(`margin threshold must be a number >= 0, got '${choice.threshold}'`);
+      const pageBaseUrl = new URL(import.meta.env.BASE_URL, location.href).href;
+      let inputs: Pick<SuiteRequest, 'format' | 'items' | 'candidates' | 'suiteId'>;
+      if (choice.suiteId !== null) {
+        inputs = { suiteId: choice.suiteId, ...(await loadShippedSuite(pageBaseUrl, choice.suiteId)) };
+      } else {
+        if (!itemsFile || !candidatesFile) throw new Error('choose both an items file and a candidates file');
+        // Read-only: the bytes are copied into memory; the user's files are never written.
+        inputs = {
+          suiteId: null,
+          format,
+          items: { bytes: new Uint8Array(await itemsFile.arrayBuffer()), fileName: itemsFile.name },
+          candidates: { bytes: new Uint8Array(await candidatesFile.arrayBuffer()), fileName: candidatesFile.name },
+        };
+      }
+      const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
+      if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
+      const outcome = await runSuite(
+        { pageBaseUrl, pageUrl: () => location.href, probe: probeCapabilities, limits, app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ } },
+        { model, ep: choice.ep, threads: choice.threads, allowFallback: a.allowFallback, dtype: null, policy: marginPolicy(minMargin), ...inputs },
+        { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
+      );
+      if (outcome.refused !== null) {
+        setPhase('refused');
+        setError(outcome.refused);
+        finish(false);
+        return;
+      }
+      setResult(outcome);
+      if (outcome.problems.length === 0) {
+        if (outcome.predictions) {
+          const rowsJson: unknown = JSON.parse(new TextDecoder().decode(outcome.predictions));
+          window.drbArtifacts.push({ kind: 'predictions', data: rowsJson });
+        }
+        window.drbArtifacts.push({ kind: 'suite-receipt', data: outcome.receipt });
+      }
+      finish(outcome.problems.length === 0 && outcome.receipt.outcome.status === 'ok');
+    } catch (caught) {
+      setPhase('failed');
+      setError(caught instanceof Error ? caught.message : String(caught));
+      finish(false);
+    }
+  };
+
+  useEffect(() => {
+    if (!a.autorun.includes('suite') || props.automation.errors.length > 0) return;
+    const explicitEngine = new URLSearchParams(location.search).get('engine');
+    if (explicitEngine !== null && explicitEngine !== 'transformers') {
+      setError(`Invalid engine param: '${explicitEngine}', suite runs use the transformers engine`);
+      setDrbState('failed');
+      return;
+    }
+    void start({ modelId: a.model ?? models[0]?.id ?? '', ep: a.ep, threads: a.threads, threshold: a.minMargin === null ? '' : String(a.minMargin), suiteId: a.suite ?? DEMO_SUITE_ID }, true);
+  }, []);
+
+  const model = models.find((m) => m.id === modelId);
+  const receipt = result?.receipt;
+  const stats = receipt?.timings.row_latency_stats;
+  return (
+    <section class="panel" data-testid="suite-panel">
+      <h2>Suite run (reranking → predictions for drb score)</h2>
+      <div class="controls">
+        <label>
+          Suite
+          <select value={source} disabled={busy} data-testid="suite-source" onChange={(e) => setSource(e.currentTarget.value as 'demo' | 'files')}>
+            <option value="demo">demo suite ({DEMO_SUITE_ID}, AJIMEE rows, CC BY-SA 3.0)</option>
+            <option value="files">my files…</option>
+          </select>
+        </label>
+        {source === 'files' && (
+          <>
+            <label>
+              Items file
+              <input type="file" accept=".json,application/json" disabled={busy} data-testid="suite-items" onChange={(e) => setItemsFile(e.currentTarget.files?.[0] ?? null)} />
+            </label>
+            <label>
+              Items format
+              <select value={format} disabled={busy} data-testid="suite-format" onChange={(e) => setFormat(e.currentTarget.value as ItemFormat)}>
+                <option value="generic">generic</option>
+                <option value="ajimee">ajimee</option>
+              </select>
+            </label>
+            <label>
+              Candidates file
+              <input type="file" accept=".json,application/json" disabled={busy} data-testid="suite-candidates" onChange={(e) => setCandidatesFile(e.currentTarget.files?.[0] ?? null)} />
+            </label>
+          </>
+        )}
+        <label>
+          Model
+          <select value={modelId} disabled={busy} data-testid="suite-model" onChange={(e) => setModelId(e.currentTarget.value)}>
+            {models.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Execution provider
+          <select value={ep} disabled={busy} data-testid="suite-ep" onChange={(e) => setEp(e.currentTarget.value as 'wasm' | 'webgpu')}>
+            <option value="wasm">wasm</option>
+            <option value="webgpu">webgpu</option>
+          </select>
+        </label>
+        <label>
+          WASM threads
+          <input
+            type="number"
+            min={1}
+            max={64}
+            placeholder="default"
+            value={threads ?? ''}
+            disabled={busy}
+            data-testid="suite-threads"
+            onChange={(e) => setThreads(e.currentTarget.value === '' ? null : Math.max(1, Math.min(64, Math.round(Number(e.currentTarget.value)))))}
+          />
+        </label>
+        <label>
+          Abstain below margin
+          <input type="text" inputMode="decimal" placeholder="never" value={threshold} disabled={busy} data-testid="suite-threshold" onInput={(e) => setThreshold(e.currentTarget.value)} />
+        </label>
+      </div>
+      {model?.kind === 'fixture' && <p class="note">Fixture with random weights: the ranking is a pipeline check, not a quality result.</p>}
+      <p class="note">
+        Margin = top-1 score minus top-2 score ({model?.task === 'score-candidates' ? 'summed log-probabilities' : 'cross-encoder logits'}). A row below the
+        threshold keeps its input (candidates [], reason low_margin).
+      </p>
+      <div class="buttons">
+        <button
+          type="button"
+          disabled={busy || !model}
+          data-testid="suite-run"
+          onClick={() => void start({ modelId, ep, threads, threshold, suiteId: source === 'demo' ? DEMO_SUITE_ID : null }, false)}
+        >
+          Run suite
+        </button>
+        <span data-testid="suite-phase">{phase}</span>
+      </div>
+      {download && phase === 'load' && (
+        <p>
+          Download: {download.bytesDone} / {download.bytesTotal ?? 'unknown'} bytes (file {download.fileIndex + 1} of {download.fileCount})
+        </p>
+      )}
+      {rows && (
+        <p data-testid="suite-rows">
+          Rows {rows.rowsDone} / {rows.rowsTotal} · elapsed {seconds(rows.elapsedMs)} · {rows.etaMs === null ? 'estimating time left' : `about ${seconds(rows.etaMs)} left`}
+          <progress max={rows.rowsTotal} value={rows.rowsDone} />
+        </p>
+      )}
+      {error && (
+        <p class="banner error" data-testid="suite-error">
+          {error}
+        </p>
+      )}
+      {result && result.problems.length > 0 && (
+        <div class="banner error" data-testid="suite-problems">
+          The suite receipt failed validation and is not offered: {result.problems.join('; ')}
+        </div>
+      )}
+      {receipt && result.problems.length === 0 && (
+        <div data-testid="suite-result">
+          <p>
+            Outcome: <strong data-testid="suite-outcome">{receipt.outcome.status}</strong>
+            {receipt.outcome.reason && ` – ${receipt.outcome.reason}`}
+          </p>
+          <p>
+            Rows: {receipt.rows.accepted} ranked, {receipt.rows.low_margin} low_margin, {receipt.rows.single_candidate} single_candidate, {receipt.rows.no_candidates}{' '}
+            no_candidates (of {receipt.rows.total}).
+            {stats && ` Row latency median ${stats.median.toFixed(1)} ms, p95 ${stats.p95.toFixed(1)} ms.`}
+            {receipt.timings.model_load_ms !== null && ` Model load ${seconds(receipt.timings.model_load_ms)} (kept out of row latencies).`}
+          </p>
+          <div class="buttons">
+            {result.predictions && (
+              <button type="button" data-testid="download-predictions" onClick={() => downloadBytes(result.predictions!, result.predictionsFileName)}>
+                Download predictions
+              </button>
+            )}
+            <button type="button" data-testid="download-suite-receipt" onClick={() => downloadJson(receipt, suiteReceiptFileName(receipt))}>
+              Download suite receipt
+            </button>
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
