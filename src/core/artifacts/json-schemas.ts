@@ -8,6 +8,9 @@ import { BudgetProfiles } from '../receipts/profiles.ts';
 import { ReceiptsSummary } from '../receipts/receipts-summary.ts';
 import { DeviceReceipt } from '../receipt.ts';
 import { ModelCatalog } from '../catalog.ts';
+import { CandidatesFile } from '../suite/candidates.ts';
+import { SuiteManifest } from '../suite/suite-manifest.ts';
+import { SuiteReceipt } from '../suite/suite-receipt.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -24,6 +27,9 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'device-review.schema.json', schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }) },
   { fileName: 'device-receipt.schema.json', schema: DeviceReceipt.meta({ title: 'drb.device-receipt.v1 (one cold or warm run on one device)' }) },
   { fileName: 'model-catalog.schema.json', schema: ModelCatalog.meta({ title: 'drb.model-catalog.v1 (src/catalog/catalog.json)' }) },
+  { fileName: 'candidates.schema.json', schema: CandidatesFile.meta({ title: 'drb candidates file ([{id, candidates}], input of a suite run)' }) },
+  { fileName: 'suite-receipt.schema.json', schema: SuiteReceipt.meta({ title: 'drb.suite-receipt.v1 (one suite run on one device)' }) },
+  { fileName: 'suite-manifest.schema.json', schema: SuiteManifest.meta({ title: 'drb.suite-manifest.v1 (public/suites/<id>/suite.json)' }) },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/receipts/profiles.v1.json)' }) },
 ];
 
