@@ -9,7 +9,7 @@ import { parseFixedInput, type CatalogInput } from '../src/core/catalog.ts';
 import type { RouteAttempt, Stage } from '../src/core/receipt.ts';
 import { redactUrl, redactUrlsInText, type ResourceTimingLike } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
-import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunResult } from './engines/engine.ts';
+import type { EngineHooks, EngineInput, LoadedFile, LoadRequest, LoadResult, RunResult } from './engines/engine.ts';
 import type { Engine } from './engines/engine.ts';
 import { engineFactories } from './engines/engine-registry.ts';
 
@@ -23,6 +23,8 @@ export interface EngineFailure {
   attempts: RouteAttempt[];
   /** `IntegrityError` failures set this so the receipt can say `mismatch`. */
   integrityMismatch: boolean;
+  /** Files fetched before the failure (a RouteError after a successful fetch), else null. */
+  fetched: { files: LoadedFile[]; integrity: 'verified' | 'unpinned'; fetchMs: number } | null;
 }
 
 export type LoadOutcome = ({ ok: true } & LoadResult) | EngineFailure;
@@ -69,6 +71,7 @@ function nextMacrotask(): Promise<void> {
 function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] = []): EngineFailure {
   const err = error instanceof Error ? error : new Error(String(error));
   const carried = (err as Error & { attempts?: RouteAttempt[] }).attempts;
+  const fetched = (err as Error & { fetched?: EngineFailure['fetched'] }).fetched ?? null;
   return {
     ok: false,
     name: err.name,
@@ -76,6 +79,7 @@ function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] =
     stage,
     attempts: carried ?? attempts,
     integrityMismatch: err.name === 'IntegrityError',
+    fetched,
   };
 }
 

@@ -317,6 +317,11 @@ export class RunController {
       record.attempts = failure.attempts.map((a) => ({ ...a, started_at_ms: a.started_at_ms + offset, ended_at_ms: a.ended_at_ms + offset }));
     }
     if (failure.integrityMismatch) record.integrity = 'mismatch';
+    if (failure.fetched) {
+      record.files = failure.fetched.files;
+      record.integrity = failure.fetched.integrity;
+      if (record.kind === 'cold') record.fetchMs = failure.fetched.fetchMs;
+    }
     // A failed load leaves no usable session.
     if (failure.stage === 'fetch' || failure.stage === 'session') this.live = null;
     return new RunFailed(failure.message, failure.stage, failure.name);

@@ -25,6 +25,11 @@ describe('webgpu without an adapter', () => {
     expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, fallback_reason: null, allow_fallback: false });
     expect(receipt.route.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'failed' })]);
     expect(receipt.run.inferences_completed).toBe(0);
+    // The model was fetched and hashed before the route failed: the receipt keeps that evidence.
+    expect(receipt.model.integrity).toBe('verified');
+    expect(receipt.model.files[0].sha256).toBe(receipt.model.files[0].expected_sha256);
+    expect(receipt.timings.model_fetch_ms).not.toBeNull();
+    expect(receipt.timings.session_create_ms).toBeNull();
     expect(receipt.status_transitions.at(-1)?.status).toBe('failed');
     // The reason is on the page too, not only in the receipt.
     expect(await page.getByTestId('failure-reason').textContent()).toContain('no adapter was granted');

@@ -131,8 +131,15 @@ export class IntegrityError extends Error {
 /** Thrown when the requested route cannot run and fallback is not allowed (or also failed). */
 export class RouteError extends Error {
   override name = 'RouteError';
-  /** @param attempts every attempt made, so the failed receipt can still list them */
-  constructor(message: string, readonly attempts: RouteAttempt[]) {
+  /**
+   * @param attempts every attempt made, so the failed receipt can still list them
+   * @param fetched the files fetched before the route failed (with their hashes and fetch time), if any
+   */
+  constructor(
+    message: string,
+    readonly attempts: RouteAttempt[],
+    readonly fetched: { files: LoadedFile[]; integrity: 'verified' | 'unpinned'; fetchMs: number } | null = null,
+  ) {
     super(message);
   }
 }

@@ -96,7 +96,7 @@ export class OrtEngine implements Engine {
     if (completedEp === null) {
       const first = attempts[0].reason ?? 'unknown failure';
       const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
-      throw new RouteError(`${first}${hint}`, attempts);
+      throw new RouteError(`${first}${hint}`, attempts, { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs });
     }
     const sessionMs = performance.now() - sessionStarted;
     hooks.onStage?.('session', 'end');
