@@ -76,16 +76,20 @@ function locate(model: CatalogModel, pageBaseUrl: string): { id: string; revisio
  * @param urls absolute file URL -> verified bytes
  * @param pageBaseUrl base for the relative paths transformers.js passes for local models
  * @param unlisted collects every URL that was asked for but is not in the catalog (redacted)
+ * @param probeAliases URL at the `main` revision -> the pinned revision's URL, for existence probes only (see below)
  */
-function servingFetch(urls: Map<string, Uint8Array>, pageBaseUrl: string, unlisted: string[]) {
+function servingFetch(urls: Map<string, Uint8Array>, pageBaseUrl: string, unlisted: string[], probeAliases: Map<string, string>) {
   return async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input), pageBaseUrl).href;
-    const bytes = urls.get(url);
+    const range = new Headers(init?.headers).get('range');
+    // transformers.js 4.3.2's get_tokenizer_files probes tokenizer_config.json with a one-byte Range request at
+    // revision "main" whatever revision the caller gave; the real download then uses the pinned revision. So a
+    // Range probe of a `main` URL is answered from the pinned file (it only decides that the file exists).
+    const bytes = urls.get(url) ?? (range ? urls.get(probeAliases.get(url) ?? '') : undefined);
     if (bytes === undefined) {
       unlisted.push(redactUrl(url));
       return new Response(null, { status: 404, statusText: 'not in the model catalog' });
     }
-    const range = new Headers(init?.headers).get('range');
     const match = range ? /^bytes=(\d+)-(\d*)$/.exec(range) : null;
     if (match) {
       const start = Number(match[1]);
@@ -139,7 +143,11 @@ export async function loadTransformersModel(
   const urls = new Map<string, Uint8Array>();
   model.files.forEach((file, index) => urls.set(modelFileUrl(model, file, pageBaseUrl), fetched.buffers[index]));
   const unlisted: string[] = [];
-  env.fetch = servingFetch(urls, pageBaseUrl, unlisted);
+  const probeAliases = new Map<string, string>();
+  if (!where.local && where.revision !== 'main') {
+    for (const url of urls.keys()) probeAliases.set(url.replace(`/resolve/${encodeURIComponent(where.revision)}/`, '/resolve/main/'), url);
+  }
+  env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
   const dtype = request.dtype ?? model.dtype ?? 'fp32';
   hooks.onStage?.('session', 'start');
