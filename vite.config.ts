@@ -48,7 +48,16 @@ export default defineConfig({
   },
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
-  worker: { format: 'es' },
+  worker: {
+    format: 'es',
+    // WebKit (WebKitGTK 2.50, so likely Safari too) does not put a module worker's entry script into the worker's
+    // module map: a chunk that imports the entry file evaluates it a SECOND time, and the second copy's
+    // `expose(new BenchWorkerApi())` answers calls with an empty API ("no model is loaded in the worker").
+    // Moving everything the entry statically needs into its own chunk leaves the entry a 2-line file no chunk imports.
+    rolldownOptions: {
+      output: { codeSplitting: { groups: [{ name: 'bench-worker-main', tags: ['$initial'], test: (id: string) => !/bench\.worker\.ts$/.test(id) }] } },
+    },
+  },
   optimizeDeps: { exclude: ['onnxruntime-web', '@huggingface/transformers', '@mlc-ai/web-llm'] },
   build: { target: 'es2022', chunkSizeWarningLimit: 2048 },
   // Dev server: isolation headers without the CSP (see the meta plugin above); preview and `drb serve` send all.
