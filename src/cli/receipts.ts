@@ -142,12 +142,13 @@ export async function summarizeReceipts(
       const result = validateReceipt(parsed.value);
       if (result.kind === 'not-a-receipt') summarizer.addNotReceipt(shown, result.schema);
       else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
+      else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt);
       else summarizer.addReceipt(result.receipt);
     }
     progress?.(index + 1, files.length);
   });
   if (summarizer.validCount === 0) {
-    throw new CliError(`${paths.join(', ')}: no valid device receipt among ${files.length} file(s) (run drb receipts validate); nothing written`);
+    throw new CliError(`${paths.join(', ')}: no valid receipt among ${files.length} file(s) (run drb receipts validate); nothing written`);
   }
   const summary = await summarizer.finish({ reviews });
   return { summary, ...writeSummary(outDir, summary) };
@@ -195,7 +196,11 @@ export function register(program: Command): void {
         process.stderr.write(`warning: ${summary.inputs.receipts_invalid} invalid receipt(s) excluded (listed in the summary)\n`);
       }
       process.stdout.write(
-        `summarized ${summary.inputs.receipts_valid} receipt(s) into ${summary.targets.length} target(s) (${stateCounts(summary)}): ${displayPath(json)}, ${displayPath(md)}\n`,
+        `summarized ${summary.inputs.receipts_valid} receipt(s) into ${summary.targets.length} target(s) (${stateCounts(summary)})` +
+          (summary.inputs.generation_receipts_valid > 0
+            ? ` and ${summary.inputs.generation_receipts_valid} generation receipt(s) into ${summary.generation_targets.length} generation target(s)`
+            : '') +
+          `: ${displayPath(json)}, ${displayPath(md)}\n`,
       );
     });
 

@@ -158,7 +158,7 @@ describe('drb receipts summarize', () => {
     expect(run.stdout).toMatch(/^summarized 2 receipt\(s\) into 1 target\(s\) \(0 DEVICE_PASS, 1 DEVICE_RECEIPT\): /);
     expect(run.stderr).toContain('warning: 1 invalid receipt(s) excluded');
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
-    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, receipts_invalid: 1, not_receipts: 1 });
+    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1 });
     expect(summary.invalid[0]).toMatchObject({ file: join(d, 'in', 'bad.json'), first_problem: 'outcome.status: is "ok" but no inference completed' });
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(md).toContain(`| ${summary.targets[0].key} | fixture-tiny | ort | wasm | 1 | 1/5 | 1/20 |`);
@@ -176,7 +176,7 @@ describe('drb receipts summarize', () => {
     writeFileSync(join(d, 'x.json'), JSON.stringify({ schema: 'something.else' }));
     const none = await runCli(['receipts', 'summarize', d, '--out', join(d, 'out')]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toContain('no valid device receipt among 1 file(s)');
+    expect(none.stderr).toContain('no valid receipt among 1 file(s)');
     expect(existsSync(join(d, 'out', 'summary.json'))).toBe(false);
   });
 

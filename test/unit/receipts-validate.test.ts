@@ -75,6 +75,11 @@ describe('validateReceipt', () => {
     expect(problems).toContain(`run.prompt: ${msg}`);
     expect(problems).toContain(`errors[${r.errors.length - 1}].inputText: ${msg}`);
     expect(problems.filter((p) => p.startsWith('output_text'))).toHaveLength(1);
+    // A count under a text-like name is not text (the strict schema still refuses the unknown key).
+    const counted = base() as unknown as Record<string, any>;
+    counted.run.prompt_count = 3;
+    counted.run.prompt = 3;
+    expect(problemsOf(counted)).toEqual(['run.prompt_count: is not a receipt field (receipts are strict)', 'run.prompt: is not a receipt field (receipts are strict)']);
     // Any other unknown key is refused by the strict schema.
     const other = base() as unknown as Record<string, any>;
     other.model.colour = 'red';

@@ -3,10 +3,12 @@
  * receipts themselves), then `finish` computes statistics, gates, memory fit and evidence states. Callers read
  * files one by one and call `addReceipt` / `addInvalid` / `addNotReceipt`; nothing here touches a file system.
  */
+import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { DeviceReceipt } from '../receipt.ts';
 import { summarize, type SampleStats } from '../stats.ts';
 import type { DeviceReview } from './device-review.ts';
 import { evaluateEvidence } from './evidence.ts';
+import { buildGenerationTarget, foldGeneration, newGenerationAccumulator, type GenerationAccumulator } from './generation-accumulator.ts';
 import { BUILTIN_LLM_CONFIGS, findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { BUILTIN_PROFILES, evaluateProfile, type BudgetProfiles } from './profiles.ts';
 import {
@@ -16,7 +18,15 @@ import {
   type ReceiptsSummary,
   type TargetSummary,
 } from './receipts-summary.ts';
-import { canonicalJson, identityKey, requestIdentity, targetIdentity, targetLabel, type TargetIdentity } from './target-identity.ts';
+import {
+  canonicalJson,
+  generationTargetIdentity,
+  identityKey,
+  requestIdentity,
+  targetIdentity,
+  targetLabel,
+  type TargetIdentity,
+} from './target-identity.ts';
 import type { ReceiptProblem } from './validate-receipt.ts';
 
 /** A stored review with where it came from (path relative to the summary folder, and its file hash). */
@@ -103,14 +113,33 @@ export interface SummaryOptions {
 /** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v1`. */
 export class ReceiptsSummarizer {
   private readonly groups = new Map<string, Accumulator>();
+  private readonly generationGroups = new Map<string, GenerationAccumulator>();
+  private generationValid = 0;
   private readonly invalid: ReceiptsSummary['invalid'] = [];
   private readonly notReceipts: ReceiptsSummary['not_receipts'] = [];
   private files = 0;
   private valid = 0;
 
-  /** Number of valid receipts folded in so far. */
+  /** Number of valid receipts (device and generation) folded in so far. */
   get validCount(): number {
-    return this.valid;
+    return this.valid + this.generationValid;
+  }
+
+  /**
+   * Folds one generation receipt that passed validation into its generation target.
+   * @param receipt a `drb.generation-receipt.v1` that `validateReceipt` accepted
+   */
+  addGenerationReceipt(receipt: GenerationReceipt): void {
+    this.files++;
+    this.generationValid++;
+    const identity = generationTargetIdentity(receipt);
+    const canonical = canonicalJson(identity);
+    let acc = this.generationGroups.get(canonical);
+    if (!acc) {
+      acc = newGenerationAccumulator(identity);
+      this.generationGroups.set(canonical, acc);
+    }
+    foldGeneration(acc, receipt);
   }
 
   /**
@@ -193,6 +222,11 @@ export class ReceiptsSummarizer {
         (a.identity.route.threads_requested ?? 0) - (b.identity.route.threads_requested ?? 0) ||
         byString(a.key, b.key),
     );
+    const generationTargets = [];
+    for (const [canonical, acc] of this.generationGroups) {
+      generationTargets.push(buildGenerationTarget(await identityKey(canonical, 'g'), acc, profiles, llmConfigs));
+    }
+    generationTargets.sort((a, b) => byString(a.identity.model.id, b.identity.model.id) || byString(a.key, b.key));
     const known = new Set(targets.map((t) => t.key));
     return {
       schema: RECEIPTS_SUMMARY_SCHEMA,
@@ -202,12 +236,14 @@ export class ReceiptsSummarizer {
       inputs: {
         files: this.files,
         receipts_valid: this.valid,
+        generation_receipts_valid: this.generationValid,
         receipts_invalid: this.invalid.length,
         not_receipts: this.notReceipts.length,
       },
       invalid: [...this.invalid].sort((a, b) => byString(a.file, b.file)),
       not_receipts: [...this.notReceipts].sort((a, b) => byString(a.file, b.file)),
       targets,
+      generation_targets: generationTargets,
       orphan_reviews: [...reviews.entries()]
         .filter(([key]) => !known.has(key))
         .map(([, stored]) => stored.file)

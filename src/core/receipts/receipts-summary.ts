@@ -133,6 +133,49 @@ export const TargetSummary = z.strictObject({
 });
 export type TargetSummary = z.infer<typeof TargetSummary>;
 
+/**
+ * A generation target (`drb.generation-receipt.v1` runs: LLM generation with TTFT and decode speed). Same identity
+ * fields as a device target, with the prompt set as its input. Memory fit for LLMs is shown here beside the
+ * measured result. DEVICE_PASS is defined for the cold/warm procedure of device receipts only, so a generation
+ * target stays DEVICE_RECEIPT and says so.
+ */
+export const GenerationTargetSummary = z.strictObject({
+  key: z.string().regex(/^g-[0-9a-f]{12}$/),
+  label: z.string(),
+  identity: TargetIdentitySchema,
+  counts: z.strictObject({
+    receipts: Count,
+    ok: Count,
+    failed: Count,
+    noisy: Count,
+    /** Receipts that count toward the statistics: page stayed visible and unfrozen (ok or failed). */
+    clean: Count,
+    ok_samples: Count,
+    failed_samples: Count,
+    truncations: Count,
+  }),
+  /** Engine + model load of each clean receipt (kept out of every warm statistic). */
+  load_ms: Stats.nullable(),
+  /** Every ok measured sample of the clean receipts, pooled. */
+  ttft_ms: Stats.nullable(),
+  e2e_ms: Stats.nullable(),
+  decode_tokens_per_s: Stats.nullable(),
+  failures: z.strictObject({
+    by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
+    receipt_ids: z.array(z.string()),
+  }),
+  noisy_receipt_ids: z.array(z.string()),
+  model_bytes: z.number().int().nonnegative().nullable(),
+  js_heap_max_used_bytes: z.number().nonnegative().nullable(),
+  /** Gates with cold load = load p95 and warm latency = TTFT p95. */
+  profiles: z.array(ProfileVerdict),
+  memory_fit: z
+    .strictObject({ config_source: z.string(), estimate: MemoryFit, status: FitStatus })
+    .nullable(),
+  evidence: z.strictObject({ state: z.literal('DEVICE_RECEIPT'), not_higher_because: z.array(z.string()) }),
+});
+export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
+
 export const ReceiptsSummary = z.strictObject({
   schema: z.literal(RECEIPTS_SUMMARY_SCHEMA),
   protocol: z.strictObject({ min_cold: Count, min_warm: Count }),
@@ -141,6 +184,7 @@ export const ReceiptsSummary = z.strictObject({
   inputs: z.strictObject({
     files: Count,
     receipts_valid: Count,
+    generation_receipts_valid: Count,
     receipts_invalid: Count,
     not_receipts: Count,
   }),
@@ -148,6 +192,7 @@ export const ReceiptsSummary = z.strictObject({
   invalid: z.array(z.strictObject({ file: z.string(), problems: Count, first_problem: z.string() })),
   not_receipts: z.array(z.strictObject({ file: z.string(), schema: z.string().nullable() })),
   targets: z.array(TargetSummary),
+  generation_targets: z.array(GenerationTargetSummary),
   /** Stored reviews whose target is not in these receipts (kept, not applied). */
   orphan_reviews: z.array(z.string()),
 });

@@ -4,7 +4,7 @@
  * the summary JSON alone, so `drb receipts review` can re-render it after storing a review.
  */
 import type { ProfileVerdict } from './profiles.ts';
-import type { ReceiptsSummary, TargetSummary } from './receipts-summary.ts';
+import type { GenerationTargetSummary, ReceiptsSummary, TargetSummary } from './receipts-summary.ts';
 
 type Stats = { count: number; median: number; p95: number; min: number; max: number } | null;
 
@@ -93,15 +93,43 @@ function targetSection(t: TargetSummary): string[] {
     );
   }
   lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
-  if (t.memory_fit) {
-    const m = t.memory_fit;
-    lines.push(
-      `- Memory fit (estimate, not a measurement): weights ${bytes(m.estimate.weights_bytes)} + KV cache at ${m.estimate.context_tokens} tokens ` +
-        `${bytes(m.estimate.kv_cache_bytes)} = ${bytes(m.estimate.total_bytes)} vs budget ${bytes(m.estimate.budget_bytes)}: **${m.status}**`,
-    );
-  }
+  if (t.memory_fit) lines.push(memoryFitLine(t.memory_fit));
   if (t.review) lines.push(`- Review: ${t.review.file} by ${cell(t.review.reviewer)} at ${t.review.reviewed_at}`);
   lines.push('', ...profileLines(t.profiles), '');
+  return lines;
+}
+
+function memoryFitLine(m: NonNullable<TargetSummary['memory_fit']>): string {
+  return (
+    `- Memory fit (estimate, not a measurement): weights ${bytes(m.estimate.weights_bytes)} + KV cache at ${m.estimate.context_tokens} tokens ` +
+    `${bytes(m.estimate.kv_cache_bytes)} = ${bytes(m.estimate.total_bytes)} vs budget ${bytes(m.estimate.budget_bytes)}: **${m.status}**`
+  );
+}
+
+function rateRow(name: string, stats: Stats): string {
+  if (stats === null) return `| ${name} | 0 | – | – | – | – |`;
+  return `| ${name} | ${stats.count} | ${stats.median.toFixed(1)} | ${stats.p95.toFixed(1)} | ${stats.min.toFixed(1)} | ${stats.max.toFixed(1)} |`;
+}
+
+function generationSection(g: GenerationTargetSummary): string[] {
+  const id = g.identity;
+  const c = g.counts;
+  const lines = [`### ${g.key}: ${cell(g.label)}`, ''];
+  lines.push(`- Evidence: **${g.evidence.state}**`);
+  for (const reason of g.evidence.not_higher_because) lines.push(`  - not higher: ${reason}`);
+  lines.push(`- Device: ${cell(id.device.user_agent)}`);
+  lines.push(`- App ${id.app.version} at commit ${id.app.commit ?? 'unknown'}; engine ${id.engine.name} ${id.engine.version}; model ${id.model.id} (${id.model.kind}, dtype ${id.model.dtype ?? 'n/a'})`);
+  lines.push(`- Prompts ${cell(id.input.id)}; route requested ${id.route.requested_ep}, completed ${id.route.completed_ep ?? 'none'}`);
+  lines.push(
+    `- Runs ${c.receipts}: ok ${c.ok}, failed ${c.failed}, noisy ${c.noisy}; samples ok ${c.ok_samples}, failed ${c.failed_samples}, truncated ${c.truncations}`,
+  );
+  lines.push('', '| measure | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(statsRow('cold load (ms)', g.load_ms), statsRow('TTFT (ms)', g.ttft_ms), statsRow('end to end (ms)', g.e2e_ms));
+  lines.push(rateRow('decode (tokens/s)', g.decode_tokens_per_s), '');
+  for (const f of g.failures.by_reason) lines.push(`- Failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
+  lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
+  if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
+  lines.push('', ...profileLines(g.profiles), '');
   return lines;
 }
 
@@ -113,7 +141,8 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const lines: string[] = ['# Device receipts summary', ''];
   const inputs = summary.inputs;
   lines.push(
-    `${inputs.files} file(s): ${inputs.receipts_valid} valid receipt(s), ${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt. ` +
+    `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
+      `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
       `Budget profiles ${summary.profiles_version}; LLM configs ${summary.llm_configs_version}.`,
     '',
@@ -151,7 +180,26 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     for (const f of summary.orphan_reviews) lines.push(`- ${cell(f)}`);
     lines.push('');
   }
+  if (summary.generation_targets.length) {
+    lines.push(
+      '## Generation targets',
+      '',
+      '| target | model | engine | route | runs ok / all | load p95 ms | TTFT median / p95 ms | decode tok/s median | memory fit | state |',
+      '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
+    );
+    for (const g of summary.generation_targets) {
+      const r = g.identity.route;
+      const route = r.completed_ep === r.requested_ep ? r.requested_ep : `${r.requested_ep}->${r.completed_ep ?? 'none'}`;
+      lines.push(
+        `| ${g.key} | ${cell(g.identity.model.id)} | ${g.identity.engine.name} | ${route} | ${g.counts.ok} / ${g.counts.receipts} | ${ms(g.load_ms?.p95)} | ` +
+          `${g.ttft_ms ? `${ms(g.ttft_ms.median)} / ${ms(g.ttft_ms.p95)}` : '–'} | ${g.decode_tokens_per_s ? g.decode_tokens_per_s.median.toFixed(1) : '–'} | ` +
+          `${g.memory_fit ? g.memory_fit.status : 'no config'} | ${g.evidence.state} |`,
+      );
+    }
+    lines.push('');
+  }
   lines.push('## Targets', '');
   for (const t of summary.targets) lines.push(...targetSection(t));
+  for (const g of summary.generation_targets) lines.push(...generationSection(g));
   return `${lines.join('\n').trimEnd()}\n`;
 }

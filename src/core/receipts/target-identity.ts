@@ -10,6 +10,7 @@
  * and file hashes): failures that share a request identity with a target are counted against it as related
  * failures, so a failure can never hide in a group of its own.
  */
+import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { DeviceReceipt } from '../receipt.ts';
 import { sha256Hex } from '../sha256.ts';
 
@@ -41,8 +42,8 @@ export interface TargetIdentity {
   };
 }
 
-/** The device identity recorded in `receipt`. */
-export function deviceIdentity(receipt: DeviceReceipt): DeviceIdentity {
+/** The device identity recorded in `receipt` (a device or a generation receipt: both carry the same probe). */
+export function deviceIdentity(receipt: Pick<DeviceReceipt, 'capabilities'>): DeviceIdentity {
   const caps = receipt.capabilities;
   const hints = caps.ua_client_hints;
   const adapter = caps.webgpu.adapter_info;
@@ -67,6 +68,32 @@ export function targetIdentity(receipt: DeviceReceipt): TargetIdentity {
     engine: { name: receipt.engine.name, version: receipt.engine.version },
     model: { id: receipt.model.id, kind: receipt.model.kind, dtype: receipt.model.dtype, file_sha256: fileHashes },
     input: { id: receipt.input.id, sha256: receipt.input.sha256 },
+    route: {
+      requested_ep: receipt.route.requested_ep,
+      completed_ep: receipt.route.completed_ep,
+      allow_fallback: receipt.route.allow_fallback,
+      threads_requested: receipt.route.threads_requested,
+      threads_effective: receipt.route.threads_effective,
+    },
+  };
+}
+
+/**
+ * The target identity of a generation receipt: the same device, app, engine, model and route fields; its "input"
+ * is the prompt set (id, version and file hash) with the decoding settings that change what is measured.
+ */
+export function generationTargetIdentity(receipt: GenerationReceipt): TargetIdentity {
+  const fileHashes = [...new Set(receipt.model.files.map((file) => file.sha256))].sort();
+  const { prompt_set: set, plan } = receipt;
+  return {
+    device: deviceIdentity(receipt),
+    app: { version: receipt.app.version, commit: receipt.app.commit },
+    engine: { name: receipt.engine.name, version: receipt.engine.version },
+    model: { id: receipt.model.id, kind: receipt.model.kind, dtype: receipt.model.dtype, file_sha256: fileHashes },
+    input: {
+      id: `${set.id}@v${set.version} x${plan.repetitions} max_new_tokens=${plan.max_new_tokens} temperature=${plan.temperature}`,
+      sha256: set.sha256,
+    },
     route: {
       requested_ep: receipt.route.requested_ep,
       completed_ep: receipt.route.completed_ep,
@@ -112,8 +139,11 @@ function canonicalJsonUnicode(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The short, stable key of a canonical identity string: `t-` (target) or `r-` (request) + 12 hex digits. */
-export async function identityKey(canonical: string, prefix: 't' | 'r'): Promise<string> {
+/**
+ * The short, stable key of a canonical identity string: `t-` (target), `g-` (generation target) or `r-` (request)
+ * + 12 hex digits.
+ */
+export async function identityKey(canonical: string, prefix: 't' | 'g' | 'r'): Promise<string> {
   // canonicalJson is pure ASCII, so its char codes are its UTF-8 bytes: no TextEncoder (not a core global) needed.
   const bytes = new Uint8Array(canonical.length);
   for (let i = 0; i < canonical.length; i++) bytes[i] = canonical.charCodeAt(i) & 0x7f;

@@ -1,7 +1,9 @@
 /**
  * The "no text" rule for receipts, checked on the raw JSON before the schema: a receipt never holds input text,
  * output text or anything a user typed. The strict schema already refuses unknown keys; this scan names the
- * problem plainly when a key looks like it carries text (`output_text`, `prompt`, ...), wherever it is nested.
+ * problem plainly when a key looks like it carries text (`output_text`, `prompt`, ...) and its value could hold
+ * text (a string, or an array or object), wherever it is nested. A number under such a name (`measured_prompts`:
+ * a count) is not text.
  */
 
 /** Key names (compared lower-cased, with `-` read as `_`) that carry text and never belong in a receipt. */
@@ -54,6 +56,10 @@ export function isTextFieldKey(key: string): boolean {
   return TEXT_KEYS.has(normal) || TEXT_SUFFIX.test(normal);
 }
 
+function couldHoldText(value: unknown): boolean {
+  return typeof value === 'string' || (value !== null && typeof value === 'object');
+}
+
 /**
  * Every key in `value` (objects and arrays, any depth) that looks like a text field.
  * @param value parsed JSON
@@ -67,7 +73,7 @@ export function findTextFields(value: unknown, path = ''): TextFieldHit[] {
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
         const child = at ? `${at}.${key}` : key;
-        if (isTextFieldKey(key)) hits.push({ path: child, key });
+        if (isTextFieldKey(key) && couldHoldText(item)) hits.push({ path: child, key });
         walk(item, child);
       }
     }

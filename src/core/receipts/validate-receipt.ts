@@ -1,11 +1,13 @@
 /**
- * Validation of one parsed JSON value as a device receipt: the schema string, the zod schema (one problem per
- * issue, with its field path), the "no text" scan and every receipt invariant. Pure: the CLI reads files and
+ * Validation of one parsed JSON value as a device receipt (or a generation receipt): the schema string, the zod
+ * schema (one problem per issue, with its field path), the "no text" scan and every receipt invariant. Pure: the CLI reads files and
  * prints; the page and public-pass can call the same function on an in-memory receipt.
  */
 import type { z } from 'zod';
+import { checkGenerationReceipt, GENERATION_RECEIPT_SCHEMA, GenerationReceipt } from '../generation/generation-receipt.ts';
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt } from '../receipt.ts';
-import { checkReceiptInvariants } from '../receipt-invariants.ts';
+import { checkReceiptInvariants, checkRoute } from '../receipt-invariants.ts';
+import { containsUnredactedUrl } from '../redact.ts';
 import { findTextFields } from './text-fields.ts';
 
 /** One thing wrong with a receipt: the field path ('' for the whole document) and what is wrong. */
@@ -17,11 +19,55 @@ export interface ReceiptProblem {
 /**
  * The verdict on one JSON value:
  * - `receipt`: it claims to be a device receipt; `receipt` is set only when it passed every check;
+ * - `generation-receipt`: it claims to be a generation receipt (`drb.generation-receipt.v1`, LLM generation runs);
  * - `not-a-receipt`: its `schema` string is something else (or missing), so it is not judged as a receipt.
  */
 export type ReceiptValidation =
   | { kind: 'receipt'; receipt: DeviceReceipt | null; problems: ReceiptProblem[] }
+  | { kind: 'generation-receipt'; receipt: GenerationReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'not-a-receipt'; schema: string | null; problems: ReceiptProblem[] };
+
+/** Every string in `value` that holds a URL with a query, fragment or credentials, with its path. */
+function unredactedUrls(value: unknown, path: string, problems: ReceiptProblem[]): void {
+  if (typeof value === 'string') {
+    if (containsUnredactedUrl(value)) problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => unredactedUrls(item, `${path}[${index}]`, problems));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) unredactedUrls(item, path ? `${path}.${key}` : key, problems);
+  }
+}
+
+function textProblems(value: unknown): ReceiptProblem[] {
+  return findTextFields(value).map((hit) => ({
+    path: hit.path,
+    message: 'looks like a text field: receipts never hold input, output or typed text',
+  }));
+}
+
+function schemaProblems(error: z.ZodError, already: readonly ReceiptProblem[]): ReceiptProblem[] {
+  const seen = new Set(already.map((p) => p.path));
+  // The text scan already explained these unknown keys; do not report them twice.
+  return zodProblems(error).filter((p) => !seen.has(p.path));
+}
+
+/**
+ * Checks a generation receipt: schema, no text, the generation rules (summary recomputed from samples, plan order,
+ * honest outcome), route honesty and URLs.
+ */
+function validateGeneration(value: unknown): ReceiptValidation {
+  const problems = textProblems(value);
+  const parsed = GenerationReceipt.safeParse(value);
+  if (!parsed.success) {
+    problems.push(...schemaProblems(parsed.error, problems));
+    return { kind: 'generation-receipt', receipt: null, problems };
+  }
+  problems.push(...checkGenerationReceipt(parsed.data));
+  // Route honesty is the device receipt's rule; a generation receipt carries the same route object.
+  problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
+  unredactedUrls(parsed.data, '', problems);
+  return { kind: 'generation-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
+}
 
 /** Dot/bracket notation for a zod issue path (`route.attempts[0].ep`). */
 export function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -57,6 +103,7 @@ function zodProblems(error: z.ZodError): ReceiptProblem[] {
 export function validateReceipt(value: unknown): ReceiptValidation {
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   const schema = isObject ? (value as Record<string, unknown>).schema : undefined;
+  if (schema === GENERATION_RECEIPT_SCHEMA) return validateGeneration(value);
   if (schema !== DEVICE_RECEIPT_SCHEMA) {
     const named = typeof schema === 'string' ? schema : null;
     return {
@@ -70,15 +117,10 @@ export function validateReceipt(value: unknown): ReceiptValidation {
       ],
     };
   }
-  const problems: ReceiptProblem[] = findTextFields(value).map((hit) => ({
-    path: hit.path,
-    message: 'looks like a text field: receipts never hold input, output or typed text',
-  }));
+  const problems = textProblems(value);
   const parsed = DeviceReceipt.safeParse(value);
   if (!parsed.success) {
-    const textPaths = new Set(problems.map((p) => p.path));
-    // The text scan already explained these unknown keys; do not report them twice.
-    for (const problem of zodProblems(parsed.error)) if (!textPaths.has(problem.path)) problems.push(problem);
+    problems.push(...schemaProblems(parsed.error, problems));
     return { kind: 'receipt', receipt: null, problems };
   }
   problems.push(...checkReceiptInvariants(parsed.data));

@@ -1,0 +1,154 @@
+/**
+ * Folding of generation receipts (`drb.generation-receipt.v1`) into per-target numbers, and the finished
+ * generation target: load, TTFT, end-to-end and decode-speed statistics, failures, profile gates and memory fit.
+ * Used by ReceiptsSummarizer; kept apart because generation runs measure other things than cold/warm runs.
+ */
+import type { GenerationReceipt } from '../generation/generation-receipt.ts';
+import { summarize } from '../stats.ts';
+import { findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
+import { evaluateProfile, type BudgetProfiles } from './profiles.ts';
+import type { GenerationTargetSummary } from './receipts-summary.ts';
+import { targetLabel, type TargetIdentity } from './target-identity.ts';
+
+/** Running numbers for one generation target. */
+export interface GenerationAccumulator {
+  identity: TargetIdentity;
+  receipts: number;
+  ok: number;
+  failed: number;
+  clean: number;
+  okSamples: number;
+  failedSamples: number;
+  truncations: number;
+  load: number[];
+  ttft: number[];
+  e2e: number[];
+  decode: number[];
+  failures: Map<string, { stage: string | null; reason: string; count: number }>;
+  failedIds: string[];
+  noisyIds: string[];
+  modelBytes: number | null;
+  heapMax: number | null;
+}
+
+/** A fresh accumulator for `identity`. */
+export function newGenerationAccumulator(identity: TargetIdentity): GenerationAccumulator {
+  return {
+    identity,
+    receipts: 0,
+    ok: 0,
+    failed: 0,
+    clean: 0,
+    okSamples: 0,
+    failedSamples: 0,
+    truncations: 0,
+    load: [],
+    ttft: [],
+    e2e: [],
+    decode: [],
+    failures: new Map(),
+    failedIds: [],
+    noisyIds: [],
+    modelBytes: null,
+    heapMax: null,
+  };
+}
+
+/**
+ * Folds one valid generation receipt into `acc`.
+ * @param acc the target's accumulator
+ * @param receipt a generation receipt that passed validation
+ */
+export function foldGeneration(acc: GenerationAccumulator, receipt: GenerationReceipt): void {
+  acc.receipts++;
+  if (receipt.capabilities.js_heap !== null) acc.heapMax = Math.max(acc.heapMax ?? 0, receipt.capabilities.js_heap.used_js_heap_size);
+  let bytes = 0;
+  for (const file of receipt.model.files) bytes += file.bytes;
+  if (receipt.model.files.length > 0) acc.modelBytes = Math.max(acc.modelBytes ?? 0, bytes);
+  if (receipt.outcome.status === 'ok') acc.ok++;
+  else {
+    acc.failed++;
+    acc.failedIds.push(receipt.receipt_id);
+    const reason = receipt.outcome.reason ?? '(no reason)';
+    const stage = receipt.errors[0]?.stage ?? null;
+    const key = `${stage ?? ''}\u0000${reason}`;
+    const entry = acc.failures.get(key) ?? { stage, reason, count: 0 };
+    entry.count++;
+    acc.failures.set(key, entry);
+  }
+  for (const sample of receipt.samples) {
+    if (sample.outcome === 'ok') acc.okSamples++;
+    else acc.failedSamples++;
+    if (sample.truncated === true) acc.truncations++;
+  }
+  if (receipt.lifecycle.hidden_during_run || receipt.lifecycle.frozen_during_run) {
+    // Throttled while hidden or frozen: listed as noisy, kept out of the statistics.
+    acc.noisyIds.push(receipt.receipt_id);
+    return;
+  }
+  acc.clean++;
+  if (receipt.cold.load_ms !== null) acc.load.push(receipt.cold.load_ms);
+  for (const sample of receipt.samples) {
+    if (sample.outcome !== 'ok') continue;
+    if (sample.ttft_ms !== null) acc.ttft.push(sample.ttft_ms);
+    if (sample.e2e_ms !== null) acc.e2e.push(sample.e2e_ms);
+    if (sample.decode_tokens_per_s !== null) acc.decode.push(sample.decode_tokens_per_s);
+  }
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The finished generation target.
+ * @param key its `g-` key
+ * @param acc its accumulator
+ * @param profiles budget profiles (cold load = load p95, warm latency = TTFT p95)
+ * @param llmConfigs LLM configs for memory fit
+ */
+export function buildGenerationTarget(key: string, acc: GenerationAccumulator, profiles: BudgetProfiles, llmConfigs: LlmConfigs): GenerationTargetSummary {
+  const load = summarize(acc.load);
+  const ttft = summarize(acc.ttft);
+  const measurements = {
+    cold_load_p95_ms: load?.p95 ?? null,
+    warm_p95_ms: ttft?.p95 ?? null,
+    model_bytes: acc.modelBytes,
+    js_heap_bytes: acc.heapMax,
+  };
+  const config = findLlmConfig(llmConfigs, acc.identity.model.id);
+  const estimate = config === null ? null : memoryFit(config);
+  const reasons = ['DEVICE_PASS is defined for the cold/warm procedure of device receipts; generation runs are evidence beside it'];
+  if (acc.ok === 0) reasons.push('no generation run completed ok');
+  if (acc.failed > 0) reasons.push(`${acc.failed} failed generation run(s): ${[...acc.failedIds].sort(byString).join(', ')}`);
+  return {
+    key,
+    label: targetLabel(acc.identity),
+    identity: acc.identity,
+    counts: {
+      receipts: acc.receipts,
+      ok: acc.ok,
+      failed: acc.failed,
+      noisy: acc.noisyIds.length,
+      clean: acc.clean,
+      ok_samples: acc.okSamples,
+      failed_samples: acc.failedSamples,
+      truncations: acc.truncations,
+    },
+    load_ms: load,
+    ttft_ms: ttft,
+    e2e_ms: summarize(acc.e2e),
+    decode_tokens_per_s: summarize(acc.decode),
+    failures: {
+      by_reason: [...acc.failures.values()].sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
+      receipt_ids: [...acc.failedIds].sort(byString),
+    },
+    noisy_receipt_ids: [...acc.noisyIds].sort(byString),
+    model_bytes: acc.modelBytes,
+    js_heap_max_used_bytes: acc.heapMax,
+    profiles: profiles.profiles.map((profile) => evaluateProfile(measurements, profile)),
+    memory_fit:
+      config === null || estimate === null
+        ? null
+        : { config_source: config.source, estimate, status: fitStatus(estimate, acc.failed + acc.failedSamples) },
+    evidence: { state: 'DEVICE_RECEIPT', not_higher_because: reasons },
+  };
+}
