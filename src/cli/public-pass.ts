@@ -12,7 +12,7 @@ import { DeviceReceipt } from '../core/receipt.ts';
 import { checkReceiptInvariants } from '../core/receipt-invariants.ts';
 import { redactUrl } from '../core/redact.ts';
 import { sha256Hex } from '../core/sha256.ts';
-import { openLane, type BrowserLane, type LanePage } from '../node/browser-lane.ts';
+import type { BrowserLane, LanePage } from '../node/browser-lane.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './main.ts';
 
@@ -132,6 +132,8 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
   if (findings.fatalReason === null) {
     try {
       options.log(`opening ${pageUrl} in a fresh ${options.browser} profile`);
+      // Imported here, not at the top: playwright-core takes ~0.8 s to load, and every drb command would pay it.
+      const { openLane } = await import('../node/browser-lane.ts');
       lane = await openLane(options.browser, { webgpu: options.webgpu, scriptTimeoutMs: options.timeoutMs });
       page = await lane.newPage();
       findings.browser.version = lane.version;
