@@ -65,11 +65,30 @@ export interface AssembledReceipt {
 }
 
 /**
+ * A non-fatal `ThreadsLimited` entry for `errors` when the engine ran fewer WASM threads than requested, saying why
+ * (H5, WebKit lane): a receipt with threads_effective 1 must not leave the reader guessing.
+ * @param record what the run recorded
+ */
+export function threadsLimitedError(record: Pick<RunRecord, 'request' | 'threadsEffective' | 'capabilities'>): RunRecord['errors'][number] | null {
+  const requested = record.request.threads;
+  const effective = record.threadsEffective;
+  if (requested === null || effective === null || effective >= requested) return null;
+  const caps = record.capabilities;
+  const why = !caps?.cross_origin_isolated
+    ? 'the page is not cross-origin isolated (the host sent no COOP/COEP headers), so there is no SharedArrayBuffer'
+    : !caps.shared_array_buffer
+      ? 'this browser hides SharedArrayBuffer although the page is cross-origin isolated'
+      : 'the engine used fewer threads than requested';
+  return { stage: 'session', name: 'ThreadsLimited', message: `WASM threads limited to ${effective} (${requested} requested): ${why}` };
+}
+
+/**
  * Builds and validates the receipt for `record`.
  * @param record what the run recorded
  */
 export function assembleReceipt(record: RunRecord): AssembledReceipt {
   const failed = record.failure !== null;
+  const threadsNote = threadsLimitedError(record);
   const output = record.output && record.output.sha256 !== null ? { ...record.output, sha256: record.output.sha256 } : null;
   const receipt: DeviceReceipt = {
     schema: DEVICE_RECEIPT_SCHEMA,
@@ -121,7 +140,7 @@ export function assembleReceipt(record: RunRecord): AssembledReceipt {
     resources: record.resources,
     capabilities: record.capabilities,
     lifecycle: record.lifecycle,
-    errors: record.errors.map((e) => ({ ...e, message: redactUrlsInText(e.message) })),
+    errors: [...(threadsNote ? [threadsNote] : []), ...record.errors].map((e) => ({ ...e, message: redactUrlsInText(e.message) })),
     outcome: failed
       ? { status: 'failed', reason: redactUrlsInText(record.failure!.reason), failed_stage: record.failure!.stage }
       : { status: 'ok', reason: null, failed_stage: null },

@@ -46,7 +46,9 @@ export class OrtEngine implements Engine {
     ort.env.wasm.proxy = false;
     ort.env.logLevel = 'error';
     // Without cross-origin isolation there is no SharedArrayBuffer and ORT runs one thread whatever is asked.
-    const threadsEffective = self.crossOriginIsolated ? (request.threads ?? defaultThreads()) : 1;
+    // Check SharedArrayBuffer itself too: WebKitGTK reports crossOriginIsolated true yet hides it (unless
+    // JSC_useSharedArrayBuffer=1), and ORT then silently runs one thread; the receipt must not claim more.
+    const threadsEffective = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? (request.threads ?? defaultThreads()) : 1;
     ort.env.wasm.numThreads = threadsEffective;
 
     hooks.onStage?.('fetch', 'start');
