@@ -112,3 +112,10 @@ describe('fixtures in the real transformers.js runtime (Node build)', () => {
     await model.dispose();
   });
 });
+
+describe('docs/models.md', () => {
+  it('lists every catalog model id (the catalog table stays true)', () => {
+    const doc = readFileSync(new URL('docs/models.md', root), 'utf8');
+    for (const model of catalog.models) expect(doc, model.id).toContain(`| \`${model.id}\` |`);
+  });
+});
