@@ -75,7 +75,8 @@ export function readBytes(file: string): Buffer {
 
 /**
  * Writes `files` (path -> content) so that either all are written or none is changed: each goes to a temporary
- * name first and is renamed into place only after every write succeeded.
+ * name first and is renamed into place only after every write succeeded. By hand rather than write-file-atomic:
+ * two files must switch together, and it is a few lines of node:fs.
  * @param files what to write
  */
 export function writeFilesAtomically(files: ReadonlyArray<{ path: string; content: string | Uint8Array }>): void {

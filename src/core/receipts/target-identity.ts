@@ -121,6 +121,9 @@ export function requestIdentity(identity: TargetIdentity): unknown {
 }
 
 /**
+ * Written by hand (a dozen lines) rather than with a canonical-JSON package: JSON.stringify keeps insertion order,
+ * and the key must not depend on how a receipt's objects happened to be built.
+ *
  * JSON with object keys sorted at every level and every non-ASCII character written as a `\uXXXX` escape, so
  * equal identities give equal strings and the string is its own byte sequence (see identityKey).
  */
