@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArtifactError, firstInvalidUtf8Offset } from '../../src/core/artifacts/artifact-error.ts';
-import { parseItems } from '../../src/core/artifacts/items.ts';
-import { parsePredictions } from '../../src/core/artifacts/predictions.ts';
+import { AjimeeItemRow, GenericItemRow, isPlainAjimeeRow, isPlainGenericRow, parseItems } from '../../src/core/artifacts/items.ts';
+import { isPlainPredictionRow, parsePredictions, PredictionRow } from '../../src/core/artifacts/predictions.ts';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 const json = (value: unknown) => utf8(JSON.stringify(value));
@@ -173,5 +173,55 @@ describe('firstInvalidUtf8Offset', () => {
     [[0xe3, 0x81, 0x82], 3], // valid throughout: the length
   ])('finds the first bad byte of %j at %i', (bytes, offset) => {
     expect(firstInvalidUtf8Offset(new Uint8Array(bytes))).toBe(offset);
+  });
+});
+
+describe('hand-written fast paths', () => {
+  // Values of every JSON type, including the edge cases each schema cares about.
+  const values: unknown[] = [
+    undefined, null, true, 0, -1.5, 1e308, '', 'x', '𠮷', 'clean', 'typo', 'unspecified', 'deberta', 'rule', 'lfm',
+    'provider', [], [''], ['x'], ['x', ''], ['x', 1], [null], {}, { id: 'x' },
+  ];
+  const keysFor = {
+    generic: ['id', 'input', 'references', 'label', 'extra'],
+    ajimee: ['index', 'input', 'expected_output', 'context_text'],
+    predictions: ['id', 'candidates', 'provenance', 'reason', 'margin', 'candidate'],
+  };
+  let seed = 99;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  function randomRow(keys: string[], valid: Record<string, unknown>): Record<string, unknown> {
+    const row: Record<string, unknown> = {};
+    for (const key of keys) {
+      const roll = next();
+      if (roll < 0.55 && key in valid) row[key] = valid[key];
+      else if (roll < 0.85) {
+        const value = values[Math.floor(next() * values.length)];
+        if (value !== undefined) row[key] = value;
+      }
+    }
+    return row;
+  }
+  const cases = [
+    ['generic', isPlainGenericRow, GenericItemRow, keysFor.generic, { id: 'a', input: 'x', references: ['x'], label: 'clean' }],
+    ['ajimee', isPlainAjimeeRow, AjimeeItemRow, keysFor.ajimee, { index: '7', input: 'カ', expected_output: ['か'], context_text: '' }],
+    ['predictions', isPlainPredictionRow, PredictionRow, keysFor.predictions, { id: 'a', candidates: ['x', ''], provenance: 'lfm', reason: 'r', margin: 0.5 }],
+  ] as const;
+
+  it.each(cases)('%s: never accepts a row its zod schema refuses, and accepts the plain valid shapes', (_name, fast, schema, keys, valid) => {
+    let acceptedByBoth = 0;
+    for (let trial = 0; trial < 5000; trial++) {
+      const row = randomRow([...keys], valid);
+      const zodAccepts = schema.safeParse(row).success;
+      if (fast(row)) {
+        expect(zodAccepts, JSON.stringify(row)).toBe(true);
+        acceptedByBoth++;
+      }
+    }
+    expect(acceptedByBoth).toBeGreaterThan(50); // the fast path is really taken
+    expect(fast(valid)).toBe(true);
+    for (const notARow of [null, [], 'x', 3]) expect(fast(notARow)).toBe(false);
   });
 });

@@ -65,6 +65,33 @@ describe('CodePointLevenshtein', () => {
     }
   });
 
+  it('agrees with the textbook algorithm across pattern blocks (lengths up to 150 code points, small alphabet)', () => {
+    const alphabet = ['a', 'b', 'c', 'ア', '亜', '𠮷'];
+    let seed = 777;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const randomString = (max: number) => {
+      let text = '';
+      const length = Math.floor(next() * max);
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+      return text;
+    };
+    for (let trial = 0; trial < 600; trial++) {
+      const a = randomString(150);
+      // Half the time a near copy, so long common runs and block boundaries (31/32/33, 63/64/65) get exercised.
+      const b = next() < 0.5 ? randomString(150) : Array.from(a).map((ch) => (next() < 0.1 ? alphabet[Math.floor(next() * 6)] : ch)).join('') + randomString(3);
+      expect(lev.distance(a, b), `${a.length} vs ${b.length}`).toBe(referenceDistance(a, b));
+    }
+    for (const length of [31, 32, 33, 63, 64, 65, 96, 97]) {
+      const a = 'ab'.repeat(length).slice(0, length);
+      const b = 'ba'.repeat(length).slice(0, length) + 'c';
+      expect(lev.distance(a, b), `length ${length}`).toBe(referenceDistance(a, b));
+      expect(lev.distance('x'.repeat(length), 'y'.repeat(length + 40))).toBe(length + 40);
+    }
+  });
+
   it('handles strings longer than its initial buffers', () => {
     const a = '亜'.repeat(300) + '𠮷'.repeat(50);
     const b = '亜'.repeat(299) + '吉' + '𠮷'.repeat(49);

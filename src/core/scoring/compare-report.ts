@@ -88,9 +88,12 @@ export async function buildCompareReport(
   candidate: ArtifactBytes,
   options: CompareOptions,
 ): Promise<CompareReport> {
+  // Hashes start first: Web Crypto digests off the main thread, so they overlap with parsing and scoring.
+  const baselineSha256 = sha256Hex(baseline.bytes);
+  const candidateSha256 = sha256Hex(candidate.bytes);
   const loaded = await loadItems(items, options.format);
-  const base = await loadRun(loaded, baseline, options.candidateLimit);
-  const cand = await loadRun(loaded, candidate, options.candidateLimit);
+  const base = await loadRun(loaded, baseline, options.candidateLimit, baselineSha256);
+  const cand = await loadRun(loaded, candidate, options.candidateLimit, candidateSha256);
   const broken: ChangedRow[] = [];
   const fixed: ChangedRow[] = [];
   for (let r = 0; r < base.outcomes.length; r++) {
@@ -154,9 +157,9 @@ export function pairedCounts(
   };
 }
 
-async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit: number): Promise<ComparedRun> {
+async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit: number, hashing: Promise<string>): Promise<ComparedRun> {
   const value = decodeJsonBytes(source.bytes, source.fileName);
-  const sha256 = await sha256Hex(source.bytes);
+  const sha256 = await hashing;
   const isReport = typeof value === 'object' && value !== null && !Array.isArray(value) && 'schema' in value;
   if (!isReport) {
     const predictions = parsePredictionsValue(value, source.fileName);

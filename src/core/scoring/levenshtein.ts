@@ -3,14 +3,28 @@
  * normalised). Written by hand rather than taken from a library: the npm packages we looked at (fast-levenshtein,
  * leven, fastest-levenshtein) compare UTF-16 code units, which would count 𠮷 as two characters.
  *
- * One instance owns its scratch buffers (code points of both strings and one DP row) and grows them to the longest
- * string seen, so a distance call allocates nothing, let alone per DP cell. Not re-entrant: use one instance per
- * scoring loop (JavaScript is single-threaded, so a module-wide instance is safe too).
+ * Algorithm: Myers' bit-parallel edit distance in Hyyrö's blocked form (G. Myers, "A fast bit-vector algorithm for
+ * approximate string matching based on dynamic programming", JACM 46(3), 1999; H. Hyyrö, "A bit-vector algorithm
+ * for computing Levenshtein and Damerau edit distances", Nordic J. Computing 10, 2003; the block step follows
+ * edlib's calculateBlock). The shorter string is the pattern, packed 32 code points per Int32 block; each character
+ * of the longer string costs a few bit operations per block instead of one DP cell per pattern character.
+ *
+ * One instance owns its scratch buffers (code points of both strings, the pattern's per-character bit masks in a
+ * small open-addressing table keyed by code point, and the vertical delta vectors) and grows them to the longest
+ * string seen, so a distance call allocates nothing, let alone per cell. Not re-entrant: use one instance per loop.
  */
 export class CodePointLevenshtein {
   private left = new Uint32Array(64);
   private right = new Uint32Array(64);
-  private row = new Int32Array(65);
+  // Pattern bit masks (Peq): slot s holds code point keys[s]; its masks for blocks 0..w-1 sit at masks[s*w + b].
+  // A slot is live only when stamps[s] === generation, so the table is never cleared between calls.
+  private tableBits = 7;
+  private keys = new Int32Array(128);
+  private stamps = new Uint32Array(128);
+  private masks = new Int32Array(128 * 2);
+  private generation = 0;
+  private positive = new Int32Array(2); // Pv per block
+  private negative = new Int32Array(2); // Mv per block
 
   /**
    * @param initialCapacity the longest string (in UTF-16 code units) expected; buffers still grow on demand
@@ -25,12 +39,10 @@ export class CodePointLevenshtein {
     this.ensureCapacity(Math.max(a.length, b.length));
     let n = writeCodePoints(a, this.left);
     let m = writeCodePoints(b, this.right);
-    const left = this.left;
-    const right = this.right;
     // Common prefix and suffix never change the distance; trimming them makes near-identical strings cheap.
     let start = 0;
-    while (start < n && start < m && left[start] === right[start]) start++;
-    while (n > start && m > start && left[n - 1] === right[m - 1]) {
+    while (start < n && start < m && this.left[start] === this.right[start]) start++;
+    while (n > start && m > start && this.left[n - 1] === this.right[m - 1]) {
       n--;
       m--;
     }
@@ -38,32 +50,92 @@ export class CodePointLevenshtein {
     m -= start;
     if (n === 0) return m;
     if (m === 0) return n;
-    // Keep the DP row over the shorter string.
-    let outer = left;
-    let inner = right;
-    if (m > n) {
-      outer = right;
-      inner = left;
-      const t = n;
-      n = m;
-      m = t;
-    }
-    const row = this.row;
-    for (let j = 0; j <= m; j++) row[j] = j;
-    for (let i = 1; i <= n; i++) {
-      const ch = outer[start + i - 1];
-      let diagonal = row[0]; // D[i-1][j-1]
-      row[0] = i;
-      for (let j = 1; j <= m; j++) {
-        const above = row[j]; // D[i-1][j]
-        const substitute = diagonal + (ch === inner[start + j - 1] ? 0 : 1);
-        const insert = row[j - 1] + 1;
-        const remove = above + 1;
-        row[j] = substitute < insert ? (substitute < remove ? substitute : remove) : insert < remove ? insert : remove;
-        diagonal = above;
+    // The shorter string is the pattern (fewer blocks per text character).
+    return m <= n ? this.bitParallel(this.right, m, this.left, n, start) : this.bitParallel(this.left, n, this.right, m, start);
+  }
+
+  /** Myers/Hyyrö distance of pattern[offset, offset+m) against text[offset, offset+n), m >= 1. */
+  private bitParallel(pattern: Uint32Array, m: number, text: Uint32Array, n: number, offset: number): number {
+    const blocks = (m + 31) >>> 5;
+    this.ensureTable(m, blocks);
+    const keys = this.keys;
+    const stamps = this.stamps;
+    const masks = this.masks;
+    const shift = 32 - this.tableBits;
+    const slotMask = (1 << this.tableBits) - 1;
+    const generation = this.nextGeneration();
+    for (let i = 0; i < m; i++) {
+      const c = pattern[offset + i];
+      let slot = Math.imul(c, 0x9e3779b1) >>> shift; // Fibonacci hashing
+      while (stamps[slot] === generation && keys[slot] !== c) slot = (slot + 1) & slotMask;
+      if (stamps[slot] !== generation) {
+        stamps[slot] = generation;
+        keys[slot] = c;
+        masks.fill(0, slot * blocks, slot * blocks + blocks);
       }
+      masks[slot * blocks + (i >>> 5)] |= 1 << (i & 31);
     }
-    return row[m];
+    const pv = this.positive;
+    const mv = this.negative;
+    pv.fill(-1, 0, blocks);
+    mv.fill(0, 0, blocks);
+    const lastHigh = 1 << ((m - 1) & 31);
+    let score = m;
+    for (let j = 0; j < n; j++) {
+      const c = text[offset + j];
+      let slot = Math.imul(c, 0x9e3779b1) >>> shift;
+      while (stamps[slot] === generation && keys[slot] !== c) slot = (slot + 1) & slotMask;
+      const found = stamps[slot] === generation;
+      const base = slot * blocks;
+      let carry = 1; // horizontal delta entering block 0: row 0 of the DP is 0, 1, 2, ... so it always grows by 1
+      for (let b = 0; b < blocks; b++) {
+        let eq = found ? masks[base + b] : 0;
+        const p = pv[b];
+        const q = mv[b];
+        const xv = eq | q;
+        if (carry < 0) eq |= 1;
+        const xh = (((eq & p) + p) ^ p) | eq;
+        let ph = q | ~(xh | p);
+        let mh = p & xh;
+        const high = b === blocks - 1 ? lastHigh : -2147483648;
+        const out = (ph & high) !== 0 ? 1 : (mh & high) !== 0 ? -1 : 0;
+        ph <<= 1;
+        mh <<= 1;
+        if (carry < 0) mh |= 1;
+        else if (carry > 0) ph |= 1;
+        pv[b] = mh | ~(xv | ph);
+        mv[b] = ph & xv;
+        carry = out;
+      }
+      score += carry;
+    }
+    return score;
+  }
+
+  private nextGeneration(): number {
+    this.generation = (this.generation + 1) >>> 0;
+    if (this.generation === 0) {
+      // After 2^32 calls the stamps wrap: clear them once so no stale slot looks live.
+      this.stamps.fill(0);
+      this.generation = 1;
+    }
+    return this.generation;
+  }
+
+  private ensureTable(patternLength: number, blocks: number): void {
+    let bits = this.tableBits;
+    while (1 << bits < patternLength * 2) bits++; // load factor <= 1/2 keeps probes short
+    if (bits !== this.tableBits || this.masks.length < (1 << bits) * blocks) {
+      this.tableBits = bits;
+      this.keys = new Int32Array(1 << bits);
+      this.stamps = new Uint32Array(1 << bits);
+      this.masks = new Int32Array((1 << bits) * Math.max(blocks, this.masks.length >> bits));
+      this.generation = 0;
+    }
+    if (this.positive.length < blocks) {
+      this.positive = new Int32Array(blocks);
+      this.negative = new Int32Array(blocks);
+    }
   }
 
   private ensureCapacity(codeUnits: number): void {
@@ -72,7 +144,6 @@ export class CodePointLevenshtein {
     while (size < codeUnits) size *= 2;
     this.left = new Uint32Array(size);
     this.right = new Uint32Array(size);
-    this.row = new Int32Array(size + 1);
   }
 }
 

@@ -82,11 +82,12 @@ export interface LoadedItems {
  * Parses and hashes an items file.
  * @param source the items file
  * @param format its layout
+ * @param sha256 the file's hash if already started (hashing runs off the main thread, so callers start it early)
  * @throws ArtifactError when the file is bad
  */
-export async function loadItems(source: ArtifactBytes, format: ItemFormat): Promise<LoadedItems> {
+export async function loadItems(source: ArtifactBytes, format: ItemFormat, sha256 = sha256Hex(source.bytes)): Promise<LoadedItems> {
   const rows = parseItems(source.bytes, source.fileName, format);
-  return { source, rows, info: await fileInfo(source, rows.length) };
+  return { source, rows, info: await fileInfo(source, rows.length, sha256) };
 }
 
 /** A predictions file parsed, hashed and scored against loaded items. */
@@ -102,13 +103,19 @@ export interface ScoredRun {
  * @param items the loaded items
  * @param source the predictions file
  * @param candidateLimit K
+ * @param sha256 the file's hash if already started
  * @throws ArtifactError when the file is bad or a prediction id names no item row
  */
-export async function scoreRun(items: LoadedItems, source: ArtifactBytes, candidateLimit: number): Promise<ScoredRun> {
+export async function scoreRun(
+  items: LoadedItems,
+  source: ArtifactBytes,
+  candidateLimit: number,
+  sha256 = sha256Hex(source.bytes),
+): Promise<ScoredRun> {
   const predictions = parsePredictions(source.bytes, source.fileName);
   const byId = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
   const outcomes = scoreRows(items.rows, byId, candidateLimit);
-  return { info: await fileInfo(source, predictions.length), predictions, outcomes, metrics: computeMetrics(outcomes, candidateLimit) };
+  return { info: await fileInfo(source, predictions.length, sha256), predictions, outcomes, metrics: computeMetrics(outcomes, candidateLimit) };
 }
 
 /**
@@ -119,8 +126,10 @@ export async function scoreRun(items: LoadedItems, source: ArtifactBytes, candid
  * @throws ArtifactError for a bad input file; DatasetFlagError for flags that contradict the AJIMEE pin
  */
 export async function buildScoreReport(items: ArtifactBytes, predictions: ArtifactBytes, options: ScoreOptions): Promise<ScoreReport> {
+  // Both hashes start first: Web Crypto digests off the main thread, so they overlap with parsing and scoring.
+  const predictionsSha256 = sha256Hex(predictions.bytes);
   const loaded = await loadItems(items, options.format);
-  const run = await scoreRun(loaded, predictions, options.candidateLimit);
+  const run = await scoreRun(loaded, predictions, options.candidateLimit, predictionsSha256);
   const report: ScoreReport = {
     schema: 'drb.score-report.v2',
     evidence_state: 'LOCAL_EVALUATION',
@@ -152,6 +161,6 @@ export function perRowEntry(outcome: RowOutcome): PerRowEntry {
   };
 }
 
-async function fileInfo(source: ArtifactBytes, rows: number): Promise<InputFileInfo> {
-  return { file: source.reportName, bytes: source.bytes.byteLength, sha256: await sha256Hex(source.bytes), rows };
+async function fileInfo(source: ArtifactBytes, rows: number, sha256: Promise<string>): Promise<InputFileInfo> {
+  return { file: source.reportName, bytes: source.bytes.byteLength, sha256: await sha256, rows };
 }

@@ -1,0 +1,218 @@
+/**
+ * `npm run bench -- score`: scorer throughput on 100,000 generated rows with 8 candidates each and Japanese-length
+ * strings (deterministic PRNG; lengths modelled on the AJIMEE items: inputs ~29 code points, references ~24).
+ *
+ * 1. The real CLI (`node bin/drb.mjs score`) runs as a child process under /usr/bin/time: wall time includes Node +
+ *    tsx start-up, file reads, UTF-8 decoding, JSON parsing, validation, hashing, scoring and writing both reports.
+ *    Rows per second and peak RSS are printed (median of 3 runs).
+ * 2. The same path minus process start-up runs in this process (read files + buildScoreReport).
+ * 3. If a Python with the C `Levenshtein` extension is found (Debian: `apt-get install python3-levenshtein`), an
+ *    equivalent minimal Python scorer (what a user would reach for, as AJIMEE's own utilities do) runs on the same
+ *    files, side by side, and its metrics are checked against ours. Otherwise the issue's reference figure (about
+ *    2 s for 100,000 rows, start-up and JSON parsing included) is printed, clearly labelled as not measured here.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildScoreReport } from '../src/core/scoring/score-report.ts';
+
+const ROWS = Number(process.env.DRB_BENCH_SCORE_ROWS ?? 100_000);
+const CANDIDATES = 8;
+const RUNS = 3;
+const PYTHON_REFERENCE_SECONDS = 2; // from issue 2: "about 2 s for 100,000 such rows on these machines"
+
+// mulberry32: a tiny seeded PRNG (https://gist.github.com/tommyettinger/46a874533244883189143505d203312c);
+// Math.random cannot be seeded, and the benchmark must generate the same rows every time.
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = prng(20261129);
+const pick = (from: number, to: number) => from + Math.floor(random() * (to - from + 1));
+const katakana = () => String.fromCodePoint(pick(0x30a1, 0x30f6));
+const hiragana = () => String.fromCodePoint(pick(0x3041, 0x3093));
+const kanji = () => (random() < 0.01 ? '𠮷' : String.fromCodePoint(pick(0x4e00, 0x6fff))); // some astral characters
+
+function japanese(length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += random() < 0.4 ? kanji() : hiragana();
+  return text;
+}
+
+function mutate(text: string): string {
+  const chars = Array.from(text);
+  const edits = pick(1, 3);
+  for (let e = 0; e < edits; e++) {
+    const at = pick(0, Math.max(0, chars.length - 1));
+    const kind = random();
+    if (kind < 0.5 && chars.length > 0) chars[at] = kanji();
+    else if (kind < 0.75) chars.splice(at, 0, hiragana());
+    else if (chars.length > 1) chars.splice(at, 1);
+  }
+  return chars.join('');
+}
+
+function generate(): { items: unknown[]; predictions: unknown[] } {
+  const items: unknown[] = [];
+  const predictions: unknown[] = [];
+  for (let r = 0; r < ROWS; r++) {
+    const id = `row-${r}`;
+    const first = japanese(pick(8, 40));
+    const referenceCount = random() < 0.6 ? 1 : random() < 0.6 ? 2 : pick(3, 4);
+    const references = [first];
+    for (let i = 1; i < referenceCount; i++) references.push(mutate(first));
+    let input = '';
+    const inputLength = Math.round(Array.from(first).length * 1.2);
+    for (let i = 0; i < inputLength; i++) input += katakana();
+    items.push({ id, input, references, label: random() < 0.1 ? 'unspecified' : 'typo' });
+    const roll = random();
+    if (roll < 0.02) continue; // no prediction row
+    if (roll < 0.05) {
+      predictions.push({ id, candidates: [], provenance: 'deberta', reason: 'low_margin', margin: random() });
+      continue;
+    }
+    const candidates: string[] = [];
+    for (let i = 0; i < CANDIDATES; i++) candidates.push(mutate(first));
+    if (random() < 0.55) candidates[pick(0, CANDIDATES - 1)] = references[pick(0, referenceCount - 1)];
+    predictions.push({ id, candidates, provenance: 'deberta', reason: 'accepted', margin: random() * 3 });
+  }
+  return { items, predictions };
+}
+
+/** Minimal Python scorer with the C Levenshtein extension: Acc@1, Recall@8, both mean MinCERs. */
+const PYTHON_SCORER = `
+import json, sys
+import Levenshtein
+items = json.load(open(sys.argv[1], encoding='utf-8'))
+preds = {p['id']: p for p in json.load(open(sys.argv[2], encoding='utf-8'))}
+k = 8
+def min_cer(hyp, refs):
+    return min(Levenshtein.distance(ref, hyp) / len(ref) for ref in refs)
+correct = hits = 0
+input_cer = effective_cer = 0.0
+for item in items:
+    cands = (preds.get(item['id']) or {}).get('candidates') or []
+    refs = item['references']
+    effective = cands[0] if cands else item['input']
+    correct += effective in refs
+    hits += any(c in refs for c in cands[:k])
+    i = min_cer(item['input'], refs)
+    input_cer += i
+    effective_cer += i if not cands else min_cer(effective, refs)
+n = len(items)
+print(json.dumps({'effective_acc_at_1': correct / n, 'candidate_recall_at_k': hits / n,
+                  'mean_input_min_cer': input_cer / n, 'mean_effective_min_cer': effective_cer / n}))
+`;
+
+interface TimedRun {
+  seconds: number;
+  /** user + system CPU time: steadier than wall time when other work shares the machine */
+  cpuSeconds: number;
+  peakRssKiB: number;
+  stdout: string;
+}
+
+/** Runs a command under /usr/bin/time and returns its wall time and peak RSS. */
+function timed(command: string, args: string[]): TimedRun {
+  const result = spawnSync('/usr/bin/time', ['-f', 'DRB_TIME %e %M %U %S', command, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const line = result.stderr.split('\n').find((l) => l.startsWith('DRB_TIME '));
+  if (result.status !== 0 || line === undefined) throw new Error(`${command} failed (${result.status}): ${result.stderr.slice(-2000)}`);
+  const [, seconds, kib, user, system] = line.split(' ');
+  return { seconds: Number(seconds), cpuSeconds: Number(user) + Number(system), peakRssKiB: Number(kib), stdout: result.stdout };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function findPython(): string | null {
+  for (const candidate of ['python3', '/usr/bin/python3']) {
+    const probe = spawnSync(candidate, ['-c', 'import Levenshtein'], { encoding: 'utf8' });
+    if (probe.status === 0) return candidate;
+  }
+  return null;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'drb-score-bench-'));
+try {
+  const started = performance.now();
+  const { items, predictions } = generate();
+  const itemsPath = join(dir, 'items.json');
+  const predictionsPath = join(dir, 'predictions.json');
+  writeFileSync(itemsPath, JSON.stringify(items));
+  writeFileSync(predictionsPath, JSON.stringify(predictions));
+  const itemsBytes = readFileSync(itemsPath).byteLength;
+  const predictionsBytes = readFileSync(predictionsPath).byteLength;
+  console.log(`generated ${ROWS} rows x ${CANDIDATES} candidates in ${((performance.now() - started) / 1000).toFixed(1)} s: items ${(itemsBytes / 1e6).toFixed(1)} MB, predictions ${(predictionsBytes / 1e6).toFixed(1)} MB`);
+
+  const bin = fileURLToPath(new URL('../bin/drb.mjs', import.meta.url));
+  const cliRuns: TimedRun[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    cliRuns.push(timed(process.execPath, [bin, 'score', '--items', itemsPath, '--predictions', predictionsPath, '--output-dir', join(dir, 'out'), '--stem', 'bench']));
+  }
+  const cliSeconds = median(cliRuns.map((r) => r.seconds));
+  const cliCpu = median(cliRuns.map((r) => r.cpuSeconds));
+  const cliRss = Math.max(...cliRuns.map((r) => r.peakRssKiB));
+  const ours = JSON.parse(readFileSync(join(dir, 'out', 'bench.json'), 'utf8')).metrics;
+
+  // The same path without process start-up: read both files, then parse, validate, hash, score, build the report.
+  const inProcess: number[] = [];
+  const inProcessCpu: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    await buildScoreReport(
+      { bytes: readFileSync(itemsPath), fileName: itemsPath, reportName: 'items.json' },
+      { bytes: readFileSync(predictionsPath), fileName: predictionsPath, reportName: 'predictions.json' },
+      { format: 'generic', candidateLimit: CANDIDATES, declared: {}, toolVersion: 'bench', perRow: false },
+    );
+    inProcess.push((performance.now() - t0) / 1000);
+    const cpu = process.cpuUsage(c0);
+    inProcessCpu.push((cpu.user + cpu.system) / 1e6);
+  }
+  const inSeconds = median(inProcess);
+  const inCpu = median(inProcessCpu);
+  const memory = process.memoryUsage();
+
+  const lines: string[] = [];
+  const rate = (seconds: number) => Math.round(ROWS / seconds).toLocaleString('en-US');
+  lines.push(`| Path | Median wall time (${RUNS} runs) | Rows/s (wall) | Median CPU time (user + sys) | Peak RSS |`);
+  lines.push('| --- | ---: | ---: | ---: | ---: |');
+  lines.push(`| \`drb score\` CLI, child process (Node + tsx start-up, read, parse, validate, hash, score, write) | ${cliSeconds.toFixed(2)} s | ${rate(cliSeconds)} | ${cliCpu.toFixed(2)} s | ${(cliRss / 1024).toFixed(0)} MiB |`);
+  lines.push(`| same path in-process (no start-up) | ${inSeconds.toFixed(2)} s | ${rate(inSeconds)} | ${inCpu.toFixed(2)} s | (bench process heap after the runs: ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB used / ${(memory.heapTotal / 2 ** 20).toFixed(0)} MiB total) |`);
+
+  const python = findPython();
+  if (python !== null) {
+    const script = join(dir, 'score.py');
+    writeFileSync(script, PYTHON_SCORER);
+    const pyRuns: TimedRun[] = [];
+    for (let i = 0; i < RUNS; i++) pyRuns.push(timed(python, [script, itemsPath, predictionsPath]));
+    const pySeconds = median(pyRuns.map((r) => r.seconds));
+    const pyCpu = median(pyRuns.map((r) => r.cpuSeconds));
+    const pyRss = Math.max(...pyRuns.map((r) => r.peakRssKiB));
+    const version = spawnSync(python, ['-c', 'import sys; from importlib.metadata import version; print(sys.version.split()[0], version("python-Levenshtein"))'], { encoding: 'utf8' }).stdout.trim();
+    lines.push(`| Python ${version.split(' ')[0]} + C \`Levenshtein\` ${version.split(' ')[1]} (measured here, same files; start-up and JSON parsing included) | ${pySeconds.toFixed(2)} s | ${rate(pySeconds)} | ${pyCpu.toFixed(2)} s | ${(pyRss / 1024).toFixed(0)} MiB |`);
+    console.log(lines.join('\n'));
+    console.log(`\nratio drb CLI / Python: wall ${(cliSeconds / pySeconds).toFixed(2)}, CPU ${(cliCpu / pyCpu).toFixed(2)} (< 1 means drb is faster). The Python scorer computes 4 metrics and validates nothing; drb computes all of them, validates every row, hashes both files and writes two reports.`);
+    const theirs = JSON.parse(pyRuns[0].stdout) as Record<string, number>;
+    for (const [key, value] of Object.entries(theirs)) {
+      const same = Math.abs(value - ours[key]) < 1e-9;
+      console.log(`cross-check ${key}: drb ${ours[key]} python ${value} ${same ? 'agree' : 'DISAGREE'}`);
+      if (!same) process.exitCode = 1;
+    }
+  } else {
+    console.log(lines.join('\n'));
+    console.log(`\nNo Python with the C Levenshtein extension here (apt-get install python3-levenshtein to measure it).`);
+    console.log(`Reference figure from issue 2 (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`);
+  }
+  console.log(`\nmachine: ${cpus().length} logical CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
