@@ -93,6 +93,15 @@ describe('evidence rules', () => {
     expect(evaluateEvidence(t, explained).state).toBe('DEVICE_PASS');
   });
 
+  it('checks that a git-looking public revision names the commit the receipts recorded', async () => {
+    const t = await targetOf(fullProcedure());
+    expect(evaluateEvidence(t, answers(t.key, (r) => (r.public_revision = 'aaaaaaa'))).state).toBe('DEVICE_PASS');
+    expect(evaluateEvidence(t, answers(t.key, (r) => (r.public_revision = 'space-rev-42'))).state).toBe('DEVICE_PASS');
+    expect(evaluateEvidence(t, answers(t.key, (r) => (r.public_revision = 'bbbbbbb'))).not_higher_because).toEqual([
+      `the reviewed public revision bbbbbbb is not the commit the receipts recorded (${'a'.repeat(40)})`,
+    ]);
+  });
+
   it('holds declared thresholds, tab survival and correct output', async () => {
     const t = await targetOf(fullProcedure());
     // cold total = 100+200+5+1 = 306 ms; warm p95 of [2,3,4] x 20 = 4 ms

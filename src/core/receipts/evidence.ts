@@ -46,6 +46,13 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
     reasons.push(`${interrupted.length} interrupted run(s) not explained in a review (recorded by ${interrupted.sort().join(', ')})`);
   }
   if (review !== null) {
+    const commit = target.identity.app.commit;
+    const revision = review.public_revision.trim().toLowerCase();
+    // A git-looking revision must name the commit the receipts recorded (either may be abbreviated); other
+    // revision formats (a hosting platform's own ids) cannot be compared and are left to the reviewer.
+    if (commit !== null && /^[0-9a-f]{7,40}$/.test(revision) && !commit.toLowerCase().startsWith(revision) && !revision.startsWith(commit.toLowerCase())) {
+      reasons.push(`the reviewed public revision ${revision} is not the commit the receipts recorded (${commit})`);
+    }
     if (review.tab.reloaded_or_evicted) reasons.push('the reviewer saw the tab reloaded or evicted during the procedure');
     if (!review.output_stayed_correct) reasons.push('the reviewer saw the output change during the procedure');
     const { thresholds } = review;
