@@ -91,6 +91,29 @@ async function probeClientHints(nav: Nav): Promise<Capabilities['ua_client_hints
   };
 }
 
+/**
+ * The synchronous part of the probe only (no storage estimate, no WebGPU adapter request), for a receipt whose
+ * full probe did not finish in time.
+ * @param why recorded as the WebGPU adapter error, since the adapter was never asked
+ */
+export function basicCapabilities(why: string): Capabilities {
+  const nav = navigator as Nav;
+  const wasmSupported = typeof WebAssembly === 'object';
+  return {
+    user_agent: navigator.userAgent,
+    ua_client_hints: null,
+    platform: typeof navigator.platform === 'string' && navigator.platform !== '' ? navigator.platform : null,
+    cross_origin_isolated: self.crossOriginIsolated === true,
+    shared_array_buffer: typeof SharedArrayBuffer === 'function',
+    wasm: { supported: wasmSupported, simd: wasmSupported && validates(WASM_SIMD), threads: wasmSupported && validates(WASM_THREADS) },
+    hardware_concurrency: Number.isInteger(navigator.hardwareConcurrency) && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : null,
+    device_memory_gb: typeof nav.deviceMemory === 'number' && nav.deviceMemory > 0 ? nav.deviceMemory : null,
+    js_heap: null,
+    storage: { quota_bytes: null, usage_bytes: null, persisted: null },
+    webgpu: { navigator_gpu: Boolean(nav.gpu), adapter_granted: false, adapter_error: why, adapter_info: null, is_fallback_adapter: null, features: [], limits: null },
+  };
+}
+
 /** Probes this browser (page context). Never throws: every failing sub-probe records null / false. */
 export async function probeCapabilities(): Promise<Capabilities> {
   const nav = navigator as Nav;

@@ -11,6 +11,7 @@ import { redactUrl, toResourceEntry } from '../core/redact.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt.ts';
 import type { FetchProgress, LoadResult } from '../../workers/engines/engine.ts';
 import type { EngineFailure, InputOutcome, LoadOutcome, RunOutcome, SeriesOutcome } from '../../workers/bench-worker-api.ts';
+import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import { assembleReceipt, type AssembledReceipt, type RunRecord } from './receipt-assembly.ts';
 import { WorkerFailure, WorkerHandle } from './worker-client.ts';
@@ -66,6 +67,23 @@ class RunFailed extends Error {
   ) {
     super(message);
   }
+}
+
+/** `promise`, or a RunFailed when it takes longer than `limitMs` (page-side stages have time limits too). */
+function withLimit<T>(promise: Promise<T>, limitMs: number, stage: Stage): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new RunFailed(`stage ${stage} did not finish within its time limit of ${limitMs} ms`, stage, 'TimeoutError')), limitMs);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 function liveKey(request: RunRequest): string {
@@ -178,7 +196,7 @@ export class RunController {
     try {
       // 1. Probe (the page context; cheap, and storage or adapter state may have changed since load).
       journal('probe');
-      record.capabilities = await env.probe();
+      record.capabilities = await withLimit(env.probe(), env.limits.probe, 'probe');
 
       // 2. Worker: a fresh one for a cold run or when no live session matches; otherwise reuse.
       const reuse = request.kind === 'warm' && this.hasLiveSession(request);
@@ -274,6 +292,7 @@ export class RunController {
     }
 
     // 5. Page facts after the run: lifecycle, navigation, resources (page and worker timelines).
+    if (record.capabilities === null) record.capabilities = basicCapabilities('the capability probe did not finish');
     record.lifecycle = lifecycle.stop();
     record.navigation = navigationEntry();
     const origin = location.origin;

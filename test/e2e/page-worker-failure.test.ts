@@ -59,4 +59,16 @@ describe('worker failures', () => {
     expect(receipt.outcome.reason).toBe('stage warm_inference did not finish within its time limit of 15000 ms (worker hung or was killed)');
     await page.close();
   });
+
+  it('a time limit too small for any stage ends the run failed with the stage and limit, with a valid receipt', async () => {
+    const page = await env.browser.context.newPage();
+    // 50 ms is the smallest limit the parameter accepts; the heavy cold run cannot fetch and compile in that time.
+    await page.goto(`${env.server.url}?autorun=cold&model=ort-heavy-xenc&stage_timeout_ms=50`);
+    expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
+    const [receipt] = await pageReceipts(page);
+    expect(receiptProblems(receipt)).toEqual([]);
+    expect(receipt.outcome.reason).toMatch(/^stage \w+ did not finish within its time limit of 50 ms/);
+    expect(await page.getByTestId('failure-reason').textContent()).toContain('time limit of 50 ms');
+    await page.close();
+  });
 });
