@@ -33,6 +33,8 @@ export interface AutomationSettings {
   /** autorun=generate: prompt set id (public/prompts/<id>.json) and repetitions (1-3, seeds 17/29/41). */
   prompts: string;
   reps: number;
+  /** autorun=generate: token limit replacing the prompt set's (null = the set's; recorded in the receipt). */
+  maxNewTokens: number | null;
   /** autorun=compare: the routes, the baseline route id (null = the first route), rounds, schedule seed, tolerance. */
   compareRoutes: readonly RouteSpec[];
   baseline: string | null;
@@ -57,6 +59,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   testHooks: false,
   prompts: 'drb-gen-ja-en-v1',
   reps: 3,
+  maxNewTokens: null,
   compareRoutes: Object.freeze([
     { id: 'wasm-1', ep: 'wasm', threads: 1 },
     { id: 'wasm-2', ep: 'wasm', threads: 2 },
@@ -133,6 +136,7 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
     },
   },
   reps: { field: 'reps', parse: intIn(1, 3) },
+  max_tokens: { field: 'maxNewTokens', parse: intIn(1, 4096) },
   routes: {
     field: 'compareRoutes',
     parse: (raw) => {

@@ -66,6 +66,8 @@ export interface GenerationRequest {
   prompts: LoadedPromptSet;
   /** 1 to 3 (one declared seed each). */
   repetitions: number;
+  /** Token limit replacing the prompt set's; null = the set's own (recorded in the plan either way). */
+  maxNewTokens: number | null;
 }
 
 /** How the UI follows a generation run. */
@@ -135,7 +137,7 @@ export class GenerationController {
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
     const engineName = request.model.engine;
-    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_SEED_CONTROL[engineName]);
+    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_SEED_CONTROL[engineName], undefined, request.maxNewTokens);
     const measuredTotal = plan.steps.length - 1;
     const samples: GenerationSample[] = [];
     const answers: GenerationAnswer[] = [];
@@ -288,6 +290,7 @@ export class GenerationController {
         seed_control: plan.seed_control,
         seeds: plan.seeds,
         max_new_tokens: plan.max_new_tokens,
+        max_new_tokens_overridden: plan.max_new_tokens_overridden,
         temperature: plan.temperature,
         warmup_prompt_id: plan.warmup_prompt_id,
       },

@@ -40,7 +40,7 @@ function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
         <tr><th>End-to-end median (ms)</th><td>{fmt(summary.e2e_ms_median)}</td></tr>
         <tr><th>Cold load (ms, not in warm stats)</th><td>{fmt(cold.load_ms)}</td></tr>
         <tr><th>Prompts ok / planned</th><td>{summary.ok_samples} / {summary.measured_planned}</td></tr>
-        <tr><th>Failures · truncated at {plan.max_new_tokens} tokens</th><td>{summary.failures} · {summary.truncations}</td></tr>
+        <tr><th>Failures · truncated at {plan.max_new_tokens} tokens{plan.max_new_tokens_overridden ? ' (limit overridden)' : ''}</th><td>{summary.failures} · {summary.truncations}</td></tr>
         <tr><th>Sustained speed (last 5 / first 5)</th><td>{fmt(summary.sustained_speed_ratio, 3)}</td></tr>
         <tr><th>Seeds</th><td>{plan.seed_control === 'seeded' ? plan.seeds!.join(', ') : 'no seed control'}</td></tr>
         {er && (
@@ -100,12 +100,17 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
       setError(`Model ${settings.modelId || '(none)'} is not a generate model in the catalog`);
       return false;
     }
+    // An explicit engine parameter must match the model's engine (the model decides; a mismatch is not silently ignored).
+    if (props.autorun && new URLSearchParams(location.search).has('engine') && a.engine !== model.engine) {
+      setError(`Invalid engine param: '${a.engine}', model ${model.id} runs on engine ${model.engine}`);
+      return false;
+    }
     setBusy(true);
     setProgress(null);
     try {
       const prompts = await loadPromptSet(new URL(import.meta.env.BASE_URL, location.href).href, settings.promptSetId);
       const out = await controller.run(
-        { model, ep: settings.ep, threads: settings.threads, allowFallback: false, prompts, repetitions: settings.reps },
+        { model, ep: settings.ep, threads: settings.threads, allowFallback: false, prompts, repetitions: settings.reps, maxNewTokens: a.maxNewTokens },
         {
           onPhase: setPhase,
           onSample: (done: number, total: number, _s: GenerationSample) => {

@@ -21,7 +21,9 @@ describe('automation params for compare and generate runs', () => {
   it('accepts autorun=compare and autorun=generate with their parameters', () => {
     const { settings, errors } = parseAutomation('?autorun=generate&engine=transformers&model=tf-tiny-causal-lm&prompts=drb-gen-ja-en-v1&reps=2', context);
     expect(errors).toEqual([]);
-    expect(settings).toMatchObject({ autorun: ['generate'], prompts: 'drb-gen-ja-en-v1', reps: 2 });
+    expect(settings).toMatchObject({ autorun: ['generate'], prompts: 'drb-gen-ja-en-v1', reps: 2, maxNewTokens: null });
+    expect(parseAutomation('?max_tokens=8', context).settings.maxNewTokens).toBe(8);
+    expect(parseAutomation('?max_tokens=0', context).errors).toEqual(["Invalid max_tokens param: '0', expected an integer from 1 to 4096"]);
     const compare = parseAutomation('?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,wasm-2&baseline=wasm-2&rounds=5&seed=7&tolerance=1e-5', context);
     expect(compare.errors).toEqual([]);
     expect(compare.settings).toMatchObject({ autorun: ['compare'], baseline: 'wasm-2', rounds: 5, seed: 7, tolerance: 1e-5 });

@@ -64,6 +64,12 @@ describe('generation plan', () => {
     expect(plan.steps.every((s) => s.seed === null)).toBe(true);
   });
 
+  it('records a token-limit override instead of applying it silently', () => {
+    expect(buildGenerationPlan(set, 1, true)).toMatchObject({ max_new_tokens: 128, max_new_tokens_overridden: false });
+    expect(buildGenerationPlan(set, 1, true, undefined, 8)).toMatchObject({ max_new_tokens: 8, max_new_tokens_overridden: true });
+    expect(() => buildGenerationPlan(set, 1, true, undefined, 0)).toThrow(/max new tokens/);
+  });
+
   it('refuses more repetitions than declared seeds', () => {
     expect(() => buildGenerationPlan(set, 4, true)).toThrow(/repetitions must be an integer from 1 to 3/);
     expect(() => buildGenerationPlan(set, 0, true)).toThrow(RangeError);

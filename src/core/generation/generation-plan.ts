@@ -42,6 +42,8 @@ export interface GenerationPlan {
   /** The seed of each repetition (index 0 = repetition 1); null with no seed control. */
   seeds: number[] | null;
   max_new_tokens: number;
+  /** True when the run used a token limit other than the prompt set's (recorded, never silent). */
+  max_new_tokens_overridden: boolean;
   temperature: number;
   warmup_prompt_id: string;
   steps: GenerationStep[];
@@ -53,13 +55,18 @@ export interface GenerationPlan {
  * @param repetitions how many times every measured prompt runs (1 to the number of declared seeds)
  * @param engineSupportsSeed whether the engine takes a sampling seed (see ENGINE_SEED_CONTROL)
  * @param seeds the declared seeds, one per repetition (defaults to 17, 29, 41)
+ * @param maxNewTokensOverride a token limit replacing the set's (slow devices, smoke tests); null = the set's
  */
 export function buildGenerationPlan(
   promptSet: PromptSet,
   repetitions: number,
   engineSupportsSeed: boolean,
   seeds: readonly number[] = DECLARED_SEEDS,
+  maxNewTokensOverride: number | null = null,
 ): GenerationPlan {
+  if (maxNewTokensOverride !== null && (!Number.isInteger(maxNewTokensOverride) || maxNewTokensOverride < 1)) {
+    throw new RangeError(`max new tokens must be a positive integer, got ${maxNewTokensOverride}`);
+  }
   if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > seeds.length) {
     throw new RangeError(`repetitions must be an integer from 1 to ${seeds.length} (one declared seed each), got ${repetitions}`);
   }
@@ -80,7 +87,8 @@ export function buildGenerationPlan(
     repetitions,
     seed_control: engineSupportsSeed ? 'seeded' : 'no-seed-control',
     seeds: engineSupportsSeed ? [...used] : null,
-    max_new_tokens: promptSet.controls.max_new_tokens,
+    max_new_tokens: maxNewTokensOverride ?? promptSet.controls.max_new_tokens,
+    max_new_tokens_overridden: maxNewTokensOverride !== null && maxNewTokensOverride !== promptSet.controls.max_new_tokens,
     temperature: promptSet.controls.temperature,
     warmup_prompt_id: promptSet.warmup.id,
     steps,

@@ -114,6 +114,8 @@ export const GenerationReceipt = z.strictObject({
     seed_control: z.enum(['seeded', 'no-seed-control']),
     seeds: z.array(z.number().int()).nullable(),
     max_new_tokens: z.number().int().positive(),
+    /** True when the run replaced the prompt set's token limit (results then differ from a default run's). */
+    max_new_tokens_overridden: z.boolean(),
     temperature: z.number().nonnegative(),
     warmup_prompt_id: z.string().min(1),
   }),
