@@ -55,6 +55,12 @@ export interface LanePage {
   waitFor<T>(body: string, options: { timeoutMs: number; pollMs?: number; description: string }): Promise<T>;
   /** Clicks the first element matching a CSS selector. */
   click(selector: string): Promise<void>;
+  /**
+   * Chromium only (WebKit throws): kills the tab's renderer process, as a phone does to a tab under memory pressure.
+   * The profile (and its storage) stays: afterwards this LanePage is a new blank tab in the same profile, and
+   * `goto` opens the page again, as a user reopening the site does.
+   */
+  crash(): Promise<void>;
   /** Closes the page and its profile. */
   close(): Promise<void>;
 }
@@ -98,7 +104,7 @@ async function pollUntil<T>(evaluate: () => Promise<T>, options: { timeoutMs: nu
 class ChromiumPage implements LanePage {
   constructor(
     private readonly browser: Browser,
-    private readonly page: Page,
+    private page: Page,
     private readonly timeoutMs: number,
   ) {}
 
@@ -121,6 +127,17 @@ class ChromiumPage implements LanePage {
 
   async click(selector: string) {
     await this.page.click(selector, { timeout: this.timeoutMs });
+  }
+
+  async crash() {
+    const cdp = await this.page.context().newCDPSession(this.page);
+    // Page.crash kills the renderer; the call itself never gets an answer from the dead renderer.
+    await Promise.race([cdp.send('Page.crash').catch(() => {}), new Promise<void>((resolve) => this.page.once('crash', () => resolve()))]);
+    // playwright refuses to navigate a crashed page: continue in a new tab of the same context (same storage).
+    const crashed = this.page;
+    this.page = await crashed.context().newPage();
+    this.page.setDefaultTimeout(this.timeoutMs);
+    await crashed.close().catch(() => {});
   }
 
   async close() {
@@ -181,6 +198,12 @@ class WebKitPage implements LanePage {
 
   async click(selector: string) {
     await this.session.click(await this.session.findElement(selector));
+  }
+
+  async crash(): Promise<void> {
+    // Tried: killing the page's WebKitWebProcess ends the whole WebDriver session ("session deleted because of page
+    // crash or hang") and the ephemeral profile with it, so nothing could reopen the page over the same storage.
+    throw new Error('webkit lane: a killed tab cannot be reopened over WebDriver (the session dies with its web process); use reload()');
   }
 
   async close() {

@@ -110,3 +110,56 @@ export class RunJournalStore {
     }
   }
 }
+
+/** The journal event the run controller sends before each stage (`stage` null: the run ended, ok or failed). */
+export interface JournalEvent {
+  runId: string;
+  kind: JournalRun['runKind'];
+  stage: Stage | null;
+  modelId: string;
+  requestedEp: JournalRun['requestedEp'];
+}
+
+/**
+ * The two hooks the run controller takes (RunEnvironment.takePreviousRunInterrupted and .onJournal), over `store`.
+ *
+ * The pending interruption is handed to the next run when it starts but cleared from storage only when that run
+ * ENDS: if the new run is itself killed before it produces a receipt, nothing was recorded, and the next load
+ * reports the newest interruption (its open entry) instead.
+ *
+ * @param store the page's journal, already `load()`ed
+ */
+export function journalHooks(store: RunJournalStore): {
+  takePreviousRunInterrupted: () => InterruptedRun | null;
+  onJournal: (event: JournalEvent) => void;
+} {
+  let claimed = false;
+  let claimingRunId: string | null = null;
+  return {
+    takePreviousRunInterrupted: () => {
+      const pending = store.pending();
+      claimed = pending !== null;
+      claimingRunId = null;
+      return pending;
+    },
+    onJournal: (event) => {
+      // The controller asks for the interruption just before the run's first journal event: that run claimed it.
+      if (claimed && claimingRunId === null) claimingRunId = event.runId;
+      if (event.stage === null) {
+        if (claimed && claimingRunId === event.runId) {
+          store.takeInterrupted();
+          claimed = false;
+          claimingRunId = null;
+        }
+        store.endRun(event.runId);
+        return;
+      }
+      try {
+        store.enterStage({ runId: event.runId, runKind: event.kind, modelId: event.modelId, requestedEp: event.requestedEp }, event.stage);
+      } catch (error) {
+        // A stage event that arrives late from the worker (an earlier stage): keep the later stage on record.
+        console.warn((error as Error).message);
+      }
+    },
+  };
+}

@@ -9,8 +9,10 @@ import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.t
 import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
 import { DEFAULT_STAGE_LIMITS, RunController, type StageLimits } from '../page/run-controller.ts';
+import { journalHooks, RunJournalStore } from '../page/run-journal.ts';
 import { Banners } from './Banners.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
+import { InterruptedBanner } from './InterruptedBanner.tsx';
 import { ComparePanel } from './ComparePanel.tsx';
 import { GenerationPanel } from './GenerationPanel.tsx';
 import { ReceiptList } from './ReceiptList.tsx';
@@ -49,6 +51,9 @@ export function App(props: { catalog: ModelCatalog }) {
   const [runErrors, setRunErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
 
+  // Run journal (H5): read once at load, before any run; a run still open there was interrupted (tab killed/reloaded).
+  const [journal] = useState(() => new RunJournalStore());
+  const [interrupted] = useState(() => journal.load());
   const controller = useMemo(() => {
     const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
     if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
@@ -58,6 +63,7 @@ export function App(props: { catalog: ModelCatalog }) {
       probe: probeCapabilities,
       limits,
       app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+      ...journalHooks(journal),
     });
   }, []);
   const settingsRef = useRef(settings);
@@ -146,6 +152,7 @@ export function App(props: { catalog: ModelCatalog }) {
           analytics, no third-party scripts; receipts hold no text you typed.
         </p>
       </header>
+      <InterruptedBanner run={interrupted} />
       <Banners crossOriginIsolated={capabilities ? capabilities.cross_origin_isolated : null} paramErrors={[...automation.errors, ...runErrors]} problems={problems} />
       <RunControls
         models={runnable}
