@@ -151,6 +151,7 @@ export class GenerationController {
     let integrity: GenerationReceipt['model']['integrity'] = 'not-loaded';
     let loadMs: number | null = null;
     let warmupMs: number | null = null;
+    let warmupTtftMs: number | null = null;
     let fatal: string | null = null;
 
     // 1. Probe.
@@ -214,6 +215,7 @@ export class GenerationController {
         throw new StepFailed(`warm-up failed: ${warm.message}`);
       }
       warmupMs = warm.durationMs;
+      warmupTtftMs = warm.generation?.sample.ttft_ms ?? null;
 
       // 5. Measured prompts in plan order.
       ui.onPhase?.('measured');
@@ -295,7 +297,7 @@ export class GenerationController {
         warmup_prompt_id: plan.warmup_prompt_id,
       },
       timing_source: 'page-clock',
-      cold: { load_ms: loadMs, warmup_e2e_ms: warmupMs },
+      cold: { load_ms: loadMs, warmup_e2e_ms: warmupMs, warmup_ttft_ms: warmupTtftMs },
       samples,
       summary: summarizeGeneration(samples, measuredTotal),
       capabilities,

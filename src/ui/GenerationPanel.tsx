@@ -38,7 +38,7 @@ function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
         <tr><th>Decode median (tokens/s)</th><td>{fmt(summary.decode_tokens_per_s_median)}</td></tr>
         <tr><th>Prefill median (tokens/s)</th><td>{fmt(summary.prefill_tokens_per_s_median)}</td></tr>
         <tr><th>End-to-end median (ms)</th><td>{fmt(summary.e2e_ms_median)}</td></tr>
-        <tr><th>Cold load (ms, not in warm stats)</th><td>{fmt(cold.load_ms)}</td></tr>
+        <tr><th>Cold load · cold TTFT (ms, not in warm stats)</th><td>{fmt(cold.load_ms)} · {fmt(cold.warmup_ttft_ms)}</td></tr>
         <tr><th>Prompts ok / planned</th><td>{summary.ok_samples} / {summary.measured_planned}</td></tr>
         <tr><th>Failures · truncated at {plan.max_new_tokens} tokens{plan.max_new_tokens_overridden ? ' (limit overridden)' : ''}</th><td>{summary.failures} · {summary.truncations}</td></tr>
         <tr><th>Sustained speed (last 5 / first 5)</th><td>{fmt(summary.sustained_speed_ratio, 3)}</td></tr>

@@ -76,6 +76,7 @@ describe('transformers.js generation run', () => {
     expect(receipt.summary.sustained_speed_ratio).toBeGreaterThan(0);
     expect(receipt.cold.load_ms).toBeGreaterThan(0);
     expect(receipt.cold.warmup_e2e_ms).toBeGreaterThan(0);
+    expect(receipt.cold.warmup_ttft_ms).toBeGreaterThan(0);
     // No prompt and no answer text in the receipt; the answers are a separate artifact linked by receipt id.
     const json = JSON.stringify(receipt);
     for (const p of [...prompts.prompts.map((x) => x.text), prompts.warmup.text]) expect(json).not.toContain(p);

@@ -78,7 +78,7 @@ export function makeGenerationReceipt(): GenerationReceipt {
     prompt_set: { id: 'drb-gen-ja-en-v1', version: 1, sha256: 'b'.repeat(64), measured_prompts: 10 },
     plan: { repetitions: 1, seed_control: 'seeded', seeds: [17], max_new_tokens: 128, max_new_tokens_overridden: false, temperature: 0.1, warmup_prompt_id: 'warmup' },
     timing_source: 'page-clock',
-    cold: { load_ms: 1234, warmup_e2e_ms: 400 },
+    cold: { load_ms: 1234, warmup_e2e_ms: 400, warmup_ttft_ms: 90 },
     samples,
     summary: summarizeGeneration(samples, 10),
     capabilities,

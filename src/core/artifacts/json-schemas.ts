@@ -11,6 +11,10 @@ import { ModelCatalog } from '../catalog.ts';
 import { CandidatesFile } from '../suite/candidates.ts';
 import { SuiteManifest } from '../suite/suite-manifest.ts';
 import { SuiteReceipt } from '../suite/suite-receipt.ts';
+import { PromptSet } from '../generation/prompt-set.ts';
+import { GenerationReceipt } from '../generation/generation-receipt.ts';
+import { GenerationAnswers } from '../generation/generation-answers.ts';
+import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -30,6 +34,10 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'candidates.schema.json', schema: CandidatesFile.meta({ title: 'drb candidates file ([{id, candidates}], input of a suite run)' }) },
   { fileName: 'suite-receipt.schema.json', schema: SuiteReceipt.meta({ title: 'drb.suite-receipt.v1 (one suite run on one device)' }) },
   { fileName: 'suite-manifest.schema.json', schema: SuiteManifest.meta({ title: 'drb.suite-manifest.v1 (public/suites/<id>/suite.json)' }) },
+  { fileName: 'prompt-set.schema.json', schema: PromptSet.meta({ title: 'drb.prompt-set.v1 (public/prompts/<id>.json, the prompts of a generation run)' }) },
+  { fileName: 'generation-receipt.schema.json', schema: GenerationReceipt.meta({ title: 'drb.generation-receipt.v1 (one generation run on one device; timings only, no text)' }) },
+  { fileName: 'generation-answers.schema.json', schema: GenerationAnswers.meta({ title: 'drb.generation-answers.v1 (the answers of a generation run, a separate explicit download)' }) },
+  { fileName: 'comparison-receipt.schema.json', schema: ComparisonReceipt.meta({ title: 'drb.comparison-receipt.v1 (execution routes compared side by side)' }) },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/receipts/profiles.v1.json)' }) },
 ];
 

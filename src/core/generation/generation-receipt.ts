@@ -126,6 +126,8 @@ export const GenerationReceipt = z.strictObject({
     load_ms: Ms.nullable(),
     /** The untimed warm-up's duration, recorded for the record only. */
     warmup_e2e_ms: Ms.nullable(),
+    /** TTFT of the warm-up: the first generation after the load, i.e. the cold TTFT (never in the warm TTFT stats). */
+    warmup_ttft_ms: Ms.nullable(),
   }),
   samples: z.array(GenerationSample),
   summary: GenerationSummary,
