@@ -10,6 +10,7 @@
  */
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED, type RouteSpec } from './comparison/route-spec.ts';
 import { EngineName, ExecutionProvider } from './receipt.ts';
+import { TRANSFORMERS_DTYPE_SUFFIX } from './transformers-dtype.ts';
 
 /** Values `autorun` accepts (comma-separated, each at most once, run in the given order). */
 export const AUTORUN_VALUES: string[] = ['cold', 'warm', 'compare', 'generate', 'suite'];
@@ -45,6 +46,8 @@ export interface AutomationSettings {
    *  (top-1 minus top-2 score; null = never abstain on margin). */
   suite: string | null;
   minMargin: number | null;
+  /** transformers.js dtype (picks the ONNX file: fp32, fp16, q8, q4, ...); null = the catalog's. */
+  dtype: string | null;
 }
 
 export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
@@ -71,6 +74,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   tolerance: 1e-4,
   suite: null,
   minMargin: null,
+  dtype: null,
 });
 
 /** A parameter parser: returns the value or throws ParamError with the "expected ..." part. */
@@ -169,6 +173,7 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
       return raw;
     },
   },
+  dtype: { field: 'dtype', parse: oneOf(Object.keys(TRANSFORMERS_DTYPE_SUFFIX)) },
   min_margin: {
     field: 'minMargin',
     parse: (raw) => {

@@ -9,6 +9,7 @@ import type { ParsedAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import { marginPolicy } from '../core/suite/abstention-policy.ts';
+import { availableDtypes } from '../core/transformers-dtype.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
@@ -62,6 +63,8 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
   const [modelId, setModelId] = useState(requested?.id ?? models[0]?.id ?? '');
   const [ep, setEp] = useState<'wasm' | 'webgpu'>(a.ep);
   const [threads, setThreads] = useState<number | null>(a.threads);
+  /** null = the catalog's dtype for the model. */
+  const [dtype, setDtype] = useState<string | null>(a.dtype);
   const [threshold, setThreshold] = useState(a.minMargin === null ? '' : String(a.minMargin));
   const [source, setSource] = useState<'demo' | 'files'>('demo');
   const [format, setFormat] = useState<ItemFormat>('generic');
@@ -74,7 +77,10 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<Result | null>(null);
 
-  const start = async (choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; threshold: string; suiteId: string | null }, automated: boolean) => {
+  const start = async (
+    choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; dtype: string | null; threshold: string; suiteId: string | null },
+    automated: boolean,
+  ) => {
     setBusy(true);
     setError(null);
     setResult(null);
@@ -108,7 +114,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
       const outcome = await runSuite(
         { pageBaseUrl, pageUrl: () => location.href, probe: probeCapabilities, limits, app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ } },
-        { model, ep: choice.ep, threads: choice.threads, allowFallback: a.allowFallback, dtype: null, policy: marginPolicy(minMargin), ...inputs },
+        { model, ep: choice.ep, threads: choice.threads, allowFallback: a.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
         { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
       );
       if (outcome.refused !== null) {
@@ -141,7 +147,10 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       setDrbState('failed');
       return;
     }
-    void start({ modelId: a.model ?? models[0]?.id ?? '', ep: a.ep, threads: a.threads, threshold: a.minMargin === null ? '' : String(a.minMargin), suiteId: a.suite ?? DEMO_SUITE_ID }, true);
+    void start(
+      { modelId: a.model ?? models[0]?.id ?? '', ep: a.ep, threads: a.threads, dtype: a.dtype, threshold: a.minMargin === null ? '' : String(a.minMargin), suiteId: a.suite ?? DEMO_SUITE_ID },
+      true,
+    );
   }, []);
 
   const model = models.find((m) => m.id === modelId);
@@ -179,12 +188,32 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         )}
         <label>
           Model
-          <select value={modelId} disabled={busy} data-testid="suite-model" onChange={(e) => setModelId(e.currentTarget.value)}>
+          <select
+            value={modelId}
+            disabled={busy}
+            data-testid="suite-model"
+            onChange={(e) => {
+              setModelId(e.currentTarget.value);
+              setDtype(null);
+            }}
+          >
             {models.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.label}
               </option>
             ))}
+          </select>
+        </label>
+        <label>
+          dtype
+          <select value={dtype ?? ''} disabled={busy} data-testid="suite-dtype" onChange={(e) => setDtype(e.currentTarget.value === '' ? null : e.currentTarget.value)}>
+            <option value="">catalog default ({model?.dtype ?? 'fp32'})</option>
+            {model &&
+              availableDtypes(model).map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
           </select>
         </label>
         <label>
@@ -222,7 +251,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
           type="button"
           disabled={busy || !model}
           data-testid="suite-run"
-          onClick={() => void start({ modelId, ep, threads, threshold, suiteId: source === 'demo' ? DEMO_SUITE_ID : null }, false)}
+          onClick={() => void start({ modelId, ep, threads, dtype, threshold, suiteId: source === 'demo' ? DEMO_SUITE_ID : null }, false)}
         >
           Run suite
         </button>

@@ -107,6 +107,28 @@ describe('suite runs in the page (transformers.js)', () => {
     expectAgreement(predictionsBy['tfjs-tiny-causal-lm:wasm'], predictionsBy['tfjs-tiny-causal-lm:webgpu'], 1e-3);
   });
 
+  it('dtype is selectable: fp16 loads only onnx/model_fp16.onnx and gives margins close to fp32', async () => {
+    const run = await openSuite('?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&threads=1&dtype=fp16');
+    await run.page.close();
+    expect(run.state).toBe('done');
+    expect(receiptProblems(run.receipt)).toEqual([]);
+    expect(run.receipt!.model).toMatchObject({ dtype: 'fp16', integrity: 'verified' });
+    expect(run.receipt!.model.files.map((f) => f.url.replace(/^.*\/models\//, ''))).toEqual([
+      'tfjs-tiny-reranker/config.json',
+      'tfjs-tiny-reranker/tokenizer.json',
+      'tfjs-tiny-reranker/tokenizer_config.json',
+      'tfjs-tiny-reranker/onnx/model_fp16.onnx',
+    ]);
+    expect(run.requests.some((url) => url.endsWith('/onnx/model_fp16.onnx'))).toBe(true);
+    expect(run.requests.some((url) => url.endsWith('/onnx/model.onnx'))).toBe(false);
+    // Half-precision weights move each logit a little; top-1 minus top-2 moves by at most twice that.
+    const fp32 = predictionsBy['tfjs-tiny-reranker:wasm'];
+    for (const [i, row] of run.predictions!.entries()) {
+      expect(row.reason).toBe(fp32[i].reason);
+      if (row.margin !== undefined) expect(Math.abs(row.margin - fp32[i].margin!)).toBeLessThan(2e-2);
+    }
+  });
+
   it('downloads predictions and the receipt through the real buttons, and `drb score` scores them', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(env.server.url);

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCatalog, isFullyPinned } from '../../src/core/catalog.ts';
 import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
-import { buildTransformersFixtures, fixtureVocabulary } from '../../src/fixtures/transformers-fixtures.ts';
+import { buildTransformersFixtures, fixtureVocabulary, halfBits } from '../../src/fixtures/transformers-fixtures.ts';
+import { availableDtypes, dtypeOfFile, filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { logSoftmaxAt } from '../../src/core/suite/engine-inputs.ts';
 
 const root = new URL('../../', import.meta.url);
@@ -18,7 +19,7 @@ describe('transformers.js fixtures', () => {
   it('regenerate byte-identical to the committed files', () => {
     const first = buildTransformersFixtures();
     const second = buildTransformersFixtures();
-    expect(first.length).toBe(9);
+    expect(first.length).toBe(10);
     for (const [i, file] of first.entries()) {
       const committed = readFileSync(new URL(`public/${file.publicPath}`, root));
       expect(Buffer.from(file.bytes).equals(committed), file.publicPath).toBe(true);
@@ -41,6 +42,52 @@ describe('transformers.js fixtures', () => {
     const vocab = fixtureVocabulary();
     expect(new Set(vocab).size).toBe(vocab.length);
     for (const token of ['[UNK]', 'か', '##か', 'カ', '##ー', '漢', 'a', '##1', '、']) expect(vocab).toContain(token);
+  });
+});
+
+describe('half precision (fp16 fixture weights)', () => {
+  it.each([
+    [0, 0x0000],
+    [-0, 0x8000],
+    [1, 0x3c00],
+    [-2, 0xc000],
+    [0.1, 0x2e66], // 0.0999755859375: nearest half
+    [65504, 0x7bff], // largest finite half
+    [65520, 0x7c00], // rounds up to infinity
+    [2 ** -24, 0x0001], // smallest subnormal
+    [2 ** -26, 0x0000], // below half the smallest subnormal: zero
+    [1 + 2 ** -11, 0x3c00], // exactly halfway between 1 and the next half: ties to even (down)
+    [1 + 3 * 2 ** -11, 0x3c02], // halfway, odd below: ties to even (up)
+    [Number.POSITIVE_INFINITY, 0x7c00],
+  ])('%d -> 0x%s', (value, bits) => {
+    expect(halfBits(value)).toBe(bits);
+  });
+  it('NaN stays NaN', () => {
+    expect(halfBits(Number.NaN) & 0x7c00).toBe(0x7c00);
+    expect(halfBits(Number.NaN) & 0x3ff).not.toBe(0);
+  });
+});
+
+describe('dtype -> files', () => {
+  const reranker = catalog.models.find((m) => m.id === 'tfjs-tiny-reranker')!;
+
+  it('names the dtype of transformers.js ONNX files', () => {
+    expect(['onnx/model.onnx', 'onnx/model_fp16.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4f16.onnx', 'onnx/model_q4.onnx_data', 'onnx/decoder_model_merged_q4.onnx', 'config.json'].map(dtypeOfFile)).toEqual([
+      'fp32',
+      'fp16',
+      'q8',
+      'q4f16',
+      'q4',
+      'q4',
+      null,
+    ]);
+  });
+
+  it('fetches the shared files plus only the chosen dtype', () => {
+    expect(availableDtypes(reranker)).toEqual(['fp32', 'fp16']);
+    expect(filesForDtype(reranker, 'fp16').map((f) => f.path)).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_fp16.onnx']);
+    expect(filesForDtype(reranker, 'fp32').map((f) => f.path)).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']);
+    expect(() => filesForDtype(reranker, 'q4')).toThrow('model tfjs-tiny-reranker has no q4 files in the catalog (it lists: fp32, fp16)');
   });
 });
 
@@ -80,6 +127,13 @@ describe('fixtures in the real transformers.js runtime (Node build)', () => {
     expect(logits.dims).toEqual([2, 1]);
     const [a, b] = Array.from(logits.data as Float32Array);
     expect(Number.isFinite(a) && Number.isFinite(b) && a !== b).toBe(true);
+    // The fp16 file is the same model with weights rounded to half precision: close, not equal.
+    const half = await AutoModelForSequenceClassification.from_pretrained('tfjs-tiny-reranker', { dtype: 'fp16' });
+    const [ha, hb] = Array.from((await half(encoded)).logits.data as Float32Array);
+    expect(Math.abs(ha - a)).toBeLessThan(1e-2);
+    expect(Math.abs(hb - b)).toBeLessThan(1e-2);
+    expect(ha === a && hb === b).toBe(false);
+    await half.dispose();
     await model.dispose();
   });
 

@@ -19,6 +19,14 @@ describe('autorun=suite parameters', () => {
     });
   });
 
+  it('reads a transformers.js dtype and refuses an unknown one', () => {
+    expect(parseAutomation('?autorun=suite&dtype=fp16', context).settings.dtype).toBe('fp16');
+    expect(parseAutomation('?autorun=suite', context).settings.dtype).toBeNull();
+    expect(parseAutomation('?autorun=suite&dtype=fp64', context).errors).toEqual([
+      "Invalid dtype param: 'fp64', expected one of fp32, fp16, int8, uint8, q8, q4, q4f16, bnb4",
+    ]);
+  });
+
   it('defaults: the demo suite (null here, resolved by the panel) and no abstention', () => {
     const { settings } = parseAutomation('?autorun=suite', context);
     expect(settings.suite).toBeNull();

@@ -15,6 +15,7 @@ import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
+import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
 import { redactUrl } from '../../src/core/redact.ts';
 import { fetchModelFiles, type FetchedModel } from '../model-fetch.ts';
@@ -117,7 +118,10 @@ export async function loadTransformersModel(
   hooks: EngineHooks,
   kind: TransformersModelKind,
 ): Promise<{ session: TransformersSession; result: LoadResult }> {
-  const { model, pageBaseUrl } = request;
+  const { pageBaseUrl } = request;
+  const dtype = request.dtype ?? request.model.dtype ?? 'fp32';
+  // Only the files this dtype needs are fetched and hashed (and only they are served to the runtime).
+  const model: CatalogModel = { ...request.model, files: filesForDtype(request.model, dtype) };
   // Runtime settings hold for the worker's life (the wasm backend initialises once): the page uses a fresh worker
   // per cold run, which is also why a thread count can be honoured.
   const threadsEffective = self.crossOriginIsolated ? (request.threads ?? defaultThreads()) : 1;
@@ -149,7 +153,6 @@ export async function loadTransformersModel(
   }
   env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
-  const dtype = request.dtype ?? model.dtype ?? 'fp32';
   hooks.onStage?.('session', 'start');
   const sessionStarted = performance.now();
   const attempts: RouteAttempt[] = [];
