@@ -4,17 +4,17 @@
  * and validates the receipts, and writes a `drb.public-pass.v1` record (see src/core/public-pass.ts). A pass that
  * fails still writes its record, with the reason, and exits 1.
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { buildPublicPassRecord, PassBrowser, type PassReceiptFile, type PublicPassRecord } from '../core/public-pass.ts';
-import { DeviceReceipt } from '../core/receipt.ts';
-import { checkReceiptInvariants } from '../core/receipt-invariants.ts';
+import { validateReceipt } from '../core/receipts/validate-receipt.ts';
 import { redactUrl } from '../core/redact.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import type { BrowserLane, LanePage } from '../node/browser-lane.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './main.ts';
+import { summarizeReceipts } from './receipts.ts';
 
 /** The record's file name inside the output folder. */
 export const PUBLIC_PASS_FILE = 'public-pass.json';
@@ -45,17 +45,17 @@ interface PageReport {
   errorText: string | null;
 }
 
-// Reads what the automation contract exposes. `window.drbApp` is the page's revision; the error text is whatever
-// the page shows for a refused parameter (it names the parameter, never user text).
+// Reads what the automation contract exposes. `window.drbApp` is the page's revision; the error text is what the
+// page shows for a refused parameter (the parameter and the value this pass set, never user text).
 const READ_PAGE_REPORT = `
   const app = window.drbApp ?? null;
-  const errorNode = document.querySelector('[data-drb-error]');
+  const errorNodes = [...document.querySelectorAll('[data-testid="param-error"]')];
   return {
     state: document.documentElement.dataset.drbState ?? null,
     app: app ? { version: app.version ?? null, commit: app.commit ?? null } : null,
     receipts: Array.isArray(window.drbReceipts) ? window.drbReceipts : [],
     userAgent: navigator.userAgent,
-    errorText: errorNode ? errorNode.textContent.trim().slice(0, 500) : null,
+    errorText: errorNodes.length > 0 ? errorNodes.map((n) => n.textContent.trim()).join('; ').slice(0, 500) : null,
   };
 `;
 
@@ -69,12 +69,13 @@ function receiptFileName(value: unknown, index: number): string {
   return `drb-${part(r?.engine?.name, 'engine')}-${part(r?.route?.requested_ep, 'ep')}-${part(r?.run?.kind, 'run')}-${time}-${index + 1}.json`;
 }
 
-/** Schema + invariant problems of one receipt, as `<field path>: <problem>` lines. */
+/** What `drb receipts validate` finds wrong with one receipt, as `<field path>: <problem>` lines. */
 function receiptProblems(value: unknown): string[] {
-  const parsed = DeviceReceipt.safeParse(value);
-  if (!parsed.success) return parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-  return checkReceiptInvariants(parsed.data).map((p) => `${p.path || '(root)'}: ${p.message}`);
+  return validateReceipt(value).problems.map((p) => `${p.path || '(document)'}: ${p.message}`);
 }
+
+/** The summary folder inside a pass's output folder. */
+export const PUBLIC_PASS_SUMMARY_DIR = 'summary';
 
 /** Refuses an output folder that already holds files: a pass never overwrites earlier evidence. */
 async function prepareOutDir(outDir: string): Promise<void> {
@@ -122,7 +123,7 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
     page_state: 'not-loaded' as 'done' | 'failed' | 'timeout' | 'not-loaded',
     revision: { app_version: null as string | null, commit: null as string | null },
     receipts: [] as PassReceiptFile[],
-    summary: null,
+    summary: null as { file: string; sha256: string } | null,
     fatalReason: null as string | null,
   };
 
@@ -173,6 +174,15 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
         });
       }
       options.log(`page ended "${findings.page_state}" with ${findings.receipts.length} receipt(s)`);
+      // "A run that is not summarised did not happen": summarise what the pass saved, as `drb receipts summarize` does.
+      if (findings.receipts.some((r) => r.problems.length === 0)) {
+        const summaryDir = join(options.outDir, PUBLIC_PASS_SUMMARY_DIR);
+        const { json } = await summarizeReceipts(
+          findings.receipts.map((r) => join(options.outDir, r.file)),
+          summaryDir,
+        );
+        findings.summary = { file: relative(options.outDir, json), sha256: await sha256Hex(await readFile(json)) };
+      }
     } catch (error) {
       findings.fatalReason ??= `${options.browser}: ${(error as Error).message}`;
     } finally {
