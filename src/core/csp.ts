@@ -18,6 +18,9 @@ export const HUGGINGFACE_HOSTS: readonly string[] = [
  */
 export const EXTRA_MODEL_HOSTS: readonly string[] = [];
 
+/** Where WebLLM 0.2.86's prebuilt model libraries (.wasm) live (H6); needed only when the catalog has a WebLLM model. */
+export const WEBLLM_LIBRARY_HOSTS: readonly string[] = ['https://raw.githubusercontent.com'];
+
 /**
  * The `connect-src` hosts the catalog needs (page origin excluded).
  * @param catalog the parsed catalog
@@ -25,6 +28,7 @@ export const EXTRA_MODEL_HOSTS: readonly string[] = [];
 export function modelHosts(catalog: ModelCatalog): string[] {
   const hosts = new Set<string>(EXTRA_MODEL_HOSTS);
   if (catalog.models.some((m) => m.source.type === 'huggingface')) for (const host of HUGGINGFACE_HOSTS) hosts.add(host);
+  if (catalog.models.some((m) => m.engine === 'webllm')) for (const host of WEBLLM_LIBRARY_HOSTS) hosts.add(host);
   return [...hosts].sort();
 }
 

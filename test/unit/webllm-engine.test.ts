@@ -4,8 +4,10 @@
  * chat.completions.create streaming chunks with usage.extra), and a fake clock. It checks the adapter's gate,
  * timing and result logic; it does not run WebLLM. What needs a real GPU is listed in docs/generation.md.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import type { CatalogModel } from '../../src/core/catalog.ts';
+import { parseCatalog, type CatalogModel } from '../../src/core/catalog.ts';
+import { modelHosts } from '../../src/core/csp.ts';
 import type { WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
 import { quantizationNeedsShaderF16, webLlmGate } from '../../src/core/generation/webllm-gate.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
@@ -146,6 +148,25 @@ describe('WebLLM capability gate (pure)', () => {
       'the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); pick a q4f32 model on this device; nothing was downloaded',
     );
     expect(webLlmGate({ ...f16Gpu, features: [] }, 'q4f32_1')).toEqual({ ok: true, required_features: [] });
+  });
+});
+
+describe('WebLLM catalog entry and CSP', () => {
+  const catalog = parseCatalog(JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
+
+  it('lists one small WebLLM model with a licence, unpinned, whose quantisation the gate understands', () => {
+    const webllm = catalog.models.filter((m) => m.engine === 'webllm');
+    expect(webllm.map((m) => [m.id, m.task, m.kind, m.dtype])).toEqual([['webllm-qwen2.5-0.5b-instruct-q4f16_1', 'generate', 'real', 'q4f16_1']]);
+    expect(webllm[0].licence).toMatch(/^Apache-2\.0/);
+    expect(webllm[0].source).toEqual({ type: 'huggingface', repo: 'mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', revision: null });
+    expect(webllm[0].files.every((f) => f.bytes === null && f.sha256 === null)).toBe(true);
+    expect(quantizationNeedsShaderF16(webllm[0].dtype)).toBe(true);
+  });
+
+  it("lets the page reach WebLLM's model-library host only because a WebLLM model is in the catalog", () => {
+    expect(modelHosts(catalog)).toContain('https://raw.githubusercontent.com');
+    const without = { ...catalog, models: catalog.models.filter((m) => m.engine !== 'webllm') };
+    expect(modelHosts(without)).not.toContain('https://raw.githubusercontent.com');
   });
 });
 
