@@ -185,6 +185,17 @@ describe('suite runs in the page (transformers.js)', () => {
     expect(run.predictions).toBeUndefined();
   });
 
+  it('a stage that overruns its time limit ends the suite failed with the reason (worker terminated, no predictions)', async () => {
+    const run = await openSuite('?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&stage_timeout_ms=50');
+    await run.page.close();
+    expect(run.state).toBe('failed');
+    expect(receiptProblems(run.receipt)).toEqual([]);
+    expect(run.receipt!.outcome.status).toBe('failed');
+    expect(run.receipt!.outcome.reason).toMatch(/did not finish within its time limit of 50 ms/);
+    expect(run.receipt!.predictions).toBeNull();
+    expect(run.predictions).toBeUndefined();
+  });
+
   it.each([
     ['bad JSON', '[{"id": "12", "candidates": [', /^candidates\.json: \$: not valid JSON/],
     ['a row naming no item', JSON.stringify([{ id: 'no-such-row', candidates: ['x'] }]), /^candidates\.json: id "no-such-row": names no row of the items file$/],
