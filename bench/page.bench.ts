@@ -22,7 +22,7 @@ import { median } from '../src/core/stats.ts';
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = Number(process.env.DRB_BENCH_PAGE_ROUNDS ?? 7);
 const RUNS = 40;
-const THREADS = 2;
+const THREADS = Number(process.env.DRB_BENCH_PAGE_THREADS ?? 2);
 const PINGS = 500;
 
 const dir = mkdtempSync(join(tmpdir(), 'drb-page-bench-'));
