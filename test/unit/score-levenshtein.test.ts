@@ -92,6 +92,31 @@ describe('CodePointLevenshtein', () => {
     }
   });
 
+  it('minCer reuses one packed hypothesis across references and agrees with the textbook algorithm', () => {
+    const alphabet = ['a', 'b', 'ア', '亜', '𠮷'];
+    let seed = 4242;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const randomString = (min: number, max: number) => {
+      let text = '';
+      const length = min + Math.floor(next() * (max - min + 1));
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(next() * alphabet.length)];
+      return text;
+    };
+    for (let trial = 0; trial < 400; trial++) {
+      const hypothesis = randomString(0, 70);
+      const references = Array.from({ length: 1 + Math.floor(next() * 4) }, () => randomString(1, 70));
+      const expected = Math.min(...references.map((ref) => referenceDistance(ref, hypothesis) / Array.from(ref).length));
+      expect(lev.minCer(hypothesis, references)).toBe(expected);
+    }
+    expect(lev.minCer('𠮷', ['𠮷田', '吉'])).toBe(0.5);
+    expect(lev.minCer('', ['abc'])).toBe(1);
+    expect(lev.minCer('abc', ['x', 'abc'])).toBe(0);
+    expect(() => lev.minCer('a', [''])).toThrow(RangeError);
+  });
+
   it('handles strings longer than its initial buffers', () => {
     const a = '亜'.repeat(300) + '𠮷'.repeat(50);
     const b = '亜'.repeat(299) + '吉' + '𠮷'.repeat(49);

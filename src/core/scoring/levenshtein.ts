@@ -54,8 +54,48 @@ export class CodePointLevenshtein {
     return m <= n ? this.bitParallel(this.right, m, this.left, n, start) : this.bitParallel(this.left, n, this.right, m, start);
   }
 
+  /**
+   * Minimum CER of `hypothesis` over `references`: min over refs of distance(ref, hyp) / code-point length of ref.
+   * The hypothesis is packed as the bit-parallel pattern once and reused for every reference.
+   * @param hypothesis the text being judged
+   * @param references acceptable outputs; each must be a non-empty string
+   */
+  minCer(hypothesis: string, references: readonly string[]): number {
+    let longest = hypothesis.length;
+    for (const reference of references) {
+      if (reference === hypothesis) return 0;
+      if (reference.length > longest) longest = reference.length;
+    }
+    this.ensureCapacity(longest);
+    const m = writeCodePoints(hypothesis, this.left);
+    let best = Infinity;
+    if (m > 32) {
+      // A long hypothesis: pair it with each reference through distance(), which trims common ends and packs the
+      // shorter string (usually the reference) so most runs stay in the one-block loop.
+      for (const reference of references) {
+        const cer = this.distance(reference, hypothesis) / codePointLength(reference);
+        if (cer < best) best = cer;
+      }
+      return best;
+    }
+    if (m > 0) this.buildPattern(this.left, m, 0);
+    for (const reference of references) {
+      const n = writeCodePoints(reference, this.right);
+      if (n === 0) throw new RangeError('a reference must not be empty (CER divides by its length)');
+      const cer = (m === 0 ? n : this.runText(this.right, n, 0, m)) / n;
+      if (cer < best) best = cer;
+    }
+    return best;
+  }
+
   /** Myers/Hyyrö distance of pattern[offset, offset+m) against text[offset, offset+n), m >= 1. */
   private bitParallel(pattern: Uint32Array, m: number, text: Uint32Array, n: number, offset: number): number {
+    this.buildPattern(pattern, m, offset);
+    return this.runText(text, n, offset, m);
+  }
+
+  /** Fills the Peq table (one bit mask per distinct code point, per 32-character block) for pattern[offset, offset+m). */
+  private buildPattern(pattern: Uint32Array, m: number, offset: number): void {
     const blocks = (m + 31) >>> 5;
     this.ensureTable(m, blocks);
     const keys = this.keys;
@@ -71,9 +111,45 @@ export class CodePointLevenshtein {
       if (stamps[slot] !== generation) {
         stamps[slot] = generation;
         keys[slot] = c;
-        masks.fill(0, slot * blocks, slot * blocks + blocks);
+        // A plain loop, not masks.fill: a builtin call per new character costs more than the whole 1-block clear.
+        for (let b = slot * blocks, end = b + blocks; b < end; b++) masks[b] = 0;
       }
       masks[slot * blocks + (i >>> 5)] |= 1 << (i & 31);
+    }
+  }
+
+  /** Runs the text text[offset, offset+n) against the pattern (length m) last packed by buildPattern. */
+  private runText(text: Uint32Array, n: number, offset: number, m: number): number {
+    const blocks = (m + 31) >>> 5;
+    const keys = this.keys;
+    const stamps = this.stamps;
+    const masks = this.masks;
+    const shift = 32 - this.tableBits;
+    const slotMask = (1 << this.tableBits) - 1;
+    const generation = this.generation;
+    if (blocks === 1) {
+      // The common case (pattern of at most 32 code points): the same step with both vectors held in locals.
+      const high = 1 << (m - 1);
+      let p = -1;
+      let q = 0;
+      let score = m;
+      for (let j = 0; j < n; j++) {
+        const c = text[offset + j];
+        let slot = Math.imul(c, 0x9e3779b1) >>> shift;
+        while (stamps[slot] === generation && keys[slot] !== c) slot = (slot + 1) & slotMask;
+        const eq = stamps[slot] === generation ? masks[slot] : 0;
+        const xv = eq | q;
+        const xh = (((eq & p) + p) ^ p) | eq;
+        let ph = q | ~(xh | p);
+        let mh = p & xh;
+        if ((ph & high) !== 0) score++;
+        else if ((mh & high) !== 0) score--;
+        ph = (ph << 1) | 1;
+        mh <<= 1;
+        p = mh | ~(xv | ph);
+        q = ph & xv;
+      }
+      return score;
     }
     const pv = this.positive;
     const mv = this.negative;

@@ -1,7 +1,7 @@
 import { ArtifactError, quoteId } from '../artifacts/artifact-error.ts';
 import type { ItemLabel, ItemRow } from '../artifacts/items.ts';
 import type { PredictionRow } from '../artifacts/predictions.ts';
-import { CodePointLevenshtein, codePointLength } from './levenshtein.ts';
+import { CodePointLevenshtein } from './levenshtein.ts';
 
 /** How a row's effective MinCER moved against its input MinCER. */
 export type RowChange = 'improved' | 'worsened' | 'unchanged';
@@ -33,13 +33,7 @@ export interface RowOutcome {
  * @param levenshtein the scratch-owning distance calculator to reuse
  */
 export function minCer(hypothesis: string, references: readonly string[], levenshtein: CodePointLevenshtein): number {
-  let best = Infinity;
-  for (const reference of references) {
-    if (reference === hypothesis) return 0;
-    const cer = levenshtein.distance(reference, hypothesis) / codePointLength(reference);
-    if (cer < best) best = cer;
-  }
-  return best;
+  return levenshtein.minCer(hypothesis, references);
 }
 
 /**
