@@ -115,6 +115,7 @@ describe('CodePointLevenshtein', () => {
     expect(lev.minCer('', ['abc'])).toBe(1);
     expect(lev.minCer('abc', ['x', 'abc'])).toBe(0);
     expect(() => lev.minCer('a', [''])).toThrow(RangeError);
+    expect(() => lev.minCer('a'.repeat(40), [''])).toThrow(RangeError);
   });
 
   it('handles strings longer than its initial buffers', () => {

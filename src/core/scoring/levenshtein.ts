@@ -73,6 +73,7 @@ export class CodePointLevenshtein {
       // A long hypothesis: pair it with each reference through distance(), which trims common ends and packs the
       // shorter string (usually the reference) so most runs stay in the one-block loop.
       for (const reference of references) {
+        if (reference === '') throw new RangeError('a reference must not be empty (CER divides by its length)');
         const cer = this.distance(reference, hypothesis) / codePointLength(reference);
         if (cer < best) best = cer;
       }
