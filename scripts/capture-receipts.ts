@@ -78,8 +78,10 @@ async function main(): Promise<void> {
       // Interrupted run: start a long warm run, reload the page in the middle, then run cold.
       const page = await plain.context.newPage();
       await page.goto(`${server.url}?autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-heavy-xenc&warm_runs=1000`);
-      await page.waitForFunction(() => document.body.innerText.includes('warm') || document.documentElement.dataset.drbState !== undefined, null, { timeout: 60_000 });
-      await page.waitForTimeout(1500);
+      // Reload once the journal (localStorage, written before each stage) says the warm samples are running.
+      await page
+        .waitForFunction(() => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 60_000 })
+        .catch(() => console.log('interrupted: the journal never reached warm_inference; reloading anyway'));
       await page.goto(`${server.url}?autorun=cold&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc`);
       await waitForEnd(page);
       const after = await receiptsOf(page);

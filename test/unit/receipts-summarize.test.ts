@@ -62,6 +62,15 @@ describe('grouping by target', () => {
     const total = summary.targets.reduce((n, t) => n + t.counts.receipts, 0);
     expect(total).toBe(pageReceipts().length);
   });
+
+  it('counts the interrupted run the page recorded after a reload in the middle of a run', async () => {
+    const receipts = pageReceipts();
+    const recorder = receipts.find((r) => r.run.previous_run_interrupted !== null)!;
+    const summary = await summarizeAll(receipts);
+    const t = only(summary.targets, (x) => x.interrupted.receipt_ids.includes(recorder.receipt_id));
+    expect(t.counts.interrupted).toBe(1);
+    expect(t.interrupted.by_stage).toEqual([{ stage: recorder.run.previous_run_interrupted!.stage, count: 1 }]);
+  });
 });
 
 describe('per-target statistics', () => {

@@ -41,6 +41,7 @@ describe('validateReceipt', () => {
     expect(has((r) => r.route.completed_ep === 'wasm' && r.route.threads_effective === 2)).toBe(true);
     expect(has((r) => r.route.requested_ep === 'webgpu' && r.route.completed_ep === 'wasm' && r.route.fallback_reason !== null)).toBe(true);
     expect(has((r) => r.outcome.status === 'failed')).toBe(true);
+    expect(has((r) => r.run.previous_run_interrupted !== null)).toBe(true);
   });
 
   it('reports a JSON file with another schema as not a device receipt', () => {
