@@ -22,7 +22,7 @@ import { SuitePanel } from './SuitePanel.tsx';
 import { WarmChart } from './WarmChart.tsx';
 
 /** Engines this build can run from the plain cold/warm controls. */
-const RUNNABLE_ENGINES = new Set(['ort']);
+const RUNNABLE_ENGINES = new Set(['ort', 'transformers']);
 
 function setDrbState(state: 'idle' | 'running' | 'done' | 'failed'): void {
   document.documentElement.dataset.drbState = state;
@@ -126,7 +126,7 @@ export function App(props: { catalog: ModelCatalog }) {
     if (a.autorun.some((k) => k === 'generate' || k === 'compare')) return;
     // autorun=suite belongs to the suite panel, which starts it and sets the done/failed state itself.
     if (a.autorun.includes('suite')) return;
-    if (a.engine !== 'ort') {
+    if (!RUNNABLE_ENGINES.has(a.engine)) {
       setRunErrors([`engine=${a.engine} has no cold/warm runs on this page yet`]);
       if (a.autorun.length > 0) setDrbState('failed');
       return;

@@ -19,7 +19,7 @@ describe('transformers.js fixtures', () => {
   it('regenerate byte-identical to the committed files', () => {
     const first = buildTransformersFixtures();
     const second = buildTransformersFixtures();
-    expect(first.length).toBe(10);
+    expect(first.length).toBe(11);
     for (const [i, file] of first.entries()) {
       const committed = readFileSync(new URL(`public/${file.publicPath}`, root));
       expect(Buffer.from(file.bytes).equals(committed), file.publicPath).toBe(true);

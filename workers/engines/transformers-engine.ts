@@ -7,6 +7,7 @@
  * `metrics` (tokenize_ms, postprocess_ms) and together in `metrics.row_ms`, the suite's per-row latency.
  */
 import { Tensor } from '@huggingface/transformers';
+import { FIXED_INPUT_SCHEMA, parseFixedInput } from '../../src/core/catalog.ts';
 import { logSoftmaxAt, ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import type { Engine, EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from './engine.ts';
@@ -50,6 +51,7 @@ export class TransformersEngine implements Engine {
       // Streamed generation lives in its own module (H6), on this same loaded session.
       return (await import('./transformers-generate.ts')).runTransformersGenerate(session, input, options, hooks);
     }
+    if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA) return this.runTokens(session, input, options);
     const parsed = ScoringInput.safeParse(input.data);
     if (!parsed.success) throw new Error(`input ${input.id}: ${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`);
     const data = parsed.data;
@@ -84,6 +86,35 @@ export class TransformersEngine implements Engine {
     const session = this.session;
     this.session = null;
     if (session) await session.model.dispose();
+  }
+
+  /**
+   * A plain cold/warm run on a fixed token-id input (the catalog's `drb.fixed-input.v1`, no text): the model's forward
+   * pass alone, digested like the ORT adapter's output (first 16 logits + SHA-256 of all of them), so receipts and
+   * cross-provider agreement checks work the same for both engines.
+   */
+  private async runTokens(session: TransformersSession, input: EngineInput, options: RunOptions): Promise<RunResult> {
+    const fixed = parseFixedInput(input.data, `input ${input.id}`);
+    const dims = [fixed.input_ids.length, fixed.input_ids[0].length];
+    const tensor = (rows: number[][]) => new Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), dims);
+    const feeds: Record<string, Tensor> = { input_ids: tensor(fixed.input_ids), attention_mask: tensor(fixed.attention_mask) };
+    // A cross-encoder reads the segment ids; a causal LM has no such input.
+    if (session.kind === 'sequence-classification') feeds.token_type_ids = tensor(fixed.token_type_ids);
+    const started = performance.now();
+    const output = (await session.model(feeds)) as Record<string, Tensor>;
+    const durationMs = performance.now() - started;
+    const logits = float32Data(output.logits);
+    const result: RunResult = {
+      durationMs,
+      output: {
+        name: 'logits',
+        dims: output.logits.dims.map(Number),
+        head: Array.from(logits.subarray(0, OUTPUT_HEAD_LENGTH)),
+        sha256: options.digest ? await sha256Hex(new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength)) : null,
+      },
+    };
+    for (const t of [...Object.values(feeds), ...Object.values(output)]) t.dispose?.();
+    return result;
   }
 
   /** The loaded session, for the generate task module. */
