@@ -40,6 +40,8 @@ export interface ReportFile {
  * Writes `DIR/STEM.json` and `DIR/STEM.md` only after everything succeeded: each goes to a temporary name first and
  * is renamed into place, so no reader ever sees a partial report. Replacing an earlier report of the same kind is a
  * normal re-run; any other existing file, or a path that is one of the inputs, is refused (never overwritten).
+ * Written by hand rather than with write-file-atomic: a temp file and a rename per report is a few lines, and the
+ * all-or-nothing rule spans two files, which a per-file library does not cover.
  * @param outputDir the output directory (created if missing)
  * @param stem the file name without extension
  * @param files the files to write

@@ -3,7 +3,8 @@
  * discordant row is better or worse with probability 1/2, so the number of `better` rows is Binomial(n, 1/2) with
  * n = better + worse. p = min(1, 2 * P(X <= min(better, worse))); ties (concordant rows) carry no information and
  * are left out. Source: https://en.wikipedia.org/wiki/Sign_test (and e.g. Conover, Practical Nonparametric
- * Statistics, 3rd ed., section 3.4).
+ * Statistics, 3rd ed., section 3.4). Written by hand: a binomial tail is a dozen lines, not worth a statistics
+ * dependency in src/core (which the page bundles too).
  *
  * @param better rows where the candidate run is right and the baseline wrong
  * @param worse rows where the baseline is right and the candidate wrong
