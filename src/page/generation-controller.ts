@@ -202,9 +202,17 @@ export class GenerationController {
       const runStep = async (step: GenerationStep): Promise<RunOutcome> => {
         const prompt = step.kind === 'warmup' ? set.warmup : set.prompts[step.prompt_index!];
         const data: GenerateInput = { task: 'generate', prompt_id: prompt.id, text: prompt.text, max_new_tokens: plan.max_new_tokens, temperature: plan.temperature, seed: step.seed };
-        await handle.api.setInput({ id: prompt.id, data });
         const stage: Stage = step.kind === 'warmup' ? 'warmup' : 'warm_inference';
-        return handle.call<RunOutcome>(stage, env.limits.first_inference, () => handle.api.runOnce(hooks), () => env.limits.first_inference);
+        // Both calls under the stage limit: a call to a worker that died in between would otherwise never settle.
+        return handle.call<RunOutcome>(
+          stage,
+          env.limits.first_inference,
+          async () => {
+            await handle.api.setInput({ id: prompt.id, data });
+            return handle.api.runOnce(hooks);
+          },
+          () => env.limits.first_inference,
+        );
       };
 
       // 4. One untimed warm-up (its duration is kept for the record only).

@@ -115,6 +115,16 @@ describe('transformers.js generation run', () => {
     await page.close();
   });
 
+  it('ends failed with the reason when a stage overruns its time limit (a hung worker never freezes the run)', async () => {
+    const { page, state, receipt, answers } = await run(`?autorun=generate&model=${MODEL}&ep=wasm&reps=1&stage_timeout_ms=150`);
+    expect(state).toBe('failed');
+    expect(receipt.outcome.status).toBe('failed');
+    expect(receipt.outcome.reason).toMatch(/did not finish within its time limit of 150 ms/);
+    expect(receipt.errors.length).toBeGreaterThan(0);
+    expect(answers.answers).toEqual([]);
+    await page.close();
+  });
+
   it('refuses a model that is not a generate model, clearly', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?autorun=generate&model=ort-tiny-xenc`);
