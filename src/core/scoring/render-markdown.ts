@@ -156,7 +156,7 @@ export function renderScoreMarkdown(report: ScoreReport): string {
     reproduceScoreCommand(report),
     '```',
     '',
-    'The JSON report it writes is byte-for-byte identical to this one for the same input bytes and options.',
+    'With the same drb version, the JSON report it writes is byte-for-byte identical to this one.',
     '',
   ];
   return lines.join('\n');
