@@ -184,7 +184,12 @@ export class RunController {
       failure: null,
       previousRunInterrupted: env.takePreviousRunInterrupted?.() ?? null,
     };
+    // Set once the run has ended. Hook messages travel on their own MessagePort, and WebKit can deliver one AFTER
+    // the call's result: a late "session start" must neither append a status to the finished (already validated)
+    // receipt nor reopen the run in the journal (H5, WebKit lane).
+    let ended = false;
     const setStatus = (status: ModelStatus) => {
+      if (ended) return;
       const at = performance.now();
       record.transitions.push({ status, at_ms: at });
       ui.onStatus?.(status, at);
@@ -211,6 +216,7 @@ export class RunController {
       const stageHooks = handle.proxy({
         onProgress: (p: FetchProgress) => ui.onProgress?.(p),
         onStage: (stage: Stage, phase: 'start' | 'end') => {
+          if (ended) return;
           if (phase === 'start') {
             handle.enterStage(stage);
             journal(stage);
@@ -290,6 +296,8 @@ export class RunController {
       setStatus('failed');
       journal(null);
     }
+
+    ended = true;
 
     // 5. Page facts after the run: lifecycle, navigation, resources (page and worker timelines).
     if (record.capabilities === null) record.capabilities = basicCapabilities('the capability probe did not finish');

@@ -135,6 +135,9 @@ export function journalHooks(store: RunJournalStore): {
 } {
   let claimed = false;
   let claimingRunId: string | null = null;
+  // Runs that ended: a stage event arriving after the end (hooks use their own MessagePort, and WebKit may deliver
+  // it late) must not reopen the run, or the next load would report a false interruption.
+  const ended = new Set<string>();
   return {
     takePreviousRunInterrupted: () => {
       const pending = store.pending();
@@ -143,6 +146,7 @@ export function journalHooks(store: RunJournalStore): {
       return pending;
     },
     onJournal: (event) => {
+      if (ended.has(event.runId)) return;
       // The controller asks for the interruption just before the run's first journal event: that run claimed it.
       if (claimed && claimingRunId === null) claimingRunId = event.runId;
       if (event.stage === null) {
@@ -152,6 +156,7 @@ export function journalHooks(store: RunJournalStore): {
           claimingRunId = null;
         }
         store.endRun(event.runId);
+        ended.add(event.runId);
         return;
       }
       try {

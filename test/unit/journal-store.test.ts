@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RUN_JOURNAL_SCHEMA, type JournalRun } from '../../src/core/journal.ts';
-import { RUN_JOURNAL_KEY, RunJournalStore, type JournalStorage } from '../../src/page/run-journal.ts';
+import { journalHooks, RUN_JOURNAL_KEY, RunJournalStore, type JournalStorage } from '../../src/page/run-journal.ts';
 
 /** An in-memory Web Storage; `failWrites` makes setItem throw like a full quota does. */
 class MemoryStorage implements JournalStorage {
@@ -80,5 +80,52 @@ describe('RunJournalStore', () => {
     expect(store.load()).toBeNull();
     store.enterStage(run, 'fetch');
     expect(store.takeInterrupted()).toBeNull();
+  });
+});
+
+describe('journalHooks (the run controller side)', () => {
+  const event = (runId: string, stage: 'probe' | 'session' | 'warm_inference' | null) =>
+    ({ runId, kind: 'cold', stage, modelId: 'ort-tiny-xenc', requestedEp: 'wasm' }) as const;
+
+  it('the run after an interruption records it, and storage forgets it only when that run ends', () => {
+    const storage = new MemoryStorage();
+    const killed = new RunJournalStore(storage);
+    killed.load();
+    journalHooks(killed).onJournal(event('old', 'session'));
+
+    const store = new RunJournalStore(storage);
+    const interrupted = store.load();
+    const hooks = journalHooks(store);
+    expect(hooks.takePreviousRunInterrupted()).toEqual(interrupted);
+    hooks.onJournal(event('new', 'probe'));
+    // Killed again before the new run ended: the newest open run is what the next load reports.
+    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({ active: { run_id: 'new' }, interrupted: { run_id: 'old' } });
+    hooks.onJournal(event('new', null));
+    expect(storage.items.has(RUN_JOURNAL_KEY)).toBe(false);
+    expect(hooks.takePreviousRunInterrupted()).toBeNull();
+  });
+
+  it('ignores a stage event that arrives after its run ended (no false interruption on the next load)', () => {
+    const storage = new MemoryStorage();
+    const store = new RunJournalStore(storage);
+    store.load();
+    const hooks = journalHooks(store);
+    hooks.takePreviousRunInterrupted();
+    hooks.onJournal(event('r', 'probe'));
+    hooks.onJournal(event('r', null));
+    hooks.onJournal(event('r', 'session'));
+    expect(new RunJournalStore(storage).load()).toBeNull();
+  });
+
+  it('keeps the later stage when the worker reports an earlier one late', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const storage = new MemoryStorage();
+    const store = new RunJournalStore(storage);
+    store.load();
+    const hooks = journalHooks(store);
+    hooks.onJournal(event('r', 'warm_inference'));
+    hooks.onJournal(event('r', 'session'));
+    expect(warn).toHaveBeenCalledWith('run journal: stage "session" cannot follow "warm_inference" in run r');
+    expect(new RunJournalStore(storage).load()?.stage).toBe('warm_inference');
   });
 });

@@ -1,0 +1,41 @@
+/**
+ * Helpers shared by the lane tests (webkit-lane, journal, public-pass): serve the e2e build, open it in a lane
+ * (Chromium or WebKitGTK, see src/node/browser-lane.ts), wait for the automation contract's end signal, and check
+ * receipts exactly as `drb receipts validate` does.
+ */
+import { inject } from 'vitest';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
+import type { LanePage } from '../../src/node/browser-lane.ts';
+import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
+
+/** Both lanes, for describe.each. */
+export const LANES = ['chromium', 'webkit'] as const;
+
+/** Serves the build that global-setup made. */
+export function serveBuild(dir: string = inject('distDir')): Promise<StaticServer> {
+  return startStaticServer({ dir });
+}
+
+/** Waits until the page's `data-drb-state` is done or failed and returns it. */
+export function waitForEnd(page: LanePage, timeoutMs = 150_000): Promise<string> {
+  return page.waitFor<string>(`const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`, {
+    timeoutMs,
+    description: 'data-drb-state done or failed',
+  });
+}
+
+/** `window.drbReceipts`. */
+export function pageReceipts(page: LanePage): Promise<DeviceReceipt[]> {
+  return page.evaluate<DeviceReceipt[]>('return window.drbReceipts;');
+}
+
+/** What `drb receipts validate` reports for a receipt, one `<path>: <problem>` line each (empty = valid). */
+export function validationProblems(receipt: unknown): string[] {
+  return validateReceipt(receipt).problems.map((p) => `${p.path}: ${p.message}`);
+}
+
+/** The run journal the page keeps in localStorage (null when none). */
+export function readStoredJournal(page: LanePage): Promise<{ active: { stage: string; run_id: string } | null; interrupted: unknown } | null> {
+  return page.evaluate(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null');`);
+}

@@ -1,0 +1,169 @@
+/**
+ * The WebKit lane: the same page checks run in Chromium (playwright-core) and in WebKitGTK (WebKitWebDriver under
+ * xvfb-run), through one lane interface: page load, capability probe, ORT on wasm cold and warm with 1 and 2
+ * threads, receipts valid as `drb receipts validate` sees them, the WebGPU route refused (or fallen back) clearly,
+ * and both engines computing the same outputs. WebKit differences (no navigator.gpu, no memory APIs, hidden
+ * SharedArrayBuffer) are checked as the page records them, not skipped.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { openLane, type BrowserLane, type LaneName } from '../../src/node/browser-lane.ts';
+import type { StaticServer } from '../../src/node/static-server.ts';
+import { LANES, pageReceipts, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
+
+const MODEL = 'ort-tiny-xenc';
+/** Output heads per lane and thread count, for the cross-engine agreement check. */
+const heads = new Map<string, number[]>();
+
+async function runOnPage(lane: BrowserLane, server: StaticServer, query: string) {
+  const page = await lane.newPage();
+  try {
+    await page.goto(`${server.url}?${query}`);
+    const state = await waitForEnd(page);
+    const receipts = await pageReceipts(page);
+    const paramErrors = await page.evaluate<string[]>(`return [...document.querySelectorAll('[data-testid="param-error"]')].map((n) => n.textContent);`);
+    return { state, receipts, paramErrors };
+  } finally {
+    await page.close();
+  }
+}
+
+function expectValid(receipts: DeviceReceipt[]) {
+  for (const receipt of receipts) expect(validationProblems(receipt), `${receipt.run.kind} receipt`).toEqual([]);
+}
+
+describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
+  let server: StaticServer;
+  let lane: BrowserLane;
+  beforeAll(async () => {
+    server = await serveBuild();
+    lane = await openLane(laneName);
+  });
+  afterAll(async () => {
+    await lane?.close();
+    await server?.close();
+  });
+
+  it('loads the page: idle, cross-origin isolated, reports its revision', async () => {
+    const page = await lane.newPage();
+    try {
+      await page.goto(server.url);
+      const state = await page.waitFor<string>(`return document.documentElement.dataset.drbState === 'idle' ? 'idle' : null;`, {
+        timeoutMs: 30_000,
+        description: 'data-drb-state idle',
+      });
+      expect(state).toBe('idle');
+      const facts = await page.evaluate<{ coi: boolean; app: { version: string; commit: string | null }; receipts: number }>(
+        'return { coi: crossOriginIsolated, app: window.drbApp, receipts: window.drbReceipts.length };',
+      );
+      expect(facts.coi).toBe(true);
+      expect(facts.app.version).toMatch(/^\d+\.\d+\.\d+/);
+      expect(facts.app.commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(facts.receipts).toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it.each([1, 2])('ORT on wasm with %i thread(s): cold then warm, valid receipts, capability probe as the engine has it', async (threads) => {
+    const { state, receipts, paramErrors } = await runOnPage(lane, server, `autorun=cold,warm&model=${MODEL}&ep=wasm&threads=${threads}&warm_runs=5`);
+    expect(paramErrors).toEqual([]);
+    expect(state).toBe('done');
+    expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
+    expectValid(receipts);
+    const [cold, warm] = receipts;
+    for (const r of receipts) {
+      expect(r.outcome).toEqual({ status: 'ok', reason: null, failed_stage: null });
+      expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: threads, threads_effective: threads });
+      expect(r.model).toMatchObject({ id: MODEL, integrity: 'verified' });
+      expect(r.errors).toEqual([]);
+    }
+    expect(cold.run.inferences_completed).toBe(1);
+    expect(warm.timings.warm_samples_ms).toHaveLength(5);
+    expect(cold.output?.sha256).toBe(warm.output?.sha256);
+
+    const caps = cold.capabilities;
+    expect(caps.cross_origin_isolated).toBe(true);
+    expect(caps.shared_array_buffer).toBe(true);
+    expect(caps.wasm).toEqual({ supported: true, simd: true, threads: true });
+    if (laneName === 'webkit') {
+      // What Safari-like engines expose: no WebGPU object, no memory API of any kind, no UA client hints.
+      expect(caps.user_agent).toMatch(/AppleWebKit\/\d+.* Safari\//);
+      expect(caps.user_agent).not.toMatch(/Chrome|HeadlessChrome/);
+      expect(caps.webgpu).toMatchObject({ navigator_gpu: false, adapter_granted: false, adapter_info: null });
+      expect(caps.js_heap).toBeNull();
+      expect(caps.device_memory_gb).toBeNull();
+      expect(caps.ua_client_hints).toBeNull();
+    } else {
+      expect(caps.js_heap).not.toBeNull();
+      expect(caps.ua_client_hints).not.toBeNull();
+    }
+    heads.set(`${laneName}:${threads}`, cold.output!.head);
+  });
+
+  it('WebGPU requested: refused with a clear reason, and recorded as a fallback only when allowed', async () => {
+    const refused = await runOnPage(lane, server, `autorun=cold&model=${MODEL}&ep=webgpu`);
+    expect(refused.state).toBe('failed');
+    expect(refused.receipts).toHaveLength(1);
+    const [failed] = refused.receipts;
+    expectValid(refused.receipts);
+    expect(failed.outcome.status).toBe('failed');
+    expect(failed.outcome.reason).toMatch(/^WebGPU is not available: .*fallback to wasm not allowed/);
+    expect(failed.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, fallback_reason: null });
+
+    const allowed = await runOnPage(lane, server, `autorun=cold&model=${MODEL}&ep=webgpu&allow_fallback=1`);
+    expect(allowed.state).toBe('done');
+    expectValid(allowed.receipts);
+    const [fallback] = allowed.receipts;
+    expect(fallback.outcome.status).toBe('ok');
+    expect(fallback.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'wasm', allow_fallback: true });
+    expect(fallback.route.fallback_reason).toMatch(/^WebGPU is not available: /);
+    expect(fallback.route.attempts.map((a) => [a.ep, a.outcome])).toEqual([
+      ['webgpu', 'failed'],
+      ['wasm', 'succeeded'],
+    ]);
+  });
+});
+
+describe('WebKit and Chromium agree', () => {
+  it('the same model and input give the same outputs in both engines (within 1e-4)', () => {
+    const reference = heads.get('chromium:1');
+    expect(reference).toBeDefined();
+    for (const key of ['chromium:2', 'webkit:1', 'webkit:2']) {
+      const head = heads.get(key);
+      expect(head, key).toHaveLength(reference!.length);
+      head!.forEach((value, i) => expect(Math.abs(value - reference![i]), `${key}[${i}]`).toBeLessThanOrEqual(1e-4));
+    }
+  });
+});
+
+describe('WebKit without JSC_useSharedArrayBuffer', () => {
+  let server: StaticServer;
+  let lane: BrowserLane;
+  beforeAll(async () => {
+    server = await serveBuild();
+    lane = await openLane('webkit', { sharedArrayBuffer: false });
+  });
+  afterAll(async () => {
+    await lane?.close();
+    await server?.close();
+  });
+
+  it('runs on one thread, says so, and says why (SharedArrayBuffer hidden although cross-origin isolated)', async () => {
+    const { state, receipts } = await runOnPage(lane, server, `autorun=cold,warm&model=${MODEL}&ep=wasm&threads=2&warm_runs=3`);
+    expect(state).toBe('done');
+    expectValid(receipts);
+    for (const r of receipts) {
+      expect(r.outcome.status).toBe('ok');
+      expect(r.capabilities).toMatchObject({ cross_origin_isolated: true, shared_array_buffer: false });
+      expect(r.route).toMatchObject({ threads_requested: 2, threads_effective: 1 });
+      expect(r.errors).toEqual([
+        {
+          stage: 'session',
+          name: 'ThreadsLimited',
+          message: 'WASM threads limited to 1 (2 requested): this browser hides SharedArrayBuffer although the page is cross-origin isolated',
+        },
+      ]);
+    }
+  });
+});
