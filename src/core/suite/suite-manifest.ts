@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 
+/** The schema string inside every suite manifest. */
 export const SUITE_MANIFEST_SCHEMA = 'drb.suite-manifest.v1';
 
 const PinnedFile = z.strictObject({
@@ -16,6 +17,7 @@ const PinnedFile = z.strictObject({
   sha256: z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256'),
 });
 
+/** A shipped suite: its two files (pinned), their format and the data licence. */
 export const SuiteManifest = z.strictObject({
   schema: z.literal(SUITE_MANIFEST_SCHEMA),
   id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/),

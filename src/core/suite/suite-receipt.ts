@@ -10,6 +10,7 @@ import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
 import { AbstentionPolicy } from './abstention-policy.ts';
 
+/** The schema string inside every suite receipt. */
 export const SUITE_RECEIPT_SCHEMA = 'drb.suite-receipt.v1';
 
 const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
@@ -29,6 +30,7 @@ export const SuiteArtifactRef = z.strictObject({
 export const SuiteStage = z.enum(['validate', 'load', 'inference']);
 export type SuiteStage = z.infer<typeof SuiteStage>;
 
+/** One suite run on one device (see docs/suites.md for every field). */
 export const SuiteReceipt = z.strictObject({
   schema: z.literal(SUITE_RECEIPT_SCHEMA),
   receipt_id: z.string().min(8),
