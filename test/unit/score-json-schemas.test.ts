@@ -1,7 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { jsonSchemaSources, renderJsonSchemaFiles } from '../../src/core/artifacts/json-schemas.ts';
+import { runCli, tempDirWith } from './score-cli-harness.ts';
 
 const schemasDir = fileURLToPath(new URL('../../docs/schemas/', import.meta.url));
 
@@ -25,5 +27,20 @@ describe('docs/schemas', () => {
     expect(score.additionalProperties).toBe(false);
     const compare = JSON.parse(readFileSync(`${schemasDir}compare-report.schema.json`, 'utf8'));
     expect(compare.properties.schema.const).toBe('drb.compare-report.v1');
+  });
+});
+
+describe('drb schemas', () => {
+  it('writes every registered schema, then --check passes; a stale file makes --check exit 1 naming it', async () => {
+    const dir = tempDirWith({});
+    const out = join(dir, 'schemas');
+    const written = await runCli(['schemas', '--out', out]);
+    expect(written.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(jsonSchemaSources.map((source) => source.fileName).sort());
+    expect((await runCli(['schemas', '--check', '--out', out])).code).toBe(0);
+    writeFileSync(join(out, 'score-report.schema.json'), '{}\n');
+    const stale = await runCli(['schemas', '--check', '--out', out]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toBe(`${join(out, 'score-report.schema.json')}: $: missing or stale; run \`npx drb schemas\`\n`);
   });
 });
