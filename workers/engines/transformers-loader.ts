@@ -153,6 +153,7 @@ export async function loadTransformersModel(
   }
   env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
+  const externalDataChunks = model.files.filter((f) => /\.onnx_data(?:_\d+)?$/.test(f.path)).length;
   hooks.onStage?.('session', 'start');
   const sessionStarted = performance.now();
   const attempts: RouteAttempt[] = [];
@@ -171,8 +172,11 @@ export async function loadTransformersModel(
       const options = { revision: where.revision, local_files_only: where.local };
       const tokenizer = await AutoTokenizer.from_pretrained(where.id, options);
       const Auto = kind === 'causal-lm' ? AutoModelForCausalLM : AutoModelForSequenceClassification;
-      // `dtype` picks the file (fp32 -> onnx/model.onnx, q8 -> model_quantized.onnx, q4 -> model_q4.onnx, ...).
-      const loaded = await Auto.from_pretrained(where.id, { ...options, device: ep, dtype: dtype as 'fp32' });
+      // `dtype` picks the file (fp32 -> onnx/model.onnx, q8 -> model_quantized.onnx, q4 -> model_q4.onnx, ...). When the
+      // catalog lists external data (`…onnx_data`, `…onnx_data_1`, ...) transformers.js is told how many chunks to ask
+      // for; otherwise the model's config decides (many exports do not declare it, and the load would then fail).
+      const external = externalDataChunks > 0 ? { use_external_data_format: externalDataChunks } : {};
+      const loaded = await Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32' });
       session = { tokenizer, model: loaded, kind };
       attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
       return true;
