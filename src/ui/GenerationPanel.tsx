@@ -110,7 +110,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
     try {
       const prompts = await loadPromptSet(new URL(import.meta.env.BASE_URL, location.href).href, settings.promptSetId);
       const out = await controller.run(
-        { model, ep: settings.ep, threads: settings.threads, allowFallback: false, prompts, repetitions: settings.reps, maxNewTokens: a.maxNewTokens },
+        { model, ep: settings.ep, threads: settings.threads, allowFallback: a.allowFallback, prompts, repetitions: settings.reps, maxNewTokens: a.maxNewTokens },
         {
           onPhase: setPhase,
           onSample: (done: number, total: number, _s: GenerationSample) => {

@@ -34,7 +34,10 @@ async function compare(query: string): Promise<{ page: Page; state: string; rece
 
 describe('comparison of execution routes', () => {
   it('wasm-1 vs wasm-2 vs webgpu: interleaved schedule from the seed, medians, ratios, agreement within 1e-4', async () => {
-    const { page, state, receipt } = await compare('?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,wasm-2,webgpu&rounds=4&seed=7');
+    const { page, state, receipt } = await compare('?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,wasm-2,webgpu&rounds=4&seed=7&token=s3cr3t-q#s3cr3t-frag');
+    // A secret in the page URL's query or fragment never reaches the receipt.
+    expect(JSON.stringify(receipt)).not.toContain('s3cr3t');
+    expect(receipt.app.page_url).toBe(env.server.url);
     expect(state).toBe('done');
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.engine.name).toBe('ort');

@@ -49,7 +49,10 @@ async function run(query: string): Promise<{ page: Page; state: string; receipt:
 
 describe('transformers.js generation run', () => {
   it('runs on wasm: warm-up + 10 prompts x 2 repetitions with seeds 17 and 29, timings only in the receipt', async () => {
-    const { page, state, receipt, answers, urls } = await run(`?autorun=generate&model=${MODEL}&ep=wasm&threads=1&reps=2`);
+    const { page, state, receipt, answers, urls } = await run(`?autorun=generate&model=${MODEL}&ep=wasm&threads=1&reps=2&token=s3cr3t-q#s3cr3t-frag`);
+    // A secret in the page URL's query or fragment never reaches either artifact.
+    expect(JSON.stringify(receipt)).not.toContain('s3cr3t');
+    expect(JSON.stringify(answers)).not.toContain('s3cr3t');
     expect(state).toBe('done');
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.engine.name).toBe('transformers');
