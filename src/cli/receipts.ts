@@ -118,6 +118,50 @@ function stateCounts(summary: ReceiptsSummary): string {
   return `${pass} DEVICE_PASS, ${summary.targets.length - pass} DEVICE_RECEIPT`;
 }
 
+/** Reads and checks a summary file and finds `target` in it (CliError, exit 2, otherwise). */
+function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSummary; index: number } {
+  const parsed = parseJson(readBytes(file));
+  if (!parsed.ok) throw new CliError(`${file}: (document): ${parsed.message}`);
+  const checked = ReceiptsSummary.safeParse(parsed.value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0];
+    throw new CliError(`${file}: ${formatIssuePath(issue.path) || '(document)'}: ${issue.message} (not a ${RECEIPTS_SUMMARY_SCHEMA} file)`);
+  }
+  const summary = checked.data;
+  const index = summary.targets.findIndex((t) => t.key === target);
+  if (index < 0) throw new CliError(`${file}: targets: no target ${target} (known: ${summary.targets.map((t) => t.key).join(', ') || 'none'})`);
+  return { summary, index };
+}
+
+/**
+ * A review answers skeleton for `target`: every field present, the ones only a reviewer can fill left empty (so it
+ * fails validation until they are filled), and one failure explanation slot per failed or interrupted run.
+ */
+function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<string, unknown> {
+  const ids = [
+    ...target.failures.receipt_ids,
+    ...target.related.failed_receipt_ids,
+    ...target.interrupted.receipt_ids,
+    ...target.related.interrupted_receipt_ids,
+  ];
+  return {
+    schema: DEVICE_REVIEW_SCHEMA,
+    target: target.key,
+    reviewer: '',
+    reviewed_at: '',
+    device: { hardware_model: '', ram_gb: null, os_build: '', browser: '', browser_version: '' },
+    conditions: { network: '', battery_percent: null, charging: null, thermal_state: 'unknown' },
+    public_revision: target.identity.app.commit ?? '',
+    launch_to_result_ms: null,
+    tab: { reloaded_or_evicted: false, details: null },
+    memory_pressure: { observed: false, behaviour: '' },
+    output_stayed_correct: null,
+    failure_explanations: [...new Set(ids)].sort().map((receipt_id) => ({ receipt_id, explanation: '' })),
+    thresholds: { profile: 'mainstream', cold_total_p95_ms: null, warm_p95_ms: null },
+    notes: null,
+  };
+}
+
 /**
  * Summarises the receipts in `paths` into `outDir` (the streaming core of `drb receipts summarize`, also used by
  * the benchmark and by public-pass).
@@ -205,6 +249,16 @@ export function register(program: Command): void {
     });
 
   receipts
+    .command('review-template')
+    .description(`Print a ${DEVICE_REVIEW_SCHEMA} answers skeleton for one target (fill it in, then run drb receipts review).`)
+    .requiredOption('--summary <file>', 'summary.json written by drb receipts summarize')
+    .requiredOption('--target <key>', 'target key from the summary (t-...)')
+    .action((options: { summary: string; target: string }) => {
+      const { summary, index } = loadSummaryTarget(options.summary, options.target);
+      process.stdout.write(`${JSON.stringify(reviewTemplate(summary.targets[index]), null, 2)}\n`);
+    });
+
+  receipts
     .command('review')
     .description('Store a reviewer\'s answers (drb.device-review.v1) for one target next to the summary and recompute its evidence state.')
     .requiredOption('--summary <file>', 'summary.json written by drb receipts summarize')
@@ -212,19 +266,7 @@ export function register(program: Command): void {
     .requiredOption('--answers <file>', `reviewer answers JSON (${DEVICE_REVIEW_SCHEMA}; see docs/receipts.md)`)
     .option('--force', 'replace a different review already stored for the target')
     .action((options: { summary: string; target: string; answers: string; force?: boolean }) => {
-      const summaryBytes = readBytes(options.summary);
-      const parsed = parseJson(summaryBytes);
-      if (!parsed.ok) throw new CliError(`${options.summary}: (document): ${parsed.message}`);
-      const checked = ReceiptsSummary.safeParse(parsed.value);
-      if (!checked.success) {
-        const issue = checked.error.issues[0];
-        throw new CliError(`${options.summary}: ${formatIssuePath(issue.path) || '(document)'}: ${issue.message} (not a ${RECEIPTS_SUMMARY_SCHEMA} file)`);
-      }
-      const summary = checked.data;
-      const index = summary.targets.findIndex((t) => t.key === options.target);
-      if (index < 0) {
-        throw new CliError(`${options.summary}: targets: no target ${options.target} (known: ${summary.targets.map((t) => t.key).join(', ')})`);
-      }
+      const { summary, index } = loadSummaryTarget(options.summary, options.target);
       const answersBytes = readBytes(options.answers);
       const review = parseReview(answersBytes, options.answers);
       if (review.target !== options.target) {

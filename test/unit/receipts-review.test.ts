@@ -184,6 +184,20 @@ describe('drb receipts review', () => {
     expect(JSON.stringify(again)).not.toContain('HUMAN_GO');
   });
 
+  it('prints an answers skeleton with a slot per failed run, which fails validation until filled in', async () => {
+    const { d, out, target, failed } = await summarized();
+    const run = await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]);
+    expect(run.code).toBe(0);
+    const skeleton = JSON.parse(run.stdout);
+    expect(skeleton).toMatchObject({ schema: 'drb.device-review.v1', target: target.key, failure_explanations: [{ receipt_id: failed.receipt_id, explanation: '' }] });
+    expect(DeviceReview.safeParse(skeleton).success).toBe(false);
+    const file = join(d, 'skeleton.json');
+    writeFileSync(file, run.stdout);
+    const refused = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${file}: reviewer: `);
+  });
+
   it('refuses an unknown target, answers for another target, and malformed answers (exit 2, nothing stored)', async () => {
     const { d, out, target } = await summarized();
     const file = join(d, 'answers.json');
