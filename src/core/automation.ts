@@ -218,7 +218,12 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
       errors.push(`Invalid ${name} param: '${shown(all[0])}', expected ${error.message}`);
     }
   }
-  // Cross-parameter rule (H6): a comparison's baseline must be one of its routes.
+  // Cross-parameter rules (H6): generate and compare run alone (each owns the page's done/failed signal), and a
+  // comparison's baseline must be one of its routes.
+  if (settings.autorun.length > 1 && settings.autorun.some((k) => k === 'generate' || k === 'compare')) {
+    errors.push(`Invalid autorun param: '${shown(settings.autorun.join(','))}', expected generate or compare alone`);
+    settings.autorun = DEFAULT_SETTINGS.autorun;
+  }
   if (settings.baseline !== null && !settings.compareRoutes.some((r) => r.id === settings.baseline)) {
     errors.push(`Invalid baseline param: '${shown(settings.baseline)}', expected one of the routes (${settings.compareRoutes.map((r) => r.id).join(', ')})`);
     settings.baseline = null;

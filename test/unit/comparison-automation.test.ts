@@ -45,6 +45,10 @@ describe('automation params for compare and generate runs', () => {
       "Invalid rounds param: '0', expected an integer from 1 to 200",
       "Invalid tolerance param: 'abc', expected a number from 0 to 1, e.g. 1e-4",
     ]);
+    expect(parseAutomation('?autorun=cold,generate', context)).toMatchObject({
+      errors: ["Invalid autorun param: 'cold,generate', expected generate or compare alone"],
+      settings: { autorun: [] },
+    });
     expect(parseAutomation('?routes=wasm-1,webgpu&baseline=wasm-2', context).errors).toEqual([
       "Invalid baseline param: 'wasm-2', expected one of the routes (wasm-1, webgpu)",
     ]);
