@@ -107,7 +107,7 @@ describe('scoreRows and computeMetrics against a hand-computed table', () => {
 
   it('gives null accepted accuracy when every row abstains, and null overcorrection without clean rows', () => {
     const typoOnly: ItemRow[] = [{ id: 'x', input: 'a', references: ['b'], label: 'typo' }];
-    const outcomes = scoreRows(typoOnly, new Map(), 8);
+    const outcomes = scoreRows(typoOnly, [], 8);
     const metrics = computeMetrics(outcomes, 8);
     expect(metrics.accepted_accuracy).toBeNull();
     expect(metrics.overcorrection_rate).toBeNull();
@@ -118,7 +118,7 @@ describe('scoreRows and computeMetrics against a hand-computed table', () => {
 
   it('counts a clean row changed to a non-reference as overcorrected and worsened', () => {
     const clean: ItemRow[] = [{ id: 'x', input: 'abc', references: ['abc'], label: 'clean' }];
-    const outcomes = scoreRows(clean, new Map([['x', { id: 'x', candidates: ['abd'] }]]), 8);
+    const outcomes = scoreRows(clean, [{ id: 'x', candidates: ['abd'] }], 8);
     expect(outcomes[0]).toMatchObject({ overcorrected: true, change: 'worsened', correct: false, effectiveMinCer: 1 / 3 });
     expect(computeMetrics(outcomes, 8).overcorrection_rate).toBe(1);
   });

@@ -163,8 +163,8 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
   const isReport = typeof value === 'object' && value !== null && !Array.isArray(value) && 'schema' in value;
   if (!isReport) {
     const predictions = parsePredictionsValue(value, source.fileName);
-    const byId = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
-    const outcomes = scoreRows(items.rows, byId, candidateLimit);
+    const byRow = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
+    const outcomes = scoreRows(items.rows, byRow, candidateLimit);
     return {
       info: { file: source.reportName, bytes: source.bytes.byteLength, sha256, rows: predictions.length, kind: 'predictions' },
       outcomes,

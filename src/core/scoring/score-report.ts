@@ -113,8 +113,8 @@ export async function scoreRun(
   sha256 = sha256Hex(source.bytes),
 ): Promise<ScoredRun> {
   const predictions = parsePredictions(source.bytes, source.fileName);
-  const byId = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
-  const outcomes = scoreRows(items.rows, byId, candidateLimit);
+  const byRow = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
+  const outcomes = scoreRows(items.rows, byRow, candidateLimit);
   return { info: await fileInfo(source, predictions.length, sha256), predictions, outcomes, metrics: computeMetrics(outcomes, candidateLimit) };
 }
 

@@ -37,11 +37,12 @@ export function minCer(hypothesis: string, references: readonly string[], levens
 }
 
 /**
- * Indexes predictions by id and checks that each one names an item row.
+ * Lines predictions up with the item rows and checks that each one names an item row.
  * @param items the parsed item rows
  * @param predictions the parsed prediction rows (ids already unique)
  * @param predictionsFileName the predictions file's display name, for the error message
  * @param itemsFileName the items file's display name, for the error message
+ * @returns one entry per item row, in item order: its prediction, or undefined when it has none
  * @throws ArtifactError when a prediction id names no item row
  */
 export function indexPredictions(
@@ -49,28 +50,30 @@ export function indexPredictions(
   predictions: readonly PredictionRow[],
   predictionsFileName: string,
   itemsFileName: string,
-): Map<string, PredictionRow> {
-  const itemIds = new Set<string>();
-  for (const item of items) itemIds.add(item.id);
-  const byId = new Map<string, PredictionRow>();
+): (PredictionRow | undefined)[] {
+  const rowById = new Map<string, number>();
+  for (let r = 0; r < items.length; r++) rowById.set(items[r].id, r);
+  // An array aligned with the items, not a second Map keyed by id: one hash table fewer on 100,000-row files.
+  const byRow: (PredictionRow | undefined)[] = new Array(items.length).fill(undefined);
   for (const prediction of predictions) {
-    if (!itemIds.has(prediction.id)) {
+    const row = rowById.get(prediction.id);
+    if (row === undefined) {
       throw new ArtifactError(predictionsFileName, `id ${quoteId(prediction.id)}`, `names no item row in ${itemsFileName}`);
     }
-    byId.set(prediction.id, prediction);
+    byRow[row] = prediction;
   }
-  return byId;
+  return byRow;
 }
 
 /**
  * Scores every item row against its prediction (if any), in item order.
  * @param items the parsed item rows
- * @param predictionsById predictions indexed by id (see indexPredictions)
+ * @param predictionsByRow each item row's prediction or undefined, in item order (see indexPredictions)
  * @param candidateLimit K: only the first K candidates count for recall, rank, candidate miss and selection error
  */
 export function scoreRows(
   items: readonly ItemRow[],
-  predictionsById: ReadonlyMap<string, PredictionRow>,
+  predictionsByRow: readonly (PredictionRow | undefined)[],
   candidateLimit: number,
 ): RowOutcome[] {
   if (!Number.isInteger(candidateLimit) || candidateLimit < 1) {
@@ -85,7 +88,7 @@ export function scoreRows(
   const outcomes: RowOutcome[] = new Array(items.length);
   for (let r = 0; r < items.length; r++) {
     const item = items[r];
-    const candidates = predictionsById.get(item.id)?.candidates;
+    const candidates = predictionsByRow[r]?.candidates;
     const abstained = candidates == null || candidates.length === 0;
     const supplied = abstained ? 0 : candidates.length;
     const effective = abstained ? item.input : candidates[0];
