@@ -184,6 +184,21 @@ describe('drb receipts review', () => {
     expect(JSON.stringify(again)).not.toContain('HUMAN_GO');
   });
 
+  it('keeps a review whose target disappeared as an orphan, not applied', async () => {
+    const { d, out, target } = await summarized();
+    const file = join(d, 'answers.json');
+    writeFileSync(file, JSON.stringify(answers(target.key)));
+    expect((await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file])).code).toBe(0);
+    const other = join(d, 'other');
+    mkdirSync(other);
+    writeFileSync(join(other, 'r.json'), JSON.stringify(buildReceipt({ kind: 'cold', commit: 'c'.repeat(40) })));
+    expect((await runCli(['receipts', 'summarize', other, '--out', out])).code).toBe(0);
+    const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    expect(summary.orphan_reviews).toEqual([`reviews/${target.key}.json`]);
+    expect(summary.targets.every((t) => t.review === null && t.evidence.state === 'DEVICE_RECEIPT')).toBe(true);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(`## Reviews for targets not in these receipts\n\n- reviews/${target.key}.json`);
+  });
+
   it('prints an answers skeleton with a slot per failed run, which fails validation until filled in', async () => {
     const { d, out, target, failed } = await summarized();
     const run = await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]);
