@@ -15,12 +15,26 @@ import { probeCapabilities } from '../page/capability-probe.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { GenerationController, generationFileName, loadPromptSet } from '../page/generation-controller.ts';
 import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+import { GenerationChart } from './GenerationChart.tsx';
 
 /** The prompt sets this build ships (public/prompts/<id>.json). */
 const PROMPT_SETS = ['drb-gen-ja-en-v1'];
 
 function fmt(value: number | null, digits = 1): string {
   return value === null ? '–' : value.toFixed(digits);
+}
+
+/** TTFT and decode-speed strips of the ok samples, in run order. */
+function GenerationCharts(props: { samples: GenerationSample[] }) {
+  const ok = props.samples.filter((s) => s.outcome === 'ok');
+  const ttft = ok.map((s) => s.ttft_ms).filter((v): v is number => v !== null);
+  const decode = ok.map((s) => s.decode_tokens_per_s).filter((v): v is number => v !== null);
+  return (
+    <>
+      <GenerationChart values={ttft} label="Time to first token (ms)" testId="gen-ttft-chart" />
+      <GenerationChart values={decode} label="Decode speed (tokens/s)" testId="gen-decode-chart" />
+    </>
+  );
 }
 
 function setDrbState(state: 'running' | 'done' | 'failed'): void {
@@ -76,6 +90,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
   const [phase, setPhase] = useState<string | null>(null);
   const [progress, setProgress] = useState<{ done: number; total: number } | null>(null);
   const [tokens, setTokens] = useState(0);
+  const [liveSamples, setLiveSamples] = useState<GenerationSample[]>([]);
   const [result, setResult] = useState<{ receipt: GenerationReceipt; answers: GenerationAnswers; problems: string[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
@@ -107,14 +122,16 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
     }
     setBusy(true);
     setProgress(null);
+    setLiveSamples([]);
     try {
       const prompts = await loadPromptSet(new URL(import.meta.env.BASE_URL, location.href).href, settings.promptSetId);
       const out = await controller.run(
         { model, ep: settings.ep, threads: settings.threads, allowFallback: a.allowFallback, prompts, repetitions: settings.reps, maxNewTokens: a.maxNewTokens },
         {
           onPhase: setPhase,
-          onSample: (done: number, total: number, _s: GenerationSample) => {
+          onSample: (done: number, total: number, sample: GenerationSample) => {
             setProgress({ done, total });
+            setLiveSamples((prev) => [...prev, sample]);
             setTokens(0);
           },
           onToken: (i: number) => setTokens(i + 1),
@@ -212,6 +229,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
           </span>
         )}
       </div>
+      {busy && liveSamples.length > 0 && <GenerationCharts samples={liveSamples} />}
       {error && <p class="error">{error}</p>}
       {result && result.problems.length > 0 && (
         <p class="error" data-testid="gen-problems">
@@ -230,6 +248,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
             </p>
           )}
           <GenerationSummaryTable receipt={receipt} />
+          <GenerationCharts samples={receipt.samples} />
           {result!.problems.length === 0 && (
             <div class="buttons">
               <button type="button" data-testid="gen-download" onClick={() => downloadJson(receipt, generationFileName(receipt, 'generation'))}>

@@ -90,6 +90,10 @@ describe('transformers.js generation run', () => {
     const origin = env.server.url.replace(/\/$/, '');
     expect(urls.filter((u) => !u.startsWith(origin))).toEqual([]);
 
+    // The page shows the run, not only tells: TTFT and decode-speed strips, one dot per measured prompt.
+    expect(await page.getByTestId('gen-ttft-chart').locator('circle').count()).toBe(20);
+    expect(await page.getByTestId('gen-decode-chart').locator('circle').count()).toBe(20);
+
     // The real download buttons give the same artifacts (the answers only through their own button).
     const [receiptDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('gen-download').click()]);
     expect(receiptDownload.suggestedFilename()).toMatch(/^drb-transformers-wasm-generation-.*\.json$/);
