@@ -15,6 +15,7 @@ import { PromptSet } from '../generation/prompt-set.ts';
 import { GenerationReceipt } from '../generation/generation-receipt.ts';
 import { GenerationAnswers } from '../generation/generation-answers.ts';
 import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { PublicPassRecord } from '../public-pass.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -38,6 +39,7 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'generation-receipt.schema.json', schema: GenerationReceipt.meta({ title: 'drb.generation-receipt.v1 (one generation run on one device; timings only, no text)' }) },
   { fileName: 'generation-answers.schema.json', schema: GenerationAnswers.meta({ title: 'drb.generation-answers.v1 (the answers of a generation run, a separate explicit download)' }) },
   { fileName: 'comparison-receipt.schema.json', schema: ComparisonReceipt.meta({ title: 'drb.comparison-receipt.v1 (execution routes compared side by side)' }) },
+  { fileName: 'public-pass.schema.json', schema: PublicPassRecord.meta({ title: 'drb.public-pass.v1 (drb public-pass: a deployed page run anonymously in a fresh browser)' }) },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/receipts/profiles.v1.json)' }) },
 ];
 
