@@ -79,6 +79,6 @@ describe('memory fit', () => {
     const llm = summary.targets.filter((t) => t.identity.model.id.startsWith('webllm-qwen'));
     expect(llm.map((t) => t.memory_fit?.status)).toEqual(['fits-but-failed', 'fits-but-failed']);
     expect(llm[0].memory_fit?.estimate.total_bytes).toBe(347_679_680);
-    expect(summary.targets.find((t) => t.identity.model.id === 'fixture-tiny')!.memory_fit).toBeNull();
+    expect(summary.targets.find((t) => t.identity.model.id === 'ort-tiny-xenc')!.memory_fit).toBeNull();
   });
 });

@@ -77,7 +77,7 @@ describe('evidence rules', () => {
     const interrupted = buildReceipt({
       kind: 'warm',
       warmSamples: [2, 3, 4],
-      interruptedAt: { run_id: 'y', run_kind: 'cold', stage: 'session', stage_started_at: '2026-11-29T09:00:00Z', model_id: 'fixture-tiny', requested_ep: 'wasm' },
+      interruptedAt: { run_id: 'y', run_kind: 'cold', stage: 'session', stage_started_at: '2026-11-29T09:00:00Z', model_id: 'ort-tiny-xenc', requested_ep: 'wasm' },
     });
     const t = await targetOf(fullProcedure([failed, interrupted]));
     expect(evaluateEvidence(t, answers(t.key)).not_higher_because).toEqual([

@@ -113,21 +113,24 @@ describe('per-target statistics', () => {
     const fail3 = buildReceipt({ kind: 'warm', failed: { stage: 'warm_inference', reason: 'worker crashed' } });
     const interrupted = buildReceipt({
       kind: 'cold',
-      interruptedAt: { run_id: 'x', run_kind: 'warm', stage: 'warm_inference', stage_started_at: '2026-11-29T09:00:00Z', model_id: 'fixture-tiny', requested_ep: 'wasm' },
+      interruptedAt: { run_id: 'x', run_kind: 'warm', stage: 'warm_inference', stage_started_at: '2026-11-29T09:00:00Z', model_id: 'ort-tiny-xenc', requested_ep: 'wasm' },
     });
     const fallback = buildReceipt({ kind: 'cold', ep: 'webgpu', completedEp: 'wasm' });
     const summary = await summarizeAll([ok, fail1, fail2, fail3, interrupted, fallback]);
     const okTarget = only(summary.targets, (t) => t.identity.route.completed_ep === 'wasm' && t.identity.route.requested_ep === 'wasm');
-    const failedTarget = only(summary.targets, (t) => t.identity.route.completed_ep === null);
-    expect(failedTarget.failures.by_reason).toEqual([
-      { stage: 'fetch', reason: 'HTTP 404', count: 2 },
-      { stage: 'warm_inference', reason: 'worker crashed', count: 1 },
-    ]);
-    expect(failedTarget.integrity['not-loaded']).toBe(3);
+    // A fetch failure loaded no files, a warm failure had them: two failed targets, both related to the ok one.
+    const failedTargets = summary.targets.filter((t) => t.identity.route.completed_ep === null);
+    expect(failedTargets).toHaveLength(2);
+    const notLoaded = only(failedTargets, (t) => t.identity.model.file_sha256.length === 0);
+    expect(notLoaded.failures.by_reason).toEqual([{ stage: 'fetch', reason: 'HTTP 404', count: 2 }]);
+    expect(notLoaded.integrity).toMatchObject({ 'not-loaded': 2, verified: 0 });
+    const loaded = only(failedTargets, (t) => t.identity.model.file_sha256.length > 0);
+    expect(loaded.failures.by_reason).toEqual([{ stage: 'warm_inference', reason: 'worker crashed', count: 1 }]);
     expect(okTarget.counts).toMatchObject({ receipts: 2, failed: 0, interrupted: 1 });
     expect(okTarget.interrupted).toEqual({ by_stage: [{ stage: 'warm_inference', count: 1 }], receipt_ids: [interrupted.receipt_id] });
     expect(okTarget.related.failed_receipt_ids).toEqual([fail1, fail2, fail3].map((r) => r.receipt_id).sort());
-    expect(okTarget.related.target_keys).toEqual([failedTarget.key]);
+    expect(okTarget.related.target_keys).toEqual(failedTargets.map((t) => t.key).sort());
+    expect(notLoaded.related.failed_receipt_ids).toEqual([fail3.receipt_id]);
     const fb = only(summary.targets, (t) => t.identity.route.requested_ep === 'webgpu');
     expect(fb.fallbacks).toEqual({ count: 1, reasons: [{ reason: 'no WebGPU adapter', count: 1 }] });
     expect(fb.related.target_keys).toEqual([]);
@@ -170,7 +173,7 @@ describe('drb receipts summarize', () => {
     expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1 });
     expect(summary.invalid[0]).toMatchObject({ file: join(d, 'in', 'bad.json'), first_problem: 'outcome.status: is "ok" but no inference completed' });
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
-    expect(md).toContain(`| ${summary.targets[0].key} | fixture-tiny | ort | wasm | 1 | 1/5 | 1/20 |`);
+    expect(md).toContain(`| ${summary.targets[0].key} | ort-tiny-xenc | ort | wasm | 1 | 1/5 | 1/20 |`);
     expect(md).toContain('HUMAN_GO is never set by this tool');
     // Same input, same bytes.
     const first = readFileSync(join(out, 'summary.json'), 'utf8');

@@ -6,8 +6,8 @@
  * identity JSON) is what `drb receipts review --target` names.
  *
  * A failed run that never loaded its files or never completed an EP has a different identity from the runs that
- * succeeded, so each target also carries a *request* identity (the same minus completed route, effective threads
- * and file hashes): failures that share a request identity with a target are counted against it as related
+ * succeeded, so each target also carries a *request* identity (the same minus completed route, effective threads,
+ * file hashes and engine version): failures that share a request identity with a target are counted against it as related
  * failures, so a failure can never hide in a group of its own.
  */
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
@@ -104,12 +104,16 @@ export function generationTargetIdentity(receipt: GenerationReceipt): TargetIden
   };
 }
 
-/** The request identity: the target identity without what only a successful run knows. */
+/**
+ * The request identity: the target identity without what only a successful run knows (completed EP, effective
+ * threads, loaded file hashes, and the engine version: the page records "unknown" when a run failed before the
+ * engine loaded).
+ */
 export function requestIdentity(identity: TargetIdentity): unknown {
   return {
     device: identity.device,
     app: identity.app,
-    engine: identity.engine,
+    engine: { name: identity.engine.name },
     model: { id: identity.model.id, kind: identity.model.kind, dtype: identity.model.dtype },
     input: identity.input,
     route: {
