@@ -8,7 +8,8 @@
  */
 import { Tensor } from '@huggingface/transformers';
 import { FIXED_INPUT_SCHEMA, parseFixedInput } from '../../src/core/catalog.ts';
-import { logSoftmaxAt, ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
+import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite/candidate-scoring.ts';
+import { ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import type { Engine, EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from './engine.ts';
 import { loadTransformersModel, type TransformersSession } from './transformers-loader.ts';
@@ -162,49 +163,25 @@ export class TransformersEngine implements Engine {
       const ids = tokenizer.encode(c, { add_special_tokens: false });
       return eos === undefined || eos === null ? ids : [...ids, eos];
     });
-    const pad = tokenizer.pad_token_id ?? 0;
     // Full logits are [batch, length, vocab] float32: with a real LLM's ~150k vocabulary one 60-token row is ~36 MB,
     // so rows go in chunks that keep one call's logits under LOGITS_BUDGET_BYTES (the tiny fixture runs in one chunk).
-    const vocabGuess = (session.model.config as { vocab_size?: number }).vocab_size ?? 32_000;
-    const longest = prompt.length + Math.max(...continuations.map((c) => c.length));
-    const perChunk = Math.max(1, Math.floor(LOGITS_BUDGET_BYTES / (longest * vocabGuess * 4)));
+    const vocabSize = (session.model.config as { vocab_size?: number }).vocab_size ?? 32_000;
+    const chunks = planScoringChunks(prompt, continuations, tokenizer.pad_token_id ?? 0, vocabSize, LOGITS_BUDGET_BYTES);
     const scores: number[] = [];
     let modelMs = 0;
     let postprocessMs = 0;
     let tokens = 0;
     const t1 = performance.now();
-    for (let first = 0; first < continuations.length; first += perChunk) {
-      const chunk = continuations.slice(first, first + perChunk);
-      const length = prompt.length + Math.max(...chunk.map((c) => c.length));
-      const ids = new BigInt64Array(chunk.length * length);
-      const mask = new BigInt64Array(chunk.length * length);
-      // Right padding: every row's prompt sits at the same positions, and a causal model never sees the padding.
-      chunk.forEach((cont, row) => {
-        const sequence = [...prompt, ...cont];
-        for (let t = 0; t < length; t++) {
-          ids[row * length + t] = BigInt(t < sequence.length ? sequence[t] : pad);
-          mask[row * length + t] = t < sequence.length ? 1n : 0n;
-        }
-      });
-      const dims = [chunk.length, length];
-      const inputIds = new Tensor('int64', ids, dims);
-      const attentionMask = new Tensor('int64', mask, dims);
+    for (const chunk of chunks) {
+      const dims = [chunk.rows.length, chunk.length];
+      const inputIds = new Tensor('int64', chunk.inputIds, dims);
+      const attentionMask = new Tensor('int64', chunk.attentionMask, dims);
       const called = performance.now();
       const output = (await session.model({ input_ids: inputIds, attention_mask: attentionMask })) as Record<string, Tensor>;
       const returned = performance.now();
       modelMs += returned - called;
-      const logits = float32Data(output.logits);
-      const vocab = output.logits.dims[2];
-      chunk.forEach((cont, row) => {
-        let sum = 0;
-        // The token at position p is predicted by the logits at position p - 1.
-        cont.forEach((token, j) => {
-          const position = prompt.length + j - 1;
-          sum += logSoftmaxAt(logits, (row * length + position) * vocab, vocab, token);
-        });
-        scores.push(sum);
-      });
-      tokens += ids.length;
+      scores.push(...sumContinuationLogProbs(float32Data(output.logits), chunk, prompt.length, continuations, output.logits.dims[2]));
+      tokens += chunk.inputIds.length;
       for (const tensor of [inputIds, attentionMask, ...Object.values(output)]) tensor.dispose?.();
       postprocessMs += performance.now() - returned;
     }
