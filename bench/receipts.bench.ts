@@ -13,7 +13,7 @@ import { summarize } from '../src/core/stats.ts';
 import type { DeviceReceipt } from '../src/core/receipt.ts';
 import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
 import { summarizeReceipts } from '../src/cli/receipts.ts';
-import { hasPageReceipts, pageReceipts } from '../test/unit/receipts-fixtures.ts';
+import { pageReceipts } from '../test/unit/receipts-fixtures.ts';
 
 const COUNT = Number(process.env.DRB_BENCH_RECEIPTS ?? 10_000);
 
@@ -64,8 +64,8 @@ function vary(template: DeviceReceipt, index: number, random: () => number): Dev
   return r;
 }
 
+// Throws with the command to run when no captured receipts are present.
 const templates = pageReceipts();
-if (!hasPageReceipts()) console.log('note: no captured page receipts yet; using builder receipts as templates');
 const random = prng(20261129);
 const dir = mkdtempSync(join(tmpdir(), 'drb-bench-receipts-'));
 try {
