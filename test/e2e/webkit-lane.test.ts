@@ -1,8 +1,8 @@
 /**
  * The WebKit lane: the same page checks run in Chromium (playwright-core) and in WebKitGTK (WebKitWebDriver under
  * xvfb-run), through one lane interface: page load, capability probe, ORT on wasm cold and warm with 1 and 2
- * threads, receipts valid as `drb receipts validate` sees them, the WebGPU route refused (or fallen back) clearly,
- * and both engines computing the same outputs. WebKit differences (no navigator.gpu, no memory APIs, hidden
+ * threads, receipts valid as `drb receipts validate` sees them and free of a secret planted in the URL, the WebGPU
+ * route refused (or fallen back) clearly, and both engines computing the same outputs. WebKit differences (no navigator.gpu, no memory APIs, hidden
  * SharedArrayBuffer) are checked as the page records them, not skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,8 +66,12 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
   });
 
   it.each([1, 2])('ORT on wasm with %i thread(s): cold then warm, valid receipts, capability probe as the engine has it', async (threads) => {
-    const { state, receipts, paramErrors } = await runOnPage(lane, server, `autorun=cold,warm&model=${MODEL}&ep=wasm&threads=${threads}&warm_runs=5`);
+    // A secret in the query and the fragment (unknown parameters are ignored) must never reach a receipt.
+    const query = `autorun=cold,warm&model=${MODEL}&ep=wasm&threads=${threads}&warm_runs=5&token=SECRET-IN-QUERY#SECRET-IN-FRAGMENT`;
+    const { state, receipts, paramErrors } = await runOnPage(lane, server, query);
     expect(paramErrors).toEqual([]);
+    expect(JSON.stringify(receipts)).not.toMatch(/SECRET-IN-/);
+    expect(receipts[0].app.page_url).toBe(server.url);
     expect(state).toBe('done');
     expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
     expectValid(receipts);
