@@ -4,7 +4,7 @@
  *
  * 1. The real CLI (`node bin/drb.mjs score`) runs as a child process under /usr/bin/time: wall time includes Node +
  *    tsx start-up, file reads, UTF-8 decoding, JSON parsing, validation, hashing, scoring and writing both reports.
- *    Rows per second and peak RSS are printed (median of 3 runs).
+ *    Rows per second, CPU time and peak RSS are printed (median of 5 runs, alternating with the Python runs).
  * 2. The same path minus process start-up runs in this process (read files + buildScoreReport).
  * 3. If a Python with the C `Levenshtein` extension is found (Debian: `apt-get install python3-levenshtein`), an
  *    equivalent minimal Python scorer (what a user would reach for, as AJIMEE's own utilities do) runs on the same
@@ -13,14 +13,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildScoreReport } from '../src/core/scoring/score-report.ts';
 
 const ROWS = Number(process.env.DRB_BENCH_SCORE_ROWS ?? 100_000);
 const CANDIDATES = 8;
-const RUNS = 3;
+const RUNS = Number(process.env.DRB_BENCH_SCORE_RUNS ?? 5);
 const PYTHON_REFERENCE_SECONDS = 2; // from issue 2: "about 2 s for 100,000 such rows on these machines"
 
 // mulberry32: a tiny seeded PRNG (https://gist.github.com/tommyettinger/46a874533244883189143505d203312c);
@@ -153,9 +153,15 @@ try {
   console.log(`generated ${ROWS} rows x ${CANDIDATES} candidates in ${((performance.now() - started) / 1000).toFixed(1)} s: items ${(itemsBytes / 1e6).toFixed(1)} MB, predictions ${(predictionsBytes / 1e6).toFixed(1)} MB`);
 
   const bin = fileURLToPath(new URL('../bin/drb.mjs', import.meta.url));
+  const python = findPython();
+  const script = join(dir, 'score.py');
+  writeFileSync(script, PYTHON_SCORER);
+  // drb and Python runs alternate, so a change in the machine's load hits both alike.
   const cliRuns: TimedRun[] = [];
+  const pyRuns: TimedRun[] = [];
   for (let i = 0; i < RUNS; i++) {
     cliRuns.push(timed(process.execPath, [bin, 'score', '--items', itemsPath, '--predictions', predictionsPath, '--output-dir', join(dir, 'out'), '--stem', 'bench']));
+    if (python !== null) pyRuns.push(timed(python, [script, itemsPath, predictionsPath]));
   }
   const cliSeconds = median(cliRuns.map((r) => r.seconds));
   const cliCpu = median(cliRuns.map((r) => r.cpuSeconds));
@@ -188,12 +194,7 @@ try {
   lines.push(`| \`drb score\` CLI, child process (Node + tsx start-up, read, parse, validate, hash, score, write) | ${cliSeconds.toFixed(2)} s | ${rate(cliSeconds)} | ${cliCpu.toFixed(2)} s | ${(cliRss / 1024).toFixed(0)} MiB |`);
   lines.push(`| same path in-process (no start-up) | ${inSeconds.toFixed(2)} s | ${rate(inSeconds)} | ${inCpu.toFixed(2)} s | (bench process heap after the runs: ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB used / ${(memory.heapTotal / 2 ** 20).toFixed(0)} MiB total) |`);
 
-  const python = findPython();
   if (python !== null) {
-    const script = join(dir, 'score.py');
-    writeFileSync(script, PYTHON_SCORER);
-    const pyRuns: TimedRun[] = [];
-    for (let i = 0; i < RUNS; i++) pyRuns.push(timed(python, [script, itemsPath, predictionsPath]));
     const pySeconds = median(pyRuns.map((r) => r.seconds));
     const pyCpu = median(pyRuns.map((r) => r.cpuSeconds));
     const pyRss = Math.max(...pyRuns.map((r) => r.peakRssKiB));
@@ -212,7 +213,8 @@ try {
     console.log(`\nNo Python with the C Levenshtein extension here (apt-get install python3-levenshtein to measure it).`);
     console.log(`Reference figure from issue 2 (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`);
   }
-  console.log(`\nmachine: ${cpus().length} logical CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`);
+  const [load1] = loadavg();
+  console.log(`\nmachine: ${cpus().length} logical CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${load1.toFixed(1)} at the end (wall times mean little when it is far above the CPU count)`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
