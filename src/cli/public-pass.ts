@@ -244,6 +244,7 @@ export function register(program: Command): void {
     ) {
       const browser = PassBrowser.safeParse(opts.browser);
       if (!browser.success) throw new CliError(`--browser: expected chromium or webkit, got '${opts.browser}'`);
+      if (opts.webgpu && browser.data !== 'chromium') throw new CliError('--webgpu: only for --browser chromium (WebKitGTK has no WebGPU here)');
       let parsedUrl: URL;
       try {
         parsedUrl = new URL(opts.url);

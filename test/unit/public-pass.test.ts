@@ -114,6 +114,10 @@ describe('drb public-pass (CLI, no browser needed)', () => {
     expect(await run(['--url', 'ftp://x/'])).toEqual({ code: 2, stderr: "error: --url: expected http or https, got 'ftp:'\n" });
     expect(await run(['--url', `${base}/`, '--browser', 'safari'])).toEqual({ code: 2, stderr: "error: --browser: expected chromium or webkit, got 'safari'\n" });
     expect(await run(['--url', `${base}/`, '--threads', '0'])).toEqual({ code: 2, stderr: "error: --threads: expected a positive integer, got '0'\n" });
+    expect(await run(['--url', `${base}/`, '--browser', 'webkit', '--webgpu'])).toEqual({
+      code: 2,
+      stderr: 'error: --webgpu: only for --browser chromium (WebKitGTK has no WebGPU here)\n',
+    });
   });
 
   it('never writes into a folder that already holds files', async () => {
