@@ -7,8 +7,8 @@
  * Scenarios: ORT wasm 1 and 2 threads (cold + warm), the heavier fixture (cold + warm), WebGPU on the SwiftShader
  * adapter (cold), WebGPU requested without an adapter with fallback allowed (a recorded fallback), WebGPU without
  * an adapter and no fallback (a failed run), a stage time limit too small to load the heavy model (a failed run),
- * and, when the run journal is wired into the page, a reload in the middle of a run followed by a cold run (a
- * receipt recording `previous_run_interrupted`).
+ * a reload in the middle of a run followed by a cold run (a receipt recording `previous_run_interrupted`), and
+ * cold + warm on wasm in WebKitGTK over WebDriver (no memory API, no WebGPU; skip with DRB_CAPTURE_WEBKIT=0).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import type { DeviceReceipt } from '../src/core/receipt.ts';
 import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
+import { openLane } from '../src/node/browser-lane.ts';
 import { launchChromium, type LaunchedChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
 
@@ -92,6 +93,25 @@ async function main(): Promise<void> {
         console.log(`interrupted: recorded at stage ${interrupted[0].run.previous_run_interrupted!.stage}`);
       } else {
         console.log('interrupted: the page did not record previous_run_interrupted (run journal not wired yet); scenario skipped');
+      }
+      // WebKitGTK (the Safari-engine lane): no memory API, no WebGPU; cold + warm on wasm.
+      if (process.env.DRB_CAPTURE_WEBKIT !== '0') {
+        const lane = await openLane('webkit', { scriptTimeoutMs: 150_000 });
+        try {
+          const wk = await lane.newPage();
+          await wk.goto(`${server.url}?autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc&warm_runs=20`);
+          const state = await wk.waitFor<string>(`const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`, {
+            timeoutMs: 150_000,
+            description: 'the page to finish cold and warm in WebKit',
+          });
+          const receipts = await wk.evaluate<DeviceReceipt[]>('return window.drbReceipts ?? [];');
+          await wk.close();
+          if (state !== 'done' || receipts.length === 0) throw new Error(`webkit: page ended "${state}" with ${receipts.length} receipt(s)`);
+          for (const receipt of receipts) captured.push({ name: 'webkit-ort-wasm-t1', receipt });
+          console.log(`webkit-ort-wasm-t1: ${state}, ${receipts.map((r) => `${r.run.kind}/${r.outcome.status}`).join(' ')}`);
+        } finally {
+          await lane.close();
+        }
       }
     } finally {
       await server.close();

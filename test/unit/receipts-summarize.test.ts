@@ -63,6 +63,17 @@ describe('grouping by target', () => {
     expect(total).toBe(pageReceipts().length);
   });
 
+  it('says "not measured" for memory on the WebKit target the page ran (no performance.memory there)', async () => {
+    const summary = await summarizeAll(pageReceipts());
+    const webkit = only(summary.targets, (t) => t.identity.device.user_agent.includes('AppleWebKit/605'));
+    expect(webkit.counts).toMatchObject({ ok_cold: 1, ok_warm: 1 });
+    expect(webkit.js_heap_max_used_bytes).toBeNull();
+    expect(webkit.identity.device.webgpu_adapter).toBeNull();
+    for (const verdict of webkit.profiles) {
+      expect(verdict.gates.find((g) => g.gate === 'js_heap_bytes')).toMatchObject({ status: 'not-measured', measured: null });
+    }
+  });
+
   it('counts the interrupted run the page recorded after a reload in the middle of a run', async () => {
     const receipts = pageReceipts();
     const recorder = receipts.find((r) => r.run.previous_run_interrupted !== null)!;
