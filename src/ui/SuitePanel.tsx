@@ -63,6 +63,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
   const [modelId, setModelId] = useState(requested?.id ?? models[0]?.id ?? '');
   const [ep, setEp] = useState<'wasm' | 'webgpu'>(a.ep);
   const [threads, setThreads] = useState<number | null>(a.threads);
+  const [allowFallback, setAllowFallback] = useState(a.allowFallback);
   /** null = the catalog's dtype for the model. */
   const [dtype, setDtype] = useState<string | null>(a.dtype);
   const [threshold, setThreshold] = useState(a.minMargin === null ? '' : String(a.minMargin));
@@ -78,7 +79,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
   const [result, setResult] = useState<Result | null>(null);
 
   const start = async (
-    choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; dtype: string | null; threshold: string; suiteId: string | null },
+    choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; allowFallback: boolean; dtype: string | null; threshold: string; suiteId: string | null },
     automated: boolean,
   ) => {
     setBusy(true);
@@ -114,7 +115,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
       const outcome = await runSuite(
         { pageBaseUrl, pageUrl: () => location.href, probe: probeCapabilities, limits, app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ } },
-        { model, ep: choice.ep, threads: choice.threads, allowFallback: a.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
+        { model, ep: choice.ep, threads: choice.threads, allowFallback: choice.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
         { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
       );
       if (outcome.refused !== null) {
@@ -148,7 +149,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       return;
     }
     void start(
-      { modelId: a.model ?? models[0]?.id ?? '', ep: a.ep, threads: a.threads, dtype: a.dtype, threshold: a.minMargin === null ? '' : String(a.minMargin), suiteId: a.suite ?? DEMO_SUITE_ID },
+      { modelId: a.model ?? models[0]?.id ?? '', ep: a.ep, threads: a.threads, allowFallback: a.allowFallback, dtype: a.dtype, threshold: a.minMargin === null ? '' : String(a.minMargin), suiteId: a.suite ?? DEMO_SUITE_ID },
       true,
     );
   }, []);
@@ -236,6 +237,10 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
             onChange={(e) => setThreads(e.currentTarget.value === '' ? null : Math.max(1, Math.min(64, Math.round(Number(e.currentTarget.value)))))}
           />
         </label>
+        <label class="check">
+          <input type="checkbox" checked={allowFallback} disabled={busy} data-testid="suite-allow-fallback" onChange={(e) => setAllowFallback(e.currentTarget.checked)} />
+          allow fallback to wasm
+        </label>
         <label>
           Abstain below margin
           <input type="text" inputMode="decimal" placeholder="never" value={threshold} disabled={busy} data-testid="suite-threshold" onInput={(e) => setThreshold(e.currentTarget.value)} />
@@ -251,7 +256,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
           type="button"
           disabled={busy || !model}
           data-testid="suite-run"
-          onClick={() => void start({ modelId, ep, threads, dtype, threshold, suiteId: source === 'demo' ? DEMO_SUITE_ID : null }, false)}
+          onClick={() => void start({ modelId, ep, threads, allowFallback, dtype, threshold, suiteId: source === 'demo' ? DEMO_SUITE_ID : null }, false)}
         >
           Run suite
         </button>

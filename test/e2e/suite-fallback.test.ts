@@ -1,0 +1,50 @@
+/**
+ * Route honesty for suite runs in a browser without a WebGPU adapter (Chromium launched without
+ * --enable-unsafe-webgpu): webgpu fails clearly by default, and with allow_fallback=1 the suite completes on wasm with
+ * the fallback recorded.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
+import { openAndWait, startPageEnv, type PageEnv } from './page-harness.ts';
+
+let env: PageEnv;
+beforeAll(async () => {
+  env = await startPageEnv({ webgpu: false });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+async function suiteReceipt(query: string): Promise<{ state: string; receipt: SuiteReceipt; artifacts: string[] }> {
+  const { page, state } = await openAndWait(env, `?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&${query}`);
+  const artifacts = await page.evaluate(() => window.drbArtifacts);
+  await page.close();
+  const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')?.data);
+  expect(checkSuiteReceipt(receipt)).toEqual([]);
+  return { state, receipt, artifacts: artifacts.map((a) => a.kind) };
+}
+
+describe('suite runs without a WebGPU adapter', () => {
+  it('webgpu without fallback: failed at load with the reason, no predictions', async () => {
+    const { state, receipt, artifacts } = await suiteReceipt('ep=webgpu');
+    expect(state).toBe('failed');
+    expect(artifacts).toEqual(['suite-receipt']);
+    expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'load' });
+    expect(receipt.outcome.reason).toMatch(/^WebGPU is not available: .*fallback to wasm not allowed/);
+    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, allow_fallback: false });
+    expect(receipt.route.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'failed' })]);
+  });
+
+  it('webgpu with allow_fallback=1: completes on wasm, the fallback and its reason recorded', async () => {
+    const { state, receipt, artifacts } = await suiteReceipt('ep=webgpu&allow_fallback=1');
+    expect(state).toBe('done');
+    expect(artifacts).toEqual(['predictions', 'suite-receipt']);
+    expect(receipt.outcome.status).toBe('ok');
+    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'wasm', allow_fallback: true });
+    expect(receipt.route.fallback_reason).toMatch(/^WebGPU is not available/);
+    expect(receipt.route.attempts.map((a) => [a.ep, a.outcome])).toEqual([
+      ['webgpu', 'failed'],
+      ['wasm', 'succeeded'],
+    ]);
+  });
+});
