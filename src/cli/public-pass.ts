@@ -176,12 +176,16 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
       options.log(`page ended "${findings.page_state}" with ${findings.receipts.length} receipt(s)`);
       // "A run that is not summarised did not happen": summarise what the pass saved, as `drb receipts summarize` does.
       if (findings.receipts.some((r) => r.problems.length === 0)) {
-        const summaryDir = join(options.outDir, PUBLIC_PASS_SUMMARY_DIR);
-        const { json } = await summarizeReceipts(
-          findings.receipts.map((r) => join(options.outDir, r.file)),
-          summaryDir,
-        );
-        findings.summary = { file: relative(options.outDir, json), sha256: await sha256Hex(await readFile(json)) };
+        try {
+          const summaryDir = join(options.outDir, PUBLIC_PASS_SUMMARY_DIR);
+          const { json } = await summarizeReceipts(
+            findings.receipts.map((r) => join(options.outDir, r.file)),
+            summaryDir,
+          );
+          findings.summary = { file: relative(options.outDir, json), sha256: await sha256Hex(await readFile(json)) };
+        } catch (error) {
+          findings.fatalReason ??= `summarising the receipts failed: ${(error as Error).message}`;
+        }
       }
     } catch (error) {
       findings.fatalReason ??= `${options.browser}: ${(error as Error).message}`;
