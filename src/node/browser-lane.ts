@@ -7,24 +7,11 @@
  * Every lane opens each page in a fresh profile: no cookies, no storage, no cache from an earlier page.
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_BASE_ARGS, CHROMIUM_EXECUTABLE } from './chromium.ts';
 import { WebDriverError, WebKitDriver, type WebKitSession } from './webkit-driver.ts';
 
 /** The browsers a lane can drive. */
 export type LaneName = 'chromium' | 'webkit';
-
-/** Where Debian installs Chromium. */
-export const CHROMIUM_PATH = '/usr/bin/chromium';
-
-/** Flags headless Chromium needs on these machines (see docs: platform notes). */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-  '--headless',
-];
 
 /** Options for a lane. */
 export interface LaneOptions {
@@ -155,8 +142,10 @@ class ChromiumLane implements BrowserLane {
   constructor(private readonly options: LaneOptions) {}
 
   async newPage(): Promise<LanePage> {
-    const args = this.options.webgpu ? [...CHROMIUM_ARGS, '--enable-unsafe-webgpu'] : CHROMIUM_ARGS;
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args, headless: true });
+    const args = this.options.webgpu ? [...CHROMIUM_BASE_ARGS, '--enable-unsafe-webgpu'] : [...CHROMIUM_BASE_ARGS];
+    // chromium.launch (not chromium.ts's persistent context) so browser.version() is known for public-pass records;
+    // playwright still gives every launch a fresh temporary user-data-dir and deletes it on close.
+    const browser = await chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args, headless: true });
     this.version = browser.version();
     const page = await (await browser.newContext()).newPage();
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
