@@ -3,19 +3,21 @@ import { CliError } from './cli-error.ts';
 import { toolVersion } from './tool-version.ts';
 
 /**
- * Each command module exports `register(program)`; one line per command keeps this file free of logic.
+ * Each command module exports `register(program)`; one entry per command keeps this file free of logic.
  * Commands throw CliError for expected failures and return (or set) their exit code otherwise.
+ * Keyed by command name so a run loads only the module it needs: start-up time counts in `drb score`'s
+ * throughput, and some modules pull in heavy dependencies (Vite, playwright-core).
  */
-const commandModules: Array<() => Promise<{ register: (program: Command) => void }>> = [
-  // drb-commands (one import per line; keep this marker)
-  () => import('./public-pass.ts'),
-  () => import('./receipts.ts'),
-  () => import('./score.ts'),
-  () => import('./compare.ts'),
-  () => import('./schemas.ts'),
-  () => import('./fixtures.ts'),
-  () => import('./serve.ts'),
-];
+const commandModules: Record<string, () => Promise<{ register: (program: Command) => void }>> = {
+  // drb-commands (one entry per line: 'name': () => import('./file.ts'); keep this marker)
+  'public-pass': () => import('./public-pass.ts'),
+  receipts: () => import('./receipts.ts'),
+  score: () => import('./score.ts'),
+  compare: () => import('./compare.ts'),
+  schemas: () => import('./schemas.ts'),
+  fixtures: () => import('./fixtures.ts'),
+  serve: () => import('./serve.ts'),
+};
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -29,7 +31,11 @@ export async function main(argv: string[]): Promise<number> {
     const code = (action as Command & { drbExitCode?: number }).drbExitCode;
     if (typeof code === 'number') exitCode = code;
   });
-  for (const load of commandModules) (await load()).register(program);
+  // The first non-option word names the command; with none (or `help`, or a typo) every command is loaded so
+  // help and commander's "unknown command" suggestions see them all.
+  const named = argv.find((arg) => !arg.startsWith('-'));
+  const loaders = named !== undefined && Object.hasOwn(commandModules, named) ? [commandModules[named]] : Object.values(commandModules);
+  for (const load of loaders) (await load()).register(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
