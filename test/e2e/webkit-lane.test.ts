@@ -2,7 +2,8 @@
  * The WebKit lane: the same page checks run in Chromium (playwright-core) and in WebKitGTK (WebKitWebDriver under
  * xvfb-run), through one lane interface: page load, capability probe, ORT on wasm cold and warm with 1 and 2
  * threads, receipts valid as `drb receipts validate` sees them and free of a secret planted in the URL, the WebGPU
- * route refused (or fallen back) clearly, and both engines computing the same outputs. WebKit differences (no navigator.gpu, no memory APIs, hidden
+ * route refused (or fallen back) clearly, a crashed worker ending the run failed (then a click runs again), and both
+ * engines computing the same outputs. WebKit differences (no navigator.gpu, no memory APIs, hidden
  * SharedArrayBuffer) are checked as the page records them, not skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -126,6 +127,33 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
       ['webgpu', 'failed'],
       ['wasm', 'succeeded'],
     ]);
+  });
+
+  it('a crashed worker ends the run failed with the reason, and the page runs again from its button', async () => {
+    const page = await lane.newPage();
+    try {
+      await page.goto(`${server.url}?test_hooks=1&autorun=warm&model=ort-heavy-xenc&ep=wasm&threads=1&warm_runs=1000`);
+      await page.waitFor<boolean>(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.stage === 'warm_inference';`, {
+        timeoutMs: 90_000,
+        description: 'the warm series to start',
+      });
+      await page.evaluate('return window.drbTest.crashWorker(0);');
+      expect(await waitForEnd(page)).toBe('failed');
+      const [crashed] = await pageReceipts(page);
+      expect(validationProblems(crashed)).toEqual([]);
+      expect(crashed.outcome).toMatchObject({ status: 'failed', failed_stage: 'warm_inference' });
+      expect(crashed.outcome.reason).toMatch(/^worker crashed during warm_inference: .*deliberate worker crash/);
+      // A click on the page's own button (WebDriver element click in WebKit) runs again on a fresh worker.
+      await page.click('[data-testid="run-cold"]');
+      const receipts = await page.waitFor<DeviceReceipt[]>('return window.drbReceipts.length === 2 ? window.drbReceipts : null;', {
+        timeoutMs: 90_000,
+        description: 'the second receipt',
+      });
+      expect(validationProblems(receipts[1])).toEqual([]);
+      expect(receipts[1].outcome.status).toBe('ok');
+    } finally {
+      await page.close();
+    }
   });
 });
 
