@@ -103,6 +103,8 @@ describe.each(LANES)('drb public-pass --browser %s', (browser: LaneName) => {
       expect(validationProblems(receipt)).toEqual([]);
       expect(receipt.app.commit).toBe(record.revision.commit);
       expect(receipt.capabilities.user_agent).toBe(record.browser.user_agent);
+      // A fresh profile has no journal from an earlier visit.
+      expect(receipt.run.previous_run_interrupted).toBeNull();
     }
     const validate = await drb(['receipts', 'validate', ...record.receipts.map((r) => join(out, r.file))]);
     expect(validate.code, validate.stderr).toBe(0);
