@@ -7,7 +7,8 @@
  * endpoints, and those libraries pull in dozens of packages and download drivers on install. Every HTTP call has a
  * time limit, so a hung driver fails the caller instead of hanging it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 
 /** Where Debian's webkit2gtk-driver package puts MiniBrowser (the browser WebKitWebDriver launches). */
@@ -207,20 +208,37 @@ export class WebKitDriver {
     const pid = this.child.pid;
     if (pid === undefined || this.child.exitCode !== null) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    try {
-      process.kill(-pid, 'SIGTERM');
-    } catch {
-      return; // Already gone.
-    }
-    const timer = setTimeout(() => {
+    const signalGroup = (signal: NodeJS.Signals) => {
       try {
-        process.kill(-pid, 'SIGKILL');
+        process.kill(-pid, signal);
       } catch {
         // Already gone.
       }
-    }, 3_000);
+    };
+    // SIGTERM to WebKitWebDriver alone: xvfb-run then returns normally and its EXIT trap stops Xvfb and removes
+    // its temporary folder (a signal to the whole group kills the shell before that trap runs).
+    const driverPids = await groupMembers(pid, 'WebKitWebDriver');
+    if (driverPids.length > 0) for (const driverPid of driverPids) process.kill(driverPid, 'SIGTERM');
+    else signalGroup('SIGTERM');
+    const timer = setTimeout(() => signalGroup('SIGKILL'), 3_000);
     await exited;
     clearTimeout(timer);
+    // Whatever the driver left behind (a browser of a session nobody deleted) still carries the group id.
+    signalGroup('SIGKILL');
+  }
+}
+
+/** Pids of the processes in process group `pgid` whose command name starts with `name` (from `ps`). */
+async function groupMembers(pgid: number, name: string): Promise<number[]> {
+  try {
+    const { stdout } = await promisify(execFile)('ps', ['-e', '-o', 'pid=,pgid=,comm=']);
+    return stdout
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/))
+      .filter(([, group, comm]) => Number(group) === pgid && comm !== undefined && comm.startsWith(name))
+      .map(([pid]) => Number(pid));
+  } catch {
+    return [];
   }
 }
 
