@@ -1,0 +1,87 @@
+/**
+ * The WebDriver client against the real WebKitWebDriver: sessions, scripts, errors as W3C codes, every call under
+ * a time limit (a driver that never answers fails the caller), and `close()` leaving no process or X server behind.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebDriverError, WebKitDriver, WebKitSession } from '../../src/node/webkit-driver.ts';
+
+/** Pids in process group `pgid` (ps), to prove close() ended them all. */
+function groupPids(pgid: number): number[] {
+  return execFileSync('ps', ['-e', '-o', 'pid=,pgid='], { encoding: 'utf8' })
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([, group]) => group === pgid)
+    .map(([pid]) => pid);
+}
+
+const xvfbTempFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('xvfb-run.')).sort();
+
+async function expectWebDriverError(promise: Promise<unknown>, code: string, message: RegExp) {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WebDriverError);
+  expect((error as WebDriverError).code).toBe(code);
+  expect((error as WebDriverError).message).toMatch(message);
+}
+
+describe('WebKitDriver', () => {
+  let driver: WebKitDriver;
+  let session: WebKitSession;
+  let foldersBefore: string[];
+  beforeAll(async () => {
+    foldersBefore = xvfbTempFolders();
+    driver = await WebKitDriver.start();
+    session = await driver.newSession({ scriptMs: 1_000, pageLoadMs: 10_000 });
+  });
+  afterAll(async () => {
+    await driver?.close();
+  });
+
+  it('opens a MiniBrowser session and runs scripts (promises awaited; async scripts call back)', async () => {
+    expect(session.browserVersion).toMatch(/^2\.\d+\.\d+$/);
+    await session.navigate('about:blank');
+    expect(await session.currentUrl()).toBe('about:blank');
+    expect(await session.execute('return arguments[0] + arguments[1];', [40, 2])).toBe(42);
+    expect(await session.execute('return new Promise((resolve) => setTimeout(() => resolve("later"), 20));')).toBe('later');
+    expect(await session.executeAsync('const done = arguments[arguments.length - 1]; setTimeout(() => done(arguments[0] * 2), 20);', [21])).toBe(42);
+    // JSC_useSharedArrayBuffer=1 is the default.
+    expect(await session.execute('return typeof SharedArrayBuffer;')).toBe('function');
+  });
+
+  it('turns W3C errors into WebDriverError with the protocol code', async () => {
+    await expectWebDriverError(session.execute('throw new TypeError("bad thing");'), 'javascript error', /bad thing/);
+    await expectWebDriverError(session.findElement('#nothing-here'), 'no such element', /no such element/);
+    // An async script that never calls back runs into the session's script timeout (1 s here).
+    await expectWebDriverError(session.executeAsync('/* never calls back */'), 'script timeout', /script timeout/);
+  });
+
+  it('a driver that never answers fails the call after its time limit', async () => {
+    const hung: Server = createServer(() => {
+      // Accepts the request and never answers.
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const port = (hung.address() as { port: number }).port;
+    const stuck = new WebKitSession(`http://127.0.0.1:${port}`, 'no-session', null, { callMs: 300, scriptMs: 300, pageLoadMs: 300 });
+    const started = Date.now();
+    await expectWebDriverError(stuck.currentUrl(), 'timeout', /took longer than 300 ms/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    hung.closeAllConnections();
+    hung.close();
+  });
+
+  it('close() ends the driver, the browser and Xvfb, and leaves no xvfb-run folder behind', async () => {
+    const pgid = (driver as unknown as { child: { pid: number } }).child.pid;
+    expect(groupPids(pgid).length).toBeGreaterThan(2);
+    await driver.close();
+    // Processes can take a moment to be reaped after SIGKILL.
+    for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(groupPids(pgid)).toEqual([]);
+    expect(xvfbTempFolders()).toEqual(foldersBefore);
+  });
+});
