@@ -69,6 +69,30 @@ class RunFailed extends Error {
   }
 }
 
+/** How often buffered warm samples are handed to the UI. */
+const UI_SAMPLE_INTERVAL_MS = 250;
+
+/** Buffers (index, durationMs) pairs and hands them on together at most every UI_SAMPLE_INTERVAL_MS. */
+class SampleBatcher {
+  private pending: number[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  constructor(private readonly deliver: (index: number, durationMs: number) => void) {}
+
+  push(index: number, durationMs: number): void {
+    this.pending.push(index, durationMs);
+    this.timer ??= setTimeout(() => this.flush(), UI_SAMPLE_INTERVAL_MS);
+  }
+
+  /** Delivers everything buffered now (called by the timer and at the end of the run). */
+  flush(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const pending = this.pending;
+    this.pending = [];
+    for (let i = 0; i < pending.length; i += 2) this.deliver(pending[i], pending[i + 1]);
+  }
+}
+
 /** `promise`, or a RunFailed when it takes longer than `limitMs` (page-side stages have time limits too). */
 function withLimit<T>(promise: Promise<T>, limitMs: number, stage: Stage): Promise<T> {
   return new Promise<T>((resolve, reject) => {
@@ -197,6 +221,9 @@ export class RunController {
     const journal = (stage: Stage | null) =>
       env.onJournal?.({ runId, kind: request.kind, stage, modelId: request.model.id, requestedEp: request.ep });
     let workerSince = 0;
+    // Warm samples reach the UI in batches (every UI_SAMPLE_INTERVAL_MS): re-rendering the live chart per sample
+    // would compete with the runtime's threads for the device's cores and slow the very runs being measured.
+    const samples = new SampleBatcher((index, durationMs) => ui.onSample?.(index, durationMs));
 
     try {
       // 1. Probe (the page context; cheap, and storage or adapter state may have changed since load).
@@ -224,7 +251,7 @@ export class RunController {
           }
           ui.onStage?.(stage, phase, performance.now());
         },
-        onSample: (index: number, durationMs: number) => ui.onSample?.(index, durationMs),
+        onSample: (index: number, durationMs: number) => samples.push(index, durationMs),
       });
       const limitFor = (stage: Stage) => env.limits[stage];
 
@@ -298,6 +325,7 @@ export class RunController {
     }
 
     ended = true;
+    samples.flush();
 
     // 5. Page facts after the run: lifecycle, navigation, resources (page and worker timelines).
     if (record.capabilities === null) record.capabilities = basicCapabilities('the capability probe did not finish');
