@@ -4,6 +4,7 @@
  * - validate PATH...: every receipt checked (schema, no text, invariants); exit 1 with one line per problem.
  * - summarize PATH... [--out DIR]: stream the receipts into per-target summaries (DIR/summary.json + summary.md,
  *   default receipts/summary), picking up reviews stored in DIR/reviews/.
+ * - review-template --summary FILE --target KEY: print an answers skeleton for one target.
  * - review --summary FILE --target KEY --answers FILE: store a reviewer's answers next to the summary and
  *   recompute that target's evidence state.
  * All logic lives in src/core/receipts/; this file reads and writes files and prints.
@@ -27,8 +28,15 @@ export const DEFAULT_SUMMARY_DIR = join('receipts', 'summary');
 
 type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 function parseJson(bytes: Buffer): Parsed {
-  let text = bytes.toString('utf8');
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, message: 'not valid UTF-8' };
+  }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is allowed, as editors on Windows write one
   try {
     return { ok: true, value: JSON.parse(text) };

@@ -169,14 +169,16 @@ describe('drb receipts validate', () => {
     writeFileSync(join(d, 'broken.json'), '{"schema": ');
     writeFileSync(join(d, 'other.json'), JSON.stringify({ schema: 'drb.public-pass.v1' }));
     writeFileSync(join(d, 'good.json'), JSON.stringify(base()));
+    writeFileSync(join(d, 'latin1.json'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]));
     const run = await runCli(['receipts', 'validate', d]);
     expect(run.code).toBe(1);
+    expect(run.stdout).toContain(`${join(d, 'latin1.json')}: (document): not valid UTF-8\n`);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines).toContain(`${join(d, 'bad.json')}: outcome.status: is "ok" but no inference completed`);
     expect(lines.some((l) => l.startsWith(`${join(d, 'broken.json')}: (document): not valid JSON: `))).toBe(true);
     expect(lines).toContain(`${join(d, 'other.json')}: schema: not a device receipt (schema "drb.public-pass.v1")`);
     expect(lines.some((l) => l.includes('good.json'))).toBe(false);
-    expect(run.stderr).toBe('3 of 4 file(s) failed validation\n');
+    expect(run.stderr).toBe('4 of 5 file(s) failed validation\n');
   });
 
   it('exits 2 for a missing path or a folder without JSON files', async () => {
