@@ -50,6 +50,8 @@ export interface StaticServerOptions {
   port?: number;
   host?: string;
   modelHosts?: readonly string[];
+  /** false = leave out COOP/COEP/CORP, as a static host that cannot set headers would (tests the page's banner). */
+  crossOriginIsolation?: boolean;
   /** Called once per request with method, path (no query) and status, for logs and tests. */
   onRequest?: (method: string, path: string, status: number) => void;
 }
@@ -70,6 +72,9 @@ export interface StaticServer {
 export async function startStaticServer(options: StaticServerOptions): Promise<StaticServer> {
   const root = resolve(options.dir);
   const headers = crossOriginHeaders(options.modelHosts ?? []);
+  if (options.crossOriginIsolation === false) {
+    for (const name of ['Cross-Origin-Opener-Policy', 'Cross-Origin-Embedder-Policy', 'Cross-Origin-Resource-Policy']) delete headers[name];
+  }
   const server = createServer(async (request, response) => {
     const method = request.method ?? 'GET';
     let path = '/';

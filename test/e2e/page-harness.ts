@@ -21,10 +21,15 @@ export interface PageEnv {
 /**
  * Serves the e2e build and launches Chromium.
  * @param options.webgpu launch with --enable-unsafe-webgpu (SwiftShader adapter)
+ * @param options.crossOriginIsolation false = serve without COOP/COEP/CORP (a host that cannot set headers)
  */
-export async function startPageEnv(options: { webgpu?: boolean } = {}): Promise<PageEnv> {
+export async function startPageEnv(options: { webgpu?: boolean; crossOriginIsolation?: boolean } = {}): Promise<PageEnv> {
   const requests: PageEnv['requests'] = [];
-  const server = await startStaticServer({ dir: inject('distDir'), onRequest: (_m, path, status) => requests.push({ path, status }) });
+  const server = await startStaticServer({
+    dir: inject('distDir'),
+    crossOriginIsolation: options.crossOriginIsolation,
+    onRequest: (_m, path, status) => requests.push({ path, status }),
+  });
   const browser = await launchChromium({ webgpu: options.webgpu });
   return {
     server,
