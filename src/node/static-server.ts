@@ -96,11 +96,21 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
       }
       if (!info?.isFile()) return finish(404);
       const type = MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+      // A validator lets a repeated cold run revalidate the 27 MB runtime with a 304 instead of downloading it again.
+      const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+      if (request.headers['if-none-match'] === etag) {
+        response.writeHead(304, { ...headers, ETag: etag, 'Cache-Control': 'no-cache' });
+        response.end();
+        options.onRequest?.(method, path, 304);
+        return;
+      }
       response.writeHead(200, {
+        ETag: etag,
+        'Last-Modified': new Date(info.mtimeMs).toUTCString(),
         ...headers,
         'Content-Type': type,
         'Content-Length': String(info.size),
-        // Hashed assets could be cached forever; everything is small or deliberately re-fetched, so keep it simple.
+        // Revalidate every time (ETag above): simple and always current; model files are fetched with no-store anyway.
         'Cache-Control': 'no-cache',
       });
       options.onRequest?.(method, path, 200);

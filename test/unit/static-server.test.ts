@@ -39,6 +39,16 @@ describe('static server', () => {
     }
   });
 
+  it('answers a matching If-None-Match with 304 and no body', async () => {
+    const first = await fetch(`${server.url}assets/ort.wasm`);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
+    const again = await fetch(`${server.url}assets/ort.wasm`, { headers: { 'If-None-Match': etag! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
+    expect((await fetch(`${server.url}assets/ort.wasm`, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+  });
+
   it('uses the right MIME types', async () => {
     expect((await fetch(`${server.url}assets/ort.wasm`)).headers.get('content-type')).toBe('application/wasm');
     expect((await fetch(`${server.url}assets/ort.mjs`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
