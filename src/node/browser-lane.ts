@@ -166,7 +166,14 @@ class ChromiumLane implements BrowserLane {
 }
 
 class WebKitPage implements LanePage {
-  constructor(private readonly session: WebKitSession) {}
+  /**
+   * @param session the page's WebDriver session
+   * @param closeDriver ends the page's own driver (and its X server) after the session
+   */
+  constructor(
+    private readonly session: WebKitSession,
+    private readonly closeDriver: () => Promise<void>,
+  ) {}
 
   goto(url: string) {
     return this.session.navigate(url);
@@ -201,29 +208,47 @@ class WebKitPage implements LanePage {
     } catch (error) {
       // The driver may already be gone (it was closed, or it crashed): nothing left to close.
       if (!(error instanceof WebDriverError)) throw error;
+    } finally {
+      await this.closeDriver();
     }
   }
 }
 
-/** WebKitGTK: one WebKitWebDriver (under xvfb-run); each page is a new WebDriver session (ephemeral profile). */
+/**
+ * WebKitGTK: every page gets its own WebKitWebDriver (under its own xvfb-run) and session, so nothing a page leaves
+ * behind (a wedged driver, a browser still closing) can reach the next one; each session is an ephemeral profile.
+ */
 class WebKitLane implements BrowserLane {
   readonly name = 'webkit' as const;
   version: string | null = null;
+  private readonly drivers = new Set<WebKitDriver>();
 
-  constructor(
-    private readonly driver: WebKitDriver,
-    private readonly options: LaneOptions,
-  ) {}
+  constructor(private readonly options: LaneOptions) {}
 
   async newPage(): Promise<LanePage> {
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
-    const session = await this.driver.newSession({ scriptMs: timeoutMs, pageLoadMs: timeoutMs });
-    this.version = session.browserVersion;
-    return new WebKitPage(session);
+    for (let attempt = 1; ; attempt++) {
+      const driver = await WebKitDriver.start({ sharedArrayBuffer: this.options.sharedArrayBuffer ?? true });
+      this.drivers.add(driver);
+      const closeDriver = async () => {
+        this.drivers.delete(driver);
+        await driver.close();
+      };
+      try {
+        const session = await driver.newSession({ scriptMs: timeoutMs, pageLoadMs: timeoutMs });
+        this.version = session.browserVersion;
+        return new WebKitPage(session, closeDriver);
+      } catch (error) {
+        await closeDriver();
+        // Session creation (starting MiniBrowser) hung once on a loaded machine: one retry with a new driver.
+        if (attempt >= 2 || !(error instanceof WebDriverError && error.code === 'timeout')) throw error;
+      }
+    }
   }
 
-  close() {
-    return this.driver.close();
+  async close() {
+    for (const driver of [...this.drivers]) await driver.close();
+    this.drivers.clear();
   }
 }
 
@@ -233,7 +258,5 @@ class WebKitLane implements BrowserLane {
  * @param options see LaneOptions
  */
 export async function openLane(name: LaneName, options: LaneOptions = {}): Promise<BrowserLane> {
-  if (name === 'chromium') return new ChromiumLane(options);
-  const driver = await WebKitDriver.start({ sharedArrayBuffer: options.sharedArrayBuffer ?? true });
-  return new WebKitLane(driver, options);
+  return name === 'chromium' ? new ChromiumLane(options) : new WebKitLane(options);
 }

@@ -6,6 +6,11 @@
  * it. An IndexedDB write is asynchronous: a tab killed right after starting a stage can lose that last write, and
  * the journal would then name the wrong stage, or none.
  *
+ * Tabs: every operation re-reads the stored journal and writes it back at once, so two tabs of the site do not
+ * overwrite each other's runs. Each run holds a Web Lock (`drb-run:<run id>`) while it is open: the browser releases
+ * it when the page is gone (closed, reloaded, renderer killed), which is how a page load tells a run alive in
+ * another tab from an interrupted one. The tab's own earlier runs (same sessionStorage tab id) are always gone.
+ *
  * Storage can be missing or refuse writes (private modes, full quota, blocked site data). The journal then turns
  * itself off (`available` false) and runs go on: a journal must never be the reason a run fails.
  */
@@ -24,63 +29,111 @@ import type { Stage } from '../core/receipt.ts';
 
 /** The localStorage key of the journal (one key: each write replaces the whole journal at once). */
 export const RUN_JOURNAL_KEY = 'drb.run-journal';
+/** The sessionStorage key of this tab's id. */
+export const TAB_ID_KEY = 'drb.tab-id';
+/** Web Lock names of open runs: this prefix + the run id. */
+export const RUN_LOCK_PREFIX = 'drb-run:';
 
 /** The subset of the Web Storage API the store uses (a plain object in tests). */
 export type JournalStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 
-/** localStorage, or null where reading it throws (storage blocked for the site). */
-function defaultStorage(): JournalStorage | null {
+/** The subset of the Web Locks API (`navigator.locks`) the store uses. */
+export interface RunLocks {
+  query(): Promise<{ held?: Array<{ name?: string }> }>;
+  request(name: string, callback: () => Promise<void>): Promise<unknown>;
+}
+
+/** Where the store keeps things; each defaults to the browser's own, or null where it is missing or blocked. */
+export interface JournalPlaces {
+  storage?: JournalStorage | null;
+  session?: JournalStorage | null;
+  locks?: RunLocks | null;
+}
+
+/** A browser global that may be missing, or throw on access when site data is blocked. */
+function optional<T>(get: () => T | undefined): T | null {
   try {
-    return globalThis.localStorage ?? null;
+    return get() ?? null;
   } catch {
     return null;
   }
 }
 
-/** The journal of this page. Create one at page load and call `load()` before the first run. */
+function newTabId(session: JournalStorage | null): string {
+  const fresh = globalThis.crypto.randomUUID();
+  if (session === null) return fresh;
+  try {
+    const known = session.getItem(TAB_ID_KEY);
+    if (known) return known;
+    session.setItem(TAB_ID_KEY, fresh);
+  } catch {
+    // No sessionStorage: a per-document id; the Web Locks check still finds this tab's dead runs.
+  }
+  return fresh;
+}
+
+/** The journal of this page. Create one at page load and await `load()` before the first run. */
 export class RunJournalStore {
   /** False when storage is missing or a write failed; the journal then records nothing. */
   available: boolean;
-  private journal: RunJournal = EMPTY_JOURNAL;
+  /** This tab's id (kept in sessionStorage, so a reload of the tab keeps it). */
+  readonly tabId: string;
+  private readonly storage: JournalStorage | null;
+  private readonly locks: RunLocks | null;
+  private readonly releases = new Map<string, () => void>();
+  private warnedInvalid = false;
 
-  /** @param storage where to keep the journal; defaults to `localStorage` */
-  constructor(private readonly storage: JournalStorage | null = defaultStorage()) {
-    this.available = storage !== null;
+  /** @param places storage, session storage and locks; defaults to the browser's */
+  constructor(places: JournalPlaces = {}) {
+    this.storage = places.storage !== undefined ? places.storage : optional(() => globalThis.localStorage);
+    const session = places.session !== undefined ? places.session : optional(() => globalThis.sessionStorage);
+    this.locks = places.locks !== undefined ? places.locks : optional(() => (globalThis.navigator as Navigator | undefined)?.locks);
+    this.available = this.storage !== null;
+    this.tabId = newTabId(session);
   }
 
   /**
-   * Reads the journal at page load. A run still open there was interrupted (the tab was killed or reloaded); it is
-   * kept as pending until a receipt takes it.
-   * @returns the interrupted run to show (null when the last run ended cleanly)
+   * Reads the journal at page load. Open runs whose page is gone were interrupted (the tab was killed or reloaded);
+   * the newest is kept as pending until a receipt takes it.
+   * @returns the interrupted run to show (null when every earlier run ended cleanly or is still alive elsewhere)
    */
-  load(): InterruptedRun | null {
+  async load(): Promise<InterruptedRun | null> {
     if (!this.storage) return null;
-    let raw: string | null;
-    try {
-      raw = this.storage.getItem(RUN_JOURNAL_KEY);
-    } catch {
-      this.available = false;
-      return null;
+    let liveRunIds: Set<string> | null = null;
+    if (this.locks) {
+      try {
+        const snapshot = await this.locks.query();
+        liveRunIds = new Set((snapshot.held ?? []).flatMap((lock) => (lock.name?.startsWith(RUN_LOCK_PREFIX) ? [lock.name.slice(RUN_LOCK_PREFIX.length)] : [])));
+      } catch {
+        liveRunIds = null;
+      }
     }
-    const read = readJournal(raw);
-    if (read.kind === 'invalid') console.warn(`${read.problem}; starting a new journal`);
-    const loaded = onPageLoad(read.kind === 'ok' ? read.journal : EMPTY_JOURNAL);
+    const loaded = onPageLoad(this.read(), { tabId: this.tabId, liveRunIds });
     this.write(loaded.journal);
     return loaded.interrupted;
   }
 
   /** The interruption waiting for the next receipt (null when none). */
   pending(): InterruptedRun | null {
-    return this.journal.interrupted;
+    return this.read().interrupted;
   }
 
   /**
-   * Records, synchronously, that `run` is about to start `stage`. Call it BEFORE the stage's work begins.
+   * Records, synchronously, that `run` is about to start `stage` (call it BEFORE the stage's work begins), and
+   * holds the run's Web Lock from its first stage on.
    * @param run the run entering the stage
    * @param stage the stage about to start
    */
-  enterStage(run: JournalRun, stage: Stage): void {
-    this.write(enterStage(this.journal, run, stage, new Date().toISOString()));
+  enterStage(run: Omit<JournalRun, 'tabId'>, stage: Stage): void {
+    this.write(enterStage(this.read(), { ...run, tabId: this.tabId }, stage, new Date().toISOString()));
+    if (this.locks && !this.releases.has(run.runId)) {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      this.releases.set(run.runId, release);
+      this.locks.request(`${RUN_LOCK_PREFIX}${run.runId}`, () => held).catch(() => {
+        // No lock: other tabs then count this run as interrupted if they load meanwhile (the safe side).
+      });
+    }
   }
 
   /**
@@ -88,21 +141,42 @@ export class RunJournalStore {
    * @param runId the run that ended
    */
   endRun(runId: string): void {
-    this.write(endRun(this.journal, runId));
+    this.write(endRun(this.read(), runId));
+    this.releases.get(runId)?.();
+    this.releases.delete(runId);
   }
 
-  /** Gives the pending interruption to the receipt being built (exactly one receipt records it) and clears it. */
-  takeInterrupted(): InterruptedRun | null {
-    const taken = takeInterrupted(this.journal);
+  /**
+   * Clears the pending interruption once a receipt has recorded it (exactly one receipt records each).
+   * @param runId the interrupted run's id: cleared only if it is still the pending one
+   * @returns the interruption that was cleared, or null
+   */
+  takeInterrupted(runId?: string): InterruptedRun | null {
+    const taken = takeInterrupted(this.read(), runId);
     this.write(taken.journal);
     return taken.interrupted;
   }
 
+  private read(): RunJournal {
+    if (!this.storage || !this.available) return EMPTY_JOURNAL;
+    let raw: string | null;
+    try {
+      raw = this.storage.getItem(RUN_JOURNAL_KEY);
+    } catch {
+      this.available = false;
+      return EMPTY_JOURNAL;
+    }
+    const read = readJournal(raw);
+    if (read.kind === 'ok') return read.journal;
+    if (!this.warnedInvalid) console.warn(`${read.problem}; starting a new journal`);
+    this.warnedInvalid = true;
+    return EMPTY_JOURNAL;
+  }
+
   private write(journal: RunJournal): void {
-    this.journal = journal;
     if (!this.storage || !this.available) return;
     try {
-      if (journal.active === null && journal.interrupted === null) this.storage.removeItem(RUN_JOURNAL_KEY);
+      if (journal.active.length === 0 && journal.interrupted === null) this.storage.removeItem(RUN_JOURNAL_KEY);
       else this.storage.setItem(RUN_JOURNAL_KEY, JSON.stringify(journal));
     } catch (error) {
       this.available = false;
@@ -127,32 +201,32 @@ export interface JournalEvent {
  * ENDS: if the new run is itself killed before it produces a receipt, nothing was recorded, and the next load
  * reports the newest interruption (its open entry) instead.
  *
- * @param store the page's journal, already `load()`ed
+ * @param store the page's journal, already `load()`ed (await it before the first run)
  */
 export function journalHooks(store: RunJournalStore): {
   takePreviousRunInterrupted: () => InterruptedRun | null;
   onJournal: (event: JournalEvent) => void;
 } {
-  let claimed = false;
+  // The pending interruption the next run took, and that run: storage forgets the interruption when that run ends.
+  let claimed: InterruptedRun | null = null;
   let claimingRunId: string | null = null;
   // Runs that ended: a stage event arriving after the end (hooks use their own MessagePort, and WebKit may deliver
   // it late) must not reopen the run, or the next load would report a false interruption.
   const ended = new Set<string>();
   return {
     takePreviousRunInterrupted: () => {
-      const pending = store.pending();
-      claimed = pending !== null;
+      claimed = store.pending();
       claimingRunId = null;
-      return pending;
+      return claimed;
     },
     onJournal: (event) => {
       if (ended.has(event.runId)) return;
       // The controller asks for the interruption just before the run's first journal event: that run claimed it.
-      if (claimed && claimingRunId === null) claimingRunId = event.runId;
+      if (claimed !== null && claimingRunId === null) claimingRunId = event.runId;
       if (event.stage === null) {
-        if (claimed && claimingRunId === event.runId) {
-          store.takeInterrupted();
-          claimed = false;
+        if (claimed !== null && claimingRunId === event.runId) {
+          store.takeInterrupted(claimed.run_id);
+          claimed = null;
           claimingRunId = null;
         }
         store.endRun(event.runId);

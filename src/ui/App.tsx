@@ -9,6 +9,7 @@ import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.t
 import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
 import { DEFAULT_STAGE_LIMITS, RunController, type StageLimits } from '../page/run-controller.ts';
+import type { InterruptedRun } from '../core/journal.ts';
 import { journalHooks, RunJournalStore } from '../page/run-journal.ts';
 import { Banners } from './Banners.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
@@ -51,9 +52,11 @@ export function App(props: { catalog: ModelCatalog }) {
   const [runErrors, setRunErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
 
-  // Run journal (H5): read once at load, before any run; a run still open there was interrupted (tab killed/reloaded).
+  // Run journal (H5): read once at load, before any run (runSequence awaits it); a run whose page is gone was
+  // interrupted (tab killed or reloaded) and the banner shows it.
   const [journal] = useState(() => new RunJournalStore());
-  const [interrupted] = useState(() => journal.load());
+  const [interrupted, setInterrupted] = useState<InterruptedRun | null>(null);
+  const [journalLoaded] = useState(() => journal.load().then(setInterrupted, () => undefined));
   const controller = useMemo(() => {
     const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
     if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
@@ -99,6 +102,7 @@ export function App(props: { catalog: ModelCatalog }) {
     setBusy(true);
     setRunErrors([]);
     setDrbState('running');
+    await journalLoaded;
     let ok = true;
     for (const kind of kinds) {
       const receipt = await runOne(kind as 'cold' | 'warm');

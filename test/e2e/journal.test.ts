@@ -17,7 +17,7 @@ const HEAVY_RUN = `autorun=cold,warm&model=${HEAVY}&ep=wasm&threads=1&warm_runs=
 async function startHeavyRun(page: LanePage, server: StaticServer) {
   await page.goto(`${server.url}?${HEAVY_RUN}`);
   const entry = await page.waitFor<{ run_id: string; stage: string; stage_started_at: string }>(
-    `const j = JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null'); return j?.active?.stage === 'warm_inference' ? j.active : null;`,
+    `const j = JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null'); return j?.active?.find((e) => e.stage === 'warm_inference') ?? null;`,
     { timeoutMs: 90_000, pollMs: 100, description: 'the journal to reach warm_inference' },
   );
   // Mid-run: the cold receipt exists, the warm one does not.

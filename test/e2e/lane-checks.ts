@@ -36,6 +36,6 @@ export function validationProblems(receipt: unknown): string[] {
 }
 
 /** The run journal the page keeps in localStorage (null when none). */
-export function readStoredJournal(page: LanePage): Promise<{ active: { stage: string; run_id: string } | null; interrupted: unknown } | null> {
+export function readStoredJournal(page: LanePage): Promise<{ active: Array<{ stage: string; run_id: string }>; interrupted: unknown } | null> {
   return page.evaluate(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null');`);
 }

@@ -133,7 +133,7 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
     const page = await lane.newPage();
     try {
       await page.goto(`${server.url}?test_hooks=1&autorun=warm&model=ort-heavy-xenc&ep=wasm&threads=1&warm_runs=1000`);
-      await page.waitFor<boolean>(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.stage === 'warm_inference';`, {
+      await page.waitFor<boolean>(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e) => e.stage === 'warm_inference') ?? false;`, {
         timeoutMs: 90_000,
         description: 'the warm series to start',
       });

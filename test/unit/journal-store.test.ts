@@ -1,6 +1,10 @@
+/**
+ * The journal store over in-memory stand-ins for localStorage, sessionStorage and navigator.locks (the real browser
+ * APIs are exercised in test/e2e/journal.test.ts, in Chromium and WebKitGTK).
+ */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RUN_JOURNAL_SCHEMA, type JournalRun } from '../../src/core/journal.ts';
-import { journalHooks, RUN_JOURNAL_KEY, RunJournalStore, type JournalStorage } from '../../src/page/run-journal.ts';
+import { RUN_JOURNAL_SCHEMA } from '../../src/core/journal.ts';
+import { journalHooks, RUN_JOURNAL_KEY, RunJournalStore, TAB_ID_KEY, type JournalStorage, type RunLocks } from '../../src/page/run-journal.ts';
 
 /** An in-memory Web Storage; `failWrites` makes setItem throw like a full quota does. */
 class MemoryStorage implements JournalStorage {
@@ -18,55 +22,129 @@ class MemoryStorage implements JournalStorage {
   }
 }
 
-const run: JournalRun = { runId: 'r1', runKind: 'cold', modelId: 'ort-tiny-xenc', requestedEp: 'wasm' };
+/** Web Locks with the one behaviour the store relies on: a lock is held until its callback's promise settles. */
+class MemoryLocks implements RunLocks {
+  readonly held = new Set<string>();
+  async query() {
+    return { held: [...this.held].map((name) => ({ name })) };
+  }
+  async request(name: string, callback: () => Promise<void>) {
+    this.held.add(name);
+    try {
+      await callback();
+    } finally {
+      this.held.delete(name);
+    }
+  }
+  /** What the browser does when a page dies: its locks go. */
+  dropAll() {
+    this.held.clear();
+  }
+}
+
+const run = { runId: 'r1', runKind: 'cold', modelId: 'ort-tiny-xenc', requestedEp: 'wasm' } as const;
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('RunJournalStore', () => {
-  it('writes before each stage, and a page load in between finds the run interrupted at the stage it was in', () => {
+  it('writes before each stage, and a reload of the same tab finds the run interrupted at the stage it was in', async () => {
     const storage = new MemoryStorage();
-    const first = new RunJournalStore(storage);
-    expect(first.load()).toBeNull();
+    const session = new MemoryStorage();
+    const locks = new MemoryLocks();
+    const first = new RunJournalStore({ storage, session, locks });
+    expect(await first.load()).toBeNull();
     first.enterStage(run, 'fetch');
     first.enterStage(run, 'session');
     // The write is synchronous: storage already holds the stage (what a killed tab leaves behind).
-    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({ schema: RUN_JOURNAL_SCHEMA, active: { stage: 'session' } });
+    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({ schema: RUN_JOURNAL_SCHEMA, active: [{ stage: 'session', tab_id: first.tabId }] });
+    await flush();
+    expect(locks.held).toEqual(new Set(['drb-run:r1']));
 
-    // "Reload": a new store over the same storage.
-    const second = new RunJournalStore(storage);
-    const interrupted = second.load();
-    expect(interrupted).toMatchObject({ run_id: 'r1', run_kind: 'cold', stage: 'session', model_id: 'ort-tiny-xenc', requested_ep: 'wasm' });
+    // Reload: same sessionStorage (same tab id), and the old document's lock may not even be released yet.
+    const second = new RunJournalStore({ storage, session, locks });
+    expect(second.tabId).toBe(first.tabId);
+    const interrupted = await second.load();
+    expect(interrupted).toEqual({
+      run_id: 'r1',
+      run_kind: 'cold',
+      stage: 'session',
+      stage_started_at: expect.any(String),
+      model_id: 'ort-tiny-xenc',
+      requested_ep: 'wasm',
+    });
     expect(second.pending()).toEqual(interrupted);
-    expect(second.takeInterrupted()).toEqual(interrupted);
+    expect(second.takeInterrupted('r1')).toEqual(interrupted);
     expect(second.takeInterrupted()).toBeNull();
     // Nothing left: the key is removed rather than kept as an empty journal.
     expect(storage.items.has(RUN_JOURNAL_KEY)).toBe(false);
   });
 
-  it('a run that ends leaves nothing behind', () => {
+  it('two tabs: a run going on in another tab is not an interruption; once its page dies, it is', async () => {
     const storage = new MemoryStorage();
-    const store = new RunJournalStore(storage);
-    store.load();
-    store.enterStage(run, 'fetch');
-    store.endRun('r1');
-    expect(storage.items.size).toBe(0);
-    expect(new RunJournalStore(storage).load()).toBeNull();
+    const locks = new MemoryLocks();
+    const tabA = new RunJournalStore({ storage, session: new MemoryStorage(), locks });
+    await tabA.load();
+    tabA.enterStage(run, 'warm_inference');
+    await flush();
+
+    const tabB = new RunJournalStore({ storage, session: new MemoryStorage(), locks });
+    expect(tabB.tabId).not.toBe(tabA.tabId);
+    expect(await tabB.load()).toBeNull();
+    // Tab B's own run does not clobber tab A's entry (every write re-reads storage).
+    tabB.enterStage({ ...run, runId: 'r2' }, 'fetch');
+    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!).active.map((e: { run_id: string }) => e.run_id)).toEqual(['r1', 'r2']);
+    tabB.endRun('r2');
+
+    // Tab A's renderer is killed: its lock goes, and the next load in a new tab reports the run.
+    locks.dropAll();
+    const tabC = new RunJournalStore({ storage, session: new MemoryStorage(), locks });
+    expect((await tabC.load())?.run_id).toBe('r1');
   });
 
-  it('replaces a stored value that is not a journal, without inventing an interruption', () => {
+  it('without Web Locks, every open run counts as interrupted at load (a false alarm beats a lost crash)', async () => {
+    const storage = new MemoryStorage();
+    const tabA = new RunJournalStore({ storage, session: new MemoryStorage(), locks: null });
+    await tabA.load();
+    tabA.enterStage(run, 'fetch');
+    const tabB = new RunJournalStore({ storage, session: new MemoryStorage(), locks: null });
+    expect((await tabB.load())?.run_id).toBe('r1');
+  });
+
+  it('a run that ends leaves nothing behind and releases its lock', async () => {
+    const storage = new MemoryStorage();
+    const locks = new MemoryLocks();
+    const store = new RunJournalStore({ storage, session: new MemoryStorage(), locks });
+    await store.load();
+    store.enterStage(run, 'fetch');
+    await flush();
+    store.endRun('r1');
+    await flush();
+    expect(storage.items.size).toBe(0);
+    expect(locks.held.size).toBe(0);
+    expect(await new RunJournalStore({ storage, session: new MemoryStorage(), locks }).load()).toBeNull();
+  });
+
+  it('keeps the tab id in sessionStorage', () => {
+    const session = new MemoryStorage();
+    const store = new RunJournalStore({ storage: new MemoryStorage(), session, locks: null });
+    expect(session.getItem(TAB_ID_KEY)).toBe(store.tabId);
+  });
+
+  it('replaces a stored value that is not a journal, without inventing an interruption', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const storage = new MemoryStorage();
     storage.items.set(RUN_JOURNAL_KEY, '{"schema":"something-else"}');
-    expect(new RunJournalStore(storage).load()).toBeNull();
+    expect(await new RunJournalStore({ storage, session: null, locks: null }).load()).toBeNull();
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('run journal: schema:'));
     expect(storage.items.has(RUN_JOURNAL_KEY)).toBe(false);
   });
 
-  it('turns itself off when storage refuses writes, and never throws into the run', () => {
+  it('turns itself off when storage refuses writes, and never throws into the run', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const storage = new MemoryStorage();
-    const store = new RunJournalStore(storage);
-    store.load();
+    const store = new RunJournalStore({ storage, session: null, locks: null });
+    await store.load();
     storage.failWrites = true;
     expect(() => store.enterStage(run, 'fetch')).not.toThrow();
     expect(store.available).toBe(false);
@@ -74,10 +152,10 @@ describe('RunJournalStore', () => {
     expect(() => store.endRun('r1')).not.toThrow();
   });
 
-  it('works without storage at all', () => {
-    const store = new RunJournalStore(null);
+  it('works without storage at all', async () => {
+    const store = new RunJournalStore({ storage: null, session: null, locks: null });
     expect(store.available).toBe(false);
-    expect(store.load()).toBeNull();
+    expect(await store.load()).toBeNull();
     store.enterStage(run, 'fetch');
     expect(store.takeInterrupted()).toBeNull();
   });
@@ -87,45 +165,48 @@ describe('journalHooks (the run controller side)', () => {
   const event = (runId: string, stage: 'probe' | 'session' | 'warm_inference' | null) =>
     ({ runId, kind: 'cold', stage, modelId: 'ort-tiny-xenc', requestedEp: 'wasm' }) as const;
 
-  it('the run after an interruption records it, and storage forgets it only when that run ends', () => {
+  it('the run after an interruption records it, and storage forgets it only when that run ends', async () => {
     const storage = new MemoryStorage();
-    const killed = new RunJournalStore(storage);
-    killed.load();
+    const session = new MemoryStorage();
+    const killed = new RunJournalStore({ storage, session, locks: null });
+    await killed.load();
     journalHooks(killed).onJournal(event('old', 'session'));
 
-    const store = new RunJournalStore(storage);
-    const interrupted = store.load();
+    const store = new RunJournalStore({ storage, session, locks: null });
+    const interrupted = await store.load();
     const hooks = journalHooks(store);
     expect(hooks.takePreviousRunInterrupted()).toEqual(interrupted);
     hooks.onJournal(event('new', 'probe'));
-    // Killed again before the new run ended: the newest open run is what the next load reports.
-    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({ active: { run_id: 'new' }, interrupted: { run_id: 'old' } });
+    // Killed again before the new run ended: the interruption is still stored, next to the new open run.
+    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({ active: [{ run_id: 'new' }], interrupted: { run_id: 'old' } });
     hooks.onJournal(event('new', null));
     expect(storage.items.has(RUN_JOURNAL_KEY)).toBe(false);
     expect(hooks.takePreviousRunInterrupted()).toBeNull();
   });
 
-  it('ignores a stage event that arrives after its run ended (no false interruption on the next load)', () => {
+  it('ignores a stage event that arrives after its run ended (no false interruption on the next load)', async () => {
     const storage = new MemoryStorage();
-    const store = new RunJournalStore(storage);
-    store.load();
+    const session = new MemoryStorage();
+    const store = new RunJournalStore({ storage, session, locks: null });
+    await store.load();
     const hooks = journalHooks(store);
     hooks.takePreviousRunInterrupted();
     hooks.onJournal(event('r', 'probe'));
     hooks.onJournal(event('r', null));
     hooks.onJournal(event('r', 'session'));
-    expect(new RunJournalStore(storage).load()).toBeNull();
+    expect(await new RunJournalStore({ storage, session, locks: null }).load()).toBeNull();
   });
 
-  it('keeps the later stage when the worker reports an earlier one late', () => {
+  it('keeps the later stage when the worker reports an earlier one late', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const storage = new MemoryStorage();
-    const store = new RunJournalStore(storage);
-    store.load();
+    const session = new MemoryStorage();
+    const store = new RunJournalStore({ storage, session, locks: null });
+    await store.load();
     const hooks = journalHooks(store);
     hooks.onJournal(event('r', 'warm_inference'));
     hooks.onJournal(event('r', 'session'));
     expect(warn).toHaveBeenCalledWith('run journal: stage "session" cannot follow "warm_inference" in run r');
-    expect(new RunJournalStore(storage).load()?.stage).toBe('warm_inference');
+    expect((await new RunJournalStore({ storage, session, locks: null }).load())?.stage).toBe('warm_inference');
   });
 });
