@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLane, type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
+import { launchChromium } from '../../src/node/chromium.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { LANES, pageReceipts, readStoredJournal, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
 
@@ -109,8 +110,9 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
 });
 
 // Chromium only: WebKit's WebDriver ends the session (and its ephemeral profile) when the page's web process dies,
-// so no later visit could read the journal there; the WebKit lane covers reloads above.
-describe('chromium: a killed tab', () => {
+// and one session shows one page at a time, so no later visit or second tab could read the journal there; the
+// WebKit lane covers reloads above.
+describe('chromium: killed and parallel tabs', () => {
   let server: StaticServer;
   let lane: BrowserLane;
   beforeAll(async () => {
@@ -135,6 +137,36 @@ describe('chromium: a killed tab', () => {
       expect(cold.run.previous_run_interrupted).toMatchObject({ run_id: entry.run_id, stage: 'warm_inference', model_id: HEAVY });
     } finally {
       await page.close();
+    }
+  });
+
+  it('two tabs: a run going on in one tab is not reported by the other; once that tab is closed mid-run, it is', async () => {
+    // Two tabs of ONE profile (they share localStorage), which a lane page cannot give: chromium.ts directly.
+    const browser = await launchChromium();
+    try {
+      const tabA = await browser.context.newPage();
+      await tabA.goto(`${server.url}?${HEAVY_RUN}`);
+      await tabA.waitForFunction(() => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, {
+        timeout: 90_000,
+      });
+      const tabB = await browser.context.newPage();
+      await tabB.goto(server.url);
+      await tabB.waitForFunction(() => document.documentElement.dataset.drbState === 'idle');
+      // Give the journal load (async: it asks the browser which runs hold their locks) time to show a banner.
+      await tabB.waitForTimeout(1_000);
+      expect(await tabB.getByTestId('interrupted-banner').count()).toBe(0);
+      const stillOpen = await tabB.evaluate(() => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null'));
+      expect(stillOpen.active).toEqual([expect.objectContaining({ stage: 'warm_inference', model_id: HEAVY })]);
+
+      await tabA.close();
+      const tabC = await browser.context.newPage();
+      await tabC.goto(`${server.url}?autorun=cold&model=ort-tiny-xenc&ep=wasm&threads=1`);
+      await tabC.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
+      expect(await tabC.getByTestId('interrupted-banner').getAttribute('data-drb-interrupted-stage')).toBe('warm_inference');
+      const [cold] = await tabC.evaluate(() => window.drbReceipts);
+      expect(cold.run.previous_run_interrupted).toMatchObject({ run_id: stillOpen.active[0].run_id, stage: 'warm_inference' });
+    } finally {
+      await browser.close();
     }
   });
 });
