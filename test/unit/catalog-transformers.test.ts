@@ -11,6 +11,7 @@ import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
 import { buildTransformersFixtures, fixtureVocabulary, halfBits } from '../../src/fixtures/transformers-fixtures.ts';
 import { availableDtypes, dtypeOfFile, filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { logSoftmaxAt } from '../../src/core/suite/engine-inputs.ts';
+import { BUILTIN_LLM_CONFIGS, findLlmConfig } from '../../src/core/receipts/memory-fit.ts';
 
 const root = new URL('../../', import.meta.url);
 const catalog = parseCatalog(JSON.parse(readFileSync(new URL('src/catalog/catalog.json', root), 'utf8')), 'catalog.json');
@@ -94,13 +95,29 @@ describe('dtype -> files', () => {
 describe('real transformers.js catalog entries', () => {
   const real = catalog.models.filter((m) => m.engine === 'transformers' && m.kind === 'real');
 
-  it('list a multilingual reranker, an LFM2-family and a Qwen-family scorer, each with a licence', () => {
-    expect(real.map((m) => [m.task, m.source.type === 'huggingface' ? m.source.repo : null])).toEqual([
-      ['rerank', 'onnx-community/bge-reranker-v2-m3-ONNX'],
-      ['score-candidates', 'LiquidAI/LFM2.5-350M-ONNX'],
-      ['score-candidates', 'onnx-community/Qwen3-0.6B-ONNX'],
+  it('list a multilingual reranker, an LFM2-family and a Qwen-family scorer and generator, each with a licence', () => {
+    expect(real.map((m) => [m.id, m.task, m.source.type === 'huggingface' ? m.source.repo : null])).toEqual([
+      ['bge-reranker-v2-m3-q8', 'rerank', 'onnx-community/bge-reranker-v2-m3-ONNX'],
+      ['lfm2.5-350m-q4', 'score-candidates', 'LiquidAI/LFM2.5-350M-ONNX'],
+      ['qwen3-0.6b-q4', 'score-candidates', 'onnx-community/Qwen3-0.6B-ONNX'],
+      ['lfm2.5-350m-q4-gen', 'generate', 'LiquidAI/LFM2.5-350M-ONNX'],
+      ['qwen3-0.6b-q4-gen', 'generate', 'onnx-community/Qwen3-0.6B-ONNX'],
     ]);
     for (const model of real) expect(model.licence.length).toBeGreaterThan(5);
+  });
+
+  it('offer each real LLM for generation with exactly its scoring entry\'s repo, revision, files, dtype and licence', () => {
+    for (const [scorer, generator] of [
+      ['lfm2.5-350m-q4', 'lfm2.5-350m-q4-gen'],
+      ['qwen3-0.6b-q4', 'qwen3-0.6b-q4-gen'],
+    ]) {
+      const a = real.find((m) => m.id === scorer)!;
+      const b = real.find((m) => m.id === generator)!;
+      expect(b).toMatchObject({ engine: 'transformers', task: 'generate', kind: 'real', default_input: null });
+      expect([b.source, b.files, b.dtype, b.licence]).toEqual([a.source, a.files, a.dtype, a.licence]);
+      // The receipts summary's memory-fit estimate is keyed by model id: a generation receipt finds the same config.
+      expect(findLlmConfig(BUILTIN_LLM_CONFIGS, generator)).toBe(findLlmConfig(BUILTIN_LLM_CONFIGS, scorer));
+    }
   });
 
   it('never claim a size or hash nobody measured (unpinned until downloaded and checked)', () => {
