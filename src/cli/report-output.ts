@@ -2,15 +2,16 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { basename, join, resolve } from 'node:path';
 import type { ArtifactBytes } from '../core/scoring/score-report.ts';
 import { CliError } from './cli-error.ts';
+import { decodeUtf8Text } from './utf8-text.ts';
 
 /**
- * Reads an input artifact for the scorer: raw bytes, the path as given (for messages) and its base name (for the
- * report, so the report does not depend on where the file sat).
+ * Reads an input artifact for the scorer: raw bytes, the path as given (for messages), its base name (for the
+ * report, so the report does not depend on where the file sat) and Node's fast UTF-8 decoder for it.
  * @param path the path the user gave
  */
 export function readArtifact(path: string): ArtifactBytes {
   try {
-    return { bytes: readFileSync(path), fileName: path, reportName: basename(path) };
+    return { bytes: readFileSync(path), fileName: path, reportName: basename(path), fastDecode: decodeUtf8Text };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(`${path}: $: cannot read the file (${code ?? (error as Error).message})`);

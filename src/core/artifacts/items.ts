@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName } from './artifact-error.ts';
+import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName, type Utf8Decoder } from './artifact-error.ts';
 
 export { ArtifactError } from './artifact-error.ts';
 
@@ -64,15 +64,16 @@ export type ItemRow = z.infer<typeof ItemRow>;
  * @param fileName the name to show in error messages (the path as the user gave it)
  * @param format `generic` (`{id, input, references, label?}`; missing label = unspecified) or `ajimee`
  *   (`index` as id, `expected_output` as references, label always `unspecified`)
+ * @param fastDecode a faster UTF-8 decoder, if the caller has one (see decodeJsonBytes)
  * @returns the rows in file order
  * @throws ArtifactError on the first problem: bad encoding/JSON, a wrong type anywhere, an empty references list or
  *   empty-string reference, a duplicate id, a `clean` row whose input is not a reference, or zero rows
  */
-export function parseItems(bytes: Uint8Array, fileName: string, format: ItemFormat): ItemRow[] {
+export function parseItems(bytes: Uint8Array, fileName: string, format: ItemFormat, fastDecode?: Utf8Decoder): ItemRow[] {
   if (!ItemFormat.safeParse(format).success) {
     throw new ArtifactError(fileName, '$', `unknown items format ${JSON.stringify(format)} (expected generic or ajimee)`);
   }
-  const value = decodeJsonBytes(bytes, fileName);
+  const value = decodeJsonBytes(bytes, fileName, fastDecode);
   if (!Array.isArray(value)) {
     throw new ArtifactError(fileName, '$', `expected a JSON array of item rows, got ${typeName(value)}`);
   }

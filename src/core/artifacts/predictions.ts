@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName } from './artifact-error.ts';
+import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName, type Utf8Decoder } from './artifact-error.ts';
 import { RowId, usableId } from './items.ts';
 
 export { ArtifactError } from './artifact-error.ts';
@@ -31,11 +31,12 @@ export type PredictionsFile = z.infer<typeof PredictionsFile>;
  * which sees both files.
  * @param bytes the file's raw bytes (UTF-8, one leading BOM accepted)
  * @param fileName the name to show in error messages (the path as the user gave it)
+ * @param fastDecode a faster UTF-8 decoder, if the caller has one (see decodeJsonBytes)
  * @returns the rows in file order
  * @throws ArtifactError on the first problem: bad encoding/JSON, a wrong type anywhere, an unknown key, a duplicate id
  */
-export function parsePredictions(bytes: Uint8Array, fileName: string): PredictionRow[] {
-  return parsePredictionsValue(decodeJsonBytes(bytes, fileName), fileName);
+export function parsePredictions(bytes: Uint8Array, fileName: string, fastDecode?: Utf8Decoder): PredictionRow[] {
+  return parsePredictionsValue(decodeJsonBytes(bytes, fileName, fastDecode), fileName);
 }
 
 /**

@@ -158,7 +158,7 @@ export function pairedCounts(
 }
 
 async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit: number, hashing: Promise<string>): Promise<ComparedRun> {
-  const value = decodeJsonBytes(source.bytes, source.fileName);
+  const value = decodeJsonBytes(source.bytes, source.fileName, source.fastDecode);
   const sha256 = await hashing;
   const isReport = typeof value === 'object' && value !== null && !Array.isArray(value) && 'schema' in value;
   if (!isReport) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Utf8Decoder } from '../artifacts/artifact-error.ts';
 import { ItemFormat, ItemLabel, parseItems, type ItemRow } from '../artifacts/items.ts';
 import { parsePredictions, type PredictionRow } from '../artifacts/predictions.ts';
 import { SHA256_PATTERN, sha256Hex } from '../sha256.ts';
@@ -58,6 +59,8 @@ export interface ArtifactBytes {
   fileName: string;
   /** the name recorded in the report (the base name) */
   reportName: string;
+  /** a faster platform UTF-8 decoder for `bytes`, if the caller has one (see decodeJsonBytes); else TextDecoder */
+  fastDecode?: Utf8Decoder;
 }
 
 /** Everything a score run needs besides the files. */
@@ -86,7 +89,7 @@ export interface LoadedItems {
  * @throws ArtifactError when the file is bad
  */
 export async function loadItems(source: ArtifactBytes, format: ItemFormat, sha256 = sha256Hex(source.bytes)): Promise<LoadedItems> {
-  const rows = parseItems(source.bytes, source.fileName, format);
+  const rows = parseItems(source.bytes, source.fileName, format, source.fastDecode);
   return { source, rows, info: await fileInfo(source, rows.length, sha256) };
 }
 
@@ -112,7 +115,7 @@ export async function scoreRun(
   candidateLimit: number,
   sha256 = sha256Hex(source.bytes),
 ): Promise<ScoredRun> {
-  const predictions = parsePredictions(source.bytes, source.fileName);
+  const predictions = parsePredictions(source.bytes, source.fileName, source.fastDecode);
   const byRow = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
   const outcomes = scoreRows(items.rows, byRow, candidateLimit);
   return { info: await fileInfo(source, predictions.length, sha256), predictions, outcomes, metrics: computeMetrics(outcomes, candidateLimit) };

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { decodeUtf8Text } from '../../src/cli/utf8-text.ts';
+
+const encoder = new TextEncoder();
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+describe('decodeUtf8Text (the CLI fast path for reading artifacts)', () => {
+  it('gives exactly what the scorer TextDecoder gives, BMP and astral characters alike', () => {
+    const text = JSON.stringify([{ id: 'a', input: 'かんじ𠮷', references: ['漢字𠮷', ''] }, 'ｶﾀｶﾅ\u0000\u2028é']);
+    const bytes = encoder.encode(text);
+    expect(decodeUtf8Text(bytes)).toBe(strict.decode(bytes));
+    expect(decodeUtf8Text(bytes)).toBe(text);
+  });
+
+  it('removes exactly one leading BOM, as TextDecoder does', () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    const once = new Uint8Array([...bom, ...encoder.encode('[1]')]);
+    const twice = new Uint8Array([...bom, ...bom, ...encoder.encode('[1]')]);
+    expect(decodeUtf8Text(once)).toBe('[1]');
+    expect(decodeUtf8Text(twice)).toBe(strict.decode(twice));
+    expect(decodeUtf8Text(twice)).toBe('\ufeff[1]');
+    expect(decodeUtf8Text(new Uint8Array(bom))).toBe('');
+  });
+
+  it('returns undefined for bytes that are not valid UTF-8 (the scorer then names the bad byte)', () => {
+    expect(decodeUtf8Text(new Uint8Array([0x5b, 0x22, 0xff, 0x22, 0x5d]))).toBeUndefined();
+    expect(decodeUtf8Text(new Uint8Array([0xed, 0xa0, 0x80]))).toBeUndefined(); // an encoded surrogate
+    expect(decodeUtf8Text(new Uint8Array([0xe3, 0x81]))).toBeUndefined(); // truncated sequence
+  });
+
+  it('handles an empty file and an odd-length file', () => {
+    expect(decodeUtf8Text(new Uint8Array(0))).toBe('');
+    expect(decodeUtf8Text(encoder.encode('abc'))).toBe('abc');
+  });
+});
