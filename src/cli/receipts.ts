@@ -146,12 +146,8 @@ function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSum
  * fails validation until they are filled), and one failure explanation slot per failed or interrupted run.
  */
 function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<string, unknown> {
-  const ids = [
-    ...target.failures.receipt_ids,
-    ...target.related.failed_receipt_ids,
-    ...target.interrupted.receipt_ids,
-    ...target.related.interrupted_receipt_ids,
-  ];
+  // A receipt can both fail and record an earlier interruption: one slot per receipt id.
+  const ids = [...new Set([...target.failures.receipt_ids, ...target.related.failed_receipt_ids, ...target.interrupted.receipt_ids])];
   return {
     schema: DEVICE_REVIEW_SCHEMA,
     target: target.key,

@@ -14,7 +14,7 @@
  * write replaces it at once and a crash can never leave the open runs and the pending interruption inconsistent.
  */
 import { z } from 'zod';
-import { ExecutionProvider, InterruptedRun, RunKind, Stage } from './receipt.ts';
+import { ExecutionProvider, InterruptedRun, JournalStage, RunKind, RunMode } from './receipt.ts';
 
 export const RUN_JOURNAL_SCHEMA = 'drb.run-journal.v1';
 
@@ -27,7 +27,7 @@ export const JournalEntry = InterruptedRun.extend({
   tab_id: z.string().min(1),
 });
 export type JournalEntry = z.infer<typeof JournalEntry>;
-export type InterruptedRun = z.infer<typeof InterruptedRun>;
+export type { InterruptedRun };
 
 /** The stored journal. */
 export const RunJournal = z.strictObject({
@@ -45,7 +45,10 @@ export const EMPTY_JOURNAL: RunJournal = Object.freeze({ schema: RUN_JOURNAL_SCH
 /** What identifies a run in the journal (everything but the stage and its start time). */
 export interface JournalRun {
   runId: string;
-  runKind: RunKind;
+  /** Which kind of run (a plain cold/warm run is `single`). */
+  runMode: RunMode;
+  /** cold or warm for a `single` run, null for the other modes. */
+  runKind: RunKind | null;
   modelId: string;
   requestedEp: ExecutionProvider;
   /** The tab running it (see JournalEntry.tab_id). */
@@ -53,7 +56,7 @@ export interface JournalRun {
 }
 
 /** Stages in the order a run passes through them; a run's journal never moves backwards in this order. */
-export const STAGE_ORDER: readonly Stage[] = Stage.options;
+export const STAGE_ORDER: readonly JournalStage[] = JournalStage.options;
 
 /** The outcome of reading the stored journal. */
 export type JournalRead =
@@ -126,13 +129,14 @@ export function onPageLoad(journal: RunJournal, context: LoadContext): { journal
  * @throws Error when the run's open entry is at a later stage (a controller bug that would make the journal name
  *   the wrong stage after a crash)
  */
-export function enterStage(journal: RunJournal, run: JournalRun, stage: Stage, startedAtIso: string): RunJournal {
+export function enterStage(journal: RunJournal, run: JournalRun, stage: JournalStage, startedAtIso: string): RunJournal {
   const open = journal.active.find((e) => e.run_id === run.runId);
   if (open !== undefined && STAGE_ORDER.indexOf(stage) < STAGE_ORDER.indexOf(open.stage)) {
     throw new Error(`run journal: stage "${stage}" cannot follow "${open.stage}" in run ${run.runId}`);
   }
   const entry = JournalEntry.parse({
     run_id: run.runId,
+    run_mode: run.runMode,
     run_kind: run.runKind,
     stage,
     stage_started_at: startedAtIso,
@@ -171,5 +175,7 @@ export function takeInterrupted(journal: RunJournal, onlyRunId?: string): { jour
 
 /** The line the page shows for an interrupted run (identifiers only, no text from the run). */
 export function interruptedRunMessage(run: InterruptedRun): string {
-  return `The previous ${run.run_kind} run (model ${run.model_id}, ${run.requested_ep}) was interrupted at stage "${run.stage}" (stage started ${run.stage_started_at}).`;
+  const mode = run.run_mode ?? 'single';
+  const what = mode === 'single' ? `${run.run_kind ?? 'single'} run` : `${mode} run`;
+  return `The previous ${what} (model ${run.model_id}, ${run.requested_ep}) was interrupted at stage "${run.stage}" (stage started ${run.stage_started_at}).`;
 }

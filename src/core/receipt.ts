@@ -201,15 +201,29 @@ export const Lifecycle = z.strictObject({
   events: z.array(z.strictObject({ type: z.string(), at_ms: Ms })),
 });
 
+/** The run kinds the journal follows: a plain cold/warm run (its receipt is a device receipt), a suite, a
+ *  generation or a side-by-side comparison run (each with its own receipt). */
+export const RunMode = z.enum(['single', 'suite', 'generation', 'comparison']);
+export type RunMode = z.infer<typeof RunMode>;
+
+/** Journaled stages: the device run's stages plus `rows`, the row-by-row scoring of a suite run (generation runs
+ *  use probe, fetch, session, warmup and warm_inference; comparisons fetch, session, warmup and warm_inference). */
+export const JournalStage = z.enum([...Stage.options, 'rows']);
+export type JournalStage = z.infer<typeof JournalStage>;
+
 /** What the journal found when the page loaded: the previous run did not finish (tab killed or reloaded). */
 export const InterruptedRun = z.strictObject({
   run_id: z.string(),
-  run_kind: RunKind,
-  stage: Stage,
+  /** Absent in receipts written before suite, generation and comparison runs were journaled: a `single` run. */
+  run_mode: RunMode.optional(),
+  /** cold or warm for a `single` run; null for the other modes (a suite, generation or comparison run has both). */
+  run_kind: RunKind.nullable(),
+  stage: JournalStage,
   stage_started_at: IsoTime,
   model_id: z.string(),
   requested_ep: ExecutionProvider,
 });
+export type InterruptedRun = z.infer<typeof InterruptedRun>;
 
 export const ReceiptError = z.strictObject({
   stage: Stage.nullable(),

@@ -27,6 +27,7 @@ import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts'
 import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { StageLimits } from './run-controller.ts';
+import { openRunJournal, type ControllerJournal, type RunJournalWriter } from './run-journal.ts';
 import { WorkerFailure, WorkerHandle } from './worker-client.ts';
 
 /** A prompt set as the page loaded it: parsed, plus the SHA-256 of the exact bytes. */
@@ -87,6 +88,8 @@ export interface GenerationEnvironment {
   probe: () => Promise<Capabilities>;
   limits: StageLimits;
   app: { version: string; commit: string | null };
+  /** The page's run journal: the run's stages are journaled and its receipt records a pending interruption. */
+  journal?: ControllerJournal;
 }
 
 /** A finished generation run: the receipt (validated), the answers (only offered on request) and any problems. */
@@ -122,16 +125,19 @@ export class GenerationController {
   async run(request: GenerationRequest, ui: GenerationUiHooks = {}): Promise<GenerationRunResult> {
     if (this.running) throw new Error('a generation run is already in progress');
     this.running = true;
+    const journal = await openRunJournal(this.env.journal, { runId: crypto.randomUUID(), mode: 'generation', kind: null, modelId: request.model.id, requestedEp: request.ep });
     try {
-      return await this.runInner(request, ui);
+      return await this.runInner(request, ui, journal);
     } finally {
+      // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
+      journal.end();
       this.running = false;
       this.handle?.terminate('generation run finished');
       this.handle = null;
     }
   }
 
-  private async runInner(request: GenerationRequest, ui: GenerationUiHooks): Promise<GenerationRunResult> {
+  private async runInner(request: GenerationRequest, ui: GenerationUiHooks, journal: RunJournalWriter): Promise<GenerationRunResult> {
     const { env } = this;
     const { set } = request.prompts;
     const lifecycle = new LifecycleRecorder();
@@ -156,6 +162,7 @@ export class GenerationController {
 
     // 1. Probe.
     ui.onPhase?.('probe');
+    journal.stage('probe');
     const capabilities = await env.probe();
     try {
       // 2. A fresh worker: a generation run's cold load is always a real load.
@@ -166,7 +173,9 @@ export class GenerationController {
       const hooks = handle.proxy({
         onProgress: (p: FetchProgress) => ui.onProgress?.(p),
         onStage: (stage: Stage, phase: 'start' | 'end') => {
-          if (phase === 'start') handle.enterStage(stage);
+          if (phase !== 'start') return;
+          journal.stage(stage);
+          handle.enterStage(stage);
         },
         onToken: (i: number) => ui.onToken?.(i),
       });
@@ -203,6 +212,7 @@ export class GenerationController {
         const prompt = step.kind === 'warmup' ? set.warmup : set.prompts[step.prompt_index!];
         const data: GenerateInput = { task: 'generate', prompt_id: prompt.id, text: prompt.text, max_new_tokens: plan.max_new_tokens, temperature: plan.temperature, seed: step.seed };
         const stage: Stage = step.kind === 'warmup' ? 'warmup' : 'warm_inference';
+        journal.stage(stage);
         // Both calls under the stage limit: a call to a worker that died in between would otherwise never settle.
         return handle.call<RunOutcome>(
           stage,
@@ -309,6 +319,7 @@ export class GenerationController {
       samples,
       summary: summarizeGeneration(samples, measuredTotal),
       capabilities,
+      previous_run_interrupted: journal.previous,
       lifecycle: lifecycle.stop(),
       errors: errors.map((e) => ({ ...e, message: redacted(e.message) })),
       outcome: { status: fatal === null ? 'ok' : 'failed', reason: fatal === null ? null : redacted(fatal) },

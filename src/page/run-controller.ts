@@ -15,6 +15,7 @@ import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import { assembleReceipt, type AssembledReceipt, type RunRecord } from './receipt-assembly.ts';
 import { WorkerFailure, WorkerHandle } from './worker-client.ts';
+import type { JournalEvent } from './run-journal.ts';
 
 /** Per-stage time limits in ms. Generous defaults: real models on phones can take minutes to fetch and compile. */
 export type StageLimits = Record<Stage, number>;
@@ -56,7 +57,7 @@ export interface RunEnvironment {
   /** The interrupted previous run to record in the next receipt (journal), consumed once. */
   takePreviousRunInterrupted?: () => DeviceReceipt['run']['previous_run_interrupted'];
   /** Called before each stage (run journal); `null` stage = the run ended cleanly. */
-  onJournal?: (event: { runId: string; kind: RunKind; stage: Stage | null; modelId: string; requestedEp: 'wasm' | 'webgpu' }) => void;
+  onJournal?: (event: JournalEvent) => void;
 }
 
 class RunFailed extends Error {
@@ -219,7 +220,7 @@ export class RunController {
       ui.onStatus?.(status, at);
     };
     const journal = (stage: Stage | null) =>
-      env.onJournal?.({ runId, kind: request.kind, stage, modelId: request.model.id, requestedEp: request.ep });
+      env.onJournal?.({ runId, mode: 'single', kind: request.kind, stage, modelId: request.model.id, requestedEp: request.ep });
     let workerSince = 0;
     // Warm samples reach the UI in batches (every UI_SAMPLE_INTERVAL_MS): re-rendering the live chart per sample
     // would compete with the runtime's threads for the device's cores and slow the very runs being measured.

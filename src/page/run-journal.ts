@@ -20,12 +20,13 @@ import {
   enterStage,
   onPageLoad,
   readJournal,
+  STAGE_ORDER,
   takeInterrupted,
   type InterruptedRun,
   type JournalRun,
   type RunJournal,
 } from '../core/journal.ts';
-import type { Stage } from '../core/receipt.ts';
+import type { JournalStage } from '../core/receipt.ts';
 
 /** The localStorage key of the journal (one key: each write replaces the whole journal at once). */
 export const RUN_JOURNAL_KEY = 'drb.run-journal';
@@ -124,7 +125,7 @@ export class RunJournalStore {
    * @param run the run entering the stage
    * @param stage the stage about to start
    */
-  enterStage(run: Omit<JournalRun, 'tabId'>, stage: Stage): void {
+  enterStage(run: Omit<JournalRun, 'tabId'>, stage: JournalStage): void {
     this.write(enterStage(this.read(), { ...run, tabId: this.tabId }, stage, new Date().toISOString()));
     if (this.locks && !this.releases.has(run.runId)) {
       let release!: () => void;
@@ -185,11 +186,13 @@ export class RunJournalStore {
   }
 }
 
-/** The journal event the run controller sends before each stage (`stage` null: the run ended, ok or failed). */
+/** The journal event a controller sends before each stage (`stage` null: the run ended, ok or failed). */
 export interface JournalEvent {
   runId: string;
+  /** Which controller's run: `single` (run-controller), `suite`, `generation` or `comparison`. */
+  mode: JournalRun['runMode'];
   kind: JournalRun['runKind'];
-  stage: Stage | null;
+  stage: JournalStage | null;
   modelId: string;
   requestedEp: JournalRun['requestedEp'];
 }
@@ -234,11 +237,67 @@ export function journalHooks(store: RunJournalStore): {
         return;
       }
       try {
-        store.enterStage({ runId: event.runId, runKind: event.kind, modelId: event.modelId, requestedEp: event.requestedEp }, event.stage);
+        store.enterStage(
+          { runId: event.runId, runMode: event.mode, runKind: event.kind, modelId: event.modelId, requestedEp: event.requestedEp },
+          event.stage,
+        );
       } catch (error) {
         // A stage event that arrives late from the worker (an earlier stage): keep the later stage on record.
         console.warn((error as Error).message);
       }
+    },
+  };
+}
+
+/** The journal hooks a controller takes (from `journalHooks`), and a promise that settles once the store is loaded. */
+export interface ControllerJournal {
+  /** Settles when the store has read the journal at page load (await it before taking the pending interruption). */
+  ready: Promise<unknown>;
+  takePreviousRunInterrupted: () => InterruptedRun | null;
+  onJournal: (event: JournalEvent) => void;
+}
+
+/** One run's journal, as the suite, generation and comparison controllers use it. */
+export interface RunJournalWriter {
+  /** The interruption this run records in its receipt (`previous_run_interrupted`), or null. */
+  previous: InterruptedRun | null;
+  /** Journals that the run is about to start `stage`; a stage not after the last journaled one is skipped. */
+  stage(stage: JournalStage): void;
+  /** Journals that the run ended (ok or failed: its receipt tells the story); later calls do nothing. */
+  end(): void;
+}
+
+/**
+ * Opens one run's journal: claims the pending interruption (the run's receipt records it) and returns the stage and
+ * end writers. Without a journal (tests, storage blocked) it records nothing and `previous` is null.
+ *
+ * Stages only move forward: a comparison loads several routes one after another (fetch, session, fetch, ...), and
+ * the journal keeps the furthest stage reached rather than warning about each step back.
+ *
+ * @param journal the page's journal hooks, or undefined
+ * @param run the run's id, mode, model and requested route (`kind` null for the suite, generation and comparison modes)
+ */
+export async function openRunJournal(
+  journal: ControllerJournal | undefined,
+  run: Omit<JournalEvent, 'stage'>,
+): Promise<RunJournalWriter> {
+  if (!journal) return { previous: null, stage: () => undefined, end: () => undefined };
+  await journal.ready.catch(() => undefined);
+  const previous = journal.takePreviousRunInterrupted();
+  let last = -1;
+  let ended = false;
+  return {
+    previous,
+    stage(stage) {
+      const index = STAGE_ORDER.indexOf(stage);
+      if (ended || index <= last) return;
+      last = index;
+      journal.onJournal({ ...run, stage });
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      journal.onJournal({ ...run, stage: null });
     },
   };
 }

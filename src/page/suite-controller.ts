@@ -25,6 +25,7 @@ import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage 
 import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import type { FetchProgress, LoadResult } from '../../workers/engines/engine.ts';
 import type { StageLimits } from './run-controller.ts';
+import { openRunJournal, type ControllerJournal } from './run-journal.ts';
 import { WorkerFailure, WorkerHandle } from './worker-client.ts';
 
 /** What to run. */
@@ -66,6 +67,8 @@ export interface SuiteEnvironment {
   probe: () => Promise<Capabilities>;
   limits: StageLimits;
   app: { version: string; commit: string | null };
+  /** The page's run journal: the run's stages are journaled and its receipt records a pending interruption. */
+  journal?: ControllerJournal;
 }
 
 /** The result: refused before the run (`refused`), or a receipt (ok or failed) with predictions when ok. */
@@ -143,6 +146,14 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
   }
 
   const provenance = provenanceFor(request.model);
+  // The journal from here on (a refused run never started): stages before they begin, the end once a receipt exists.
+  const journal = await openRunJournal(env.journal, {
+    runId: crypto.randomUUID(),
+    mode: 'suite',
+    kind: null,
+    modelId: request.model.id,
+    requestedEp: request.ep,
+  });
   const startedAtMs = performance.now();
   const errors: SuiteReceipt['errors'] = [];
   let failure: { reason: string; stage: SuiteStage } | null = null;
@@ -157,6 +168,7 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
 
   try {
     // 2. Probe.
+    journal.stage('probe');
     capabilities = await env.probe();
 
     // 3. A fresh worker (the runtime's thread count is fixed per worker), then the cold load.
@@ -168,9 +180,12 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
     const hooks = h.proxy({
       onProgress: (p: FetchProgress) => ui.onProgress?.(p),
       onStage: (stage: 'fetch' | 'session', phase: 'start' | 'end') => {
-        if (phase === 'start') h.enterStage(stage);
+        if (phase !== 'start') return;
+        journal.stage(stage);
+        h.enterStage(stage);
       },
     });
+    journal.stage('fetch');
     const outcome = await h.call<LoadOutcome>(
       'fetch',
       env.limits.fetch,
@@ -194,6 +209,7 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
 
     // 4. Rows, in items order.
     if (failure === null) {
+      journal.stage('rows');
       ui.onPhase?.('rows');
       const rowsStarted = performance.now();
       const total = plan.rows.length;
@@ -292,6 +308,7 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
     },
     predictions: predictions ? { sha256: await sha256Hex(predictions), bytes: predictions.byteLength, rows: predictionRows.length } : null,
     capabilities,
+    previous_run_interrupted: journal.previous,
     errors: errors.map((e) => ({ ...e, message: redactUrlsInText(e.message) })),
     outcome: failure ? { status: 'failed', reason: redactUrlsInText(failure.reason), failed_stage: failure.stage } : { status: 'ok', reason: null, failed_stage: null },
   };
@@ -299,6 +316,7 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
   const parsed = SuiteReceipt.safeParse(receipt);
   if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
   else problems.push(...checkSuiteReceipt(parsed.data).map((p) => `${p.path}: ${p.message}`));
+  journal.end();
   ui.onPhase?.(failure ? 'failed' : 'done');
   return { refused: null, receipt, problems, predictions, predictionsFileName };
 }

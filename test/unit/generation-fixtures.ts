@@ -82,6 +82,7 @@ export function makeGenerationReceipt(): GenerationReceipt {
     samples,
     summary: summarizeGeneration(samples, 10),
     capabilities,
+    previous_run_interrupted: null,
     lifecycle,
     errors: [],
     outcome: { status: 'ok', reason: null },

@@ -42,7 +42,7 @@ class MemoryLocks implements RunLocks {
   }
 }
 
-const run = { runId: 'r1', runKind: 'cold', modelId: 'ort-tiny-xenc', requestedEp: 'wasm' } as const;
+const run = { runId: 'r1', runMode: 'single', runKind: 'cold', modelId: 'ort-tiny-xenc', requestedEp: 'wasm' } as const;
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 afterEach(() => vi.restoreAllMocks());
@@ -67,6 +67,7 @@ describe('RunJournalStore', () => {
     const interrupted = await second.load();
     expect(interrupted).toEqual({
       run_id: 'r1',
+      run_mode: 'single',
       run_kind: 'cold',
       stage: 'session',
       stage_started_at: expect.any(String),
@@ -163,7 +164,7 @@ describe('RunJournalStore', () => {
 
 describe('journalHooks (the run controller side)', () => {
   const event = (runId: string, stage: 'probe' | 'session' | 'warm_inference' | null) =>
-    ({ runId, kind: 'cold', stage, modelId: 'ort-tiny-xenc', requestedEp: 'wasm' }) as const;
+    ({ runId, mode: 'single', kind: 'cold', stage, modelId: 'ort-tiny-xenc', requestedEp: 'wasm' }) as const;
 
   it('the run after an interruption records it, and storage forgets it only when that run ends', async () => {
     const storage = new MemoryStorage();

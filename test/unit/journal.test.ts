@@ -16,8 +16,8 @@ import { InterruptedRun } from '../../src/core/receipt.ts';
 
 const TAB = 'tab-a';
 const OTHER_TAB = 'tab-b';
-const cold: JournalRun = { runId: 'run-cold-1', runKind: 'cold', modelId: 'ort-heavy-xenc', requestedEp: 'wasm', tabId: TAB };
-const warm: JournalRun = { runId: 'run-warm-1', runKind: 'warm', modelId: 'ort-heavy-xenc', requestedEp: 'webgpu', tabId: TAB };
+const cold: JournalRun = { runId: 'run-cold-1', runMode: 'single', runKind: 'cold', modelId: 'ort-heavy-xenc', requestedEp: 'wasm', tabId: TAB };
+const warm: JournalRun = { runId: 'run-warm-1', runMode: 'single', runKind: 'warm', modelId: 'ort-heavy-xenc', requestedEp: 'webgpu', tabId: TAB };
 const T1 = '2026-11-29T11:00:00.000Z';
 const T2 = '2026-11-29T11:00:01.500Z';
 const T3 = '2026-11-29T11:00:02.000Z';
@@ -36,7 +36,7 @@ describe('run journal transitions', () => {
     let journal = roundTrip(enterStage(EMPTY_JOURNAL, cold, 'fetch', T1));
     journal = roundTrip(enterStage(journal, cold, 'session', T2));
     expect(journal.active).toEqual([
-      { run_id: 'run-cold-1', run_kind: 'cold', stage: 'session', stage_started_at: T2, model_id: 'ort-heavy-xenc', requested_ep: 'wasm', tab_id: TAB },
+      { run_id: 'run-cold-1', run_mode: 'single', run_kind: 'cold', stage: 'session', stage_started_at: T2, model_id: 'ort-heavy-xenc', requested_ep: 'wasm', tab_id: TAB },
     ]);
     journal = roundTrip(endRun(journal, cold.runId));
     expect(journal).toEqual({ schema: RUN_JOURNAL_SCHEMA, active: [], interrupted: null });
@@ -50,6 +50,7 @@ describe('run journal transitions', () => {
     const loaded = onPageLoad(journal, { tabId: TAB, liveRunIds: new Set([warm.runId]) });
     expect(loaded.interrupted).toEqual({
       run_id: 'run-warm-1',
+      run_mode: 'single',
       run_kind: 'warm',
       stage: 'warm_inference',
       stage_started_at: T2,
@@ -147,7 +148,7 @@ describe('readJournal', () => {
     [JSON.stringify({ ...open, note: 'free text' }), 'run journal: (root): Unrecognized key: "note"'],
     [
       JSON.stringify({ ...open, active: [{ ...open.active[0], stage: 'typing' }] }),
-      'run journal: active.0.stage: Invalid option: expected one of "probe"|"fetch"|"session"|"first_inference"|"warmup"|"warm_inference"',
+      'run journal: active.0.stage: Invalid option: expected one of "probe"|"fetch"|"session"|"first_inference"|"warmup"|"warm_inference"|"rows"',
     ],
     [JSON.stringify({ ...open, active: [{ ...open.active[0], input_text: 'secret' }] }), 'run journal: active.0: Unrecognized key: "input_text"'],
     [JSON.stringify({ ...open, active: [{ ...open.active[0], tab_id: '' }] }), 'run journal: active.0.tab_id: Too small: expected string to have >=1 characters'],

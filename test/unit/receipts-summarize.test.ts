@@ -10,6 +10,8 @@ import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
 import { ReceiptsSummary, type TargetSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { targetIdentity } from '../../src/core/receipts/target-identity.ts';
+import { renderSummaryMarkdown } from '../../src/core/receipts/summary-markdown.ts';
+import { makeGenerationReceipt } from './generation-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './receipts-cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
@@ -74,13 +76,107 @@ describe('grouping by target', () => {
     }
   });
 
-  it('counts the interrupted run the page recorded after a reload in the middle of a run', async () => {
+  it('counts the interrupted run under the dead run\'s model and requested route on that device, not under the recorder', async () => {
     const receipts = pageReceipts();
     const recorder = receipts.find((r) => r.run.previous_run_interrupted !== null)!;
+    const dead = recorder.run.previous_run_interrupted!;
+    // The page's capture reloads in the middle of a heavy-model warm run, then records it in a tiny-model cold run.
+    expect(dead.model_id).not.toBe(recorder.model.id);
     const summary = await summarizeAll(receipts);
-    const t = only(summary.targets, (x) => x.interrupted.receipt_ids.includes(recorder.receipt_id));
-    expect(t.counts.interrupted).toBe(1);
-    expect(t.interrupted.by_stage).toEqual([{ stage: recorder.run.previous_run_interrupted!.stage, count: 1 }]);
+    const device = targetIdentity(recorder).device;
+    const expected = summary.targets.filter(
+      (t) => JSON.stringify(t.identity.device) === JSON.stringify(device) && t.identity.model.id === dead.model_id && t.identity.route.requested_ep === dead.requested_ep,
+    );
+    expect(expected.length).toBeGreaterThan(0);
+    for (const t of summary.targets) {
+      const counted = t.interrupted.receipt_ids.includes(recorder.receipt_id);
+      expect(counted, `${t.label}`).toBe(expected.includes(t));
+    }
+    const own = only(summary.targets, (t) => JSON.stringify(t.identity) === JSON.stringify(targetIdentity(recorder)));
+    expect(own.counts.interrupted).toBe(0);
+    expect(own.interrupted).toEqual({ group_key: null, by_stage: [], receipt_ids: [] });
+    for (const t of expected) {
+      expect(t.counts.interrupted).toBe(1);
+      expect(t.interrupted.by_stage).toEqual([{ stage: dead.stage, count: 1 }]);
+    }
+    expect(summary.inputs.interruptions).toBe(1);
+    expect(summary.interruptions).toHaveLength(1);
+    expect(summary.interruptions[0]).toMatchObject({
+      model_id: dead.model_id,
+      requested_ep: dead.requested_ep,
+      device,
+      interrupted: 1,
+      by_stage: [{ stage: dead.stage, count: 1 }],
+      by_run_mode: [{ run_mode: 'single', count: 1 }],
+      receipt_ids: [recorder.receipt_id],
+      target_keys: expected.map((t) => t.key).sort(),
+      receipts: expected.reduce((n, t) => n + t.counts.receipts, 0),
+    });
+    expect(expected[0].interrupted.group_key).toBe(summary.interruptions[0].key);
+    expect(ReceiptsSummary.safeParse(summary).success).toBe(true);
+  });
+
+  it('creates an interruption group with zero receipts when the dead run\'s model never finished on that device', async () => {
+    const receipts = pageReceipts();
+    const recorder = receipts.find((r) => r.run.previous_run_interrupted !== null)!;
+    recorder.run.previous_run_interrupted = { ...recorder.run.previous_run_interrupted!, model_id: 'tfjs-tiny-reranker', requested_ep: 'webgpu', stage: 'session' };
+    const summary = await summarizeAll(receipts);
+    expect(summary.targets.some((t) => t.counts.interrupted > 0)).toBe(false);
+    expect(summary.interruptions).toHaveLength(1);
+    const group = summary.interruptions[0];
+    expect(group).toMatchObject({ model_id: 'tfjs-tiny-reranker', requested_ep: 'webgpu', interrupted: 1, receipts: 0, target_keys: [], receipt_ids: [recorder.receipt_id] });
+    expect(group.key).toMatch(/^i-[0-9a-f]{12}$/);
+    const md = renderSummaryMarkdown(summary);
+    expect(md).toContain('## Interrupted runs');
+    expect(md).toContain(`| ${group.key} | tfjs-tiny-reranker | webgpu |`);
+    expect(md).toContain(`| 1 | 1x session | 1x single | ${recorder.receipt_id} | 0 | none (no receipt of its own) |`);
+  });
+
+  it('keeps interruptions recorded on another device apart, and counts each recorded interruption once per group', async () => {
+    const receipts = pageReceipts();
+    const recorder = receipts.find((r) => r.run.previous_run_interrupted !== null)!;
+    const dead = recorder.run.previous_run_interrupted!;
+    const elsewhere = structuredClone(recorder);
+    elsewhere.receipt_id = `${recorder.receipt_id}-iphone`;
+    elsewhere.capabilities.user_agent = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile/15E148 Safari/604.1';
+    const again = structuredClone(recorder);
+    again.receipt_id = `${recorder.receipt_id}-again`;
+    again.run.previous_run_interrupted = { ...dead, run_id: 'another-dead-run', stage: 'fetch' };
+    const summary = await summarizeAll([...receipts, elsewhere, again]);
+    expect(summary.inputs.interruptions).toBe(3);
+    expect(summary.interruptions).toHaveLength(2);
+    const here = only(summary.targets, (t) => t.identity.model.id === dead.model_id && t.counts.ok_warm > 0 && !t.identity.device.user_agent.includes('iPhone'));
+    expect(here.interrupted.receipt_ids).toEqual([recorder.receipt_id, again.receipt_id].sort());
+    expect(here.interrupted.by_stage).toEqual([
+      { stage: 'fetch', count: 1 },
+      { stage: dead.stage, count: 1 },
+    ]);
+    const iphone = only(summary.interruptions, (g) => g.device.user_agent.includes('iPhone'));
+    expect(iphone).toMatchObject({ interrupted: 1, receipts: 0, target_keys: [] });
+  });
+
+  it('counts an interruption recorded by a generation receipt under the dead run\'s model and route', async () => {
+    const s = new ReceiptsSummarizer();
+    for (const r of pageReceipts()) s.addReceipt(r);
+    const gen = makeGenerationReceipt();
+    gen.previous_run_interrupted = {
+      run_id: 'gen-dead',
+      run_mode: 'suite',
+      run_kind: null,
+      stage: 'rows',
+      stage_started_at: '2026-11-29T09:00:00Z',
+      model_id: 'ort-tiny-xenc',
+      requested_ep: 'wasm',
+    };
+    s.addGenerationReceipt(gen);
+    const summary = await s.finish();
+    const group = only(summary.interruptions, (g) => g.receipt_ids.includes(gen.receipt_id));
+    expect(group).toMatchObject({ model_id: 'ort-tiny-xenc', requested_ep: 'wasm', by_stage: [{ stage: 'rows', count: 1 }], by_run_mode: [{ run_mode: 'suite', count: 1 }] });
+    // The generation fixture's device is not the page's Chromium: its own group, not the Chromium targets.
+    expect(summary.targets.filter((t) => t.interrupted.receipt_ids.includes(gen.receipt_id)).map((t) => t.key)).toEqual(
+      summary.targets.filter((t) => group.target_keys.includes(t.key)).map((t) => t.key),
+    );
+    expect(summary.generation_targets[0].interrupted.receipt_ids).toEqual([]);
   });
 });
 
@@ -138,7 +234,10 @@ describe('per-target statistics', () => {
     const loaded = only(failedTargets, (t) => t.identity.model.file_sha256.length > 0);
     expect(loaded.failures.by_reason).toEqual([{ stage: 'warm_inference', reason: 'worker crashed', count: 1 }]);
     expect(okTarget.counts).toMatchObject({ receipts: 2, failed: 0, interrupted: 1 });
-    expect(okTarget.interrupted).toEqual({ by_stage: [{ stage: 'warm_inference', count: 1 }], receipt_ids: [interrupted.receipt_id] });
+    expect(okTarget.interrupted).toMatchObject({ by_stage: [{ stage: 'warm_inference', count: 1 }], receipt_ids: [interrupted.receipt_id] });
+    // The journal does not record what completed, so the failed targets of the same model and requested route share it.
+    for (const t of failedTargets) expect(t.interrupted.receipt_ids).toEqual([interrupted.receipt_id]);
+    expect(only(summary.targets, (t) => t.identity.route.requested_ep === 'webgpu').counts.interrupted).toBe(0);
     expect(okTarget.related.failed_receipt_ids).toEqual([fail1, fail2, fail3].map((r) => r.receipt_id).sort());
     expect(okTarget.related.target_keys).toEqual(failedTargets.map((t) => t.key).sort());
     expect(notLoaded.related.failed_receipt_ids).toEqual([fail3.receipt_id]);
@@ -181,7 +280,7 @@ describe('drb receipts summarize', () => {
     expect(run.stdout).toMatch(/^summarized 2 receipt\(s\) into 1 target\(s\) \(0 DEVICE_PASS, 1 DEVICE_RECEIPT\): /);
     expect(run.stderr).toContain('warning: 1 invalid receipt(s) excluded');
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
-    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1 });
+    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1, interruptions: 0 });
     expect(summary.invalid[0]).toMatchObject({ file: join(d, 'in', 'bad.json'), first_problem: 'outcome.status: is "ok" but no inference completed' });
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(md).toContain(`| ${summary.targets[0].key} | ort-tiny-xenc | ort | wasm | 1 | 1/5 | 1/20 |`);

@@ -38,6 +38,7 @@ function receipt(): SuiteReceipt {
     timings: { model_load_ms: 100, row_latency_samples_ms: samples, row_latency_stats: summarize(samples), total_ms: 200 },
     predictions: { sha256: sha, bytes: 100, rows: 5 },
     capabilities: null,
+    previous_run_interrupted: null,
     errors: [],
     outcome: { status: 'ok', reason: null, failed_stage: null },
   };

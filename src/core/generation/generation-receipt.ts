@@ -8,7 +8,7 @@
  * (WebLLM's usage.extra) sits beside each sample with the difference.
  */
 import { z } from 'zod';
-import { Capabilities, EngineName, Lifecycle, ModelInfo, Route } from '../receipt.ts';
+import { Capabilities, EngineName, InterruptedRun, Lifecycle, ModelInfo, Route } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { median, percentile } from '../stats.ts';
 
@@ -131,6 +131,8 @@ export const GenerationReceipt = z.strictObject({
   }),
   samples: z.array(GenerationSample),
   summary: GenerationSummary,
+  /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
+  previous_run_interrupted: InterruptedRun.nullable(),
   capabilities: Capabilities,
   lifecycle: Lifecycle,
   errors: z.array(GenerationError),

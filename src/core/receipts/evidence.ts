@@ -40,7 +40,7 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
   }
   const explained = new Set(review?.failure_explanations.map((e) => e.receipt_id) ?? []);
   const failed = [...target.failures.receipt_ids, ...target.related.failed_receipt_ids].filter((id) => !explained.has(id));
-  const interrupted = [...target.interrupted.receipt_ids, ...target.related.interrupted_receipt_ids].filter((id) => !explained.has(id));
+  const interrupted = [...target.interrupted.receipt_ids].filter((id) => !explained.has(id));
   if (failed.length > 0) reasons.push(`${failed.length} failed run(s) not explained in a review: ${failed.sort().join(', ')}`);
   if (interrupted.length > 0) {
     reasons.push(`${interrupted.length} interrupted run(s) not explained in a review (recorded by ${interrupted.sort().join(', ')})`);

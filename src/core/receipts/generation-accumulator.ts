@@ -102,10 +102,17 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * The finished generation target.
  * @param key its `g-` key
  * @param acc its accumulator
+ * @param interrupted interruptions attributed to its device, model and requested route
  * @param profiles budget profiles (cold load = load p95, warm latency = TTFT p95)
  * @param llmConfigs LLM configs for memory fit
  */
-export function buildGenerationTarget(key: string, acc: GenerationAccumulator, profiles: BudgetProfiles, llmConfigs: LlmConfigs): GenerationTargetSummary {
+export function buildGenerationTarget(
+  key: string,
+  acc: GenerationAccumulator,
+  interrupted: GenerationTargetSummary['interrupted'],
+  profiles: BudgetProfiles,
+  llmConfigs: LlmConfigs,
+): GenerationTargetSummary {
   const load = summarize(acc.load);
   const ttft = summarize(acc.ttft);
   const measurements = {
@@ -119,6 +126,9 @@ export function buildGenerationTarget(key: string, acc: GenerationAccumulator, p
   const reasons = ['DEVICE_PASS is defined for the cold/warm procedure of device receipts; generation runs are evidence beside it'];
   if (acc.ok === 0) reasons.push('no generation run completed ok');
   if (acc.failed > 0) reasons.push(`${acc.failed} failed generation run(s): ${[...acc.failedIds].sort(byString).join(', ')}`);
+  if (interrupted.receipt_ids.length > 0) {
+    reasons.push(`${interrupted.receipt_ids.length} interrupted run(s) of this model and route (recorded by ${interrupted.receipt_ids.join(', ')})`);
+  }
   return {
     key,
     label: targetLabel(acc.identity),
@@ -132,6 +142,7 @@ export function buildGenerationTarget(key: string, acc: GenerationAccumulator, p
       ok_samples: acc.okSamples,
       failed_samples: acc.failedSamples,
       truncations: acc.truncations,
+      interrupted: interrupted.receipt_ids.length,
     },
     load_ms: load,
     ttft_ms: ttft,
@@ -142,13 +153,14 @@ export function buildGenerationTarget(key: string, acc: GenerationAccumulator, p
       receipt_ids: [...acc.failedIds].sort(byString),
     },
     noisy_receipt_ids: [...acc.noisyIds].sort(byString),
+    interrupted,
     model_bytes: acc.modelBytes,
     js_heap_max_used_bytes: acc.heapMax,
     profiles: profiles.profiles.map((profile) => evaluateProfile(measurements, profile)),
     memory_fit:
       config === null || estimate === null
         ? null
-        : { config_source: config.source, estimate, status: fitStatus(estimate, acc.failed + acc.failedSamples) },
+        : { config_source: config.source, estimate, status: fitStatus(estimate, acc.failed + acc.failedSamples + interrupted.receipt_ids.length) },
     evidence: { state: 'DEVICE_RECEIPT', not_higher_because: reasons },
   };
 }

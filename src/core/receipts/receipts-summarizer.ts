@@ -4,7 +4,7 @@
  * files one by one and call `addReceipt` / `addInvalid` / `addNotReceipt`; nothing here touches a file system.
  */
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
-import type { DeviceReceipt } from '../receipt.ts';
+import type { DeviceReceipt, InterruptedRun } from '../receipt.ts';
 import { summarize, type SampleStats } from '../stats.ts';
 import type { DeviceReview } from './device-review.ts';
 import { evaluateEvidence } from './evidence.ts';
@@ -15,16 +15,19 @@ import {
   PROTOCOL_MIN_COLD,
   PROTOCOL_MIN_WARM,
   RECEIPTS_SUMMARY_SCHEMA,
+  type InterruptionGroup,
   type ReceiptsSummary,
   type TargetSummary,
 } from './receipts-summary.ts';
 import {
   canonicalJson,
+  deviceIdentity,
   generationTargetIdentity,
   identityKey,
   requestIdentity,
   targetIdentity,
   targetLabel,
+  type DeviceIdentity,
   type TargetIdentity,
 } from './target-identity.ts';
 import type { ReceiptProblem } from './validate-receipt.ts';
@@ -58,8 +61,6 @@ interface Accumulator {
   integrity: Record<'verified' | 'unpinned' | 'mismatch' | 'not-loaded', number>;
   failures: Map<string, { stage: string | null; reason: string; count: number }>;
   failedIds: string[];
-  interruptedStages: Map<string, number>;
-  interruptedIds: string[];
   modelBytes: number | null;
   heapMax: number | null;
 }
@@ -87,14 +88,34 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     integrity: { verified: 0, unpinned: 0, mismatch: 0, 'not-loaded': 0 },
     failures: new Map(),
     failedIds: [],
-    interruptedStages: new Map(),
-    interruptedIds: [],
     modelBytes: null,
     heapMax: null,
   };
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The interruptions of one device + model + requested route (see InterruptionGroup). */
+interface InterruptionAccumulator {
+  device: DeviceIdentity;
+  modelId: string;
+  requestedEp: string;
+  byStage: Map<string, number>;
+  byMode: Map<string, number>;
+  recorderIds: string[];
+}
+
+/** What an interruption is attributed to: the recorder's device, the dead run's model and requested route. */
+function interruptionCanonical(device: DeviceIdentity, modelId: string, requestedEp: string): string {
+  return canonicalJson({ device, model_id: modelId, requested_ep: requestedEp });
+}
+
+/** Counts sorted by count (descending), then name. */
+function countList<K extends string>(counts: ReadonlyMap<string, number>, name: K): Array<Record<K, string> & { count: number }> {
+  return [...counts.entries()]
+    .sort(([a, m], [b, n]) => n - m || byString(a, b))
+    .map(([value, count]) => ({ [name]: value, count }) as Record<K, string> & { count: number });
+}
 
 function statsOrNull(samples: number[]): SampleStats | null {
   return summarize(samples);
@@ -114,6 +135,8 @@ export interface SummaryOptions {
 export class ReceiptsSummarizer {
   private readonly groups = new Map<string, Accumulator>();
   private readonly generationGroups = new Map<string, GenerationAccumulator>();
+  private readonly interruptionGroups = new Map<string, InterruptionAccumulator>();
+  private interruptionCount = 0;
   private generationValid = 0;
   private readonly invalid: ReceiptsSummary['invalid'] = [];
   private readonly notReceipts: ReceiptsSummary['not_receipts'] = [];
@@ -140,6 +163,30 @@ export class ReceiptsSummarizer {
       this.generationGroups.set(canonical, acc);
     }
     foldGeneration(acc, receipt);
+    if (receipt.previous_run_interrupted !== null) {
+      this.addInterruption(deviceIdentity(receipt), receipt.previous_run_interrupted, receipt.receipt_id);
+    }
+  }
+
+  /**
+   * Counts the interruption a valid receipt records under the interrupted run's own model and requested route on
+   * the recorder's device (the recorder is the NEXT run, often another model or route, so its target is not it).
+   * @param device the device identity the recording receipt saw
+   * @param run the recorded `previous_run_interrupted`
+   * @param recorderId the recording receipt's id (a review explains the interruption by it)
+   */
+  addInterruption(device: DeviceIdentity, run: InterruptedRun, recorderId: string): void {
+    this.interruptionCount++;
+    const canonical = interruptionCanonical(device, run.model_id, run.requested_ep);
+    let acc = this.interruptionGroups.get(canonical);
+    if (!acc) {
+      acc = { device, modelId: run.model_id, requestedEp: run.requested_ep, byStage: new Map(), byMode: new Map(), recorderIds: [] };
+      this.interruptionGroups.set(canonical, acc);
+    }
+    acc.byStage.set(run.stage, (acc.byStage.get(run.stage) ?? 0) + 1);
+    const mode = run.run_mode ?? 'single';
+    acc.byMode.set(mode, (acc.byMode.get(mode) ?? 0) + 1);
+    acc.recorderIds.push(recorderId);
   }
 
   /**
@@ -157,6 +204,9 @@ export class ReceiptsSummarizer {
       this.groups.set(canonical, acc);
     }
     fold(acc, receipt);
+    if (receipt.run.previous_run_interrupted !== null) {
+      this.addInterruption(identity.device, receipt.run.previous_run_interrupted, receipt.receipt_id);
+    }
   }
 
   /**
@@ -192,6 +242,20 @@ export class ReceiptsSummarizer {
     const profiles = options.profiles ?? BUILTIN_PROFILES;
     const llmConfigs = options.llmConfigs ?? BUILTIN_LLM_CONFIGS;
     const reviews = options.reviews ?? new Map<string, StoredReview>();
+    // Interruption groups first: targets point at theirs, and each group lists the targets it matched.
+    const groupKeys = new Map<string, string>();
+    for (const canonical of this.interruptionGroups.keys()) groupKeys.set(canonical, await identityKey(canonical, 'i'));
+    const matched = new Map<string, { keys: string[]; receipts: number }>();
+    const interruptionsOf = (identity: TargetIdentity, key: string, receipts: number): TargetSummary['interrupted'] => {
+      const canonical = interruptionCanonical(identity.device, identity.model.id, identity.route.requested_ep);
+      const group = this.interruptionGroups.get(canonical);
+      if (!group) return { group_key: null, by_stage: [], receipt_ids: [] };
+      const seen = matched.get(canonical) ?? { keys: [], receipts: 0 };
+      seen.keys.push(key);
+      seen.receipts += receipts;
+      matched.set(canonical, seen);
+      return { group_key: groupKeys.get(canonical)!, by_stage: countList(group.byStage, 'stage'), receipt_ids: [...group.recorderIds].sort(byString) };
+    };
     const keyed: Array<{ key: string; requestKey: string; acc: Accumulator }> = [];
     for (const [canonical, acc] of this.groups) {
       keyed.push({ key: await identityKey(canonical, 't'), requestKey: await identityKey(acc.requestCanonical, 'r'), acc });
@@ -205,7 +269,7 @@ export class ReceiptsSummarizer {
     const targets: TargetSummary[] = [];
     for (const { key, requestKey, acc } of keyed) {
       const siblings = (byRequest.get(requestKey) ?? []).filter((s) => s.key !== key);
-      const base = buildTarget(key, requestKey, acc, siblings, profiles, llmConfigs);
+      const base = buildTarget(key, requestKey, acc, siblings, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs);
       const stored = reviews.get(key) ?? null;
       const review = stored
         ? { file: stored.file, sha256: stored.sha256, reviewer: stored.review.reviewer, reviewed_at: stored.review.reviewed_at }
@@ -224,8 +288,28 @@ export class ReceiptsSummarizer {
     );
     const generationTargets = [];
     for (const [canonical, acc] of this.generationGroups) {
-      generationTargets.push(buildGenerationTarget(await identityKey(canonical, 'g'), acc, profiles, llmConfigs));
+      const key = await identityKey(canonical, 'g');
+      generationTargets.push(buildGenerationTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs));
     }
+    const interruptions: InterruptionGroup[] = [];
+    for (const [canonical, group] of this.interruptionGroups) {
+      const seen = matched.get(canonical) ?? { keys: [], receipts: 0 };
+      const device = [group.device.model, group.device.platform].filter(Boolean).join(' ') || 'unknown device';
+      interruptions.push({
+        key: groupKeys.get(canonical)!,
+        label: `${group.modelId} ${group.requestedEp} on ${device}`,
+        device: group.device,
+        model_id: group.modelId,
+        requested_ep: group.requestedEp,
+        interrupted: group.recorderIds.length,
+        by_stage: countList(group.byStage, 'stage'),
+        by_run_mode: countList(group.byMode, 'run_mode'),
+        receipt_ids: [...group.recorderIds].sort(byString),
+        target_keys: [...seen.keys].sort(byString),
+        receipts: seen.receipts,
+      });
+    }
+    interruptions.sort((a, b) => byString(a.model_id, b.model_id) || byString(a.requested_ep, b.requested_ep) || byString(a.key, b.key));
     generationTargets.sort((a, b) => byString(a.identity.model.id, b.identity.model.id) || byString(a.key, b.key));
     const known = new Set(targets.map((t) => t.key));
     return {
@@ -239,11 +323,13 @@ export class ReceiptsSummarizer {
         generation_receipts_valid: this.generationValid,
         receipts_invalid: this.invalid.length,
         not_receipts: this.notReceipts.length,
+        interruptions: this.interruptionCount,
       },
       invalid: [...this.invalid].sort((a, b) => byString(a.file, b.file)),
       not_receipts: [...this.notReceipts].sort((a, b) => byString(a.file, b.file)),
       targets,
       generation_targets: generationTargets,
+      interruptions,
       orphan_reviews: [...reviews.entries()]
         .filter(([key]) => !known.has(key))
         .map(([, stored]) => stored.file)
@@ -261,11 +347,6 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
   if (route.completed_ep !== null && route.completed_ep !== route.requested_ep) {
     const reason = route.fallback_reason ?? '(no reason)';
     acc.fallbackReasons.set(reason, (acc.fallbackReasons.get(reason) ?? 0) + 1);
-  }
-  const interrupted = run.previous_run_interrupted;
-  if (interrupted !== null) {
-    acc.interruptedIds.push(receipt.receipt_id);
-    acc.interruptedStages.set(interrupted.stage, (acc.interruptedStages.get(interrupted.stage) ?? 0) + 1);
   }
   if (receipt.capabilities.js_heap !== null) {
     acc.heapMax = Math.max(acc.heapMax ?? 0, receipt.capabilities.js_heap.used_js_heap_size);
@@ -309,6 +390,7 @@ function buildTarget(
   requestKey: string,
   acc: Accumulator,
   siblings: ReadonlyArray<{ key: string; acc: Accumulator }>,
+  interrupted: TargetSummary['interrupted'],
   profiles: BudgetProfiles,
   llmConfigs: LlmConfigs,
 ): Omit<TargetSummary, 'review' | 'evidence'> {
@@ -333,12 +415,11 @@ function buildTarget(
     js_heap_bytes: acc.heapMax,
   };
   const relatedFailed = siblings.flatMap((s) => s.acc.failedIds).sort(byString);
-  const relatedInterrupted = siblings.flatMap((s) => s.acc.interruptedIds).sort(byString);
   const config = findLlmConfig(llmConfigs, acc.identity.model.id);
   let memory: TargetSummary['memory_fit'] = null;
   if (config !== null) {
     const estimate = memoryFit(config);
-    const troubles = acc.failedIds.length + acc.interruptedIds.length + relatedFailed.length + relatedInterrupted.length;
+    const troubles = acc.failedIds.length + interrupted.receipt_ids.length + relatedFailed.length;
     memory = { config_source: config.source, estimate, status: fitStatus(estimate, troubles) };
   }
   return {
@@ -356,7 +437,7 @@ function buildTarget(
       clean_warm: cleanWarm,
       failed: acc.failed,
       noisy: acc.noisyIds.length,
-      interrupted: acc.interruptedIds.length,
+      interrupted: interrupted.receipt_ids.length,
       warm_samples: acc.warmPooled.length,
       min_cold: PROTOCOL_MIN_COLD,
       min_warm: PROTOCOL_MIN_WARM,
@@ -379,16 +460,10 @@ function buildTarget(
         .sort((a, b) => b.count - a.count || byString(a.reason, b.reason) || byString(a.stage ?? '', b.stage ?? '')),
       receipt_ids: [...acc.failedIds].sort(byString),
     },
-    interrupted: {
-      by_stage: [...acc.interruptedStages.entries()]
-        .map(([stage, count]) => ({ stage, count }))
-        .sort((a, b) => b.count - a.count || byString(a.stage, b.stage)),
-      receipt_ids: [...acc.interruptedIds].sort(byString),
-    },
+    interrupted,
     related: {
       target_keys: siblings.map((s) => s.key).sort(byString),
       failed_receipt_ids: relatedFailed,
-      interrupted_receipt_ids: relatedInterrupted,
     },
     model_bytes: acc.modelBytes,
     js_heap_max_used_bytes: acc.heapMax,
@@ -396,3 +471,4 @@ function buildTarget(
     memory_fit: memory,
   };
 }
+

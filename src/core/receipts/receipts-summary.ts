@@ -27,17 +27,19 @@ const Stats = z.strictObject({
 
 const Count = z.number().int().nonnegative();
 
+export const DeviceIdentitySchema = z.strictObject({
+  user_agent: z.string(),
+  platform: z.string().nullable(),
+  platform_version: z.string().nullable(),
+  model: z.string().nullable(),
+  mobile: z.boolean().nullable(),
+  hardware_concurrency: z.number().nullable(),
+  device_memory_gb: z.number().nullable(),
+  webgpu_adapter: z.strictObject({ vendor: z.string(), architecture: z.string(), device: z.string() }).nullable(),
+});
+
 export const TargetIdentitySchema = z.strictObject({
-  device: z.strictObject({
-    user_agent: z.string(),
-    platform: z.string().nullable(),
-    platform_version: z.string().nullable(),
-    model: z.string().nullable(),
-    mobile: z.boolean().nullable(),
-    hardware_concurrency: z.number().nullable(),
-    device_memory_gb: z.number().nullable(),
-    webgpu_adapter: z.strictObject({ vendor: z.string(), architecture: z.string(), device: z.string() }).nullable(),
-  }),
+  device: DeviceIdentitySchema,
   app: z.strictObject({ version: z.string(), commit: z.string().nullable() }),
   engine: z.strictObject({ name: z.string(), version: z.string() }),
   model: z.strictObject({ id: z.string(), kind: z.string(), dtype: z.string().nullable(), file_sha256: z.array(z.string()) }),
@@ -50,6 +52,43 @@ export const TargetIdentitySchema = z.strictObject({
     threads_effective: z.number().nullable(),
   }),
 });
+
+/**
+ * The interrupted runs attributed to a target: every interruption recorded on the target's device (as the recording
+ * receipt saw it) whose dead run asked for the target's model and requested route. The receipt that records an
+ * interruption belongs to the NEXT run, which may be another model or route, so it never decides the attribution.
+ * Targets that differ only in what the journal does not record (threads, dtype, input, build) share these runs.
+ */
+export const TargetInterruptions = z.strictObject({
+  /** The interruption group (see ReceiptsSummary.interruptions) these runs come from; null when there are none. */
+  group_key: z.string().regex(/^i-[0-9a-f]{12}$/).nullable(),
+  by_stage: z.array(z.strictObject({ stage: z.string(), count: Count })),
+  /** The receipts that recorded them (each records one interruption: its `previous_run_interrupted`). */
+  receipt_ids: z.array(z.string()),
+});
+
+/**
+ * One interruption group: the runs that died on one device (as the recording receipts saw it) for one model and
+ * requested route. A group with no target is a model and route that never produced a receipt of its own on that
+ * device (every run of it died): it is listed all the same, with zero receipts.
+ */
+export const InterruptionGroup = z.strictObject({
+  key: z.string().regex(/^i-[0-9a-f]{12}$/),
+  label: z.string(),
+  device: DeviceIdentitySchema,
+  model_id: z.string(),
+  requested_ep: z.string(),
+  interrupted: Count,
+  by_stage: z.array(z.strictObject({ stage: z.string(), count: Count })),
+  /** `single` (a plain cold/warm run), `suite`, `generation` or `comparison`. */
+  by_run_mode: z.array(z.strictObject({ run_mode: z.string(), count: Count })),
+  receipt_ids: z.array(z.string()),
+  /** Device (`t-`) and generation (`g-`) targets of this device, model and requested route. */
+  target_keys: z.array(z.string()),
+  /** Valid receipts of those targets (0: the model and route never finished a run on this device). */
+  receipts: Count,
+});
+export type InterruptionGroup = z.infer<typeof InterruptionGroup>;
 
 export const EvidenceState = z.enum(['DEVICE_RECEIPT', 'DEVICE_PASS']);
 export type EvidenceState = z.infer<typeof EvidenceState>;
@@ -101,15 +140,12 @@ export const TargetSummary = z.strictObject({
     by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
     receipt_ids: z.array(z.string()),
   }),
-  interrupted: z.strictObject({
-    by_stage: z.array(z.strictObject({ stage: z.string(), count: Count })),
-    receipt_ids: z.array(z.string()),
-  }),
-  /** Failed and interrupted runs of other targets with the same request (same device, build, model, input, requested route). */
+  interrupted: TargetInterruptions,
+  /** Failed runs of other targets with the same request (same device, build, model, input, requested route).
+   *  Interruptions need no such list: they are attributed by device, model and requested route already. */
   related: z.strictObject({
     target_keys: z.array(z.string()),
     failed_receipt_ids: z.array(z.string()),
-    interrupted_receipt_ids: z.array(z.string()),
   }),
   model_bytes: z.number().int().nonnegative().nullable(),
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
@@ -153,6 +189,7 @@ export const GenerationTargetSummary = z.strictObject({
     ok_samples: Count,
     failed_samples: Count,
     truncations: Count,
+    interrupted: Count,
   }),
   /** Engine + model load of each clean receipt (kept out of every warm statistic). */
   load_ms: Stats.nullable(),
@@ -165,6 +202,7 @@ export const GenerationTargetSummary = z.strictObject({
     receipt_ids: z.array(z.string()),
   }),
   noisy_receipt_ids: z.array(z.string()),
+  interrupted: TargetInterruptions,
   model_bytes: z.number().int().nonnegative().nullable(),
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
   /** Gates with cold load = load p95 and warm latency = TTFT p95. */
@@ -187,12 +225,16 @@ export const ReceiptsSummary = z.strictObject({
     generation_receipts_valid: Count,
     receipts_invalid: Count,
     not_receipts: Count,
+    /** Interruptions recorded by the valid receipts (each receipt records at most one). */
+    interruptions: Count,
   }),
   /** Receipts that failed validation: excluded from every target, listed with their first problem. */
   invalid: z.array(z.strictObject({ file: z.string(), problems: Count, first_problem: z.string() })),
   not_receipts: z.array(z.strictObject({ file: z.string(), schema: z.string().nullable() })),
   targets: z.array(TargetSummary),
   generation_targets: z.array(GenerationTargetSummary),
+  /** Interrupted runs by device, model and requested route, including groups with no receipt of their own. */
+  interruptions: z.array(InterruptionGroup),
   /** Stored reviews whose target is not in these receipts (kept, not applied). */
   orphan_reviews: z.array(z.string()),
 });

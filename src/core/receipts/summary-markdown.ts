@@ -86,17 +86,21 @@ function targetSection(t: TargetSummary): string[] {
   lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
   if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${t.noisy.receipt_ids.join(', ')}`);
   for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
-  for (const i of t.interrupted.by_stage) lines.push(`- Interrupted ${i.count}x at ${i.stage}`);
-  if (t.related.failed_receipt_ids.length || t.related.interrupted_receipt_ids.length) {
-    lines.push(
-      `- Related failures (same request, targets ${t.related.target_keys.join(', ')}): failed ${t.related.failed_receipt_ids.length}, interrupted ${t.related.interrupted_receipt_ids.length}`,
-    );
+  lines.push(...interruptedLines(t.interrupted));
+  if (t.related.failed_receipt_ids.length) {
+    lines.push(`- Related failures (same request, targets ${t.related.target_keys.join(', ')}): failed ${t.related.failed_receipt_ids.length}`);
   }
   lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
   if (t.memory_fit) lines.push(memoryFitLine(t.memory_fit));
   if (t.review) lines.push(`- Review: ${t.review.file} by ${cell(t.review.reviewer)} at ${t.review.reviewed_at}`);
   lines.push('', ...profileLines(t.profiles), '');
   return lines;
+}
+
+function interruptedLines(i: TargetSummary['interrupted']): string[] {
+  if (i.group_key === null) return [];
+  const stages = i.by_stage.map((s) => `${s.count}x at ${s.stage}`).join(', ');
+  return [`- Interrupted runs of this model and requested route on this device (${i.group_key}): ${stages}; recorded by ${i.receipt_ids.join(', ')}`];
 }
 
 function memoryFitLine(m: NonNullable<TargetSummary['memory_fit']>): string {
@@ -127,6 +131,7 @@ function generationSection(g: GenerationTargetSummary): string[] {
   lines.push(statsRow('cold load (ms)', g.load_ms), statsRow('TTFT (ms)', g.ttft_ms), statsRow('end to end (ms)', g.e2e_ms));
   lines.push(rateRow('decode (tokens/s)', g.decode_tokens_per_s), '');
   for (const f of g.failures.by_reason) lines.push(`- Failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
+  lines.push(...interruptedLines(g.interrupted));
   lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
   if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
   lines.push('', ...profileLines(g.profiles), '');
@@ -142,7 +147,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const inputs = summary.inputs;
   lines.push(
     `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
-      `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt. ` +
+      `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt; ${inputs.interruptions} interrupted run(s) recorded. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
       `Budget profiles ${summary.profiles_version}; LLM configs ${summary.llm_configs_version}.`,
     '',
@@ -160,7 +165,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
       `| ${t.key} | ${cell(t.identity.model.id)} | ${t.identity.engine.name} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
         `${t.counts.clean_cold}/${t.counts.min_cold} | ${t.counts.clean_warm}/${t.counts.min_warm} | ${ms(t.cold.total_ms?.p95)} | ` +
         `${warm ? `${ms(warm.median)} / ${ms(warm.p95)}` : '–'} | ${t.counts.failed + t.related.failed_receipt_ids.length} | ` +
-        `${t.counts.interrupted + t.related.interrupted_receipt_ids.length} | ${t.counts.noisy} | ${t.evidence.state} | ` +
+        `${t.counts.interrupted} | ${t.counts.noisy} | ${t.evidence.state} | ` +
         `${cell(t.evidence.not_higher_because.join('; ')) || '–'} |`,
     );
   }
@@ -173,6 +178,26 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   if (summary.not_receipts.length) {
     lines.push('## Other JSON files (not device receipts)', '');
     for (const n of summary.not_receipts) lines.push(`- ${cell(n.file)}: schema ${n.schema ?? 'none'}`);
+    lines.push('');
+  }
+  if (summary.interruptions.length) {
+    lines.push(
+      '## Interrupted runs',
+      '',
+      'Counted under the device (as the recording receipt saw it), model and requested route of the run that died, not the target ' +
+        'of the receipt that recorded it. A group with 0 receipts is a model and route that never finished a run on that device.',
+      '',
+      '| group | model | requested route | device | interrupted | stages | run modes | recorded by | receipts | targets |',
+      '| --- | --- | --- | --- | ---: | --- | --- | --- | ---: | --- |',
+    );
+    for (const g of summary.interruptions) {
+      const device = [g.device.model, g.device.platform].filter(Boolean).join(' ') || 'unknown device';
+      lines.push(
+        `| ${g.key} | ${cell(g.model_id)} | ${g.requested_ep} | ${cell(device)} | ${g.interrupted} | ` +
+          `${g.by_stage.map((s) => `${s.count}x ${s.stage}`).join(', ')} | ${g.by_run_mode.map((m) => `${m.count}x ${m.run_mode}`).join(', ')} | ` +
+          `${g.receipt_ids.join(', ')} | ${g.receipts} | ${g.target_keys.join(', ') || 'none (no receipt of its own)'} |`,
+      );
+    }
     lines.push('');
   }
   if (summary.orphan_reviews.length) {

@@ -4,7 +4,7 @@
  * only as their SHA-256. Engine, route, model and capabilities reuse the device receipt's schemas.
  */
 import { z } from 'zod';
-import { Capabilities, EngineName, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
+import { Capabilities, EngineName, InterruptedRun, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -77,6 +77,8 @@ export const SuiteReceipt = z.strictObject({
   }),
   /** The predictions artifact this run offered (null when the run failed before producing one). */
   predictions: z.strictObject({ sha256: Sha256, bytes: Count, rows: Count }).nullable(),
+  /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
+  previous_run_interrupted: InterruptedRun.nullable(),
   capabilities: Capabilities.nullable(),
   errors: z.array(ReceiptError.extend({ stage: SuiteStage.nullable() })),
   outcome: z.strictObject({
