@@ -30,13 +30,26 @@ export async function loadCliBundle() {
   if (process.env.DRB_NO_BUNDLE === '1') return null;
   try {
     const fresh = freshEntry();
-    if (fresh !== null) return (await import(pathToFileURL(fresh).href)).main;
+    if (fresh !== null) {
+      debug(`running the bundle ${fresh}`);
+      return (await import(pathToFileURL(fresh).href)).main;
+    }
     const built = await buildBundle();
-    return built === null ? null : (await import(pathToFileURL(built).href)).main;
+    if (built === null) {
+      debug('bundle not used: esbuild not found');
+      return null;
+    }
+    debug(`built and running the bundle ${built}`);
+    return (await import(pathToFileURL(built).href)).main;
   } catch (error) {
-    if (process.env.DRB_DEBUG_BUNDLE === '1') process.stderr.write(`drb: bundle not used: ${error?.stack ?? error}\n`);
+    debug(`bundle not used: ${error?.stack ?? error}`);
     return null;
   }
+}
+
+/** `DRB_DEBUG_BUNDLE=1` reports on stderr which way the CLI was loaded. */
+function debug(message) {
+  if (process.env.DRB_DEBUG_BUNDLE === '1') process.stderr.write(`drb: ${message}\n`);
 }
 
 /** The bundle's entry file when the manifest matches the current sources, else null. */
