@@ -42,6 +42,9 @@ export interface AutomationSettings {
   rounds: number;
   seed: number;
   tolerance: number;
+  /** autorun=compare with a reranker or candidate scorer: how many candidate rows of the suite (`suite`, default the
+   *  demo suite) every route scores, the first rows in items order that have candidates. */
+  compareRows: number;
   /** autorun=suite: the shipped suite id (public/suites/<id>/; null = the demo suite) and the abstention threshold
    *  (top-1 minus top-2 score; null = never abstain on margin). */
   suite: string | null;
@@ -72,6 +75,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   rounds: 10,
   seed: 42,
   tolerance: 1e-4,
+  compareRows: 4,
   suite: null,
   minMargin: null,
   dtype: null,
@@ -157,6 +161,7 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
     },
   },
   rounds: { field: 'rounds', parse: intIn(1, 200) },
+  rows: { field: 'compareRows', parse: intIn(1, 64) },
   seed: { field: 'seed', parse: intIn(0, 2 ** 31 - 1) },
   tolerance: {
     field: 'tolerance',

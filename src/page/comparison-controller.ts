@@ -1,6 +1,8 @@
 /**
  * Side-by-side comparison of execution routes (wasm with 1 thread, wasm with N threads, webgpu ...) on one model and
- * one fixed input, producing a validated comparison receipt.
+ * one input, producing a validated comparison receipt. The input is the catalog's fixed token input (ORT fixtures,
+ * plain forward passes), or candidate rows of a suite for rerankers and candidate scorers: then one timed run scores
+ * every row (one engine call per row, their model times summed) and agreement is checked row by row.
  *
  * Each route gets its own worker: ORT's wasm backend fixes its thread count once per worker, so two thread counts
  * cannot share one. Steps: 1. probe; 2. per route, a fresh worker loads the input and the model (no fallback: a
@@ -8,6 +10,7 @@
  * shuffled schedule from the declared seed; 5. statistics, agreement against the baseline, validity, ranks.
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
+import { comparisonRowsBytes, type ComparisonRows } from '../core/comparison/candidate-rows.ts';
 import {
   checkComparisonReceipt,
   compareRoutes,
@@ -32,10 +35,23 @@ export interface ComparisonRouteRequest {
   threads: number | null;
 }
 
+/** Candidate rows of a shipped suite, already validated and turned into engine inputs. */
+export interface CandidateRowsInput {
+  kind: 'rows';
+  suiteId: string;
+  /** SHA-256 of the suite's two artifacts, as served. */
+  itemsSha256: string;
+  candidatesSha256: string;
+  rows: ComparisonRows;
+}
+
+/** The input every route runs on: the catalog's fixed input, or candidate rows. */
+export type ComparisonInput = { kind: 'fixed'; input: CatalogInput } | CandidateRowsInput;
+
 /** What to compare. */
 export interface ComparisonRequest {
   model: CatalogModel;
-  input: CatalogInput;
+  input: ComparisonInput;
   routes: ComparisonRouteRequest[];
   baselineId: string;
   /** Timed runs per route (one per round). */
@@ -152,9 +168,12 @@ export class ComparisonController {
             if (phase === 'start') state.handle?.enterStage(stage);
           },
         });
-        const input = await call<InputOutcome>(state, 'fetch', (h) => h.api.loadInput(request.input, env.pageBaseUrl));
-        if (!input.ok) throw Object.assign(new Error(input.message), { name: input.name });
-        inputSha256 ??= input.sha256;
+        if (request.input.kind === 'fixed') {
+          const fixed = request.input.input;
+          const input = await call<InputOutcome>(state, 'fetch', (h) => h.api.loadInput(fixed, env.pageBaseUrl));
+          if (!input.ok) throw Object.assign(new Error(input.message), { name: input.name });
+          inputSha256 ??= input.sha256;
+        }
         const load = await call<LoadOutcome>(state, 'fetch', (h) =>
           h.api.load({ model: request.model, pageBaseUrl: env.pageBaseUrl, ep: state.request.ep, threads: state.request.threads, allowFallback: false, dtype: null }, hooks),
         );
@@ -173,11 +192,36 @@ export class ComparisonController {
       }
     }
 
+    // One timed run on a route: the fixed input once, or every candidate row once (one engine call per row; the
+    // sample is the sum of the rows' model-call times, each timed in the worker).
+    const rowsInput = request.input.kind === 'rows' ? request.input.rows : null;
+    const runInput = async (state: RouteState, stage: Stage): Promise<{ ok: true; durationMs: number; scores: number[]; sha256: string | null } | { ok: false; name: string; message: string }> => {
+      if (rowsInput === null) {
+        const out = await call<RunOutcome>(state, stage, (h) => h.api.runOnce({}));
+        return out.ok ? { ok: true, durationMs: out.durationMs, scores: out.values ?? out.output.head, sha256: out.output.sha256 } : out;
+      }
+      let durationMs = 0;
+      const scores: number[] = [];
+      for (const row of rowsInput.rows) {
+        await call(state, stage, (h) => h.api.setInput({ id: row.id, data: row.data }));
+        const out = await call<RunOutcome>(state, stage, (h) => h.api.runOnce({}));
+        if (!out.ok) return { ok: false, name: out.name, message: `row ${JSON.stringify(row.id)}: ${out.message}` };
+        const values = out.values ?? [];
+        if (values.length !== row.data.candidates.length) {
+          return { ok: false, name: 'Error', message: `row ${JSON.stringify(row.id)}: the engine gave ${values.length} scores for ${row.data.candidates.length} candidates` };
+        }
+        durationMs += out.durationMs;
+        scores.push(...values);
+      }
+      // Digested below over all rows' scores (float64, row order).
+      return { ok: true, durationMs, scores, sha256: null };
+    };
+
     // 3. One untimed warm-up per live route (first-run costs: shader compilation, allocator growth, JIT).
     for (const state of this.states.filter((s) => s.handle !== null)) {
       ui.onPhase?.('warmup', state.request.id);
       try {
-        const out = await call<RunOutcome>(state, 'warmup', (h) => h.api.runOnce({}));
+        const out = await runInput(state, 'warmup');
         if (!out.ok) failRoute(state, out.name, out.message);
       } catch (error) {
         failRoute(state, (error as Error).name, (error as Error).message);
@@ -193,16 +237,15 @@ export class ComparisonController {
       done++;
       if (state.handle === null) continue;
       try {
-        const out = await call<RunOutcome>(state, 'warm_inference', (h) => h.api.runOnce({}));
+        const out = await runInput(state, 'warm_inference');
         if (!out.ok) {
           failRoute(state, out.name, out.message);
           continue;
         }
         state.measurement.samples_ms.push(out.durationMs);
         if (slot.round === request.rounds) {
-          const scores = out.values ?? out.output.head;
-          state.measurement.scores = scores;
-          state.measurement.scores_sha256 = out.output.sha256 ?? (await sha256Hex(new Float64Array(scores)));
+          state.measurement.scores = out.scores;
+          state.measurement.scores_sha256 = out.sha256 ?? (await sha256Hex(new Float64Array(out.scores)));
         }
         ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs);
       } catch (error) {
@@ -215,6 +258,7 @@ export class ComparisonController {
       this.states.map((s) => s.measurement),
       request.baselineId,
       request.toleranceAbs,
+      rowsInput?.groups ?? null,
     );
     const baseline = routes.find((r) => r.id === request.baselineId)!;
     const outcome: ComparisonReceipt['outcome'] = baseline.valid
@@ -238,7 +282,21 @@ export class ComparisonController {
         integrity,
         files,
       },
-      input: { id: request.input.id, sha256: inputSha256 ?? request.input.sha256 },
+      input:
+        request.input.kind === 'fixed'
+          ? { id: request.input.input.id, sha256: inputSha256 ?? request.input.input.sha256 }
+          : { id: request.input.rows.inputId, sha256: await sha256Hex(comparisonRowsBytes(request.input.rows.rows)) },
+      candidate_rows:
+        request.input.kind === 'rows'
+          ? {
+              suite_id: request.input.suiteId,
+              task: request.model.task as 'rerank' | 'score-candidates',
+              text_template: request.input.rows.textTemplate,
+              items_sha256: request.input.itemsSha256,
+              candidates_sha256: request.input.candidatesSha256,
+              rows: request.input.rows.groups.map((g) => ({ id: g.id, candidates: g.count })),
+            }
+          : null,
       schedule: { seed: request.seed, rounds: request.rounds, order: schedule.map((s) => s.route_id) },
       baseline_route_id: request.baselineId,
       tolerance: { max_abs_diff: request.toleranceAbs },

@@ -1,7 +1,9 @@
 /**
- * Side-by-side comparison of execution routes on one model and its fixed input: routes (wasm-1, wasm-2, webgpu ...),
+ * Side-by-side comparison of execution routes on one model and one input: routes (wasm-1, wasm-2, webgpu ...),
  * baseline, rounds, schedule seed and agreement tolerance; a table of per-route medians, ratios, agreement and
- * validity; the comparison receipt to download.
+ * validity; the comparison receipt to download. ORT fixtures run on their fixed token input; rerankers and candidate
+ * scorers (transformers.js) run on the first candidate rows of a shipped suite (`suite`, default the demo suite;
+ * `rows`), so "same order" is about real candidates.
  *
  * With `autorun=compare` the panel starts by itself and sets `drbState` and `window.drbArtifacts`
  * (`comparison-receipt`).
@@ -11,8 +13,12 @@ import type { AutomationSettings } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
+import { comparisonRows } from '../core/comparison/candidate-rows.ts';
+import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
+import { planSuite } from '../core/suite/suite-plan.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
-import { ComparisonController, comparisonFileName } from '../page/comparison-controller.ts';
+import { ComparisonController, comparisonFileName, type ComparisonInput } from '../page/comparison-controller.ts';
+import { loadShippedSuite } from '../page/suite-controller.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
 
@@ -58,7 +64,10 @@ function CompareTable(props: { receipt: ComparisonReceipt }) {
             <td>{fmt(r.ratio_to_baseline, 3)}</td>
             <td>{fmt(r.speedup_vs_baseline, 3)}</td>
             <td>{r.agreement ? r.agreement.max_abs_diff.toExponential(2) : '–'}</td>
-            <td>{r.agreement ? (r.agreement.same_order ? 'yes' : 'no') : '–'}</td>
+            <td>
+              {r.agreement ? (r.agreement.same_order ? 'yes' : 'no') : '–'}
+              {r.agreement?.rows_in_other_order?.length ? ` (rows ${r.agreement.rows_in_other_order.join(', ')})` : ''}
+            </td>
             <td>{r.valid ? r.rank : <span class="error">invalid: {r.invalid_reason}</span>}</td>
           </tr>
         ))}
@@ -67,21 +76,28 @@ function CompareTable(props: { receipt: ComparisonReceipt }) {
   );
 }
 
+/** Whether a model compares on candidate rows (rerankers and candidate scorers) rather than a fixed input. */
+function onCandidateRows(model: CatalogModel): model is CatalogModel & { task: 'rerank' | 'score-candidates' } {
+  return model.task === 'rerank' || model.task === 'score-candidates';
+}
+
 /**
  * The comparison panel.
- * @param props.catalog the bundled catalog (models with a fixed input are offered)
- * @param props.automation parsed URL settings (model, routes, baseline, rounds, seed, tolerance, stage timeouts)
+ * @param props.catalog the bundled catalog (models with a fixed input, rerankers and candidate scorers are offered)
+ * @param props.automation parsed URL settings (engine, model, routes, baseline, rounds, seed, tolerance, suite, rows,
+ *   stage timeouts)
  * @param props.autorun whether this panel should start a comparison on mount
  */
 export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean }) {
   const { catalog, automation: a } = props;
-  const models: CatalogModel[] = catalog.models.filter((m) => m.default_input !== null && (m.engine === 'ort' || m.engine === 'transformers'));
+  const models: CatalogModel[] = catalog.models.filter((m) => (m.engine === 'ort' || m.engine === 'transformers') && (m.default_input !== null || onCandidateRows(m)));
   // The heavier fixture is the natural default: thread counts make a difference on it.
   const initialModel = a.model ?? models.find((m) => m.id === 'ort-heavy-xenc')?.id ?? models[0]?.id ?? '';
   const [modelId, setModelId] = useState(initialModel);
   const [routesText, setRoutesText] = useState(a.compareRoutes.map((r) => r.id).join(','));
   const [baseline, setBaseline] = useState(a.baseline ?? a.compareRoutes[0].id);
   const [rounds, setRounds] = useState(a.rounds);
+  const [rowCount, setRowCount] = useState(a.compareRows);
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState<string | null>(null);
   const [result, setResult] = useState<{ receipt: ComparisonReceipt; problems: string[] } | null>(null);
@@ -100,14 +116,19 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
     });
   }, []);
 
-  const run = async (settings: { modelId: string; routesText: string; baseline: string; rounds: number }): Promise<boolean> => {
+  const run = async (settings: { modelId: string; routesText: string; baseline: string; rounds: number; rowCount: number }): Promise<boolean> => {
     setError(null);
     setResult(null);
     const model = models.find((m) => m.id === settings.modelId);
-    const input = catalog.inputs.find((i) => i.id === model?.default_input);
+    const fixed = catalog.inputs.find((i) => i.id === model?.default_input);
     const routes = parseRouteSpec(settings.routesText);
-    if (!model || !input) {
-      setError(`Model ${settings.modelId || '(none)'} has no fixed input to compare routes on`);
+    if (!model || (!onCandidateRows(model) && !fixed)) {
+      setError(`Model ${settings.modelId || '(none)'} has no fixed input or candidate rows to compare routes on`);
+      return false;
+    }
+    // An explicit engine parameter must match the model's engine (the model decides; a mismatch is not silently ignored).
+    if (props.autorun && new URLSearchParams(location.search).has('engine') && a.engine !== model.engine) {
+      setError(`Invalid engine param: '${a.engine}', model ${model.id} runs on engine ${model.engine}`);
       return false;
     }
     if (routes === null) {
@@ -117,6 +138,18 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
     const baselineId = routes.some((r) => r.id === settings.baseline) ? settings.baseline : routes[0].id;
     setBusy(true);
     try {
+      let input: ComparisonInput;
+      if (onCandidateRows(model)) {
+        // The suite is checked (manifest pins, schemas, ids) before any worker starts, exactly as a suite run checks it.
+        setProgress('loading the suite');
+        const suiteId = a.suite ?? DEMO_SUITE_ID;
+        const shipped = await loadShippedSuite(new URL(import.meta.env.BASE_URL, location.href).href, suiteId);
+        const plan = await planSuite(shipped.items, shipped.candidates, shipped.format);
+        const rows = comparisonRows(suiteId, plan.rows, model.task, settings.rowCount);
+        input = { kind: 'rows', suiteId, itemsSha256: plan.items.sha256, candidatesSha256: plan.candidates.sha256, rows };
+      } else {
+        input = { kind: 'fixed', input: fixed! };
+      }
       const out = await controller.run(
         { model, input, routes, baselineId, rounds: settings.rounds, seed: a.seed, toleranceAbs: a.tolerance },
         {
@@ -139,18 +172,20 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
   useEffect(() => {
     if (!props.autorun) return;
     setDrbState('running');
-    void run({ modelId: initialModel, routesText: a.compareRoutes.map((r) => r.id).join(','), baseline: a.baseline ?? a.compareRoutes[0].id, rounds: a.rounds }).then((ok) =>
+    void run({ modelId: initialModel, routesText: a.compareRoutes.map((r) => r.id).join(','), baseline: a.baseline ?? a.compareRoutes[0].id, rounds: a.rounds, rowCount: a.compareRows }).then((ok) =>
       setDrbState(ok ? 'done' : 'failed'),
     );
   }, []);
 
   const receipt = result?.receipt ?? null;
   const parsedRoutes = parseRouteSpec(routesText);
+  const selected = models.find((m) => m.id === modelId);
   return (
     <section class="panel" data-testid="compare-panel">
       <h2>Compare execution routes</h2>
       <p class="note">
-        The same model and input on each route, one worker per route, timed in a shuffled interleaved order (seed {a.seed}) so drift hits every
+        The same model and input on each route (a reranker or candidate scorer scores the first candidate rows of the suite{' '}
+        {a.suite ?? DEMO_SUITE_ID}, and every row's candidate order must agree), one worker per route, timed in a shuffled interleaved order (seed {a.seed}) so drift hits every
         route alike. A route whose scores differ from the baseline by more than {a.tolerance} or order them differently is invalid and never
         ranked.
       </p>
@@ -183,9 +218,15 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
           Rounds
           <input type="number" min={1} max={200} value={rounds} disabled={busy} data-testid="cmp-rounds" onChange={(e) => setRounds(Math.max(1, Math.min(200, Math.round(Number(e.currentTarget.value)) || 1)))} />
         </label>
+        {selected && onCandidateRows(selected) && (
+          <label>
+            Candidate rows
+            <input type="number" min={1} max={64} value={rowCount} disabled={busy} data-testid="cmp-rows" onChange={(e) => setRowCount(Math.max(1, Math.min(64, Math.round(Number(e.currentTarget.value)) || 1)))} />
+          </label>
+        )}
       </div>
       <div class="buttons">
-        <button type="button" disabled={busy || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds })}>
+        <button type="button" disabled={busy || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds, rowCount })}>
           Run comparison
         </button>
         {busy && <span role="status">{progress ?? 'starting'}</span>}
@@ -200,7 +241,8 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
       {receipt && (
         <div class={`receipt ${receipt.outcome.status}`} data-testid="comparison-receipt" data-outcome={receipt.outcome.status}>
           <h3>
-            {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.schedule.rounds} rounds · <strong>{receipt.outcome.status}</strong>
+            {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.input.id} · {receipt.schedule.rounds} rounds ·{' '}
+            <strong>{receipt.outcome.status}</strong>
           </h3>
           {receipt.outcome.reason && <p class="error">Failed: {receipt.outcome.reason}</p>}
           <CompareTable receipt={receipt} />

@@ -28,21 +28,26 @@ describe('automation params for compare and generate runs', () => {
     expect(compare.errors).toEqual([]);
     expect(compare.settings).toMatchObject({ autorun: ['compare'], baseline: 'wasm-2', rounds: 5, seed: 7, tolerance: 1e-5 });
     expect(compare.settings.compareRoutes.map((r) => r.id)).toEqual(['wasm-1', 'wasm-2']);
+    // A reranker compares on candidate rows of a suite: `suite` and `rows` (first rows with candidates).
+    const rows = parseAutomation('?autorun=compare&engine=transformers&model=tf-tiny-causal-lm&suite=ajimee-demo-24&rows=3', context);
+    expect(rows.errors).toEqual([]);
+    expect(rows.settings).toMatchObject({ engine: 'transformers', suite: 'ajimee-demo-24', compareRows: 3 });
   });
 
   it('has defaults: 3 repetitions, the shipped prompt set, wasm-1 / wasm-2 / webgpu with the first as baseline', () => {
     const { settings } = parseAutomation('', context);
-    expect(settings).toMatchObject({ prompts: 'drb-gen-ja-en-v1', reps: 3, baseline: null, rounds: 10, seed: 42, tolerance: 1e-4 });
+    expect(settings).toMatchObject({ prompts: 'drb-gen-ja-en-v1', reps: 3, baseline: null, rounds: 10, seed: 42, tolerance: 1e-4, compareRows: 4 });
     expect(settings.compareRoutes.map((r) => r.id)).toEqual(['wasm-1', 'wasm-2', 'webgpu']);
   });
 
   it('gives one clear message per bad value', () => {
-    const { errors } = parseAutomation('?reps=4&routes=wasm-1&rounds=0&tolerance=abc&prompts=../x', context);
+    const { errors } = parseAutomation('?reps=4&routes=wasm-1&rounds=0&tolerance=abc&prompts=../x&rows=65', context);
     expect(errors).toEqual([
       "Invalid prompts param: '../x', expected a prompt set id (lowercase letters, digits and dashes)",
       "Invalid reps param: '4', expected an integer from 1 to 3",
       "Invalid routes param: 'wasm-1', expected a comma-separated list of 2 to 6 distinct routes, each wasm-<threads 1..64> or webgpu",
       "Invalid rounds param: '0', expected an integer from 1 to 200",
+      "Invalid rows param: '65', expected an integer from 1 to 64",
       "Invalid tolerance param: 'abc', expected a number from 0 to 1, e.g. 1e-4",
     ]);
     expect(parseAutomation('?autorun=cold,generate', context)).toMatchObject({

@@ -45,7 +45,7 @@ describe('agreement', () => {
   it('gives the largest absolute difference and whether the candidate order is the same', () => {
     expect(scoreOrder([0.1, 0.9, 0.5])).toEqual([1, 2, 0]);
     expect(scoreOrder([1, 1, 2])).toEqual([2, 0, 1]);
-    expect(agreement([0.1, 0.9, 0.5], [0.1000001, 0.9, 0.4999])).toEqual({ max_abs_diff: expect.closeTo(1e-4, 12), same_order: true });
+    expect(agreement([0.1, 0.9, 0.5], [0.1000001, 0.9, 0.4999])).toEqual({ max_abs_diff: expect.closeTo(1e-4, 12), same_order: true, rows_in_other_order: null });
     expect(agreement([0.1, 0.9, 0.5], [0.1, 0.4, 0.5]).same_order).toBe(false);
     expect(() => agreement([1, 2], [1])).toThrow(/score counts differ/);
   });
@@ -125,6 +125,7 @@ describe('compareRoutes', () => {
       engine: { name: 'ort', version: '1.30.0' },
       model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
       input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
+      candidate_rows: null,
       schedule: { seed: 42, rounds: 3, order: interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu', 'wasm-4'], 3, 42).map((s) => s.route_id) },
       baseline_route_id: 'wasm-1',
       tolerance: { max_abs_diff: 1e-4 },

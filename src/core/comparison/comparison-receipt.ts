@@ -1,7 +1,8 @@
 /**
- * The comparison receipt (`drb.comparison-receipt.v1`): one model, one fixed input, several routes (for example
- * wasm with 1 thread, wasm with 2 threads, webgpu) timed in an interleaved shuffled order, with per-route medians,
- * ratios against a chosen baseline and an agreement check of every route's scores against the baseline's.
+ * The comparison receipt (`drb.comparison-receipt.v1`): one model, one input (a fixed token input, or candidate rows
+ * of a suite for rerankers and candidate scorers), several routes (for example wasm with 1 thread, wasm with 2
+ * threads, webgpu) timed in an interleaved shuffled order, with per-route medians, ratios against a chosen baseline
+ * and an agreement check of every route's scores against the baseline's.
  *
  * A route whose scores differ from the baseline's by more than the tolerance, or order the candidates differently,
  * is marked invalid and gets no rank and no ratio: a fast wrong answer is never reported as faster.
@@ -31,7 +32,15 @@ export const ComparisonRoute = z.strictObject({
   stats: SampleStats.nullable(),
   /** The scores this route produced (at most 16 shown; the agreement check used all of them) and their digest. */
   output: z.strictObject({ count: z.number().int().nonnegative(), head: z.array(z.number().finite()).max(16), sha256: z.string().regex(SHA256_PATTERN) }).nullable(),
-  agreement: z.strictObject({ max_abs_diff: z.number().finite().nonnegative(), same_order: z.boolean() }).nullable(),
+  agreement: z
+    .strictObject({
+      max_abs_diff: z.number().finite().nonnegative(),
+      /** For candidate rows: every row's candidates in the same order as the baseline's. */
+      same_order: z.boolean(),
+      /** Candidate rows only: ids of the rows whose candidate order differs from the baseline's (null for a fixed input). */
+      rows_in_other_order: z.array(z.string()).nullable(),
+    })
+    .nullable(),
   ratio_to_baseline: z.number().finite().positive().nullable(),
   speedup_vs_baseline: z.number().finite().positive().nullable(),
   valid: z.boolean(),
@@ -41,6 +50,22 @@ export const ComparisonRoute = z.strictObject({
   error: z.strictObject({ name: z.string(), message: z.string() }).nullable(),
 });
 export type ComparisonRoute = z.infer<typeof ComparisonRoute>;
+
+/**
+ * What a comparison on candidate rows scored: which suite (by the SHA-256 of both artifacts), which rows (ids and
+ * candidate counts, in order; no text) and the versioned text template. Each route's scores are the rows' scores
+ * concatenated in this order.
+ */
+export const CandidateRowsInfo = z.strictObject({
+  suite_id: z.string().min(1),
+  task: z.enum(['rerank', 'score-candidates']),
+  /** The scoring-text template id (drb.rerank-pair.v1 or drb.score-prompt.v1), as in suite receipts. */
+  text_template: z.string().min(1),
+  items_sha256: z.string().regex(SHA256_PATTERN),
+  candidates_sha256: z.string().regex(SHA256_PATTERN),
+  rows: z.array(z.strictObject({ id: z.string().min(1), candidates: z.number().int().positive() })).min(1),
+});
+export type CandidateRowsInfo = z.infer<typeof CandidateRowsInfo>;
 
 export const ComparisonReceipt = z.strictObject({
   schema: z.literal(COMPARISON_RECEIPT_SCHEMA),
@@ -55,7 +80,11 @@ export const ComparisonReceipt = z.strictObject({
   }),
   engine: z.strictObject({ name: EngineName, version: z.string() }),
   model: ModelInfo,
+  /** The input every route scored: a catalog fixed input, or (candidate rows) an id naming the suite and row count
+   *  with the SHA-256 of the exact scoring inputs sent to the engine. */
   input: InputInfo,
+  /** Set when the comparison ran on candidate rows (rerank / score-candidates models); null for a fixed input. */
+  candidate_rows: CandidateRowsInfo.nullable(),
   schedule: z.strictObject({
     seed: z.number().int(),
     rounds: z.number().int().positive(),
@@ -80,7 +109,8 @@ export interface RouteMeasurement {
   threads_effective: number | null;
   session_create_ms: number | null;
   samples_ms: number[];
-  /** Every score (or output value) the route produced for the fixed input; null when it produced none. */
+  /** Every score (or output value) the route produced for the input (candidate rows: concatenated in row order);
+   *  null when it produced none. */
   scores: number[] | null;
   scores_sha256: string | null;
   error: { name: string; message: string } | null;
@@ -91,18 +121,45 @@ export function scoreOrder(scores: readonly number[]): number[] {
   return scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
 }
 
+/** One candidate row's slice of a route's scores: the row id and how many candidates (scores) it has. */
+export interface ScoreGroup {
+  id: string;
+  count: number;
+}
+
+/** The agreement of one route with the baseline. */
+export type Agreement = NonNullable<ComparisonRoute['agreement']>;
+
+function sameOrder(a: readonly number[], b: readonly number[]): boolean {
+  const x = scoreOrder(a);
+  const y = scoreOrder(b);
+  return x.every((v, i) => v === y[i]);
+}
+
 /**
  * Agreement of `scores` with the baseline's: largest absolute difference and whether the candidate order is the same.
+ * Without groups the whole output is one ordering (a fixed input's logits); with groups each candidate row is ordered
+ * on its own (a candidate never competes with another row's), and the rows whose order differs are named.
  * @param baseline the baseline route's scores
  * @param scores another route's scores for the same input (same length)
+ * @param groups the candidate rows the scores are made of, in order (their counts sum to the score count); null for
+ *   a fixed input
  */
-export function agreement(baseline: readonly number[], scores: readonly number[]): { max_abs_diff: number; same_order: boolean } {
+export function agreement(baseline: readonly number[], scores: readonly number[], groups: readonly ScoreGroup[] | null = null): Agreement {
   if (baseline.length !== scores.length) throw new RangeError(`score counts differ: ${baseline.length} vs ${scores.length}`);
   let maxAbsDiff = 0;
   for (let i = 0; i < scores.length; i++) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(scores[i] - baseline[i]));
-  const a = scoreOrder(baseline);
-  const b = scoreOrder(scores);
-  return { max_abs_diff: maxAbsDiff, same_order: a.every((v, i) => v === b[i]) };
+  if (groups === null) return { max_abs_diff: maxAbsDiff, same_order: sameOrder(baseline, scores), rows_in_other_order: null };
+  const total = groups.reduce((sum, g) => sum + g.count, 0);
+  if (total !== scores.length) throw new RangeError(`the rows hold ${total} candidates, the scores are ${scores.length}`);
+  const other: string[] = [];
+  let start = 0;
+  for (const group of groups) {
+    const end = start + group.count;
+    if (!sameOrder(baseline.slice(start, end), scores.slice(start, end))) other.push(group.id);
+    start = end;
+  }
+  return { max_abs_diff: maxAbsDiff, same_order: other.length === 0, rows_in_other_order: other };
 }
 
 /**
@@ -110,8 +167,15 @@ export function agreement(baseline: readonly number[], scores: readonly number[]
  * @param measurements one per route, in the order the user listed them
  * @param baselineId the route every ratio and agreement refers to
  * @param toleranceAbs the largest absolute score difference still counted as agreeing
+ * @param groups the candidate rows every route scored, in order; null for a fixed input (one ordering)
  */
-export function compareRoutes(measurements: readonly RouteMeasurement[], baselineId: string, toleranceAbs: number): ComparisonRoute[] {
+export function compareRoutes(
+  measurements: readonly RouteMeasurement[],
+  baselineId: string,
+  toleranceAbs: number,
+  groups: readonly ScoreGroup[] | null = null,
+): ComparisonRoute[] {
+  const expectedCount = groups === null ? null : groups.reduce((sum, g) => sum + g.count, 0);
   const baseline = measurements.find((m) => m.id === baselineId);
   if (!baseline) throw new RangeError(`baseline route "${baselineId}" is not among the routes`);
   const baselineMedian = summarize(baseline.samples_ms)?.median ?? null;
@@ -125,10 +189,13 @@ export function compareRoutes(measurements: readonly RouteMeasurement[], baselin
     else if (m.scores === null) invalid = 'produced no scores';
     else if (baseline.scores === null) invalid = 'the baseline produced no scores to agree with';
     else if (m.scores.length !== baseline.scores.length) invalid = `produced ${m.scores.length} scores, the baseline ${baseline.scores.length}`;
+    else if (expectedCount !== null && m.scores.length !== expectedCount) invalid = `produced ${m.scores.length} scores for rows holding ${expectedCount} candidates`;
     else {
-      agree = agreement(baseline.scores, m.scores);
+      agree = agreement(baseline.scores, m.scores, groups);
       if (agree.max_abs_diff > toleranceAbs) invalid = `scores differ from the baseline by ${agree.max_abs_diff} (tolerance ${toleranceAbs})`;
-      else if (!agree.same_order) invalid = 'orders the candidates differently from the baseline';
+      else if (agree.rows_in_other_order !== null && agree.rows_in_other_order.length > 0) {
+        invalid = `orders the candidates of row ${agree.rows_in_other_order.map((id) => JSON.stringify(id)).join(', ')} differently from the baseline`;
+      } else if (!agree.same_order) invalid = 'orders the candidates differently from the baseline';
     }
     const valid = invalid === null;
     const ratio = valid && baselineMedian !== null && baselineMedian > 0 && stats!.median > 0 ? stats!.median / baselineMedian : null;
@@ -212,6 +279,25 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
     if (r.rank !== i + 1) problems.push({ path: `routes.${r.id}.rank`, message: 'ranks must be 1..n without gaps' });
     if (i > 0 && r.stats!.median < valid[i - 1].stats!.median) {
       problems.push({ path: `routes.${r.id}.rank`, message: 'is ranked behind a slower route' });
+    }
+  });
+  const rows = receipt.candidate_rows;
+  const rowIds = new Set(rows?.rows.map((r) => r.id) ?? []);
+  const candidateTotal = rows?.rows.reduce((sum, r) => sum + r.candidates, 0) ?? null;
+  if (rows && rowIds.size !== rows.rows.length) problems.push({ path: 'candidate_rows.rows', message: 'row ids must be unique' });
+  if (rows && rows.task !== receipt.model.task) problems.push({ path: 'candidate_rows.task', message: `is ${rows.task}, the model's task is ${receipt.model.task}` });
+  receipt.routes.forEach((route, i) => {
+    const at = `routes[${i}]`;
+    if (candidateTotal !== null && route.output !== null && route.output.count !== candidateTotal) {
+      problems.push({ path: `${at}.output.count`, message: `is ${route.output.count}, the candidate rows hold ${candidateTotal} candidates` });
+    }
+    if (route.agreement === null) return;
+    const other = route.agreement.rows_in_other_order;
+    if (rows === null && other !== null) problems.push({ path: `${at}.agreement.rows_in_other_order`, message: 'is only set for candidate rows' });
+    if (rows !== null && other === null) problems.push({ path: `${at}.agreement.rows_in_other_order`, message: 'must list the rows in another order (or be empty)' });
+    if (other !== null && rows !== null) {
+      if (route.agreement.same_order !== (other.length === 0)) problems.push({ path: `${at}.agreement.same_order`, message: 'must be true exactly when no row is in another order' });
+      for (const id of other) if (!rowIds.has(id)) problems.push({ path: `${at}.agreement.rows_in_other_order`, message: `names no compared row "${id}"` });
     }
   });
   if (receipt.outcome.status === 'ok') {
