@@ -143,10 +143,21 @@ async function buildBundle() {
   return join(final, 'main.js');
 }
 
+/** Removes build directories no manifest names any more (another checkout may share this node_modules). */
 function pruneOldBuilds(keep) {
   const now = Date.now();
-  for (const name of readdirSync(CACHE_DIR)) {
-    if (name === keep || name.startsWith('manifest-')) continue;
+  const names = readdirSync(CACHE_DIR);
+  const named = new Set([keep]);
+  for (const name of names) {
+    if (!name.startsWith('manifest-')) continue;
+    try {
+      named.add(JSON.parse(readFileSync(join(CACHE_DIR, name), 'utf8')).entry.split('/')[0]);
+    } catch {
+      // an unreadable manifest names no build
+    }
+  }
+  for (const name of names) {
+    if (named.has(name) || name.startsWith('manifest-')) continue;
     const path = join(CACHE_DIR, name);
     const stats = statSync(path, { throwIfNoEntry: false });
     if (stats !== undefined && now - stats.mtimeMs > PRUNE_AFTER_MS) rmSync(path, { recursive: true, force: true });
