@@ -14,11 +14,11 @@ describe('decodeUtf8Text (the CLI fast path for reading artifacts)', () => {
 
   it('removes exactly one leading BOM, as TextDecoder does', () => {
     const bom = [0xef, 0xbb, 0xbf];
-    const once = new Uint8Array([...bom, ...encoder.encode('[1]')]);
-    const twice = new Uint8Array([...bom, ...bom, ...encoder.encode('[1]')]);
-    expect(decodeUtf8Text(once)).toBe('[1]');
+    const once = new Uint8Array([...bom, ...encoder.encode('["猫"]')]);
+    const twice = new Uint8Array([...bom, ...bom, ...encoder.encode('["猫"]')]);
+    expect(decodeUtf8Text(once)).toBe('["猫"]');
     expect(decodeUtf8Text(twice)).toBe(strict.decode(twice));
-    expect(decodeUtf8Text(twice)).toBe('\ufeff[1]');
+    expect(decodeUtf8Text(twice)).toBe('\ufeff["猫"]');
     expect(decodeUtf8Text(new Uint8Array(bom))).toBe('');
   });
 
@@ -28,8 +28,10 @@ describe('decodeUtf8Text (the CLI fast path for reading artifacts)', () => {
     expect(decodeUtf8Text(new Uint8Array([0xe3, 0x81]))).toBeUndefined(); // truncated sequence
   });
 
-  it('handles an empty file and an odd-length file', () => {
-    expect(decodeUtf8Text(new Uint8Array(0))).toBe('');
-    expect(decodeUtf8Text(encoder.encode('abc'))).toBe('abc');
+  it('leaves pure ASCII to TextDecoder (faster there), and decodes any non-ASCII text itself', () => {
+    expect(decodeUtf8Text(new Uint8Array(0))).toBeUndefined();
+    expect(decodeUtf8Text(encoder.encode('[{"id":"a"}]'))).toBeUndefined();
+    expect(decodeUtf8Text(encoder.encode('abcé'))).toBe('abcé'); // odd byte length
+    expect(decodeUtf8Text(encoder.encode('é'))).toBe('é');
   });
 });

@@ -67,7 +67,7 @@ export function rowIssueError(
   return new ArtifactError(fileName, rowLocation(index, id, issue.path), issue.message);
 }
 
-/** Decodes valid UTF-8 bytes to text with one leading BOM removed; returns undefined for anything else. */
+/** Decodes valid UTF-8 bytes to text with one leading BOM removed, or returns undefined to leave them to TextDecoder. */
 export type Utf8Decoder = (bytes: Uint8Array) => string | undefined;
 
 // fatal: true refuses malformed UTF-8 instead of silently inserting U+FFFD; ignoreBOM false (the default) strips
@@ -79,8 +79,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * @param bytes the file's raw bytes
  * @param fileName the display name used in error messages
  * @param fastDecode a faster platform UTF-8 decoder, when the caller has one (TextDecoder is most of the cost of
- *   reading a large file): it must return exactly what TextDecoder would (one leading BOM removed), or undefined
- *   for bytes that are not valid UTF-8, which are then decoded here so the error names the first bad byte
+ *   reading a large non-ASCII file): it must return exactly what TextDecoder would (one leading BOM removed), or
+ *   undefined to leave the bytes to TextDecoder here (always so for invalid UTF-8: the error names the first bad byte)
  * @throws ArtifactError for invalid UTF-8 (with the byte offset) or invalid JSON
  */
 export function decodeJsonBytes(bytes: Uint8Array, fileName: string, fastDecode?: Utf8Decoder): unknown {
