@@ -191,6 +191,8 @@ export async function summarizeReceipts(
       if (result.kind === 'not-a-receipt') summarizer.addNotReceipt(shown, result.schema);
       else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
       else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt);
+      else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt);
+      else if (result.kind === 'comparison-receipt') summarizer.addComparisonReceipt(result.receipt);
       else summarizer.addReceipt(result.receipt);
     }
     progress?.(index + 1, files.length);
@@ -248,6 +250,10 @@ export function register(program: Command): void {
           (summary.inputs.generation_receipts_valid > 0
             ? ` and ${summary.inputs.generation_receipts_valid} generation receipt(s) into ${summary.generation_targets.length} generation target(s)`
             : '') +
+          (summary.inputs.suite_receipts_valid > 0
+            ? `, ${summary.inputs.suite_receipts_valid} suite receipt(s) into ${summary.suite_targets.length} suite target(s)`
+            : '') +
+          (summary.inputs.comparison_receipts_valid > 0 ? `, ${summary.inputs.comparison_receipts_valid} comparison receipt(s)` : '') +
           `: ${displayPath(json)}, ${displayPath(md)}\n`,
       );
     });

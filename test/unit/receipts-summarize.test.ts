@@ -22,7 +22,7 @@ async function summarizeAll(receipts: DeviceReceipt[]) {
   return s.finish();
 }
 
-function only(targets: TargetSummary[], predicate: (t: TargetSummary) => boolean): TargetSummary {
+function only<T = TargetSummary>(targets: T[], predicate: (t: T) => boolean): T {
   const found = targets.filter(predicate);
   expect(found).toHaveLength(1);
   return found[0];
@@ -280,7 +280,7 @@ describe('drb receipts summarize', () => {
     expect(run.stdout).toMatch(/^summarized 2 receipt\(s\) into 1 target\(s\) \(0 DEVICE_PASS, 1 DEVICE_RECEIPT\): /);
     expect(run.stderr).toContain('warning: 1 invalid receipt(s) excluded');
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
-    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1, interruptions: 0 });
+    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, suite_receipts_valid: 0, comparison_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1, interruptions: 0 });
     expect(summary.invalid[0]).toMatchObject({ file: join(d, 'in', 'bad.json'), first_problem: 'outcome.status: is "ok" but no inference completed' });
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(md).toContain(`| ${summary.targets[0].key} | ort-tiny-xenc | ort | wasm | 1 | 1/5 | 1/20 |`);

@@ -3,7 +3,9 @@
  * receipts themselves), then `finish` computes statistics, gates, memory fit and evidence states. Callers read
  * files one by one and call `addReceipt` / `addInvalid` / `addNotReceipt`; nothing here touches a file system.
  */
+import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
+import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import type { DeviceReceipt, InterruptedRun } from '../receipt.ts';
 import { summarize, type SampleStats } from '../stats.ts';
 import type { DeviceReview } from './device-review.ts';
@@ -11,10 +13,12 @@ import { evaluateEvidence } from './evidence.ts';
 import { buildGenerationTarget, foldGeneration, newGenerationAccumulator, type GenerationAccumulator } from './generation-accumulator.ts';
 import { BUILTIN_LLM_CONFIGS, findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { BUILTIN_PROFILES, evaluateProfile, type BudgetProfiles } from './profiles.ts';
+import { buildSuiteTarget, comparisonEntry, foldSuite, newSuiteAccumulator, suiteDevice, suiteTargetIdentity, type SuiteAccumulator } from './suite-accumulator.ts';
 import {
   PROTOCOL_MIN_COLD,
   PROTOCOL_MIN_WARM,
   RECEIPTS_SUMMARY_SCHEMA,
+  type ComparisonEntry,
   type InterruptionGroup,
   type ReceiptsSummary,
   type TargetSummary,
@@ -137,15 +141,48 @@ export class ReceiptsSummarizer {
   private readonly generationGroups = new Map<string, GenerationAccumulator>();
   private readonly interruptionGroups = new Map<string, InterruptionAccumulator>();
   private interruptionCount = 0;
+  private readonly suiteGroups = new Map<string, SuiteAccumulator>();
+  private suiteValid = 0;
+  // One small entry per comparison receipt (a comparison is reported as it ran, never pooled).
+  private readonly comparisons: ComparisonEntry[] = [];
   private generationValid = 0;
   private readonly invalid: ReceiptsSummary['invalid'] = [];
   private readonly notReceipts: ReceiptsSummary['not_receipts'] = [];
   private files = 0;
   private valid = 0;
 
-  /** Number of valid receipts (device and generation) folded in so far. */
+  /** Number of valid receipts (device, generation, suite and comparison) folded in so far. */
   get validCount(): number {
-    return this.valid + this.generationValid;
+    return this.valid + this.generationValid + this.suiteValid + this.comparisons.length;
+  }
+
+  /**
+   * Folds one suite receipt that passed validation into its suite target.
+   * @param receipt a `drb.suite-receipt.v1` that `validateReceipt` accepted
+   */
+  addSuiteReceipt(receipt: SuiteReceipt): void {
+    this.files++;
+    this.suiteValid++;
+    const identity = suiteTargetIdentity(receipt);
+    const canonical = canonicalJson(identity);
+    let acc = this.suiteGroups.get(canonical);
+    if (!acc) {
+      acc = newSuiteAccumulator(identity, receipt);
+      this.suiteGroups.set(canonical, acc);
+    }
+    foldSuite(acc, receipt);
+    if (receipt.previous_run_interrupted !== null) this.addInterruption(suiteDevice(receipt), receipt.previous_run_interrupted, receipt.receipt_id);
+  }
+
+  /**
+   * Lists one comparison receipt that passed validation (ranked valid routes, invalid routes with why).
+   * @param receipt a `drb.comparison-receipt.v1` that `validateReceipt` accepted
+   */
+  addComparisonReceipt(receipt: ComparisonReceipt): void {
+    this.files++;
+    const entry = comparisonEntry(receipt);
+    this.comparisons.push(entry);
+    if (receipt.previous_run_interrupted !== null) this.addInterruption(entry.device, receipt.previous_run_interrupted, receipt.receipt_id);
   }
 
   /**
@@ -291,6 +328,12 @@ export class ReceiptsSummarizer {
       const key = await identityKey(canonical, 'g');
       generationTargets.push(buildGenerationTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs));
     }
+    const suiteTargets = [];
+    for (const [canonical, acc] of this.suiteGroups) {
+      const key = await identityKey(canonical, 's');
+      suiteTargets.push(buildSuiteTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts)));
+    }
+    suiteTargets.sort((a, b) => byString(a.identity.model.id, b.identity.model.id) || byString(a.key, b.key));
     const interruptions: InterruptionGroup[] = [];
     for (const [canonical, group] of this.interruptionGroups) {
       const seen = matched.get(canonical) ?? { keys: [], receipts: 0 };
@@ -321,6 +364,8 @@ export class ReceiptsSummarizer {
         files: this.files,
         receipts_valid: this.valid,
         generation_receipts_valid: this.generationValid,
+        suite_receipts_valid: this.suiteValid,
+        comparison_receipts_valid: this.comparisons.length,
         receipts_invalid: this.invalid.length,
         not_receipts: this.notReceipts.length,
         interruptions: this.interruptionCount,
@@ -329,6 +374,8 @@ export class ReceiptsSummarizer {
       not_receipts: [...this.notReceipts].sort((a, b) => byString(a.file, b.file)),
       targets,
       generation_targets: generationTargets,
+      suite_targets: suiteTargets,
+      comparisons: [...this.comparisons].sort((a, b) => byString(a.model_id, b.model_id) || byString(a.receipt_id, b.receipt_id)),
       interruptions,
       orphan_reviews: [...reviews.entries()]
         .filter(([key]) => !known.has(key))

@@ -214,6 +214,75 @@ export const GenerationTargetSummary = z.strictObject({
 });
 export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
 
+/**
+ * A suite target (`drb.suite-receipt.v1` runs): one device, build, engine, model and route scoring one suite (items
+ * and candidates by SHA-256, with the abstention threshold). Per-row latency is the statistic of a suite run; the
+ * model load is kept apart. Suite runs are quality + speed evidence beside the device procedure, never DEVICE_PASS.
+ */
+export const SuiteTargetSummary = z.strictObject({
+  key: z.string().regex(/^s-[0-9a-f]{12}$/),
+  label: z.string(),
+  identity: TargetIdentitySchema,
+  suite: z.strictObject({
+    id: z.string().nullable(),
+    format: z.string(),
+    task: z.string(),
+    items_sha256: z.string().regex(SHA256_PATTERN),
+    candidates_sha256: z.string().regex(SHA256_PATTERN),
+    min_margin: z.number().nullable(),
+  }),
+  counts: z.strictObject({
+    receipts: Count,
+    ok: Count,
+    failed: Count,
+    /** Rows finished over all receipts (ok and failed). */
+    rows_done: Count,
+    interrupted: Count,
+  }),
+  /** Every row-latency sample of the ok receipts, pooled. */
+  row_latency_ms: Stats.nullable(),
+  /** The spread between receipts: statistics of each ok receipt's own median row latency. */
+  receipt_medians_ms: Stats.nullable(),
+  /** Model fetch + session of each ok receipt (cold; kept out of the row statistics). */
+  model_load_ms: Stats.nullable(),
+  failures: z.strictObject({
+    by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
+    receipt_ids: z.array(z.string()),
+  }),
+  interrupted: TargetInterruptions,
+});
+export type SuiteTargetSummary = z.infer<typeof SuiteTargetSummary>;
+
+/**
+ * One comparison receipt (`drb.comparison-receipt.v1`), listed on its own: a comparison is already a controlled
+ * measurement (interleaved routes on one device), so it is reported as it ran, not pooled with other comparisons.
+ */
+export const ComparisonEntry = z.strictObject({
+  receipt_id: z.string(),
+  label: z.string(),
+  device: DeviceIdentitySchema,
+  app: z.strictObject({ version: z.string(), commit: z.string().nullable() }),
+  engine: z.strictObject({ name: z.string(), version: z.string() }),
+  model_id: z.string(),
+  input_id: z.string(),
+  outcome: z.enum(['ok', 'failed']),
+  reason: z.string().nullable(),
+  baseline_route_id: z.string(),
+  /** Valid routes in rank order (fastest median first), with the speed-up against the baseline. */
+  ranked: z.array(
+    z.strictObject({
+      route_id: z.string(),
+      rank: z.number().int().positive(),
+      median_ms: z.number(),
+      p95_ms: z.number(),
+      speedup_vs_baseline: z.number().nullable(),
+    }),
+  ),
+  /** Routes that failed or disagreed with the baseline: never ranked. */
+  invalid: z.array(z.strictObject({ route_id: z.string(), reason: z.string() })),
+});
+export type ComparisonEntry = z.infer<typeof ComparisonEntry>;
+
 export const ReceiptsSummary = z.strictObject({
   schema: z.literal(RECEIPTS_SUMMARY_SCHEMA),
   protocol: z.strictObject({ min_cold: Count, min_warm: Count }),
@@ -223,6 +292,8 @@ export const ReceiptsSummary = z.strictObject({
     files: Count,
     receipts_valid: Count,
     generation_receipts_valid: Count,
+    suite_receipts_valid: Count,
+    comparison_receipts_valid: Count,
     receipts_invalid: Count,
     not_receipts: Count,
     /** Interruptions recorded by the valid receipts (each receipt records at most one). */
@@ -233,6 +304,8 @@ export const ReceiptsSummary = z.strictObject({
   not_receipts: z.array(z.strictObject({ file: z.string(), schema: z.string().nullable() })),
   targets: z.array(TargetSummary),
   generation_targets: z.array(GenerationTargetSummary),
+  suite_targets: z.array(SuiteTargetSummary),
+  comparisons: z.array(ComparisonEntry),
   /** Interrupted runs by device, model and requested route, including groups with no receipt of their own. */
   interruptions: z.array(InterruptionGroup),
   /** Stored reviews whose target is not in these receipts (kept, not applied). */

@@ -147,6 +147,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const inputs = summary.inputs;
   lines.push(
     `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
+      `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
       `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt; ${inputs.interruptions} interrupted run(s) recorded. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
       `Budget profiles ${summary.profiles_version}; LLM configs ${summary.llm_configs_version}.`,
@@ -178,6 +179,55 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   if (summary.not_receipts.length) {
     lines.push('## Other JSON files (not device receipts)', '');
     for (const n of summary.not_receipts) lines.push(`- ${cell(n.file)}: schema ${n.schema ?? 'none'}`);
+    lines.push('');
+  }
+  if (summary.suite_targets.length) {
+    lines.push(
+      '## Suite targets',
+      '',
+      'Suite runs (`drb.suite-receipt.v1`): per-row latency pooled over the ok receipts; model load kept apart. Evidence beside the device procedure, never DEVICE_PASS.',
+      '',
+      '| target | model | engine | route | suite | receipts ok / all | rows done | row latency median / p95 ms | load median ms | failed | interrupted |',
+      '| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const s of summary.suite_targets) {
+      const r = s.identity.route;
+      const route = r.completed_ep === r.requested_ep ? r.requested_ep : `${r.requested_ep}->${r.completed_ep ?? 'none'}`;
+      const threads = r.threads_effective ?? r.threads_requested;
+      lines.push(
+        `| ${s.key} | ${cell(s.identity.model.id)} | ${s.identity.engine.name} | ${route}${threads === null ? '' : ` x${threads}`} | ` +
+          `${cell(s.suite.id ?? '(picked files)')} (${s.suite.format}, ${s.suite.task}, min margin ${s.suite.min_margin ?? 'none'}) | ` +
+          `${s.counts.ok} / ${s.counts.receipts} | ${s.counts.rows_done} | ` +
+          `${s.row_latency_ms ? `${ms(s.row_latency_ms.median)} / ${ms(s.row_latency_ms.p95)}` : '–'} | ${ms(s.model_load_ms?.median)} | ` +
+          `${s.counts.failed} | ${s.counts.interrupted} |`,
+      );
+    }
+    lines.push('');
+    for (const s of summary.suite_targets) {
+      for (const f of s.failures.by_reason) lines.push(`- ${s.key}: failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
+      for (const line of interruptedLines(s.interrupted)) lines.push(`- ${s.key}: ${line.slice(2)}`);
+    }
+    if (summary.suite_targets.some((s) => s.failures.by_reason.length || s.interrupted.group_key)) lines.push('');
+  }
+  if (summary.comparisons.length) {
+    lines.push(
+      '## Comparisons',
+      '',
+      'One row per comparison receipt (`drb.comparison-receipt.v1`): valid routes ranked by median; a route that failed or disagreed with the baseline is never ranked.',
+      '',
+      '| receipt | model | engine | outcome | baseline | ranked valid routes (median / p95 ms, speed-up vs baseline) | invalid routes |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const c of summary.comparisons) {
+      const ranked = c.ranked
+        .map((r) => `${r.rank}. ${r.route_id} ${ms(r.median_ms)} / ${ms(r.p95_ms)}${r.speedup_vs_baseline === null ? '' : ` x${r.speedup_vs_baseline.toFixed(2)}`}`)
+        .join('; ');
+      const invalid = c.invalid.map((r) => `${r.route_id}: ${r.reason}`).join('; ');
+      lines.push(
+        `| ${c.receipt_id} | ${cell(c.model_id)} | ${c.engine.name} | ${c.outcome}${c.reason ? `: ${cell(c.reason)}` : ''} | ${cell(c.baseline_route_id)} | ` +
+          `${cell(ranked) || '–'} | ${cell(invalid) || '–'} |`,
+      );
+    }
     lines.push('');
   }
   if (summary.interruptions.length) {

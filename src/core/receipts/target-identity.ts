@@ -147,10 +147,11 @@ function canonicalJsonUnicode(value: unknown): string {
 }
 
 /**
- * The short, stable key of a canonical identity string: `t-` (target), `g-` (generation target), `r-` (request) or
+ * The short, stable key of a canonical identity string: `t-` (target), `g-` (generation target), `s-` (suite
+ * target), `r-` (request) or
  * `i-` (interruption group: device, model, requested route) + 12 hex digits.
  */
-export async function identityKey(canonical: string, prefix: 't' | 'g' | 'r' | 'i'): Promise<string> {
+export async function identityKey(canonical: string, prefix: 't' | 'g' | 's' | 'r' | 'i'): Promise<string> {
   // canonicalJson is pure ASCII, so its char codes are its UTF-8 bytes: no TextEncoder (not a core global) needed.
   const bytes = new Uint8Array(canonical.length);
   for (let i = 0; i < canonical.length; i++) bytes[i] = canonical.charCodeAt(i) & 0x7f;

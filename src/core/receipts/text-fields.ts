@@ -64,8 +64,10 @@ function couldHoldText(value: unknown): boolean {
  * Every key in `value` (objects and arrays, any depth) that looks like a text field.
  * @param value parsed JSON
  * @param path the path of `value` itself ('' for the root), used to build each hit's field path
+ * @param factPaths exact field paths whose schema holds facts under a text-like name (a suite receipt's
+ *   `suite.candidates` is the candidates FILE's name, size, hash and row count); their children are still scanned
  */
-export function findTextFields(value: unknown, path = ''): TextFieldHit[] {
+export function findTextFields(value: unknown, path = '', factPaths: ReadonlySet<string> = new Set()): TextFieldHit[] {
   const hits: TextFieldHit[] = [];
   const walk = (node: unknown, at: string): void => {
     if (Array.isArray(node)) {
@@ -73,7 +75,7 @@ export function findTextFields(value: unknown, path = ''): TextFieldHit[] {
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
         const child = at ? `${at}.${key}` : key;
-        if (isTextFieldKey(key) && couldHoldText(item)) hits.push({ path: child, key });
+        if (isTextFieldKey(key) && couldHoldText(item) && !factPaths.has(child)) hits.push({ path: child, key });
         walk(item, child);
       }
     }

@@ -1,10 +1,13 @@
 /**
- * Validation of one parsed JSON value as a device receipt (or a generation receipt): the schema string, the zod
- * schema (one problem per issue, with its field path), the "no text" scan and every receipt invariant. Pure: the CLI reads files and
- * prints; the page and public-pass can call the same function on an in-memory receipt.
+ * Validation of one parsed JSON value as a receipt of any kind the page makes (device, generation, suite or
+ * comparison receipt): the schema string, the zod schema (one problem per issue, with its field path), the "no
+ * text" scan, URLs, and every invariant of that kind (each kind's own check function, shared with the page).
+ * Pure: the CLI reads files and prints; the page and public-pass can call the same function on an in-memory receipt.
  */
 import type { z } from 'zod';
+import { checkComparisonReceipt, COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { checkGenerationReceipt, GENERATION_RECEIPT_SCHEMA, GenerationReceipt } from '../generation/generation-receipt.ts';
+import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt } from '../suite/suite-receipt.ts';
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt } from '../receipt.ts';
 import { checkReceiptInvariants, checkRoute } from '../receipt-invariants.ts';
 import { containsUnredactedUrl } from '../redact.ts';
@@ -20,11 +23,15 @@ export interface ReceiptProblem {
  * The verdict on one JSON value:
  * - `receipt`: it claims to be a device receipt; `receipt` is set only when it passed every check;
  * - `generation-receipt`: it claims to be a generation receipt (`drb.generation-receipt.v1`, LLM generation runs);
+ * - `suite-receipt`: a suite run's receipt (`drb.suite-receipt.v1`);
+ * - `comparison-receipt`: a side-by-side route comparison's receipt (`drb.comparison-receipt.v1`);
  * - `not-a-receipt`: its `schema` string is something else (or missing), so it is not judged as a receipt.
  */
 export type ReceiptValidation =
   | { kind: 'receipt'; receipt: DeviceReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'generation-receipt'; receipt: GenerationReceipt | null; problems: ReceiptProblem[] }
+  | { kind: 'suite-receipt'; receipt: SuiteReceipt | null; problems: ReceiptProblem[] }
+  | { kind: 'comparison-receipt'; receipt: ComparisonReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'not-a-receipt'; schema: string | null; problems: ReceiptProblem[] };
 
 /** Every string in `value` that holds a URL with a query, fragment or credentials, with its path. */
@@ -38,8 +45,8 @@ function unredactedUrls(value: unknown, path: string, problems: ReceiptProblem[]
   }
 }
 
-function textProblems(value: unknown): ReceiptProblem[] {
-  return findTextFields(value).map((hit) => ({
+function textProblems(value: unknown, factPaths?: ReadonlySet<string>): ReceiptProblem[] {
+  return findTextFields(value, '', factPaths).map((hit) => ({
     path: hit.path,
     message: 'looks like a text field: receipts never hold input, output or typed text',
   }));
@@ -67,6 +74,43 @@ function validateGeneration(value: unknown): ReceiptValidation {
   problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
   unredactedUrls(parsed.data, '', problems);
   return { kind: 'generation-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
+}
+
+/** Suite receipt fields with a text-like name that hold file facts (name, bytes, SHA-256, rows), never text. */
+const SUITE_FACT_PATHS: ReadonlySet<string> = new Set(['suite.candidates']);
+
+/**
+ * Checks a suite receipt: schema, no text, the suite rules (row statistics recomputed from the samples, row counts
+ * that add up, an ok run that finished every row with predictions, a failed run that says why), route honesty, URLs.
+ */
+function validateSuite(value: unknown): ReceiptValidation {
+  const problems = textProblems(value, SUITE_FACT_PATHS);
+  const parsed = SuiteReceipt.safeParse(value);
+  if (!parsed.success) {
+    problems.push(...schemaProblems(parsed.error, problems));
+    return { kind: 'suite-receipt', receipt: null, problems };
+  }
+  problems.push(...checkSuiteReceipt(parsed.data));
+  // Same route object and model info as a device receipt: the same route-honesty rule.
+  problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
+  unredactedUrls(parsed.data, '', problems);
+  return { kind: 'suite-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
+}
+
+/**
+ * Checks a comparison receipt: schema, no text, the comparison rules (schedule, per-route statistics, invalid routes
+ * unranked and without ratios, ranks in median order, ok only with a valid baseline), URLs.
+ */
+function validateComparison(value: unknown): ReceiptValidation {
+  const problems = textProblems(value);
+  const parsed = ComparisonReceipt.safeParse(value);
+  if (!parsed.success) {
+    problems.push(...schemaProblems(parsed.error, problems));
+    return { kind: 'comparison-receipt', receipt: null, problems };
+  }
+  problems.push(...checkComparisonReceipt(parsed.data));
+  unredactedUrls(parsed.data, '', problems);
+  return { kind: 'comparison-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
 /** Dot/bracket notation for a zod issue path (`route.attempts[0].ep`). */
@@ -104,6 +148,8 @@ export function validateReceipt(value: unknown): ReceiptValidation {
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   const schema = isObject ? (value as Record<string, unknown>).schema : undefined;
   if (schema === GENERATION_RECEIPT_SCHEMA) return validateGeneration(value);
+  if (schema === SUITE_RECEIPT_SCHEMA) return validateSuite(value);
+  if (schema === COMPARISON_RECEIPT_SCHEMA) return validateComparison(value);
   if (schema !== DEVICE_RECEIPT_SCHEMA) {
     const named = typeof schema === 'string' ? schema : null;
     return {
