@@ -25,6 +25,7 @@ import { sha256Hex } from '../core/sha256.ts';
 import type { InputOutcome, LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { StageLimits } from './run-controller.ts';
+import { openRunJournal, type ControllerJournal, type RunJournalWriter } from './run-journal.ts';
 import { WorkerHandle } from './worker-client.ts';
 
 /** One route to compare. */
@@ -76,6 +77,9 @@ export interface ComparisonEnvironment {
   probe: () => Promise<Capabilities>;
   limits: StageLimits;
   app: { version: string; commit: string | null };
+  /** The page's run journal: the comparison's stages are journaled (requested route: the baseline's EP) and its
+   *  receipt records a pending interruption. */
+  journal?: ControllerJournal;
 }
 
 /** The default routes: wasm 1 thread (baseline), wasm with up to 2 threads, and webgpu. */
@@ -110,22 +114,27 @@ export class ComparisonController {
   async run(request: ComparisonRequest, ui: ComparisonUiHooks = {}): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
     if (this.running) throw new Error('a comparison is already in progress');
     this.running = true;
+    const baselineEp = request.routes.find((r) => r.id === request.baselineId)?.ep ?? request.routes[0]?.ep ?? 'wasm';
+    const journal = await openRunJournal(this.env.journal, { runId: crypto.randomUUID(), mode: 'comparison', kind: null, modelId: request.model.id, requestedEp: baselineEp });
     try {
-      return await this.runInner(request, ui);
+      return await this.runInner(request, ui, journal);
     } finally {
+      // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
+      journal.end();
       for (const state of this.states) state.handle?.terminate('comparison finished');
       this.states = [];
       this.running = false;
     }
   }
 
-  private async runInner(request: ComparisonRequest, ui: ComparisonUiHooks): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
+  private async runInner(request: ComparisonRequest, ui: ComparisonUiHooks, journal: RunJournalWriter): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
     const { env } = this;
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
     // The schedule is built first, so bad route ids or round counts fail before any worker starts.
     const schedule = interleavedSchedule(request.routes.map((r) => r.id), request.rounds, request.seed);
     ui.onPhase?.('probe');
+    journal.stage('probe');
     const capabilities = await env.probe();
     let engine = { name: request.model.engine, version: 'unknown' };
     let inputSha256: string | null = null;
@@ -165,9 +174,12 @@ export class ComparisonController {
         await state.handle.syncClock(env.limits.probe);
         const hooks = state.handle.proxy({
           onStage: (stage: Stage, phase: 'start' | 'end') => {
-            if (phase === 'start') state.handle?.enterStage(stage);
+            if (phase !== 'start') return;
+            journal.stage(stage);
+            state.handle?.enterStage(stage);
           },
         });
+        journal.stage('fetch');
         if (request.input.kind === 'fixed') {
           const fixed = request.input.input;
           const input = await call<InputOutcome>(state, 'fetch', (h) => h.api.loadInput(fixed, env.pageBaseUrl));
@@ -220,6 +232,7 @@ export class ComparisonController {
     // 3. One untimed warm-up per live route (first-run costs: shader compilation, allocator growth, JIT).
     for (const state of this.states.filter((s) => s.handle !== null)) {
       ui.onPhase?.('warmup', state.request.id);
+      journal.stage('warmup');
       try {
         const out = await runInput(state, 'warmup');
         if (!out.ok) failRoute(state, out.name, out.message);
@@ -230,6 +243,7 @@ export class ComparisonController {
 
     // 4. Timed runs in the interleaved order; the last round's output is what the agreement check compares.
     ui.onPhase?.('timed');
+    journal.stage('warm_inference');
     const byId = new Map(this.states.map((s) => [s.request.id, s]));
     let done = 0;
     for (const slot of schedule) {
@@ -302,6 +316,7 @@ export class ComparisonController {
       tolerance: { max_abs_diff: request.toleranceAbs },
       routes,
       capabilities,
+      previous_run_interrupted: journal.previous,
       lifecycle: lifecycle.stop(),
       outcome: { status: outcome.status, reason: outcome.reason === null ? null : redactUrlsInText(outcome.reason) },
     };

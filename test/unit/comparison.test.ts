@@ -131,6 +131,7 @@ describe('compareRoutes', () => {
       tolerance: { max_abs_diff: 1e-4 },
       routes,
       capabilities,
+      previous_run_interrupted: null,
       lifecycle,
       outcome: { status: 'ok', reason: null },
     };

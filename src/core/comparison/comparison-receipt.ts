@@ -8,7 +8,7 @@
  * is marked invalid and gets no rank and no ratio: a fast wrong answer is never reported as faster.
  */
 import { z } from 'zod';
-import { Capabilities, EngineName, ExecutionProvider, InputInfo, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
+import { Capabilities, EngineName, ExecutionProvider, InputInfo, InterruptedRun, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
 
@@ -94,6 +94,8 @@ export const ComparisonReceipt = z.strictObject({
   baseline_route_id: z.string(),
   tolerance: z.strictObject({ max_abs_diff: z.number().finite().nonnegative() }),
   routes: z.array(ComparisonRoute).min(2),
+  /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
+  previous_run_interrupted: InterruptedRun.nullable(),
   capabilities: Capabilities,
   lifecycle: Lifecycle,
   outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: z.string().nullable() }),
