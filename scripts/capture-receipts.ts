@@ -9,6 +9,9 @@
  * an adapter and no fallback (a failed run), a stage time limit too small to load the heavy model (a failed run),
  * a reload in the middle of a run followed by a cold run (a receipt recording `previous_run_interrupted`), and
  * cold + warm on wasm in WebKitGTK over WebDriver (no memory API, no WebGPU; skip with DRB_CAPTURE_WEBKIT=0).
+ * Besides device receipts it captures one suite receipt (the demo suite reranked by the tiny transformers.js
+ * reranker on wasm) and one comparison receipt (the tiny ORT fixture on wasm-1, wasm-2 and WebGPU on SwiftShader),
+ * taken from `window.drbArtifacts`.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +51,21 @@ async function waitForEnd(page: Page, timeoutMs = 150_000): Promise<string> {
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 
+/** One artifact the page offered (`window.drbArtifacts`). */
+interface PageArtifact {
+  kind: string;
+  data: { schema: string; receipt_id: string; outcome: { status: string } };
+}
+
+/** Runs `query` in `page` until done/failed and returns the one artifact of `kind` it offered. */
+async function artifactOf(page: Page, url: string, kind: string, expected: 'done' | 'failed'): Promise<PageArtifact['data']> {
+  await page.goto(url);
+  const state = await waitForEnd(page, 170_000);
+  const found = (await page.evaluate(() => (window as unknown as { drbArtifacts: PageArtifact[] }).drbArtifacts ?? [])).filter((a) => a.kind === kind);
+  if (state !== expected || found.length !== 1) throw new Error(`${kind}: page ended "${state}" with ${found.length} artifact(s) of that kind`);
+  return found[0].data;
+}
+
 async function receiptsOf(page: Page): Promise<DeviceReceipt[]> {
   return page.evaluate(() => (window as unknown as { drbReceipts: DeviceReceipt[] }).drbReceipts ?? []);
 }
@@ -55,7 +73,7 @@ async function receiptsOf(page: Page): Promise<DeviceReceipt[]> {
 async function main(): Promise<void> {
   const dist = mkdtempSync(join(tmpdir(), 'drb-capture-dist-'));
   const browsers: LaunchedChromium[] = [];
-  const captured: Array<{ name: string; receipt: DeviceReceipt }> = [];
+  const captured: Array<{ name: string; receipt: DeviceReceipt | PageArtifact['data'] }> = [];
   try {
     const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
     const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
@@ -94,6 +112,18 @@ async function main(): Promise<void> {
       } else {
         console.log('interrupted: the page did not record previous_run_interrupted (run journal not wired yet); scenario skipped');
       }
+      // One suite receipt (the shipped demo suite, tiny reranker on wasm) and one comparison receipt (tiny ORT
+      // fixture on wasm-1, wasm-2 and WebGPU on SwiftShader), after the interruption was recorded above.
+      const suitePage = await plain.context.newPage();
+      const suite = await artifactOf(suitePage, `${server.url}?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&threads=1`, 'suite-receipt', 'done');
+      await suitePage.close();
+      captured.push({ name: 'suite-ajimee-demo-24-tfjs-tiny-reranker-wasm', receipt: suite });
+      console.log(`suite: ${suite.outcome.status}`);
+      const comparePage = await gpu.context.newPage();
+      const comparison = await artifactOf(comparePage, `${server.url}?autorun=compare&model=ort-tiny-xenc&routes=wasm-1,wasm-2,webgpu&rounds=4&seed=7`, 'comparison-receipt', 'done');
+      await comparePage.close();
+      captured.push({ name: 'compare-ort-tiny-xenc-wasm-1-wasm-2-webgpu', receipt: comparison });
+      console.log(`comparison: ${comparison.outcome.status}`);
       // WebKitGTK (the Safari-engine lane): no memory API, no WebGPU; cold + warm on wasm.
       if (process.env.DRB_CAPTURE_WEBKIT !== '0') {
         const lane = await openLane('webkit', { scriptTimeoutMs: 150_000 });
@@ -128,7 +158,9 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   for (const name of readdirSync(OUT)) if (name.endsWith('.json')) rmSync(join(OUT, name));
   captured.forEach(({ name, receipt }, index) => {
-    const file = `${String(index + 1).padStart(2, '0')}-${name}-${receipt.run.kind}-${receipt.outcome.status}.json`;
+    // Device receipts carry their run kind in the name; suite and comparison receipts have none.
+    const kind = 'run' in receipt ? `-${receipt.run.kind}` : '';
+    const file = `${String(index + 1).padStart(2, '0')}-${name}${kind}-${receipt.outcome.status}.json`;
     writeFileSync(join(OUT, file), `${JSON.stringify(receipt, null, 2)}\n`);
   });
   console.log(`wrote ${captured.length} receipts to ${OUT}`);

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RUN_JOURNAL_SCHEMA } from '../../src/core/journal.ts';
-import { journalHooks, RUN_JOURNAL_KEY, RunJournalStore, TAB_ID_KEY, type JournalStorage, type RunLocks } from '../../src/page/run-journal.ts';
+import { journalHooks, openRunJournal, RUN_JOURNAL_KEY, RunJournalStore, TAB_ID_KEY, type JournalStorage, type RunLocks } from '../../src/page/run-journal.ts';
 
 /** An in-memory Web Storage; `failWrites` makes setItem throw like a full quota does. */
 class MemoryStorage implements JournalStorage {
@@ -209,5 +209,56 @@ describe('journalHooks (the run controller side)', () => {
     hooks.onJournal(event('r', 'session'));
     expect(warn).toHaveBeenCalledWith('run journal: stage "session" cannot follow "warm_inference" in run r');
     expect((await new RunJournalStore({ storage, session, locks: null }).load())?.stage).toBe('warm_inference');
+  });
+});
+
+describe('openRunJournal (the suite, generation and comparison controllers\' side)', () => {
+  const suiteRun = { runId: 'suite-1', mode: 'suite', kind: null, modelId: 'tfjs-tiny-reranker', requestedEp: 'wasm' } as const;
+
+  it('claims the pending interruption from any run mode, journals stages forward only, and ends once', async () => {
+    const storage = new MemoryStorage();
+    const session = new MemoryStorage();
+    // A single (cold) run killed in its session stage ...
+    const killed = new RunJournalStore({ storage, session, locks: null });
+    await killed.load();
+    journalHooks(killed).onJournal({ runId: 'old', mode: 'single', kind: 'cold', stage: 'session', modelId: 'ort-heavy-xenc', requestedEp: 'wasm' });
+    // ... is recorded by the suite run of the next page load.
+    const store = new RunJournalStore({ storage, session, locks: null });
+    const loaded = store.load();
+    const writer = await openRunJournal({ ready: loaded, ...journalHooks(store) }, suiteRun);
+    expect(writer.previous).toMatchObject({ run_id: 'old', run_mode: 'single', run_kind: 'cold', stage: 'session', model_id: 'ort-heavy-xenc' });
+    writer.stage('probe');
+    writer.stage('fetch');
+    writer.stage('session');
+    // A comparison's second route loads again: an earlier stage after a later one is not written.
+    writer.stage('fetch');
+    writer.stage('rows');
+    const stored = JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!);
+    expect(stored.active).toEqual([expect.objectContaining({ run_id: 'suite-1', run_mode: 'suite', run_kind: null, stage: 'rows', model_id: 'tfjs-tiny-reranker' })]);
+    expect(stored.interrupted).toMatchObject({ run_id: 'old' });
+    writer.end();
+    writer.end();
+    writer.stage('rows');
+    expect(storage.items.has(RUN_JOURNAL_KEY)).toBe(false);
+  });
+
+  it('a suite run killed in its rows is found at the next load with its mode and stage', async () => {
+    const storage = new MemoryStorage();
+    const session = new MemoryStorage();
+    const store = new RunJournalStore({ storage, session, locks: null });
+    const writer = await openRunJournal({ ready: store.load(), ...journalHooks(store) }, suiteRun);
+    expect(writer.previous).toBeNull();
+    writer.stage('rows');
+    const next = new RunJournalStore({ storage, session, locks: null });
+    expect(await next.load()).toMatchObject({ run_id: 'suite-1', run_mode: 'suite', run_kind: null, stage: 'rows', requested_ep: 'wasm' });
+  });
+
+  it('records nothing without a journal', async () => {
+    const writer = await openRunJournal(undefined, suiteRun);
+    expect(writer.previous).toBeNull();
+    expect(() => {
+      writer.stage('fetch');
+      writer.end();
+    }).not.toThrow();
   });
 });

@@ -132,6 +132,18 @@ describe('run journal transitions', () => {
       'The previous cold run (model ort-heavy-xenc, wasm) was interrupted at stage "session" (stage started 2026-11-29T11:00:00.000Z).',
     );
   });
+
+  it('names the run mode for suite, generation and comparison runs (no cold/warm kind there)', () => {
+    const suite: JournalRun = { runId: 'suite-1', runMode: 'suite', runKind: null, modelId: 'tfjs-tiny-reranker', requestedEp: 'webgpu', tabId: TAB };
+    const loaded = onPageLoad(enterStage(EMPTY_JOURNAL, suite, 'rows', T1), reloadHere);
+    expect(loaded.interrupted).toMatchObject({ run_mode: 'suite', run_kind: null, stage: 'rows' });
+    expect(interruptedRunMessage(loaded.interrupted!)).toBe(
+      'The previous suite run (model tfjs-tiny-reranker, webgpu) was interrupted at stage "rows" (stage started 2026-11-29T11:00:00.000Z).',
+    );
+    // A receipt written before run modes existed has no run_mode: a single cold/warm run.
+    const { run_mode: _mode, ...old } = { ...loaded.interrupted!, run_mode: 'single' as const, run_kind: 'warm' as const };
+    expect(interruptedRunMessage(old)).toMatch(/^The previous warm run /);
+  });
 });
 
 describe('readJournal', () => {

@@ -1,11 +1,14 @@
 /**
  * Receipts made by the page, for the receipts unit tests. test/fixtures/receipts/ holds receipts captured from the
- * real page in headless Chromium by scripts/capture-receipts.ts (see test/fixtures/receipts/README.md).
+ * real page in headless Chromium by scripts/capture-receipts.ts (see test/fixtures/receipts/README.md): device
+ * receipts, plus one suite receipt and one comparison receipt.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import type { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { DEVICE_RECEIPT_SCHEMA, type DeviceReceipt } from '../../src/core/receipt.ts';
+import type { SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 
 /** Folder of the captured page receipts. */
 export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/receipts/', import.meta.url));
@@ -15,13 +18,32 @@ export function hasPageReceipts(): boolean {
   return existsSync(FIXTURE_DIR) && readdirSync(FIXTURE_DIR).some((n) => n.endsWith('.json'));
 }
 
-/** Every captured page receipt, as fresh copies, in file-name order. */
-export function pageReceipts(): DeviceReceipt[] {
+/** Every captured page artifact (any receipt kind), as fresh copies, in file-name order. */
+function pageArtifacts(): Array<{ schema?: unknown }> {
   if (!hasPageReceipts()) throw new Error(`no captured receipts in ${FIXTURE_DIR}: run node --import tsx scripts/capture-receipts.ts`);
   return readdirSync(FIXTURE_DIR)
     .filter((n) => n.endsWith('.json'))
     .sort()
-    .map((n) => JSON.parse(readFileSync(join(FIXTURE_DIR, n), 'utf8')) as DeviceReceipt);
+    .map((n) => JSON.parse(readFileSync(join(FIXTURE_DIR, n), 'utf8')) as { schema?: unknown });
+}
+
+/** Every captured page DEVICE receipt, as fresh copies, in file-name order. */
+export function pageReceipts(): DeviceReceipt[] {
+  return pageArtifacts().filter((a) => a.schema === DEVICE_RECEIPT_SCHEMA) as DeviceReceipt[];
+}
+
+/** The captured suite receipt (a fresh copy); throws when the capture holds none. */
+export function pageSuiteReceipt(): SuiteReceipt {
+  const found = pageArtifacts().find((a) => a.schema === 'drb.suite-receipt.v1');
+  if (!found) throw new Error(`no captured suite receipt in ${FIXTURE_DIR}: re-run scripts/capture-receipts.ts`);
+  return found as SuiteReceipt;
+}
+
+/** The captured comparison receipt (a fresh copy); throws when the capture holds none. */
+export function pageComparisonReceipt(): ComparisonReceipt {
+  const found = pageArtifacts().find((a) => a.schema === 'drb.comparison-receipt.v1');
+  if (!found) throw new Error(`no captured comparison receipt in ${FIXTURE_DIR}: re-run scripts/capture-receipts.ts`);
+  return found as ComparisonReceipt;
 }
 
 /**
