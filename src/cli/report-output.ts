@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ArtifactBytes } from '../core/scoring/score-report.ts';
@@ -6,16 +7,26 @@ import { decodeUtf8Text } from './utf8-text.ts';
 
 /**
  * Reads an input artifact for the scorer: raw bytes, the path as given (for messages), its base name (for the
- * report, so the report does not depend on where the file sat) and Node's fast UTF-8 decoder for it.
+ * report, so the report does not depend on where the file sat) and Node's fast UTF-8 decoder and SHA-256 for it.
  * @param path the path the user gave
  */
 export function readArtifact(path: string): ArtifactBytes {
   try {
-    return { bytes: readFileSync(path), fileName: path, reportName: basename(path), fastDecode: decodeUtf8Text };
+    return { bytes: readFileSync(path), fileName: path, reportName: basename(path), fastDecode: decodeUtf8Text, fastSha256: sha256HexOf };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(`${path}: $: cannot read the file (${code ?? (error as Error).message})`);
   }
+}
+
+/**
+ * SHA-256 of a file's bytes as lowercase hex, with Node's hash (SHA-NI accelerated here): it reads the bytes where
+ * they are, while Web Crypto's digest first copies them, which costs more than hashing them (about 0.05 s and
+ * 94 MB of memory for the benchmark files).
+ * @param bytes the raw bytes to hash
+ */
+export function sha256HexOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /**

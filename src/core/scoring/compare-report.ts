@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { ArtifactError, decodeJsonBytes, formatPath, quoteId } from '../artifacts/artifact-error.ts';
 import { ItemLabel, type ItemFormat } from '../artifacts/items.ts';
 import { parsePredictionsValue } from '../artifacts/predictions.ts';
-import { sha256Hex } from '../sha256.ts';
 import { DatasetInfo, resolveDataset } from './dataset.ts';
 import { computeMetrics, ScoreMetrics } from './metrics.ts';
 import {
   InputFileInfo,
   loadItems,
   ScoreReport,
+  startArtifactHash,
   ToolInfo,
   type ArtifactBytes,
   type LoadedItems,
@@ -89,8 +89,8 @@ export async function buildCompareReport(
   options: CompareOptions,
 ): Promise<CompareReport> {
   // Hashes start first: Web Crypto digests off the main thread, so they overlap with parsing and scoring.
-  const baselineSha256 = sha256Hex(baseline.bytes);
-  const candidateSha256 = sha256Hex(candidate.bytes);
+  const baselineSha256 = startArtifactHash(baseline);
+  const candidateSha256 = startArtifactHash(candidate);
   const loaded = await loadItems(items, options.format);
   const base = await loadRun(loaded, baseline, options.candidateLimit, baselineSha256);
   const cand = await loadRun(loaded, candidate, options.candidateLimit, candidateSha256);

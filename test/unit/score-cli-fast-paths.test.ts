@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { sha256HexOf } from '../../src/cli/report-output.ts';
 import { decodeUtf8Text } from '../../src/cli/utf8-text.ts';
+import { sha256Hex } from '../../src/core/sha256.ts';
 
 const encoder = new TextEncoder();
 const strict = new TextDecoder('utf-8', { fatal: true });
@@ -33,5 +35,15 @@ describe('decodeUtf8Text (the CLI fast path for reading artifacts)', () => {
     expect(decodeUtf8Text(encoder.encode('[{"id":"a"}]'))).toBeUndefined();
     expect(decodeUtf8Text(encoder.encode('abcé'))).toBe('abcé'); // odd byte length
     expect(decodeUtf8Text(encoder.encode('é'))).toBe('é');
+  });
+});
+
+describe('sha256HexOf (the CLI hash of input files)', () => {
+  it('agrees with the Web Crypto hash the core uses, and with a published test vector', async () => {
+    expect(sha256HexOf(encoder.encode('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    const bytes = new Uint8Array(100_003).map((_, i) => (i * 7919) & 0xff);
+    expect(sha256HexOf(bytes)).toBe(await sha256Hex(bytes));
+    const view = bytes.subarray(5, 70_000); // a view into a larger buffer hashes only its own bytes
+    expect(sha256HexOf(view)).toBe(await sha256Hex(view));
   });
 });
