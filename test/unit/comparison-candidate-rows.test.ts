@@ -150,6 +150,7 @@ describe('comparison receipt on candidate rows', () => {
     tolerance: { max_abs_diff: 1e-4 },
     routes: compareRoutes([measurement, { ...measurement, id: 'webgpu', requested_ep: 'webgpu', completed_ep: 'webgpu', scores: [0.1, 0.9, 0.5, 1, 2] }], 'wasm-1', 1e-4, groups),
     capabilities,
+    previous_run_interrupted: null,
     lifecycle,
     outcome: { status: 'ok', reason: null },
   });
