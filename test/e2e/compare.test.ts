@@ -1,14 +1,18 @@
 /**
  * Side-by-side comparison in a real headless Chromium: the heavier ORT fixture on wasm 1 thread, wasm 2 threads and
- * webgpu (SwiftShader), interleaved from a declared seed. Checks the comparison receipt (schema + invariants), the
- * schedule against the seed, the agreement check, and that a route outside tolerance is invalid and never ranked.
- * Never checks absolute timings.
+ * webgpu (SwiftShader), interleaved from a declared seed; and the transformers.js reranker and causal-LM scorer
+ * fixtures on candidate rows of the demo suite. Checks the comparison receipt (schema + invariants), the schedule
+ * against the seed, the agreement check (row by row for candidates, against a suite run's order), and that a route
+ * outside tolerance is invalid and never ranked. Never checks absolute timings.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
+import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';
+import { planSuite } from '../../src/core/suite/suite-plan.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
@@ -86,6 +90,85 @@ describe('comparison of execution routes', () => {
     await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
     const text = await page.locator('body').textContent();
     expect(text).toContain("Invalid routes param: 'wasm-1', expected a comma-separated list of 2 to 6 distinct routes");
+    expect((await page.evaluate(() => window.drbArtifacts)).length).toBe(0);
+    await page.close();
+  });
+
+  it('a transformers.js reranker on candidate rows: every row in the same order on wasm-1, wasm-2 and webgpu, and the order a suite run ranks', async () => {
+    const { page, state, receipt } = await compare('?autorun=compare&engine=transformers&model=tfjs-tiny-reranker&routes=wasm-1,wasm-2,webgpu&rows=3&rounds=3&seed=5');
+    expect(state).toBe('done');
+    expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
+    expect(receipt.engine.name).toBe('transformers');
+    expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-reranker', task: 'rerank', integrity: 'verified' });
+    expect(receipt.schedule.order).toEqual(interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 3, 5).map((s) => s.route_id));
+
+    // The rows are the demo suite's first three, built in Node from the same files: the receipt names the suite by
+    // its pinned hashes, and input.sha256 is the hash of exactly the texts the page sent to the engine.
+    const dir = new URL('../../public/suites/ajimee-demo-24/', import.meta.url);
+    const manifest = JSON.parse(await readFile(new URL('suite.json', dir), 'utf8')) as { items: { sha256: string }; candidates: { sha256: string } };
+    const plan = await planSuite(
+      { bytes: await readFile(new URL('items.json', dir)), fileName: 'items.json' },
+      { bytes: await readFile(new URL('candidates.json', dir)), fileName: 'candidates.json' },
+      'ajimee',
+    );
+    const rows = comparisonRows('ajimee-demo-24', plan.rows, 'rerank', 3);
+    expect(receipt.input).toEqual({ id: 'ajimee-demo-24:first-3-rows', sha256: createHash('sha256').update(comparisonRowsBytes(rows.rows)).digest('hex') });
+    expect(receipt.candidate_rows).toEqual({
+      suite_id: 'ajimee-demo-24',
+      task: 'rerank',
+      text_template: 'drb.rerank-pair.v1',
+      items_sha256: manifest.items.sha256,
+      candidates_sha256: manifest.candidates.sha256,
+      rows: rows.groups.map((g) => ({ id: g.id, candidates: g.count })),
+    });
+    const total = rows.groups.reduce((sum, g) => sum + g.count, 0);
+    expect(total).toBeLessThanOrEqual(16); // so output.head holds every score
+    for (const route of receipt.routes) {
+      expect(route.samples_ms).toHaveLength(3);
+      expect(route.output!.count).toBe(total);
+      expect(route.agreement).toMatchObject({ same_order: true, rows_in_other_order: [] });
+      expect(route.agreement!.max_abs_diff).toBeLessThanOrEqual(1e-4);
+      expect(route.valid).toBe(true);
+    }
+    expect(receipt.routes.map((r) => r.rank).sort()).toEqual([1, 2, 3]);
+    await page.close();
+
+    // "Same candidate order" is about real candidates: the baseline's scores order each row exactly as a suite run of
+    // the same model ranks it in its predictions artifact.
+    const suitePage = await env.browser.context.newPage();
+    await suitePage.goto(`${env.server.url}?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&threads=1`);
+    await suitePage.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+    const predictions = (await suitePage.evaluate(() => window.drbArtifacts.find((a) => a.kind === 'predictions')?.data)) as Array<{ id: string; candidates: string[] }>;
+    await suitePage.close();
+    const scores = receipt.routes.find((r) => r.id === 'wasm-1')!.output!.head;
+    let start = 0;
+    for (const row of rows.rows) {
+      const own = scores.slice(start, start + row.data.candidates.length);
+      start += row.data.candidates.length;
+      const ranked = row.data.candidates.map((c, i) => ({ c, s: own[i] })).sort((a, b) => b.s - a.s).map((x) => x.c);
+      expect(predictions.find((p) => p.id === row.id)!.candidates, row.id).toEqual(ranked);
+    }
+  });
+
+  it('a transformers.js causal-LM scorer on candidate rows: wasm-1 vs webgpu agree row by row', async () => {
+    const { page, state, receipt } = await compare('?autorun=compare&engine=transformers&model=tfjs-tiny-causal-lm&routes=wasm-1,webgpu&rows=2&rounds=2');
+    expect(state).toBe('done');
+    expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-causal-lm', task: 'score-candidates' });
+    expect(receipt.candidate_rows).toMatchObject({ task: 'score-candidates', text_template: 'drb.score-prompt.v1' });
+    expect(receipt.candidate_rows!.rows).toHaveLength(2);
+    const webgpu = receipt.routes.find((r) => r.id === 'webgpu')!;
+    expect(webgpu).toMatchObject({ completed_ep: 'webgpu', valid: true, rank: expect.any(Number) });
+    expect(webgpu.agreement).toMatchObject({ same_order: true, rows_in_other_order: [] });
+    // Summed log-probabilities: negative, one per candidate.
+    for (const route of receipt.routes) for (const score of route.output!.head) expect(score).toBeLessThan(0);
+    await page.close();
+  });
+
+  it('refuses an engine parameter that does not match the model, clearly', async () => {
+    const page = await env.browser.context.newPage();
+    await page.goto(`${env.server.url}?autorun=compare&engine=ort&model=tfjs-tiny-reranker&routes=wasm-1,wasm-2`);
+    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
+    expect(await page.getByTestId('compare-panel').textContent()).toContain("Invalid engine param: 'ort', model tfjs-tiny-reranker runs on engine transformers");
     expect((await page.evaluate(() => window.drbArtifacts)).length).toBe(0);
     await page.close();
   });
