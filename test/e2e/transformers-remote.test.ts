@@ -1,7 +1,8 @@
 /**
  * Remote loading stays real for Hugging Face catalog entries: the page asks the Hub for exactly the catalog's files at
  * the pinned revision, hashes what arrives, and records the model as unpinned (the catalog pins no hashes for it).
- * Covered twice: the reranker through a suite run, and the LFM2.5 generate entry through a generation run.
+ * Covered for the reranker through a suite run, and for both real LLM generate entries through generation runs
+ * (LFM2.5 at its pinned revision, with an external-data file; Qwen3 at `main`, as no revision is known).
  *
  * There is no network here, so playwright answers the Hub URLs with a tiny fixture's bytes (served under the real
  * model's file names, with the CORS header the Hub sends). What is checked is the page's side: URLs, revision,
@@ -106,16 +107,23 @@ describe('transformers.js remote (Hugging Face) loading', () => {
     }
   });
 
-  it('a real LLM generate entry (LFM2.5-350M): the generation run loads the catalog files from the Hub at the pinned revision', async () => {
+  // LFM2.5 has a pinned revision and an external-data file; Qwen3 has no known revision, so it loads `main` and the
+  // receipt's revision is null.
+  it.each([
+    ['lfm2.5-350m-q4-gen', true],
+    ['qwen3-0.6b-q4-gen', false],
+  ])('a real LLM generate entry (%s): the generation run loads exactly the catalog files from the Hub at its revision', async (id, pinnedRevision) => {
     const catalog = parseCatalog(JSON.parse(await readFile(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
-    const model = catalog.models.find((m) => m.id === 'lfm2.5-350m-q4-gen')!;
+    const model = catalog.models.find((m) => m.id === id)!;
     expect(model.source.type).toBe('huggingface');
-    const { repo, revision } = model.source as { repo: string; revision: string };
-    expect(revision).toMatch(/^[0-9a-f]{40}$/);
-    // The tiny GPT-2-shaped causal LM stands in for LFM's q4 graph; it needs no external data, so the catalog's
+    const { repo, revision: pinned } = model.source as { repo: string; revision: string | null };
+    if (pinnedRevision) expect(pinned).toMatch(/^[0-9a-f]{40}$/);
+    else expect(pinned).toBeNull();
+    const revision = pinned ?? 'main';
+    // The tiny GPT-2-shaped causal LM stands in for the real q4 graph; it needs no external data, so a catalog
     // model_q4.onnx_data is answered with placeholder bytes (still fetched, hashed and handed to the runtime).
     const fixture = new URL('../../public/models/tfjs-tiny-causal-lm/', import.meta.url);
-    const served: Record<string, string | null> = {
+    const stand: Record<string, string | null> = {
       'config.json': 'config.json',
       'generation_config.json': 'generation_config.json',
       'tokenizer.json': 'tokenizer.json',
@@ -123,8 +131,9 @@ describe('transformers.js remote (Hugging Face) loading', () => {
       'onnx/model_q4.onnx': 'onnx/model.onnx',
       'onnx/model_q4.onnx_data': null,
     };
-    // The test serves exactly the catalog's file list: a file added to the entry must be added here too.
-    expect(model.files.map((f) => f.path).sort()).toEqual(Object.keys(served).sort());
+    const served = Object.fromEntries(model.files.map((f) => [f.path, stand[f.path]]));
+    // Every catalog file has a stand-in: a file added to the entry must be added here too.
+    for (const [path, file] of Object.entries(served)) expect(file, path).not.toBeUndefined();
 
     const page = await env.browser.context.newPage();
     const log = await answerHub(page, repo, revision, fixture, served);
@@ -137,10 +146,10 @@ describe('transformers.js remote (Hugging Face) loading', () => {
     const parsed = GenerationReceipt.parse(artifact);
     expect(checkGenerationReceipt(parsed)).toEqual([]);
     expect(parsed.engine.name).toBe('transformers');
-    expect(parsed.model).toMatchObject({ id: model.id, kind: 'real', task: 'generate', source: 'huggingface', revision, integrity: 'unpinned', dtype: 'q4' });
+    expect(parsed.model).toMatchObject({ id: model.id, kind: 'real', task: 'generate', source: 'huggingface', revision: pinned, integrity: 'unpinned', dtype: 'q4' });
     expect(parsed.summary).toMatchObject({ measured_planned: 10, ok_samples: 10, failures: 0 });
     for (const s of parsed.samples) expect(s.output_tokens! > 0 && s.ttft_ms! > 0).toBe(true);
-    // Exactly the catalog's files, from the Hub, at the pinned revision; nothing else left the page's origin.
+    // Exactly the catalog's files, from the Hub, at the entry's revision; nothing else left the page's origin.
     const expected = model.files.map((f) => `https://huggingface.co/${repo}/resolve/${revision}/${f.path}`);
     expect([...log.hubRequests].sort()).toEqual([...expected].sort());
     expect([...log.offOrigin].sort()).toEqual([...expected].sort());
