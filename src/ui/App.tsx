@@ -10,7 +10,7 @@ import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
 import { DEFAULT_STAGE_LIMITS, RunController, type StageLimits } from '../page/run-controller.ts';
 import type { InterruptedRun } from '../core/journal.ts';
-import { journalHooks, RunJournalStore } from '../page/run-journal.ts';
+import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
 import { Banners } from './Banners.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { InterruptedBanner } from './InterruptedBanner.tsx';
@@ -57,6 +57,9 @@ export function App(props: { catalog: ModelCatalog }) {
   const [journal] = useState(() => new RunJournalStore());
   const [interrupted, setInterrupted] = useState<InterruptedRun | null>(null);
   const [journalLoaded] = useState(() => journal.load().then(setInterrupted, () => undefined));
+  // One set of hooks for every kind of run (one pending interruption, claimed by whichever run starts first).
+  const [hooks] = useState(() => journalHooks(journal));
+  const [panelJournal] = useState<ControllerJournal>(() => ({ ready: journalLoaded, ...hooks }));
   const controller = useMemo(() => {
     const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
     if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
@@ -66,7 +69,7 @@ export function App(props: { catalog: ModelCatalog }) {
       probe: probeCapabilities,
       limits,
       app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
-      ...journalHooks(journal),
+      ...hooks,
     });
   }, []);
   const settingsRef = useRef(settings);
@@ -170,9 +173,9 @@ export function App(props: { catalog: ModelCatalog }) {
       <RunProgress status={status} progress={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} />
-      <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} />
-      <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} />
-      <SuitePanel catalog={catalog} automation={automation} />
+      <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={panelJournal} />
+      <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={panelJournal} />
+      <SuitePanel catalog={catalog} automation={automation} journal={panelJournal} />
       <CapabilityPanel capabilities={capabilities} />
       <footer>
         <small>

@@ -21,6 +21,7 @@ import { ComparisonController, comparisonFileName, type ComparisonInput } from '
 import { loadShippedSuite } from '../page/suite-controller.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+import type { ControllerJournal } from '../page/run-journal.ts';
 
 function fmt(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
@@ -87,8 +88,9 @@ function onCandidateRows(model: CatalogModel): model is CatalogModel & { task: '
  * @param props.automation parsed URL settings (engine, model, routes, baseline, rounds, seed, tolerance, suite, rows,
  *   stage timeouts)
  * @param props.autorun whether this panel should start a comparison on mount
+ * @param props.journal the page's run journal (the comparison's stages are journaled; its receipt records a pending interruption)
  */
-export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean }) {
+export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean; journal?: ControllerJournal }) {
   const { catalog, automation: a } = props;
   const models: CatalogModel[] = catalog.models.filter((m) => (m.engine === 'ort' || m.engine === 'transformers') && (m.default_input !== null || onCandidateRows(m)));
   // The heavier fixture is the natural default: thread counts make a difference on it.
@@ -113,6 +115,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
       probe: probeCapabilities,
       limits,
       app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+      journal: props.journal,
     });
   }, []);
 

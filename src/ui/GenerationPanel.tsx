@@ -15,6 +15,7 @@ import { probeCapabilities } from '../page/capability-probe.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { GenerationController, generationFileName, loadPromptSet } from '../page/generation-controller.ts';
 import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+import type { ControllerJournal } from '../page/run-journal.ts';
 import { GenerationChart } from './GenerationChart.tsx';
 
 /** The prompt sets this build ships (public/prompts/<id>.json). */
@@ -75,12 +76,16 @@ function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
  * @param props.catalog the bundled catalog (generate models are offered)
  * @param props.automation parsed URL settings (autorun=generate, model, ep, threads, prompts, reps, stage timeouts)
  * @param props.autorun whether this panel should start a run on mount
+ * @param props.journal the page's run journal (the run's stages are journaled; its receipt records a pending interruption)
  */
-export function GenerationPanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean }) {
+export function GenerationPanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean; journal?: ControllerJournal }) {
   const { catalog, automation: a } = props;
   const models: CatalogModel[] = catalog.models.filter((m) => m.task === 'generate');
   // A model named in the URL is used as given (a non-generate model then fails clearly, never swapped silently).
-  const initialModel = a.model ?? models.find((m) => m.kind === 'fixture')?.id ?? models[0]?.id ?? '';
+  // A URL model meant for another panel (say an ORT fixture for cold/warm runs) does not blank this one; with
+  // autorun=generate it is used as given, so a wrong model fails clearly instead of being swapped.
+  const urlModel = props.autorun || models.some((m) => m.id === a.model) ? a.model : null;
+  const initialModel = urlModel ?? models.find((m) => m.kind === 'fixture')?.id ?? models[0]?.id ?? '';
   const [modelId, setModelId] = useState(initialModel);
   const [ep, setEp] = useState<'wasm' | 'webgpu'>(a.ep);
   const [threads, setThreads] = useState<number | null>(a.threads);
@@ -104,6 +109,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
       probe: probeCapabilities,
       limits,
       app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+      journal: props.journal,
     });
   }, []);
 

@@ -17,6 +17,7 @@ import { probeCapabilities } from '../page/capability-probe.ts';
 import { downloadJson } from '../page/download.ts';
 import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
 import { loadShippedSuite, runSuite, suiteReceiptFileName, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
+import type { ControllerJournal } from '../page/run-journal.ts';
 
 /** Models a suite can run: transformers.js rerankers and candidate scorers. */
 function suiteModels(catalog: ModelCatalog): CatalogModel[] {
@@ -55,8 +56,9 @@ interface Result {
 /**
  * @param props.catalog the page's catalog (the panel offers its transformers rerank / score-candidates models)
  * @param props.automation the parsed URL parameters (`autorun=suite`, `suite`, `model`, `ep`, `threads`, `min_margin`)
+ * @param props.journal the page's run journal (the run's stages are journaled; its receipt records a pending interruption)
  */
-export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAutomation }) {
+export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAutomation; journal?: ControllerJournal }) {
   const models = useMemo(() => suiteModels(props.catalog), [props.catalog]);
   const a = props.automation.settings;
   const requested = a.model !== null ? models.find((m) => m.id === a.model) : undefined;
@@ -114,7 +116,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
       if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
       const outcome = await runSuite(
-        { pageBaseUrl, pageUrl: () => location.href, probe: probeCapabilities, limits, app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ } },
+        { pageBaseUrl, pageUrl: () => location.href, probe: probeCapabilities, limits, app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ }, journal: props.journal },
         { model, ep: choice.ep, threads: choice.threads, allowFallback: choice.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
         { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
       );

@@ -60,6 +60,7 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
       expect(validationProblems(warm)).toEqual([]);
       expect(cold.run.previous_run_interrupted).toEqual({
         run_id: entry.run_id,
+        run_mode: 'single',
         run_kind: 'warm',
         stage: 'warm_inference',
         stage_started_at: entry.stage_started_at,
