@@ -61,6 +61,8 @@ export interface ComparisonRequest {
   seed: number;
   /** Largest absolute score difference still counted as agreement. */
   toleranceAbs: number;
+  /** transformers.js dtype override (picks the ONNX file, the same on every route); null = the catalog's. */
+  dtype: string | null;
 }
 
 /** How the UI follows a comparison. */
@@ -187,7 +189,7 @@ export class ComparisonController {
           inputSha256 ??= input.sha256;
         }
         const load = await call<LoadOutcome>(state, 'fetch', (h) =>
-          h.api.load({ model: request.model, pageBaseUrl: env.pageBaseUrl, ep: state.request.ep, threads: state.request.threads, allowFallback: false, dtype: null }, hooks),
+          h.api.load({ model: request.model, pageBaseUrl: env.pageBaseUrl, ep: state.request.ep, threads: state.request.threads, allowFallback: false, dtype: request.dtype }, hooks),
         );
         if (!load.ok) {
           if (load.integrityMismatch) integrity = 'mismatch';
@@ -290,7 +292,7 @@ export class ComparisonController {
         id: request.model.id,
         kind: request.model.kind,
         task: request.model.task,
-        dtype: request.model.dtype,
+        dtype: request.dtype ?? request.model.dtype,
         source: request.model.source.type,
         revision: request.model.source.type === 'huggingface' ? request.model.source.revision : null,
         integrity,

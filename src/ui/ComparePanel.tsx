@@ -86,7 +86,7 @@ function onCandidateRows(model: CatalogModel): model is CatalogModel & { task: '
  * The comparison panel.
  * @param props.catalog the bundled catalog (models with a fixed input, rerankers and candidate scorers are offered)
  * @param props.automation parsed URL settings (engine, model, routes, baseline, rounds, seed, tolerance, suite, rows,
- *   stage timeouts)
+ *   dtype, stage timeouts)
  * @param props.autorun whether this panel should start a comparison on mount
  * @param props.journal the page's run journal (the comparison's stages are journaled; its receipt records a pending interruption)
  */
@@ -154,7 +154,8 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         input = { kind: 'fixed', input: fixed! };
       }
       const out = await controller.run(
-        { model, input, routes, baselineId, rounds: settings.rounds, seed: a.seed, toleranceAbs: a.tolerance },
+        // The dtype parameter picks a transformers.js ONNX file; the ORT fixtures have one file each.
+        { model, input, routes, baselineId, rounds: settings.rounds, seed: a.seed, toleranceAbs: a.tolerance, dtype: model.engine === 'transformers' ? a.dtype : null },
         {
           onPhase: (phase, routeId) => setProgress(`${phase}${routeId ? ` ${routeId}` : ''}`),
           onSlot: (done, total, routeId) => setProgress(`timed run ${done} / ${total} (${routeId})`),

@@ -164,6 +164,17 @@ describe('comparison of execution routes', () => {
     await page.close();
   });
 
+  it('a dtype parameter picks the same transformers.js ONNX file on every route, and the receipt says which', async () => {
+    const { page, state, receipt } = await compare('?autorun=compare&engine=transformers&model=tfjs-tiny-reranker&routes=wasm-1,wasm-2&rows=2&rounds=1&dtype=fp16');
+    expect(state).toBe('done');
+    expect(receipt.model.dtype).toBe('fp16');
+    const onnx = receipt.model.files.map((f) => f.url).filter((u) => u.endsWith('.onnx'));
+    expect(onnx).toHaveLength(1);
+    expect(onnx[0]).toMatch(/\/models\/tfjs-tiny-reranker\/onnx\/model_fp16\.onnx$/);
+    for (const route of receipt.routes) expect(route).toMatchObject({ valid: true, agreement: { same_order: true, rows_in_other_order: [] } });
+    await page.close();
+  });
+
   it('refuses an engine parameter that does not match the model, clearly', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?autorun=compare&engine=ort&model=tfjs-tiny-reranker&routes=wasm-1,wasm-2`);
