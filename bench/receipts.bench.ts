@@ -14,21 +14,9 @@ import type { DeviceReceipt } from '../src/core/receipt.ts';
 import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
 import { summarizeReceipts } from '../src/cli/receipts.ts';
 import { pageReceipts } from '../test/unit/receipts-fixtures.ts';
+import { mulberry32 } from '../src/core/mulberry32.ts';
 
 const COUNT = Number(process.env.DRB_BENCH_RECEIPTS ?? 10_000);
-
-// mulberry32: a tiny seeded PRNG (https://gist.github.com/tommyettinger/46a874533244883189143505d203312c), so
-// every run generates the same receipts; Math.random cannot be seeded.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DEVICES = [
   'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 Version/18.1 Mobile/15E148 Safari/604.1',
@@ -66,7 +54,7 @@ function vary(template: DeviceReceipt, index: number, random: () => number): Dev
 
 // Throws with the command to run when no captured receipts are present.
 const templates = pageReceipts();
-const random = prng(20261129);
+const random = mulberry32(20261129);
 const dir = mkdtempSync(join(tmpdir(), 'drb-bench-receipts-'));
 try {
   const inDir = join(dir, 'in');

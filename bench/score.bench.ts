@@ -26,20 +26,7 @@ const CANDIDATES = 8;
 const RUNS = Number(process.env.DRB_BENCH_SCORE_RUNS ?? 5);
 const PYTHON_REFERENCE_SECONDS = 2; // from issue 2: "about 2 s for 100,000 such rows on these machines"
 
-// mulberry32: a tiny seeded PRNG (https://gist.github.com/tommyettinger/46a874533244883189143505d203312c);
-// Math.random cannot be seeded, and the benchmark must generate the same rows every time.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = prng(20261129);
+const random = mulberry32(20261129);
 const pick = (from: number, to: number) => from + Math.floor(random() * (to - from + 1));
 const katakana = () => String.fromCodePoint(pick(0x30a1, 0x30f6));
 const hiragana = () => String.fromCodePoint(pick(0x3041, 0x3093));
@@ -115,6 +102,7 @@ n = len(items)
 print(json.dumps({'effective_acc_at_1': correct / n, 'candidate_recall_at_k': hits / n,
                   'mean_input_min_cer': input_cer / n, 'mean_effective_min_cer': effective_cer / n}))
 `;
+import { mulberry32 } from '../src/core/mulberry32.ts';
 
 interface TimedRun {
   seconds: number;

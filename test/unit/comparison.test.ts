@@ -7,7 +7,8 @@ import {
   scoreOrder,
   type RouteMeasurement,
 } from '../../src/core/comparison/comparison-receipt.ts';
-import { interleavedSchedule, mulberry32 } from '../../src/core/comparison/interleaved-schedule.ts';
+import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
+import { mulberry32 } from '../../src/core/mulberry32.ts';
 import { app, capabilities, lifecycle } from './generation-fixtures.ts';
 
 describe('interleaved schedule', () => {

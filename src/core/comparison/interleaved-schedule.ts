@@ -4,22 +4,7 @@
  * throttling, a background task, a GC storm) over every route alike instead of penalising whichever ran last.
  */
 
-/**
- * mulberry32: a tiny 32-bit seeded PRNG. Written out rather than taken from a library because the schedule must be
- * byte-for-byte reproducible from the seed in a receipt, in any browser and in Node, forever; a dependency's
- * generator could change between versions. https://gist.github.com/tommyettinger/46a874533244883189143505d203312c
- * @param seed any 32-bit integer
- */
-export function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../mulberry32.ts';
 
 /** One slot of the schedule: which route runs, in which round. */
 export interface ScheduleSlot {
