@@ -9,29 +9,12 @@ import * as ort from 'onnxruntime-web/webgpu';
 import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { parseFixedInput, type FixedInput } from '../../src/core/catalog.ts';
-import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { fetchModelFiles } from '../model-fetch.ts';
-import { RouteError, type Engine, type EngineHooks, type EngineInput, type LoadRequest, type LoadResult, type RunOptions, type RunResult } from './engine.ts';
+import { createOnRoute, effectiveThreads } from './route.ts';
+import { type Engine, type EngineHooks, type EngineInput, type LoadRequest, type LoadResult, type RunOptions, type RunResult } from './engine.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
-
-/** ORT's own default for numThreads (half the cores, at most 4), made explicit so the receipt can record it. */
-function defaultThreads(): number {
-  return Math.min(4, Math.ceil((navigator.hardwareConcurrency || 1) / 2));
-}
-
-/** Why WebGPU cannot run here, or null when an adapter was granted. Checked before ORT so the reason is ours. */
-async function webgpuUnavailableReason(): Promise<string | null> {
-  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
-  if (!gpu) return 'WebGPU is not available: navigator.gpu is missing in this browser';
-  try {
-    const adapter = await gpu.requestAdapter();
-    return adapter ? null : 'WebGPU is not available: navigator.gpu exists but no adapter was granted';
-  } catch (error) {
-    return `WebGPU is not available: requestAdapter failed (${error instanceof Error ? error.message : String(error)})`;
-  }
-}
 
 /** The ORT engine: one InferenceSession on one EP. */
 export class OrtEngine implements Engine {
@@ -45,10 +28,7 @@ export class OrtEngine implements Engine {
     ort.env.wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href };
     ort.env.wasm.proxy = false;
     ort.env.logLevel = 'error';
-    // Without cross-origin isolation there is no SharedArrayBuffer and ORT runs one thread whatever is asked.
-    // Check SharedArrayBuffer itself too: WebKitGTK reports crossOriginIsolated true yet hides it (unless
-    // JSC_useSharedArrayBuffer=1), and ORT then silently runs one thread; the receipt must not claim more.
-    const threadsEffective = self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? (request.threads ?? defaultThreads()) : 1;
+    const threadsEffective = effectiveThreads(request.threads);
     ort.env.wasm.numThreads = threadsEffective;
 
     hooks.onStage?.('fetch', 'start');
@@ -58,48 +38,19 @@ export class OrtEngine implements Engine {
 
     hooks.onStage?.('session', 'start');
     const sessionStarted = performance.now();
-    const attempts: RouteAttempt[] = [];
-    const tryEp = async (ep: ExecutionProvider): Promise<boolean> => {
-      const started = performance.now();
-      const threads = threadsEffective;
-      if (ep === 'webgpu') {
-        const reason = await webgpuUnavailableReason();
-        if (reason) {
-          attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
-          return false;
-        }
-      }
-      try {
+    const { attempts, completedEp, fallbackReason } = await createOnRoute(
+      request,
+      threadsEffective,
+      async (ep) => {
         this.session = await ort.InferenceSession.create(fetched.buffers[0], {
           executionProviders: [ep],
           graphOptimizationLevel: 'all',
           // Errors only: the "nodes not assigned to the preferred EP" warning is expected on webgpu (shape ops on CPU).
           logSeverityLevel: 3,
         });
-        attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
-        return true;
-      } catch (error) {
-        const reason = `session creation on ${ep} failed: ${error instanceof Error ? error.message : String(error)}`;
-        attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
-        return false;
-      }
-    };
-
-    let completedEp: ExecutionProvider | null = null;
-    let fallbackReason: string | null = null;
-    if (await tryEp(request.ep)) {
-      completedEp = request.ep;
-    } else if (request.allowFallback && request.ep !== 'wasm') {
-      if (await tryEp('wasm')) {
-        completedEp = 'wasm';
-        fallbackReason = attempts[0].reason;
-      }
-    }
-    if (completedEp === null) {
-      const first = attempts[0].reason ?? 'unknown failure';
-      const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
-      throw new RouteError(`${first}${hint}`, attempts, { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs });
-    }
+      },
+      { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs },
+    );
     const sessionMs = performance.now() - sessionStarted;
     hooks.onStage?.('session', 'end');
     return {

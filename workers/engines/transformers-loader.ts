@@ -16,10 +16,10 @@ import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url
 import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
 import { filesForDtype } from '../../src/core/transformers-dtype.ts';
-import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
 import { redactUrl } from '../../src/core/redact.ts';
 import { fetchModelFiles, type FetchedModel } from '../model-fetch.ts';
-import { RouteError, type EngineHooks, type LoadRequest, type LoadResult } from './engine.ts';
+import type { EngineHooks, LoadRequest, LoadResult } from './engine.ts';
+import { createOnRoute, effectiveThreads } from './route.ts';
 
 /** Which transformers.js auto class a task needs. */
 export type TransformersModelKind = 'sequence-classification' | 'causal-lm';
@@ -35,24 +35,6 @@ export interface TransformersSession {
 export function transformersVersion(): string {
   const ortVersion = (env.backends.onnx as { versions?: { web?: string } }).versions?.web ?? 'unknown';
   return `${env.version} (onnxruntime-web ${ortVersion})`;
-}
-
-/** ORT's default thread count (half the cores, at most 4), made explicit so the receipt can record it. */
-function defaultThreads(): number {
-  return Math.min(4, Math.ceil((navigator.hardwareConcurrency || 1) / 2));
-}
-
-/** Why WebGPU cannot run here, or null when an adapter was granted (checked before the runtime, so the reason is ours). */
-async function webgpuUnavailableReason(): Promise<string | null> {
-  // Same check as the ORT adapter; kept here too so this engine does not import the ORT adapter's module.
-  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
-  if (!gpu) return 'WebGPU is not available: navigator.gpu is missing in this browser';
-  try {
-    const adapter = await gpu.requestAdapter();
-    return adapter ? null : 'WebGPU is not available: navigator.gpu exists but no adapter was granted';
-  } catch (error) {
-    return `WebGPU is not available: requestAdapter failed (${error instanceof Error ? error.message : String(error)})`;
-  }
 }
 
 /**
@@ -124,7 +106,7 @@ export async function loadTransformersModel(
   const model: CatalogModel = { ...request.model, files: filesForDtype(request.model, dtype) };
   // Runtime settings hold for the worker's life (the wasm backend initialises once): the page uses a fresh worker
   // per cold run, which is also why a thread count can be honoured.
-  const threadsEffective = self.crossOriginIsolated ? (request.threads ?? defaultThreads()) : 1;
+  const threadsEffective = effectiveThreads(request.threads);
   const wasm = (env.backends.onnx as { wasm: { wasmPaths: unknown; numThreads: number; proxy: boolean } }).wasm;
   wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href };
   wasm.numThreads = threadsEffective;
@@ -156,19 +138,11 @@ export async function loadTransformersModel(
   const externalDataChunks = model.files.filter((f) => /\.onnx_data(?:_\d+)?$/.test(f.path)).length;
   hooks.onStage?.('session', 'start');
   const sessionStarted = performance.now();
-  const attempts: RouteAttempt[] = [];
   let session: TransformersSession | null = null;
-  const tryEp = async (ep: ExecutionProvider): Promise<boolean> => {
-    const started = performance.now();
-    const threads = threadsEffective;
-    if (ep === 'webgpu') {
-      const reason = await webgpuUnavailableReason();
-      if (reason) {
-        attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
-        return false;
-      }
-    }
-    try {
+  const { attempts, completedEp, fallbackReason } = await createOnRoute(
+    request,
+    threadsEffective,
+    async (ep) => {
       const options = { revision: where.revision, local_files_only: where.local };
       const tokenizer = await AutoTokenizer.from_pretrained(where.id, options);
       const Auto = kind === 'causal-lm' ? AutoModelForCausalLM : AutoModelForSequenceClassification;
@@ -178,31 +152,12 @@ export async function loadTransformersModel(
       const external = externalDataChunks > 0 ? { use_external_data_format: externalDataChunks } : {};
       const loaded = await Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32' });
       session = { tokenizer, model: loaded, kind };
-      attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
-      return true;
-    } catch (error) {
-      const extra = unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : '';
-      const reason = `session creation on ${ep} failed: ${error instanceof Error ? error.message : String(error)}${extra}`;
-      attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
-      return false;
-    }
-  };
-
-  let completedEp: ExecutionProvider | null = null;
-  let fallbackReason: string | null = null;
-  if (await tryEp(request.ep)) {
-    completedEp = request.ep;
-  } else if (request.allowFallback && request.ep !== 'wasm') {
-    if (await tryEp('wasm')) {
-      completedEp = 'wasm';
-      fallbackReason = attempts[0].reason;
-    }
-  }
-  if (completedEp === null || session === null) {
-    const first = attempts[0]?.reason ?? 'unknown failure';
-    const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
-    throw new RouteError(`${first}${hint}`, attempts);
-  }
+    },
+    { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs },
+    () => (unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : ''),
+  );
+  // createOnRoute returns only after `create` succeeded, which set the session.
+  if (session === null) throw new Error('transformers.js reported success without a session');
   const sessionMs = performance.now() - sessionStarted;
   hooks.onStage?.('session', 'end');
   return {
