@@ -94,7 +94,9 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
   const { catalog, automation: a } = props;
   const models: CatalogModel[] = catalog.models.filter((m) => (m.engine === 'ort' || m.engine === 'transformers') && (m.default_input !== null || onCandidateRows(m)));
   // The heavier fixture is the natural default: thread counts make a difference on it.
-  const initialModel = a.model ?? models.find((m) => m.id === 'ort-heavy-xenc')?.id ?? models[0]?.id ?? '';
+  // A URL model meant for another panel does not blank this one; with autorun=compare it is used as given.
+  const urlModel = props.autorun || models.some((m) => m.id === a.model) ? a.model : null;
+  const initialModel = urlModel ?? models.find((m) => m.id === 'ort-heavy-xenc')?.id ?? models[0]?.id ?? '';
   const [modelId, setModelId] = useState(initialModel);
   const [routesText, setRoutesText] = useState(a.compareRoutes.map((r) => r.id).join(','));
   const [baseline, setBaseline] = useState(a.baseline ?? a.compareRoutes[0].id);
