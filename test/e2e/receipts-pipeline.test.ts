@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
-import { runCli } from '../unit/receipts-cli-harness.ts';
+import { runCli } from '../unit/cli-harness.ts';
 import { openAndWait, pageReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 
 describe('page receipts through drb receipts validate and summarize', () => {

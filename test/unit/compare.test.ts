@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CompareReport } from '../../src/core/scoring/compare-report.ts';
-import { runCli, tempDirWith } from './score-cli-harness.ts';
+import { runCli, tempDirWith } from './cli-harness.ts';
 
 // Ten rows; every reference is R<n>, every input I<n> (never a reference).
 const items = Array.from({ length: 10 }, (_, i) => ({ id: `r${i + 1}`, input: `I${i + 1}`, references: [`R${i + 1}`], label: 'typo' }));

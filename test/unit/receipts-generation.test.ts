@@ -12,7 +12,7 @@ import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
 import { makeGenerationReceipt } from './generation-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
-import { runCli } from './receipts-cli-harness.ts';
+import { runCli } from './cli-harness.ts';
 
 let n = 0;
 function generation(change: (r: GenerationReceipt) => void = () => {}): GenerationReceipt {

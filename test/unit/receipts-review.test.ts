@@ -11,7 +11,7 @@ import { evaluateEvidence } from '../../src/core/receipts/evidence.ts';
 import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
 import { EvidenceState, ReceiptsSummary, type TargetSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { buildReceipt } from './receipts-builder.ts';
-import { runCli } from './receipts-cli-harness.ts';
+import { runCli } from './cli-harness.ts';
 
 function fullProcedure(extra: DeviceReceipt[] = []): DeviceReceipt[] {
   return [

@@ -13,7 +13,7 @@ import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { renderSummaryMarkdown } from '../../src/core/receipts/summary-markdown.ts';
 import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
 import { summarize } from '../../src/core/stats.ts';
-import { runCli } from './receipts-cli-harness.ts';
+import { runCli } from './cli-harness.ts';
 import { pageComparisonReceipt, pageReceipts, pageSuiteReceipt } from './receipts-fixtures.ts';
 
 function problemsOf(value: unknown): string[] {

@@ -13,7 +13,7 @@ import { targetIdentity } from '../../src/core/receipts/target-identity.ts';
 import { renderSummaryMarkdown } from '../../src/core/receipts/summary-markdown.ts';
 import { makeGenerationReceipt } from './generation-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
-import { runCli } from './receipts-cli-harness.ts';
+import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
 
 async function summarizeAll(receipts: DeviceReceipt[]) {

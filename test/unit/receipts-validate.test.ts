@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { isTextFieldKey } from '../../src/core/receipts/text-fields.ts';
 import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
-import { runCli } from './receipts-cli-harness.ts';
+import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
 
 const clone = <T>(value: T): T => structuredClone(value);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AJIMEE_OFFICIAL, AJIMEE_PINNED_SHA256 } from '../../src/core/scoring/dataset.ts';
 import { ScoreReport } from '../../src/core/scoring/score-report.ts';
-import { runCli, tempDirWith } from './score-cli-harness.ts';
+import { runCli, tempDirWith } from './cli-harness.ts';
 
 const vendored = fileURLToPath(new URL('../../data/ajimee-jwtd-v2-v1/evaluation_items.json', import.meta.url));
 const bytes = readFileSync(vendored);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ScoreReport } from '../../src/core/scoring/score-report.ts';
-import { runCli, tempDirWith } from './score-cli-harness.ts';
+import { runCli, tempDirWith } from './cli-harness.ts';
 
 const items = [
   { id: 'a', input: '吉野家', references: ['𠮷野家'], label: 'typo' },

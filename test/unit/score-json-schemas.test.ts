@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { jsonSchemaSources, renderJsonSchemaFiles } from '../../src/core/artifacts/json-schemas.ts';
-import { runCli, tempDirWith } from './score-cli-harness.ts';
+import { runCli, tempDirWith } from './cli-harness.ts';
 
 const schemasDir = fileURLToPath(new URL('../../docs/schemas/', import.meta.url));
 
