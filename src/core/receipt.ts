@@ -12,9 +12,9 @@ export const DEVICE_RECEIPT_SCHEMA = 'drb.device-receipt.v1';
 
 const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
 const Ms = z.number().finite().nonnegative();
-const IsoTime = z.string().datetime({ offset: true });
+export const IsoTime = z.string().datetime({ offset: true });
 /** A URL reduced to origin + path: no query, no fragment, no credentials. */
-const RedactedUrl = z.string().refine((value) => !/[?#]/.test(value) && !/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(value), {
+export const RedactedUrl = z.string().refine((value) => !/[?#]/.test(value) && !/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(value), {
   message: 'URL must be origin + path only (no query, fragment or credentials)',
 });
 
@@ -231,17 +231,20 @@ export const ReceiptError = z.strictObject({
   message: z.string(),
 });
 
+/** Which build of the page made a receipt (every receipt kind carries it). */
+export const AppInfo = z.strictObject({
+  name: z.literal('device-receipts-bench'),
+  version: z.string(),
+  commit: z.string().nullable(),
+  page_url: RedactedUrl,
+});
+
 export const DeviceReceipt = z.strictObject({
   schema: z.literal(DEVICE_RECEIPT_SCHEMA),
   receipt_id: z.string().min(8),
   created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
-  app: z.strictObject({
-    name: z.literal('device-receipts-bench'),
-    version: z.string(),
-    commit: z.string().nullable(),
-    page_url: RedactedUrl,
-  }),
+  app: AppInfo,
   run: z.strictObject({
     id: z.string().min(1),
     kind: RunKind,

@@ -65,7 +65,7 @@ describe('validateReceipt: suite receipts', () => {
     r.app.page_url = 'http://127.0.0.1:4173/?token=secret';
     r.prompt = 'a secret prompt';
     const problems = problemsOf(r);
-    expect(problems).toContain('app.page_url: URL must be origin + path only');
+    expect(problems).toContain('app.page_url: URL must be origin + path only (no query, fragment or credentials)');
     expect(problems).toContain(`prompt: ${TEXT}`);
     expect(problems.filter((p) => p.startsWith('suite.candidates'))).toEqual([]);
     // A text-like field INSIDE the candidates file facts is still found.

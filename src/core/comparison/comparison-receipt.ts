@@ -8,14 +8,13 @@
  * is marked invalid and gets no rank and no ratio: a fast wrong answer is never reported as faster.
  */
 import { z } from 'zod';
-import { Capabilities, EngineName, ExecutionProvider, InputInfo, InterruptedRun, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineName, ExecutionProvider, InputInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
 
 export const COMPARISON_RECEIPT_SCHEMA = 'drb.comparison-receipt.v1';
 
 const Ms = z.number().finite().nonnegative();
-const RedactedUrl = z.string().refine((v) => !/[?#]/.test(v), { message: 'URL must be origin + path only' });
 
 export const ComparisonRoute = z.strictObject({
   /** Short stable id used in the schedule, e.g. `wasm-1`, `wasm-2`, `webgpu`. */
@@ -70,14 +69,9 @@ export type CandidateRowsInfo = z.infer<typeof CandidateRowsInfo>;
 export const ComparisonReceipt = z.strictObject({
   schema: z.literal(COMPARISON_RECEIPT_SCHEMA),
   receipt_id: z.string().min(8),
-  created_at: z.string().datetime({ offset: true }),
+  created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
-  app: z.strictObject({
-    name: z.literal('device-receipts-bench'),
-    version: z.string(),
-    commit: z.string().nullable(),
-    page_url: RedactedUrl,
-  }),
+  app: AppInfo,
   engine: z.strictObject({ name: EngineName, version: z.string() }),
   model: ModelInfo,
   /** The input every route scored: a catalog fixed input, or (candidate rows) an id naming the suite and row count

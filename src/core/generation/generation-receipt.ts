@@ -8,7 +8,7 @@
  * (WebLLM's usage.extra) sits beside each sample with the difference.
  */
 import { z } from 'zod';
-import { Capabilities, EngineName, InterruptedRun, Lifecycle, ModelInfo, Route } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineName, InterruptedRun, IsoTime, Lifecycle, ModelInfo, Route } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { median, percentile } from '../stats.ts';
 
@@ -21,7 +21,6 @@ const Ms = z.number().finite().nonnegative();
 const Rate = z.number().finite().nonnegative();
 const Diff = z.number().finite();
 const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
-const RedactedUrl = z.string().refine((v) => !/[?#]/.test(v), { message: 'URL must be origin + path only' });
 
 export const GenerationStage = z.enum(['gate', 'load', 'warmup', 'measured']);
 export type GenerationStage = z.infer<typeof GenerationStage>;
@@ -91,14 +90,9 @@ export type GenerationError = z.infer<typeof GenerationError>;
 export const GenerationReceipt = z.strictObject({
   schema: z.literal(GENERATION_RECEIPT_SCHEMA),
   receipt_id: z.string().min(8),
-  created_at: z.string().datetime({ offset: true }),
+  created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
-  app: z.strictObject({
-    name: z.literal('device-receipts-bench'),
-    version: z.string(),
-    commit: z.string().nullable(),
-    page_url: RedactedUrl,
-  }),
+  app: AppInfo,
   engine: z.strictObject({ name: EngineName, version: z.string() }),
   route: Route,
   model: ModelInfo,

@@ -4,7 +4,7 @@
  * only as their SHA-256. Engine, route, model and capabilities reuse the device receipt's schemas.
  */
 import { z } from 'zod';
-import { Capabilities, EngineName, InterruptedRun, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineName, InterruptedRun, IsoTime, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -16,7 +16,6 @@ export const SUITE_RECEIPT_SCHEMA = 'drb.suite-receipt.v1';
 const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
 const Ms = z.number().finite().nonnegative();
 const Count = z.number().int().nonnegative();
-const RedactedUrl = z.string().refine((value) => !/[?#]/.test(value), { message: 'URL must be origin + path only' });
 
 /** One input artifact, by its facts only. */
 export const SuiteArtifactRef = z.strictObject({
@@ -34,14 +33,9 @@ export type SuiteStage = z.infer<typeof SuiteStage>;
 export const SuiteReceipt = z.strictObject({
   schema: z.literal(SUITE_RECEIPT_SCHEMA),
   receipt_id: z.string().min(8),
-  created_at: z.string().datetime({ offset: true }),
+  created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
-  app: z.strictObject({
-    name: z.literal('device-receipts-bench'),
-    version: z.string(),
-    commit: z.string().nullable(),
-    page_url: RedactedUrl,
-  }),
+  app: AppInfo,
   suite: z.strictObject({
     /** The shipped suite's id (public/suites/<id>/), or null for files the user picked. */
     id: z.string().nullable(),
