@@ -2,7 +2,7 @@
  * `npm run bench -- receipts`: summarise 10,000 receipts. The receipts are generated from the captured page
  * receipts in test/fixtures/receipts/ (real receipts made by the page) with varied timings, devices, commits and
  * thread counts (deterministic PRNG), written one file each into a temp folder. Then the real CLI
- * (`node bin/drb.mjs receipts summarize`) runs in a child process: its wall time (Node + tsx start-up included)
+ * (`node bin/drb.mjs receipts summarize`) runs in a child process: its wall time (Node and CLI start-up included)
  * and peak RSS are printed, then the same summarise runs in this process for the time without start-up.
  */
 import { spawnSync } from 'node:child_process';
@@ -88,7 +88,7 @@ try {
 
   console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg()[0].toFixed(1)}`);
   console.log(`receipts summarize, ${COUNT} receipts, ${summary.targets.length} targets:`);
-  console.log(`  CLI child process wall time: ${(wallMs / 1000).toFixed(2)} s (includes Node + tsx start-up), CPU ${cpuS.toFixed(2)} s, peak RSS ${(rssKb / 1024).toFixed(0)} MiB`);
+  console.log(`  CLI child process wall time: ${(wallMs / 1000).toFixed(2)} s (includes Node and CLI start-up), CPU ${cpuS.toFixed(2)} s, peak RSS ${(rssKb / 1024).toFixed(0)} MiB`);
   console.log(`  in-process summarize: ${(inProcessMs / 1000).toFixed(2)} s (${Math.round(COUNT / (inProcessMs / 1000))} receipts/s)`);
   console.log(`  target: 10,000 receipts in seconds -> ${wallMs < 10_000 ? 'met' : 'NOT met'}`);
 } finally {
