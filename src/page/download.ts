@@ -3,13 +3,8 @@
  * browsers where downloads are awkward (iOS).
  */
 
-/**
- * Starts a download of `data` as pretty JSON.
- * @param data the object to save
- * @param fileName the suggested file name
- */
-export function downloadJson(data: unknown, fileName: string): void {
-  const blob = new Blob([`${JSON.stringify(data, null, 2)}\n`], { type: 'application/json' });
+/** Starts a download of `blob` under `fileName` (a temporary link, clicked once). */
+function downloadBlob(blob: Blob, fileName: string): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
   link.href = url;
@@ -20,6 +15,25 @@ export function downloadJson(data: unknown, fileName: string): void {
   link.remove();
   // Revoke later: revoking at once can cancel the download in some browsers.
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/**
+ * Starts a download of `data` as pretty JSON.
+ * @param data the object to save
+ * @param fileName the suggested file name
+ */
+export function downloadJson(data: unknown, fileName: string): void {
+  downloadBlob(new Blob([`${JSON.stringify(data, null, 2)}\n`], { type: 'application/json' }), fileName);
+}
+
+/**
+ * Starts a download of exact bytes as a JSON file (for files whose SHA-256 a receipt records, which must match the
+ * downloaded file byte for byte).
+ * @param bytes the file's bytes, saved as they are
+ * @param fileName the suggested file name
+ */
+export function downloadJsonBytes(bytes: Uint8Array, fileName: string): void {
+  downloadBlob(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/json' }), fileName);
 }
 
 /**

@@ -14,7 +14,7 @@ import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
-import { downloadJson } from '../page/download.ts';
+import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
 import { loadShippedSuite, runSuite, suiteReceiptFileName, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -22,20 +22,6 @@ import type { ControllerJournal } from '../page/run-journal.ts';
 /** Models a suite can run: transformers.js rerankers and candidate scorers. */
 function suiteModels(catalog: ModelCatalog): CatalogModel[] {
   return catalog.models.filter((m) => m.engine === 'transformers' && (m.task === 'rerank' || m.task === 'score-candidates'));
-}
-
-/** Saves exact bytes (the predictions' SHA-256 in the receipt must match the downloaded file byte for byte). */
-function downloadBytes(bytes: Uint8Array, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/json' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = fileName;
-  link.rel = 'noopener';
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Revoke later: revoking at once can cancel the download in some browsers.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 function seconds(ms: number): string {
@@ -299,7 +285,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
           </p>
           <div class="buttons">
             {result.predictions && (
-              <button type="button" data-testid="download-predictions" onClick={() => downloadBytes(result.predictions!, result.predictionsFileName)}>
+              <button type="button" data-testid="download-predictions" onClick={() => downloadJsonBytes(result.predictions!, result.predictionsFileName)}>
                 Download predictions
               </button>
             )}
