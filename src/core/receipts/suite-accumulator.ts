@@ -7,7 +7,7 @@ import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { summarize } from '../stats.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import type { ComparisonEntry, SuiteTargetSummary } from './receipts-summary.ts';
-import { deviceIdentity, targetLabel, type DeviceIdentity, type TargetIdentity } from './target-identity.ts';
+import { deviceIdentity, recordedTargetIdentity, targetLabel, type DeviceIdentity, type TargetIdentity } from './target-identity.ts';
 
 /** The device of a suite receipt refused before the probe ran (`capabilities` null): nothing is known about it. */
 export const UNKNOWN_DEVICE: DeviceIdentity = Object.freeze({
@@ -31,25 +31,11 @@ export function suiteDevice(receipt: SuiteReceipt): DeviceIdentity {
  * "input" is the suite (id, format, candidates hash and abstention threshold, with the items file's SHA-256).
  */
 export function suiteTargetIdentity(receipt: SuiteReceipt): TargetIdentity {
-  const fileHashes = [...new Set(receipt.model.files.map((file) => file.sha256))].sort();
   const { suite, policy } = receipt;
-  return {
-    device: suiteDevice(receipt),
-    app: { version: receipt.app.version, commit: receipt.app.commit },
-    engine: { name: receipt.engine.name, version: receipt.engine.version },
-    model: { id: receipt.model.id, kind: receipt.model.kind, dtype: receipt.model.dtype, file_sha256: fileHashes },
-    input: {
-      id: `suite ${suite.id ?? '(picked files)'} ${suite.format} ${receipt.task} candidates=${suite.candidates.sha256} min_margin=${policy.min_margin ?? 'none'}`,
-      sha256: suite.items.sha256,
-    },
-    route: {
-      requested_ep: receipt.route.requested_ep,
-      completed_ep: receipt.route.completed_ep,
-      allow_fallback: receipt.route.allow_fallback,
-      threads_requested: receipt.route.threads_requested,
-      threads_effective: receipt.route.threads_effective,
-    },
-  };
+  return recordedTargetIdentity(receipt, suiteDevice(receipt), {
+    id: `suite ${suite.id ?? '(picked files)'} ${suite.format} ${receipt.task} candidates=${suite.candidates.sha256} min_margin=${policy.min_margin ?? 'none'}`,
+    sha256: suite.items.sha256,
+  });
 }
 
 /** Running numbers for one suite target. */

@@ -61,13 +61,32 @@ export function deviceIdentity(receipt: Pick<DeviceReceipt, 'capabilities'>): De
 
 /** The full target identity of `receipt`. */
 export function targetIdentity(receipt: DeviceReceipt): TargetIdentity {
+  return recordedTargetIdentity(receipt, deviceIdentity(receipt), { id: receipt.input.id, sha256: receipt.input.sha256 });
+}
+
+/** The fields every receipt kind records alike and a target is keyed on. */
+export interface RecordedRun {
+  app: { version: string; commit: string | null };
+  engine: { name: string; version: string };
+  model: { id: string; kind: string; dtype: string | null; files: ReadonlyArray<{ sha256: string }> };
+  route: TargetIdentity['route'];
+}
+
+/**
+ * A target identity from the app, engine, model and route `receipt` records, with what each receipt kind names in
+ * its own way.
+ * @param receipt a device, generation or suite receipt
+ * @param device the device the receipt recorded
+ * @param input what the run measured on (for generation and suite receipts a description of the prompt set or suite)
+ */
+export function recordedTargetIdentity(receipt: RecordedRun, device: DeviceIdentity, input: TargetIdentity['input']): TargetIdentity {
   const fileHashes = [...new Set(receipt.model.files.map((file) => file.sha256))].sort();
   return {
-    device: deviceIdentity(receipt),
+    device,
     app: { version: receipt.app.version, commit: receipt.app.commit },
     engine: { name: receipt.engine.name, version: receipt.engine.version },
     model: { id: receipt.model.id, kind: receipt.model.kind, dtype: receipt.model.dtype, file_sha256: fileHashes },
-    input: { id: receipt.input.id, sha256: receipt.input.sha256 },
+    input,
     route: {
       requested_ep: receipt.route.requested_ep,
       completed_ep: receipt.route.completed_ep,
@@ -83,25 +102,11 @@ export function targetIdentity(receipt: DeviceReceipt): TargetIdentity {
  * is the prompt set (id, version and file hash) with the decoding settings that change what is measured.
  */
 export function generationTargetIdentity(receipt: GenerationReceipt): TargetIdentity {
-  const fileHashes = [...new Set(receipt.model.files.map((file) => file.sha256))].sort();
   const { prompt_set: set, plan } = receipt;
-  return {
-    device: deviceIdentity(receipt),
-    app: { version: receipt.app.version, commit: receipt.app.commit },
-    engine: { name: receipt.engine.name, version: receipt.engine.version },
-    model: { id: receipt.model.id, kind: receipt.model.kind, dtype: receipt.model.dtype, file_sha256: fileHashes },
-    input: {
-      id: `${set.id}@v${set.version} x${plan.repetitions} max_new_tokens=${plan.max_new_tokens} temperature=${plan.temperature}`,
-      sha256: set.sha256,
-    },
-    route: {
-      requested_ep: receipt.route.requested_ep,
-      completed_ep: receipt.route.completed_ep,
-      allow_fallback: receipt.route.allow_fallback,
-      threads_requested: receipt.route.threads_requested,
-      threads_effective: receipt.route.threads_effective,
-    },
-  };
+  return recordedTargetIdentity(receipt, deviceIdentity(receipt), {
+    id: `${set.id}@v${set.version} x${plan.repetitions} max_new_tokens=${plan.max_new_tokens} temperature=${plan.temperature}`,
+    sha256: set.sha256,
+  });
 }
 
 /**
