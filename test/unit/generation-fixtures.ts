@@ -33,6 +33,19 @@ export const lifecycle = { visibility_at_start: 'visible' as const, hidden_durin
 
 export const app = { name: 'device-receipts-bench' as const, version: '0.1.0', commit: null, page_url: 'http://127.0.0.1:4173/' };
 
+/** A route that asked for wasm with one thread and completed there at the first attempt (a fresh object each call). */
+export function wasmRoute(): GenerationReceipt['route'] {
+  return {
+    requested_ep: 'wasm',
+    completed_ep: 'wasm',
+    fallback_reason: null,
+    allow_fallback: false,
+    threads_requested: 1,
+    threads_effective: 1,
+    attempts: [{ ep: 'wasm', threads: 1, outcome: 'succeeded', reason: null, started_at_ms: 1, ended_at_ms: 2 }],
+  };
+}
+
 /** One ok measured sample with round numbers; `over` replaces fields. */
 export function okSample(repetition: number, promptIndex: number, over: Partial<GenerationSample>): GenerationSample {
   return {
@@ -65,15 +78,7 @@ export function makeGenerationReceipt(): GenerationReceipt {
     evidence_state: 'DEVICE_RECEIPT',
     app,
     engine: { name: 'transformers', version: '4.3.2' },
-    route: {
-      requested_ep: 'wasm',
-      completed_ep: 'wasm',
-      fallback_reason: null,
-      allow_fallback: false,
-      threads_requested: 1,
-      threads_effective: 1,
-      attempts: [{ ep: 'wasm', threads: 1, outcome: 'succeeded', reason: null, started_at_ms: 1, ended_at_ms: 2 }],
-    },
+    route: wasmRoute(),
     model: { id: 'tf-tiny-causal-lm', kind: 'fixture', task: 'generate', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
     prompt_set: { id: 'drb-gen-ja-en-v1', version: 1, sha256: 'b'.repeat(64), measured_prompts: 10 },
     plan: { repetitions: 1, seed_control: 'seeded', seeds: [17], max_new_tokens: 128, max_new_tokens_overridden: false, temperature: 0.1, warmup_prompt_id: 'warmup' },

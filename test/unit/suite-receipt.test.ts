@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkSuiteReceipt, SuiteReceipt, SUITE_RECEIPT_SCHEMA } from '../../src/core/suite/suite-receipt.ts';
 import { summarize } from '../../src/core/stats.ts';
+import { wasmRoute } from './generation-fixtures.ts';
 
 const sha = 'a'.repeat(64);
 const samples = [12, 10, 11, 40];
@@ -24,15 +25,7 @@ function receipt(): SuiteReceipt {
     task: 'rerank',
     provenance: 'deberta',
     policy: { name: 'margin-threshold', min_margin: 0.5 },
-    route: {
-      requested_ep: 'wasm',
-      completed_ep: 'wasm',
-      fallback_reason: null,
-      allow_fallback: false,
-      threads_requested: 1,
-      threads_effective: 1,
-      attempts: [{ ep: 'wasm', threads: 1, outcome: 'succeeded', reason: null, started_at_ms: 1, ended_at_ms: 2 }],
-    },
+    route: wasmRoute(),
     model: { id: 'tfjs-tiny-reranker', kind: 'fixture', task: 'rerank', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
     rows: { total: 5, done: 5, accepted: 2, low_margin: 1, single_candidate: 1, no_candidates: 1 },
     timings: { model_load_ms: 100, row_latency_samples_ms: samples, row_latency_stats: summarize(samples), total_ms: 200 },
