@@ -53,6 +53,12 @@ export const TargetIdentitySchema = z.strictObject({
   }),
 });
 
+/** The failed receipts of a target: how many failed at each stage for each reason, and their ids. */
+export const TargetFailures = z.strictObject({
+  by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
+  receipt_ids: z.array(z.string()),
+});
+
 /**
  * The interrupted runs attributed to a target: every interruption recorded on the target's device (as the recording
  * receipt saw it) whose dead run asked for the target's model and requested route. The receipt that records an
@@ -136,10 +142,7 @@ export const TargetSummary = z.strictObject({
   }),
   integrity: z.strictObject({ verified: Count, unpinned: Count, mismatch: Count, 'not-loaded': Count }),
   noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(z.string()) }),
-  failures: z.strictObject({
-    by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
-    receipt_ids: z.array(z.string()),
-  }),
+  failures: TargetFailures,
   interrupted: TargetInterruptions,
   /** Failed runs of other targets with the same request (same device, build, model, input, requested route).
    *  Interruptions need no such list: they are attributed by device, model and requested route already. */
@@ -197,10 +200,7 @@ export const GenerationTargetSummary = z.strictObject({
   ttft_ms: Stats.nullable(),
   e2e_ms: Stats.nullable(),
   decode_tokens_per_s: Stats.nullable(),
-  failures: z.strictObject({
-    by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
-    receipt_ids: z.array(z.string()),
-  }),
+  failures: TargetFailures,
   noisy_receipt_ids: z.array(z.string()),
   interrupted: TargetInterruptions,
   model_bytes: z.number().int().nonnegative().nullable(),
@@ -245,10 +245,7 @@ export const SuiteTargetSummary = z.strictObject({
   receipt_medians_ms: Stats.nullable(),
   /** Model fetch + session of each ok receipt (cold; kept out of the row statistics). */
   model_load_ms: Stats.nullable(),
-  failures: z.strictObject({
-    by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
-    receipt_ids: z.array(z.string()),
-  }),
+  failures: TargetFailures,
   interrupted: TargetInterruptions,
 });
 export type SuiteTargetSummary = z.infer<typeof SuiteTargetSummary>;
