@@ -3,7 +3,7 @@
  * here, in the browser), and checks it against the catalog pins. Any engine adapter can reuse it and hand the bytes
  * to its runtime.
  */
-import { modelFileUrl, type CatalogModel } from '../src/core/catalog.ts';
+import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/catalog.ts';
 import { redactUrl } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
 import { IntegrityError, type EngineHooks, type LoadedFile } from './engines/engine.ts';
@@ -14,6 +14,22 @@ export interface FetchedModel {
   files: LoadedFile[];
   integrity: 'verified' | 'unpinned';
   fetchMs: number;
+}
+
+/**
+ * The pin rule every engine applies to a loaded file: throws an IntegrityError (the page records integrity
+ * `mismatch` and refuses the run) when its size or SHA-256 differs from the catalog's pin; null pins check nothing.
+ * @param file the catalog file and its pins
+ * @param bytes byte length of what was loaded
+ * @param sha256 SHA-256 (lowercase hex) of what was loaded
+ */
+export function checkPins(file: CatalogFile, bytes: number, sha256: string): void {
+  if (file.bytes !== null && file.bytes !== bytes) {
+    throw new IntegrityError(`integrity failure: ${file.path} has ${bytes} bytes, the catalog pins ${file.bytes}`);
+  }
+  if (file.sha256 !== null && file.sha256 !== sha256) {
+    throw new IntegrityError(`integrity failure: ${file.path} has SHA-256 ${sha256}, the catalog pins ${file.sha256}`);
+  }
 }
 
 // Progress callbacks cross the worker boundary as messages: a few per second is enough for a progress bar.
@@ -70,12 +86,7 @@ export async function fetchModelFiles(
     }
     hooks.onProgress?.({ path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
     const sha256 = await sha256Hex(bytes);
-    if (file.bytes !== null && file.bytes !== fileBytes) {
-      throw new IntegrityError(`integrity failure: ${file.path} has ${fileBytes} bytes, the catalog pins ${file.bytes}`);
-    }
-    if (file.sha256 !== null && file.sha256 !== sha256) {
-      throw new IntegrityError(`integrity failure: ${file.path} has SHA-256 ${sha256}, the catalog pins ${file.sha256}`);
-    }
+    checkPins(file, fileBytes, sha256);
     buffers.push(bytes);
     files.push({ url: shownUrl, bytes: fileBytes, sha256, expected_bytes: file.bytes, expected_sha256: file.sha256 });
   }

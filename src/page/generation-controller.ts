@@ -206,6 +206,7 @@ export class GenerationController {
       threadsEffective = load.threadsEffective;
       files = load.files;
       integrity = load.integrity;
+      for (const problem of load.loadErrors ?? []) errors.push({ stage: 'load', prompt_id: null, repetition: null, ...problem });
       loadMs = load.fetchMs + load.sessionMs;
 
       const runStep = async (step: GenerationStep): Promise<RunOutcome> => {

@@ -1,9 +1,11 @@
 /**
  * CONTRACT TEST of the WebLLM adapter against the engine interface: the adapter is driven with a FAKE MLC engine
  * object that implements the same methods the adapter calls on the real one (reload, resetChat, unload,
- * chat.completions.create streaming chunks with usage.extra), and a fake clock. It checks the adapter's gate,
- * timing and result logic; it does not run WebLLM. What needs a real GPU is listed in docs/generation.md.
+ * chat.completions.create streaming chunks with usage.extra), a FAKE CacheStorage holding fake WebLLM entries under
+ * WebLLM 0.2.86's cache names and URLs, and a fake clock. It checks the adapter's gate, timing, file hashing and
+ * integrity logic; it does not run WebLLM. What needs a real GPU is listed in docs/generation.md.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { parseCatalog, type CatalogModel } from '../../src/core/catalog.ts';
@@ -13,9 +15,13 @@ import { quantizationNeedsShaderF16, webLlmGate } from '../../src/core/generatio
 import { sha256Hex } from '../../src/core/sha256.ts';
 import type { LoadRequest } from '../../workers/engines/engine.ts';
 import {
+  hashWebLlmFiles,
   hexToSri,
   modelRecordFor,
+  WEBLLM_CACHE_NAMES,
+  webLlmModelFolderUrl,
   WebLlmEngine,
+  type CacheStorageLike,
   type MlcChunk,
   type MlcEngineLike,
   type MlcInitProgress,
@@ -50,11 +56,64 @@ const request = (over: Partial<LoadRequest> = {}): LoadRequest => ({
 });
 
 const prebuilt: MlcModelRecord[] = [
-  { model: 'https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_id: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_lib: 'https://example.invalid/qwen.wasm' },
+  // The library URL carries a query so the receipt's redaction (origin + path) is visible.
+  { model: 'https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_id: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_lib: 'https://example.invalid/libs/qwen.wasm?token=secret' },
   { model: 'https://huggingface.co/mlc-ai/X-q4f32_1-MLC', model_id: 'X-q4f32_1-MLC', model_lib: 'https://example.invalid/x.wasm', required_features: ['timestamp-query'] },
 ];
 
 const f16Gpu: WebGpuProbe = { navigator_gpu: true, adapter_granted: true, adapter_error: null, features: ['shader-f16'] };
+
+/** A fake Cache API: named caches of URL -> bytes, answering `match` with a real `Response` like the browser's. */
+class FakeCacheStorage implements CacheStorageLike {
+  readonly stores = new Map<string, Map<string, Uint8Array>>();
+  readonly opened: string[] = [];
+  put(cacheName: string, url: string, bytes: Uint8Array): void {
+    if (!this.stores.has(cacheName)) this.stores.set(cacheName, new Map());
+    this.stores.get(cacheName)!.set(url, bytes);
+  }
+  async open(cacheName: string) {
+    this.opened.push(cacheName);
+    const store = this.stores.get(cacheName) ?? new Map<string, Uint8Array>();
+    return { match: async (url: string) => (store.has(url) ? new Response(store.get(url)!.slice()) : undefined) };
+  }
+}
+
+const FOLDER = 'https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC/resolve/main/';
+const LIB = prebuilt[0].model_lib;
+const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+/** Deterministic shard bytes (not zeros, so a one-byte change alters the hash). */
+const shardBytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed * 7) & 0xff);
+
+/** The entries WebLLM 0.2.86's reload() leaves in its caches for the Qwen record, plus unrelated ones it did not load. */
+function webLlmEntries(): Array<{ cache: string; url: string; path: string | null; bytes: Uint8Array }> {
+  return [
+    { cache: WEBLLM_CACHE_NAMES.config, url: `${FOLDER}mlc-chat-config.json`, path: 'mlc-chat-config.json', bytes: json({ tokenizer_files: ['tokenizer.json', 'vocab.json'], context_window_size: 4096 }) },
+    { cache: WEBLLM_CACHE_NAMES.wasm, url: LIB, path: null, bytes: shardBytes(3000, 9) },
+    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}tokenizer.json`, path: 'tokenizer.json', bytes: json({ model: { vocab: { a: 0 } } }) },
+    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}tensor-cache.json`, path: 'tensor-cache.json', bytes: json({ metadata: {}, records: [{ dataPath: 'params_shard_0.bin', nbytes: 70000 }, { dataPath: 'params_shard_1.bin', nbytes: 50000 }] }) },
+    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}params_shard_0.bin`, path: 'params_shard_0.bin', bytes: shardBytes(70000, 1) },
+    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}params_shard_1.bin`, path: 'params_shard_1.bin', bytes: shardBytes(50000, 2) },
+  ];
+}
+
+/** Entries in the same caches that this load did not use: another model's shard, and a tokenizer WebLLM skipped. */
+const unrelatedEntries = [
+  { cache: WEBLLM_CACHE_NAMES.model, url: 'https://huggingface.co/mlc-ai/Other-MLC/resolve/main/params_shard_0.bin', bytes: shardBytes(10, 3) },
+  { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}tokenizer.model`, bytes: shardBytes(10, 4) },
+];
+
+/** SHA-256 with Node's own implementation, independent of the Web Crypto one the adapter uses. */
+const nodeSha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** The receipt files the adapter should record for `webLlmEntries()` (URLs redacted to origin + path). */
+const expectedFiles = (pins: Record<string, { bytes: number | null; sha256: string | null }> = {}) =>
+  webLlmEntries().map((e) => ({
+    url: e.url === LIB ? 'https://example.invalid/libs/qwen.wasm' : e.url,
+    bytes: e.bytes.byteLength,
+    sha256: nodeSha256(e.bytes),
+    expected_bytes: (e.path && pins[e.path]?.bytes) ?? null,
+    expected_sha256: (e.path && pins[e.path]?.sha256) ?? null,
+  }));
 
 /** A fake clock the fake engine advances, so every timing below is exact. */
 class Clock {
@@ -71,9 +130,12 @@ class FakeMlcEngine implements MlcEngineLike {
     private readonly onProgress: (r: MlcInitProgress) => void,
     private readonly script: Array<{ afterMs: number; chunk: MlcChunk }>,
     private readonly reloadError: Error | null = null,
+    private readonly onReload: () => void = () => {},
   ) {}
   async reload(modelId: string) {
     this.calls.push(`reload:${modelId}`);
+    // Like WebLLM's reload: download into the cache (when the test says so), then load from it.
+    this.onReload();
     this.clock.t += 100;
     this.onProgress({ progress: 0.5, timeElapsed: 0.1, text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed.' });
     this.clock.t += 400;
@@ -103,22 +165,44 @@ class FakeMlcEngine implements MlcEngineLike {
   };
 }
 
-function setup(opts: { probe?: WebGpuProbe; script?: Array<{ afterMs: number; chunk: MlcChunk }>; reloadError?: Error } = {}) {
+interface SetupOptions {
+  probe?: WebGpuProbe;
+  script?: Array<{ afterMs: number; chunk: MlcChunk }>;
+  reloadError?: Error;
+  /** `download`: the fake reload writes WebLLM's entries into the cache (first visit); `cached`: they were already
+   *  there from an earlier run; `none`: the cache holds nothing of this model; `unavailable`: no Cache API. */
+  cache?: 'download' | 'cached' | 'none' | 'unavailable';
+}
+
+function setup(opts: SetupOptions = {}) {
   const clock = new Clock();
   const created: FakeMlcEngine[] = [];
+  const storage = new FakeCacheStorage();
+  for (const e of unrelatedEntries) storage.put(e.cache, e.url, e.bytes);
+  const mode = opts.cache ?? 'cached';
+  const fill = () => {
+    for (const e of webLlmEntries()) storage.put(e.cache, e.url, e.bytes);
+  };
+  if (mode === 'cached') fill();
   const importWebLlm = vi.fn(async (): Promise<WebLlmModule> => ({
     prebuiltAppConfig: { model_list: prebuilt },
     MLCEngine: class {
       constructor(config: { appConfig: { model_list: MlcModelRecord[] }; initProgressCallback: (r: MlcInitProgress) => void }) {
-        const fake = new FakeMlcEngine(clock, config.initProgressCallback, opts.script ?? [], opts.reloadError ?? null);
+        const fake = new FakeMlcEngine(clock, config.initProgressCallback, opts.script ?? [], opts.reloadError ?? null, mode === 'download' ? fill : () => {});
         (fake as unknown as { config: unknown }).config = config;
         created.push(fake);
         return fake;
       }
     } as unknown as WebLlmModule['MLCEngine'],
   }));
-  const deps: WebLlmDeps = { probeWebGpu: async () => opts.probe ?? f16Gpu, importWebLlm, now: clock.now, version: '0.2.86' };
-  return { engine: new WebLlmEngine(deps), importWebLlm, created, clock };
+  const deps: WebLlmDeps = {
+    probeWebGpu: async () => opts.probe ?? f16Gpu,
+    importWebLlm,
+    cacheStorage: () => (mode === 'unavailable' ? null : storage),
+    now: clock.now,
+    version: '0.2.86',
+  };
+  return { engine: new WebLlmEngine(deps), importWebLlm, created, clock, storage };
 }
 
 const chunk = (content: string | null, finish: string | null = null, usage: MlcChunk['usage'] = null): MlcChunk => ({
@@ -210,7 +294,8 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
       onProgress: (p) => progress.push({ bytesDone: p.bytesDone, bytesTotal: p.bytesTotal }),
     });
     expect(created[0].calls).toEqual(['reload:Qwen2.5-0.5B-Instruct-q4f16_1-MLC']);
-    expect(result).toMatchObject({ completedEp: 'webgpu', fallbackReason: null, threadsEffective: null, files: [], integrity: 'unpinned', fetchMs: 500, sessionMs: 250 });
+    expect(result).toMatchObject({ completedEp: 'webgpu', fallbackReason: null, threadsEffective: null, integrity: 'unpinned', fetchMs: 500, sessionMs: 250 });
+    expect(result.files).toHaveLength(6);
     expect(result.engine).toEqual({ name: 'webllm', version: '0.2.86' });
     expect(result.attempts).toEqual([{ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1000, ended_at_ms: 1750 }]);
     expect(stages).toEqual(['probe:start', 'probe:end', 'fetch:start', 'fetch:end', 'session:start', 'session:end']);
@@ -238,6 +323,126 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
     expect(record.integrity).toEqual({ onFailure: 'error', config: 'sha256-n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' });
     expect(modelRecordFor(model(), prebuilt).integrity).toBeUndefined();
     expect(() => modelRecordFor(model({ source: { type: 'huggingface', repo: 'mlc-ai/Nope-MLC', revision: null } }), prebuilt)).toThrow(/no prebuilt model library for "Nope-MLC"/);
+  });
+});
+
+describe('WebLLM model files: hashed from its cache after load (contract test with a fake CacheStorage)', () => {
+  it('pins the Cache API backend when creating the engine', async () => {
+    const { engine, created } = setup();
+    await engine.load(request(), {});
+    const config = (created[0] as unknown as { config: { appConfig: { cacheBackend: string } } }).config;
+    expect(config.appConfig.cacheBackend).toBe('cache');
+  });
+
+  it("hashes every file this model's load used (downloaded by this load), with redacted URLs, and nothing else", async () => {
+    const { engine, storage } = setup({ cache: 'download' });
+    const result = await engine.load(request(), {});
+    // Config, library, the tokenizer WebLLM chose, the tensor manifest and both shards: not tokenizer.model, not
+    // another model's shard, though both sit in the same cache.
+    expect(result.files).toEqual(expectedFiles());
+    expect(result.files[1].url).toBe('https://example.invalid/libs/qwen.wasm');
+    expect(JSON.stringify(result.files)).not.toContain('secret');
+    expect(result.integrity).toBe('unpinned');
+    expect(result.loadErrors).toBeUndefined();
+    expect(new Set(storage.opened)).toEqual(new Set(['webllm/config', 'webllm/wasm', 'webllm/model']));
+  });
+
+  it('still hashes the files when they were cached by an earlier run (what is recorded is what was loaded)', async () => {
+    const { engine } = setup({ cache: 'cached' });
+    expect((await engine.load(request(), {})).files).toEqual(expectedFiles());
+  });
+
+  it('a one-byte change in a cached shard changes its recorded hash', async () => {
+    const { engine, storage } = setup({ cache: 'cached' });
+    const changed = shardBytes(50000, 2);
+    changed[100] ^= 1;
+    storage.put(WEBLLM_CACHE_NAMES.model, `${FOLDER}params_shard_1.bin`, changed);
+    const files = (await engine.load(request(), {})).files;
+    expect(files[5].sha256).toBe(nodeSha256(changed));
+    expect(files[5].sha256).not.toBe(expectedFiles()[5].sha256);
+  });
+
+  it('records the pins of a pinned catalog entry whose files match, and stays unpinned (the library has no pin)', async () => {
+    const entries = webLlmEntries();
+    const pins = {
+      'mlc-chat-config.json': { bytes: entries[0].bytes.byteLength, sha256: nodeSha256(entries[0].bytes) },
+      'params_shard_0.bin': { bytes: null, sha256: nodeSha256(entries[4].bytes) },
+    };
+    const m = model({ files: Object.entries(pins).map(([path, pin]) => ({ path, ...pin })) });
+    const { engine } = setup();
+    const result = await engine.load(request({ model: m }), {});
+    expect(result.files).toEqual(expectedFiles(pins));
+    expect(result.integrity).toBe('unpinned');
+  });
+
+  it('refuses a file whose bytes differ from the catalog pin (IntegrityError, model unloaded)', async () => {
+    const pinned = 'a'.repeat(64);
+    const m = model({ files: [{ path: 'params_shard_1.bin', bytes: null, sha256: pinned }] });
+    const { engine, created } = setup();
+    const error = await engine.load(request({ model: m }), {}).catch((e) => e);
+    expect(error.name).toBe('IntegrityError');
+    expect(error.message).toBe(`integrity failure: params_shard_1.bin has SHA-256 ${expectedFiles()[5].sha256}, the catalog pins ${pinned}`);
+    expect(created[0].calls.at(-1)).toBe('unload');
+    // A size pin is checked too, with the same rule as every engine (model-fetch.ts checkPins).
+    const sized = model({ files: [{ path: 'tokenizer.json', bytes: 1, sha256: null }] });
+    await expect(setup().engine.load(request({ model: sized }), {})).rejects.toThrow(/^integrity failure: tokenizer\.json has \d+ bytes, the catalog pins 1$/);
+  });
+
+  it('refuses a pinned file that WebLLM did not load', async () => {
+    const m = model({ files: [{ path: 'tokenizer_config.json', bytes: null, sha256: 'b'.repeat(64) }] });
+    const error = await setup().engine.load(request({ model: m }), {}).catch((e) => e);
+    expect(error.name).toBe('IntegrityError');
+    expect(error.message).toBe('integrity failure: the catalog pins tokenizer_config.json, but WebLLM did not load that file');
+  });
+
+  it('without the Cache API: files [], unpinned, and a load error saying why (never verified)', async () => {
+    const { engine } = setup({ cache: 'unavailable' });
+    const result = await engine.load(request(), {});
+    expect(result.files).toEqual([]);
+    expect(result.integrity).toBe('unpinned');
+    expect(result.loadErrors).toEqual([{ name: 'WebLlmFilesNotHashed', message: "the Cache API is not available here, so WebLLM's files could not be read back and hashed" }]);
+    // A pinned entry cannot be checked then: the run is refused rather than recorded as verified or unpinned.
+    const m = model({ files: [{ path: 'mlc-chat-config.json', bytes: null, sha256: 'c'.repeat(64) }] });
+    const refused = await setup({ cache: 'unavailable' }).engine.load(request({ model: m }), {}).catch((e) => e);
+    expect(refused.name).toBe('Error');
+    expect(refused.message).toMatch(/^integrity unverifiable: the catalog pins mlc-chat-config\.json, which could not be read back from WebLLM's cache \(the Cache API is not available here/);
+  });
+
+  it('names each file missing from the cache (redacted) and keeps the ones it could hash', async () => {
+    const { engine, storage } = setup({ cache: 'cached' });
+    storage.stores.get(WEBLLM_CACHE_NAMES.model)!.delete(`${FOLDER}params_shard_0.bin`);
+    storage.stores.get(WEBLLM_CACHE_NAMES.wasm)!.delete(LIB);
+    const result = await engine.load(request(), {});
+    expect(result.files.map((f) => f.url)).toEqual([`${FOLDER}mlc-chat-config.json`, `${FOLDER}tokenizer.json`, `${FOLDER}tensor-cache.json`, `${FOLDER}params_shard_1.bin`]);
+    expect(result.integrity).toBe('unpinned');
+    expect(result.loadErrors).toEqual([
+      { name: 'WebLlmFilesNotHashed', message: `https://example.invalid/libs/qwen.wasm is not in WebLLM's cache "webllm/wasm", so it was not hashed` },
+      { name: 'WebLlmFilesNotHashed', message: `${FOLDER}params_shard_0.bin is not in WebLLM's cache "webllm/model", so it was not hashed` },
+    ]);
+  });
+
+  it('a cache that throws yields files [] and the reason; a malformed manifest is named', async () => {
+    const record = modelRecordFor(model(), prebuilt);
+    const broken: CacheStorageLike = {
+      open: async () => {
+        throw Object.assign(new Error(`denied for ${LIB}`), { name: 'SecurityError' });
+      },
+    };
+    expect(await hashWebLlmFiles(record, broken)).toEqual({
+      files: [],
+      problems: ["WebLLM's cache could not be read back (SecurityError: denied for https://example.invalid/libs/qwen.wasm), so no file was hashed"],
+    });
+    const storage = new FakeCacheStorage();
+    for (const e of webLlmEntries()) storage.put(e.cache, e.url, e.bytes);
+    storage.put(WEBLLM_CACHE_NAMES.model, `${FOLDER}tensor-cache.json`, json({ records: [{ nbytes: 1 }] }));
+    const partial = await hashWebLlmFiles(record, storage);
+    expect(partial.files.map((f) => f.path)).toEqual(['mlc-chat-config.json', null, 'tokenizer.json', 'tensor-cache.json']);
+    expect(partial.problems).toEqual([expect.stringMatching(new RegExp(`^${FOLDER.replace(/[.]/g, '\\.')}tensor-cache\\.json: records\\.0\\.dataPath: .*, so the files it names were not hashed$`))]);
+  });
+
+  it("finds the model folder as WebLLM's cleanModelUrl does", () => {
+    expect(webLlmModelFolderUrl('https://huggingface.co/mlc-ai/X-MLC')).toBe('https://huggingface.co/mlc-ai/X-MLC/resolve/main/');
+    expect(webLlmModelFolderUrl('https://huggingface.co/mlc-ai/X-MLC/resolve/abc123')).toBe('https://huggingface.co/mlc-ai/X-MLC/resolve/abc123/');
   });
 });
 

@@ -75,6 +75,9 @@ export interface LoadResult {
   threadsEffective: number | null;
   files: LoadedFile[];
   integrity: 'verified' | 'unpinned';
+  /** Problems that did not stop the load (e.g. WebLLM files that could not be read back and hashed), URLs redacted;
+   *  the page records each as a receipt `errors` entry of the load stage. Absent when there were none. */
+  loadErrors?: Array<{ name: string; message: string }>;
   fetchMs: number;
   /** Session creation including WASM compile / shader setup. */
   sessionMs: number;
