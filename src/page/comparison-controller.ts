@@ -20,11 +20,11 @@ import {
 } from '../core/comparison/comparison-receipt.ts';
 import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
 import { redactUrl, redactUrlsInText } from '../core/redact.ts';
-import type { Capabilities, Stage } from '../core/receipt.ts';
+import type { Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import type { InputOutcome, LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
-import type { StageLimits } from './run-controller.ts';
+import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type ControllerJournal, type RunJournalWriter } from './run-journal.ts';
 import { WorkerHandle } from './worker-client.ts';
 
@@ -73,12 +73,7 @@ export interface ComparisonUiHooks {
 }
 
 /** Page facts the controller needs. */
-export interface ComparisonEnvironment {
-  pageBaseUrl: string;
-  pageUrl: () => string;
-  probe: () => Promise<Capabilities>;
-  limits: StageLimits;
-  app: { version: string; commit: string | null };
+export interface ComparisonEnvironment extends PageFacts {
   /** The page's run journal: the comparison's stages are journaled (requested route: the baseline's EP) and its
    *  receipt records a pending interruption. */
   journal?: ControllerJournal;

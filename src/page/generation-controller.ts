@@ -21,12 +21,12 @@ import {
 } from '../core/generation/generation-receipt.ts';
 import { parsePromptSet, type PromptSet } from '../core/generation/prompt-set.ts';
 import { redactUrl, redactUrlsInText } from '../core/redact.ts';
-import type { Capabilities, RouteAttempt, Stage } from '../core/receipt.ts';
+import type { RouteAttempt, Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
-import type { StageLimits } from './run-controller.ts';
+import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type ControllerJournal, type RunJournalWriter } from './run-journal.ts';
 import { WorkerFailure, WorkerHandle } from './worker-client.ts';
 
@@ -82,12 +82,7 @@ export interface GenerationUiHooks {
 }
 
 /** Page facts the controller needs (the same shape the device-run controller takes). */
-export interface GenerationEnvironment {
-  pageBaseUrl: string;
-  pageUrl: () => string;
-  probe: () => Promise<Capabilities>;
-  limits: StageLimits;
-  app: { version: string; commit: string | null };
+export interface GenerationEnvironment extends PageFacts {
   /** The page's run journal: the run's stages are journaled and its receipt records a pending interruption. */
   journal?: ControllerJournal;
 }

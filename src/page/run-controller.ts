@@ -16,6 +16,7 @@ import { LifecycleRecorder } from './lifecycle.ts';
 import { assembleReceipt, type AssembledReceipt, type RunRecord } from './receipt-assembly.ts';
 import { WorkerFailure, WorkerHandle } from './worker-client.ts';
 import type { JournalEvent } from './run-journal.ts';
+import type { PageFacts } from './page-facts.ts';
 
 /** Per-stage time limits in ms. Generous defaults: real models on phones can take minutes to fetch and compile. */
 export type StageLimits = Record<Stage, number>;
@@ -48,12 +49,7 @@ export interface RunUiHooks {
 }
 
 /** Page facts the controller needs; injected so the controller holds no UI. */
-export interface RunEnvironment {
-  pageBaseUrl: string;
-  pageUrl: () => string;
-  probe: () => Promise<Capabilities>;
-  limits: StageLimits;
-  app: { version: string; commit: string | null };
+export interface RunEnvironment extends PageFacts {
   /** The interrupted previous run to record in the next receipt (journal), consumed once. */
   takePreviousRunInterrupted?: () => DeviceReceipt['run']['previous_run_interrupted'];
   /** Called before each stage (run journal); `null` stage = the run ended cleanly. */

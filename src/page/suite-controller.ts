@@ -24,7 +24,7 @@ import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
 import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import type { FetchProgress, LoadResult } from '../../workers/engines/engine.ts';
-import type { StageLimits } from './run-controller.ts';
+import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type ControllerJournal } from './run-journal.ts';
 import { WorkerFailure, WorkerHandle } from './worker-client.ts';
 
@@ -61,12 +61,7 @@ export interface SuiteUiHooks {
 }
 
 /** Page facts the controller needs (injected, so it holds no UI). */
-export interface SuiteEnvironment {
-  pageBaseUrl: string;
-  pageUrl: () => string;
-  probe: () => Promise<Capabilities>;
-  limits: StageLimits;
-  app: { version: string; commit: string | null };
+export interface SuiteEnvironment extends PageFacts {
   /** The page's run journal: the run's stages are journaled and its receipt records a pending interruption. */
   journal?: ControllerJournal;
 }

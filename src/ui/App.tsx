@@ -8,7 +8,8 @@ import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
-import { DEFAULT_STAGE_LIMITS, RunController, type StageLimits } from '../page/run-controller.ts';
+import { livePageFacts } from '../page/page-facts.ts';
+import { RunController } from '../page/run-controller.ts';
 import type { InterruptedRun } from '../core/journal.ts';
 import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
 import { Banners } from './Banners.tsx';
@@ -61,14 +62,8 @@ export function App(props: { catalog: ModelCatalog }) {
   const [hooks] = useState(() => journalHooks(journal));
   const [panelJournal] = useState<ControllerJournal>(() => ({ ready: journalLoaded, ...hooks }));
   const controller = useMemo(() => {
-    const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
-    if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
     return new RunController({
-      pageBaseUrl: new URL(import.meta.env.BASE_URL, location.href).href,
-      pageUrl: () => location.href,
-      probe: probeCapabilities,
-      limits,
-      app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+      ...livePageFacts(a.stageTimeoutMs),
       ...hooks,
     });
   }, []);

@@ -16,11 +16,10 @@ import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-sp
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import { planSuite } from '../core/suite/suite-plan.ts';
-import { probeCapabilities } from '../page/capability-probe.ts';
 import { ComparisonController, comparisonFileName, type ComparisonInput } from '../page/comparison-controller.ts';
 import { loadShippedSuite } from '../page/suite-controller.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
-import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 
 function fmt(value: number | null | undefined, digits = 2): string {
@@ -109,14 +108,8 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
   const [copied, setCopied] = useState<string | null>(null);
 
   const controller = useMemo(() => {
-    const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
-    if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
     return new ComparisonController({
-      pageBaseUrl: new URL(import.meta.env.BASE_URL, location.href).href,
-      pageUrl: () => location.href,
-      probe: probeCapabilities,
-      limits,
-      app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+      ...livePageFacts(a.stageTimeoutMs),
       journal: props.journal,
     });
   }, []);

@@ -11,10 +11,9 @@ import type { AutomationSettings } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
-import { probeCapabilities } from '../page/capability-probe.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { GenerationController, generationFileName, loadPromptSet } from '../page/generation-controller.ts';
-import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { GenerationChart } from './GenerationChart.tsx';
 
@@ -101,14 +100,8 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
   const [copied, setCopied] = useState<string | null>(null);
 
   const controller = useMemo(() => {
-    const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
-    if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
     return new GenerationController({
-      pageBaseUrl: new URL(import.meta.env.BASE_URL, location.href).href,
-      pageUrl: () => location.href,
-      probe: probeCapabilities,
-      limits,
-      app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ },
+      ...livePageFacts(a.stageTimeoutMs),
       journal: props.journal,
     });
   }, []);

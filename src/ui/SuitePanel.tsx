@@ -13,9 +13,8 @@ import { availableDtypes } from '../core/transformers-dtype.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
-import { probeCapabilities } from '../page/capability-probe.ts';
 import { downloadJson, downloadJsonBytes } from '../page/download.ts';
-import { DEFAULT_STAGE_LIMITS, type StageLimits } from '../page/run-controller.ts';
+import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, suiteReceiptFileName, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 
@@ -85,10 +84,10 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       if (!model) throw new Error(`Invalid model param: '${choice.modelId}' is not a transformers.js reranker or candidate scorer`);
       const minMargin = choice.threshold.trim() === '' ? null : Number(choice.threshold);
       if (minMargin !== null && !(Number.isFinite(minMargin) && minMargin >= 0)) throw new Error(`margin threshold must be a number >= 0, got '${choice.threshold}'`);
-      const pageBaseUrl = new URL(import.meta.env.BASE_URL, location.href).href;
+      const facts = livePageFacts(a.stageTimeoutMs);
       let inputs: Pick<SuiteRequest, 'format' | 'items' | 'candidates' | 'suiteId'>;
       if (choice.suiteId !== null) {
-        inputs = { suiteId: choice.suiteId, ...(await loadShippedSuite(pageBaseUrl, choice.suiteId)) };
+        inputs = { suiteId: choice.suiteId, ...(await loadShippedSuite(facts.pageBaseUrl, choice.suiteId)) };
       } else {
         if (!itemsFile || !candidatesFile) throw new Error('choose both an items file and a candidates file');
         // Read-only: the bytes are copied into memory; the user's files are never written.
@@ -99,10 +98,8 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
           candidates: { bytes: new Uint8Array(await candidatesFile.arrayBuffer()), fileName: candidatesFile.name },
         };
       }
-      const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
-      if (a.stageTimeoutMs !== null) for (const key of Object.keys(limits) as Array<keyof StageLimits>) limits[key] = a.stageTimeoutMs;
       const outcome = await runSuite(
-        { pageBaseUrl, pageUrl: () => location.href, probe: probeCapabilities, limits, app: { version: __DRB_VERSION__, commit: __DRB_COMMIT__ }, journal: props.journal },
+        { ...facts, journal: props.journal },
         { model, ep: choice.ep, threads: choice.threads, allowFallback: choice.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
         { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
       );
