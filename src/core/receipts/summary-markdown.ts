@@ -26,6 +26,11 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
+/** The route as a table cell: the requested EP, or `requested->completed` (`none` when no EP completed). */
+function routeCell(route: TargetSummary['identity']['route']): string {
+  return route.completed_ep === route.requested_ep ? route.requested_ep : `${route.requested_ep}->${route.completed_ep ?? 'none'}`;
+}
+
 function statsRow(name: string, stats: Stats): string {
   if (stats === null) return `| ${name} | 0 | – | – | – | – |`;
   return `| ${name} | ${stats.count} | ${ms(stats.median)} | ${ms(stats.p95)} | ${ms(stats.min)} | ${ms(stats.max)} |`;
@@ -160,7 +165,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   );
   for (const t of summary.targets) {
     const r = t.identity.route;
-    const route = r.completed_ep === r.requested_ep ? r.requested_ep : `${r.requested_ep}->${r.completed_ep ?? 'none'}`;
+    const route = routeCell(r);
     const warm = t.warm.pooled_ms;
     lines.push(
       `| ${t.key} | ${cell(t.identity.model.id)} | ${t.identity.engine.name} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
@@ -192,7 +197,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
     for (const s of summary.suite_targets) {
       const r = s.identity.route;
-      const route = r.completed_ep === r.requested_ep ? r.requested_ep : `${r.requested_ep}->${r.completed_ep ?? 'none'}`;
+      const route = routeCell(r);
       const threads = r.threads_effective ?? r.threads_requested;
       lines.push(
         `| ${s.key} | ${cell(s.identity.model.id)} | ${s.identity.engine.name} | ${route}${threads === null ? '' : ` x${threads}`} | ` +
@@ -264,7 +269,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
     for (const g of summary.generation_targets) {
       const r = g.identity.route;
-      const route = r.completed_ep === r.requested_ep ? r.requested_ep : `${r.requested_ep}->${r.completed_ep ?? 'none'}`;
+      const route = routeCell(r);
       lines.push(
         `| ${g.key} | ${cell(g.identity.model.id)} | ${g.identity.engine.name} | ${route} | ${g.counts.ok} / ${g.counts.receipts} | ${ms(g.load_ms?.p95)} | ` +
           `${g.ttft_ms ? `${ms(g.ttft_ms.median)} / ${ms(g.ttft_ms.p95)}` : '–'} | ${g.decode_tokens_per_s ? g.decode_tokens_per_s.median.toFixed(1) : '–'} | ` +
