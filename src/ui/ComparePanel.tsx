@@ -21,6 +21,7 @@ import { loadShippedSuite } from '../page/suite-controller.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
+import { ModelSelect } from './ModelSelect.tsx';
 
 function fmt(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
@@ -189,16 +190,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         ranked.
       </p>
       <div class="controls">
-        <label>
-          Model
-          <select value={modelId} disabled={busy} data-testid="cmp-model" onChange={(e) => setModelId(e.currentTarget.value)}>
-            {models.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ModelSelect models={models} value={modelId} busy={busy} testId="cmp-model" onChange={setModelId} />
         <label>
           Routes
           <input type="text" value={routesText} disabled={busy} data-testid="cmp-routes" onInput={(e) => setRoutesText(e.currentTarget.value)} />

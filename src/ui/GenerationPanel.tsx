@@ -16,6 +16,8 @@ import { GenerationController, generationFileName, loadPromptSet } from '../page
 import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { GenerationChart } from './GenerationChart.tsx';
+import { EpSelect } from './EpSelect.tsx';
+import { ModelSelect } from './ModelSelect.tsx';
 
 /** The prompt sets this build ships (public/prompts/<id>.json). */
 const PROMPT_SETS = ['drb-gen-ja-en-v1'];
@@ -167,23 +169,8 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
         {model?.engine === 'webllm' ? ' WebLLM needs WebGPU (and shader-f16 for q4f16 models); it is checked before anything is downloaded.' : ''}
       </p>
       <div class="controls">
-        <label>
-          Model
-          <select value={modelId} disabled={busy} data-testid="gen-model" onChange={(e) => setModelId(e.currentTarget.value)}>
-            {models.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Execution provider
-          <select value={ep} disabled={busy} data-testid="gen-ep" onChange={(e) => setEp(e.currentTarget.value as 'wasm' | 'webgpu')}>
-            <option value="wasm">wasm</option>
-            <option value="webgpu">webgpu</option>
-          </select>
-        </label>
+        <ModelSelect models={models} value={modelId} busy={busy} testId="gen-model" onChange={setModelId} />
+        <EpSelect value={ep} busy={busy} testId="gen-ep" onChange={setEp} />
         <label>
           WASM threads
           <select value={threads === null ? 'default' : String(threads)} disabled={busy} onChange={(e) => setThreads(e.currentTarget.value === 'default' ? null : Number(e.currentTarget.value))}>

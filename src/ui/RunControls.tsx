@@ -1,4 +1,6 @@
 import type { CatalogModel } from '../core/catalog.ts';
+import { EpSelect } from './EpSelect.tsx';
+import { ModelSelect } from './ModelSelect.tsx';
 
 /** The run settings the controls edit. */
 export interface RunSettings {
@@ -33,23 +35,8 @@ export function RunControls(props: {
     <section class="panel" data-testid="controls">
       <h2>Run</h2>
       <div class="controls">
-        <label>
-          Model
-          <select value={settings.modelId} disabled={props.busy} data-testid="model" onChange={(e) => onChange({ ...settings, modelId: e.currentTarget.value })}>
-            {props.models.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Execution provider
-          <select value={settings.ep} disabled={props.busy} data-testid="ep" onChange={(e) => onChange({ ...settings, ep: e.currentTarget.value as RunSettings['ep'] })}>
-            <option value="wasm">wasm</option>
-            <option value="webgpu">webgpu</option>
-          </select>
-        </label>
+        <ModelSelect models={props.models} value={settings.modelId} busy={props.busy} testId="model" onChange={(modelId) => onChange({ ...settings, modelId })} />
+        <EpSelect value={settings.ep} busy={props.busy} testId="ep" onChange={(ep) => onChange({ ...settings, ep })} />
         <label>
           WASM threads
           <select

@@ -17,6 +17,8 @@ import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, suiteReceiptFileName, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
+import { EpSelect } from './EpSelect.tsx';
+import { ModelSelect } from './ModelSelect.tsx';
 
 /** Models a suite can run: transformers.js rerankers and candidate scorers. */
 function suiteModels(catalog: ModelCatalog): CatalogModel[] {
@@ -172,24 +174,16 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
             </label>
           </>
         )}
-        <label>
-          Model
-          <select
-            value={modelId}
-            disabled={busy}
-            data-testid="suite-model"
-            onChange={(e) => {
-              setModelId(e.currentTarget.value);
-              setDtype(null);
-            }}
-          >
-            {models.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ModelSelect
+          models={models}
+          value={modelId}
+          busy={busy}
+          testId="suite-model"
+          onChange={(id) => {
+            setModelId(id);
+            setDtype(null);
+          }}
+        />
         <label>
           dtype
           <select value={dtype ?? ''} disabled={busy} data-testid="suite-dtype" onChange={(e) => setDtype(e.currentTarget.value === '' ? null : e.currentTarget.value)}>
@@ -202,13 +196,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
               ))}
           </select>
         </label>
-        <label>
-          Execution provider
-          <select value={ep} disabled={busy} data-testid="suite-ep" onChange={(e) => setEp(e.currentTarget.value as 'wasm' | 'webgpu')}>
-            <option value="wasm">wasm</option>
-            <option value="webgpu">webgpu</option>
-          </select>
-        </label>
+        <EpSelect value={ep} busy={busy} testId="suite-ep" onChange={setEp} />
         <label>
           WASM threads
           <input
