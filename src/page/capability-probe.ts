@@ -92,22 +92,33 @@ async function probeClientHints(nav: Nav): Promise<Capabilities['ua_client_hints
 }
 
 /**
- * The synchronous part of the probe only (no storage estimate, no WebGPU adapter request), for a receipt whose
- * full probe did not finish in time.
- * @param why recorded as the WebGPU adapter error, since the adapter was never asked
+ * The facts the browser answers at once, in the receipt's field order (platform to device memory); the full probe
+ * and the fallback `basicCapabilities` both record them.
+ * @param nav the navigator, typed with the fields not every browser has
  */
-export function basicCapabilities(why: string): Capabilities {
-  const nav = navigator as Nav;
+function syncFacts(nav: Nav): Pick<Capabilities, 'platform' | 'cross_origin_isolated' | 'shared_array_buffer' | 'wasm' | 'hardware_concurrency' | 'device_memory_gb'> {
   const wasmSupported = typeof WebAssembly === 'object';
   return {
-    user_agent: navigator.userAgent,
-    ua_client_hints: null,
     platform: typeof navigator.platform === 'string' && navigator.platform !== '' ? navigator.platform : null,
     cross_origin_isolated: self.crossOriginIsolated === true,
     shared_array_buffer: typeof SharedArrayBuffer === 'function',
     wasm: { supported: wasmSupported, simd: wasmSupported && validates(WASM_SIMD), threads: wasmSupported && validates(WASM_THREADS) },
     hardware_concurrency: Number.isInteger(navigator.hardwareConcurrency) && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : null,
     device_memory_gb: typeof nav.deviceMemory === 'number' && nav.deviceMemory > 0 ? nav.deviceMemory : null,
+  };
+}
+
+/**
+ * The synchronous part of the probe only (no storage estimate, no WebGPU adapter request), for a receipt whose
+ * full probe did not finish in time.
+ * @param why recorded as the WebGPU adapter error, since the adapter was never asked
+ */
+export function basicCapabilities(why: string): Capabilities {
+  const nav = navigator as Nav;
+  return {
+    user_agent: navigator.userAgent,
+    ua_client_hints: null,
+    ...syncFacts(nav),
     js_heap: null,
     storage: { quota_bytes: null, usage_bytes: null, persisted: null },
     webgpu: { navigator_gpu: Boolean(nav.gpu), adapter_granted: false, adapter_error: why, adapter_info: null, is_fallback_adapter: null, features: [], limits: null },
@@ -127,16 +138,10 @@ export async function probeCapabilities(): Promise<Capabilities> {
   } catch {
     // Storage API refused (private mode, opaque origin): leave nulls.
   }
-  const wasmSupported = typeof WebAssembly === 'object';
   return {
     user_agent: navigator.userAgent,
     ua_client_hints: await probeClientHints(nav),
-    platform: typeof navigator.platform === 'string' && navigator.platform !== '' ? navigator.platform : null,
-    cross_origin_isolated: self.crossOriginIsolated === true,
-    shared_array_buffer: typeof SharedArrayBuffer === 'function',
-    wasm: { supported: wasmSupported, simd: wasmSupported && validates(WASM_SIMD), threads: wasmSupported && validates(WASM_THREADS) },
-    hardware_concurrency: Number.isInteger(navigator.hardwareConcurrency) && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : null,
-    device_memory_gb: typeof nav.deviceMemory === 'number' && nav.deviceMemory > 0 ? nav.deviceMemory : null,
+    ...syncFacts(nav),
     js_heap: memory
       ? { js_heap_size_limit: memory.jsHeapSizeLimit, total_js_heap_size: memory.totalJSHeapSize, used_js_heap_size: memory.usedJSHeapSize }
       : null,
