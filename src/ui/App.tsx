@@ -7,6 +7,7 @@ import { parseAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
+import { setDrbState } from '../page/drb-state.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
@@ -25,10 +26,6 @@ import { WarmChart } from './WarmChart.tsx';
 
 /** Engines this build can run from the plain cold/warm controls. */
 const RUNNABLE_ENGINES = new Set(['ort', 'transformers']);
-
-function setDrbState(state: 'idle' | 'running' | 'done' | 'failed'): void {
-  document.documentElement.dataset.drbState = state;
-}
 
 /** The page. `catalog` is the parsed, validated catalog bundled into the build. */
 export function App(props: { catalog: ModelCatalog }) {

@@ -16,6 +16,7 @@ import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-sp
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import { planSuite } from '../core/suite/suite-plan.ts';
+import { setDrbState } from '../page/drb-state.ts';
 import { ComparisonController, comparisonFileName, type ComparisonInput } from '../page/comparison-controller.ts';
 import { loadShippedSuite } from '../page/suite-controller.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
@@ -25,10 +26,6 @@ import { ModelSelect } from './ModelSelect.tsx';
 
 function fmt(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
-}
-
-function setDrbState(state: 'running' | 'done' | 'failed'): void {
-  document.documentElement.dataset.drbState = state;
 }
 
 /** The per-route table: invalid routes are shown with their reason and never get a rank or ratio. */

@@ -11,6 +11,7 @@ import type { AutomationSettings } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
+import { setDrbState } from '../page/drb-state.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { GenerationController, generationFileName, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
@@ -37,10 +38,6 @@ function GenerationCharts(props: { samples: GenerationSample[] }) {
       <GenerationChart values={decode} label="Decode speed (tokens/s)" testId="gen-decode-chart" />
     </>
   );
-}
-
-function setDrbState(state: 'running' | 'done' | 'failed'): void {
-  document.documentElement.dataset.drbState = state;
 }
 
 /** The summary numbers of a generation receipt (page clock, with the engine's own report beside it when given). */

@@ -13,6 +13,7 @@ import { availableDtypes } from '../core/transformers-dtype.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
+import { setDrbState } from '../page/drb-state.ts';
 import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, suiteReceiptFileName, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
@@ -27,10 +28,6 @@ function suiteModels(catalog: ModelCatalog): CatalogModel[] {
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
-}
-
-function setDrbState(state: 'running' | 'done' | 'failed'): void {
-  document.documentElement.dataset.drbState = state;
 }
 
 interface Result {
