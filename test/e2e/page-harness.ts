@@ -2,7 +2,7 @@
  * Helpers for page e2e tests: serve the build from global-setup on port 0, open the page in a fresh headless
  * Chromium, wait for the automation contract's done/failed signal, and check receipts by schema + invariants.
  */
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { Page } from 'playwright-core';
 import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
 import { DeviceReceipt } from '../../src/core/receipt.ts';
@@ -67,4 +67,20 @@ export function receiptProblems(value: unknown): string[] {
   const parsed = DeviceReceipt.safeParse(value);
   if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
   return checkReceiptInvariants(parsed.data).map((p) => `${p.path}: ${p.message}`);
+}
+
+/**
+ * Runs `?autorun=cold,warm&<query>` and returns the page's two receipts, after checking the run ended `done` with a
+ * cold then a warm receipt, each valid (schema and invariants).
+ * @param env the served build and browser
+ * @param query the automation parameters after `autorun=cold,warm&` (model, ep, threads, warm_runs, ...)
+ */
+export async function coldWarmReceipts(env: PageEnv, query: string): Promise<DeviceReceipt[]> {
+  const { page, state } = await openAndWait(env, `?autorun=cold,warm&${query}`);
+  const receipts = await pageReceipts(page);
+  await page.close();
+  expect(state).toBe('done');
+  expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
+  for (const receipt of receipts) expect(receiptProblems(receipt)).toEqual([]);
+  return receipts;
 }

@@ -3,8 +3,7 @@
  * receipt checked by schema + invariants and the providers' outputs compared (within 1e-4).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { openAndWait, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
 const heads: Record<string, number[]> = {};
@@ -16,16 +15,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function coldWarm(query: string): Promise<DeviceReceipt[]> {
-  const { page, state } = await openAndWait(env, `?autorun=cold,warm&${query}`);
-  const receipts = await pageReceipts(page);
-  await page.close();
-  expect(state).toBe('done');
-  expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
-  for (const receipt of receipts) expect(receiptProblems(receipt)).toEqual([]);
-  return receipts;
-}
-
 describe('page runs (headless Chromium)', () => {
   it.each([
     ['ort-tiny-xenc', 1],
@@ -33,7 +22,7 @@ describe('page runs (headless Chromium)', () => {
     ['ort-heavy-xenc', 1],
     ['ort-heavy-xenc', 2],
   ])('%s on wasm with %i thread(s): cold then warm, valid receipts', async (model, threads) => {
-    const [cold, warm] = await coldWarm(`model=${model}&ep=wasm&threads=${threads}&warm_runs=5`);
+    const [cold, warm] = await coldWarmReceipts(env, `model=${model}&ep=wasm&threads=${threads}&warm_runs=5`);
     for (const r of [cold, warm]) {
       expect(r.outcome.status).toBe('ok');
       expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: threads });
@@ -62,7 +51,7 @@ describe('page runs (headless Chromium)', () => {
   });
 
   it.each(['ort-tiny-xenc', 'ort-heavy-xenc'])('%s on webgpu (SwiftShader): completes on webgpu and agrees with wasm within 1e-4', async (model) => {
-    const [cold, warm] = await coldWarm(`model=${model}&ep=webgpu&warm_runs=3`);
+    const [cold, warm] = await coldWarmReceipts(env, `model=${model}&ep=webgpu&warm_runs=3`);
     for (const r of [cold, warm]) {
       expect(r.outcome.status).toBe('ok');
       expect(r.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'webgpu', fallback_reason: null });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { openAndWait, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
 const heads: Record<string, number[]> = {};
@@ -25,14 +25,11 @@ async function coldWarm(query: string): Promise<{ receipts: DeviceReceipt[]; off
     if (!url.startsWith(`${origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:')) offOrigin.push(url);
   };
   env.browser.context.on('request', listener);
-  const { page, state } = await openAndWait(env, `?autorun=cold,warm&engine=transformers&${query}`);
-  const receipts = await pageReceipts(page);
-  await page.close();
-  env.browser.context.off('request', listener);
-  expect(state).toBe('done');
-  expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
-  for (const receipt of receipts) expect(receiptProblems(receipt)).toEqual([]);
-  return { receipts, offOrigin };
+  try {
+    return { receipts: await coldWarmReceipts(env, `engine=transformers&${query}`), offOrigin };
+  } finally {
+    env.browser.context.off('request', listener);
+  }
 }
 
 describe('transformers.js cold/warm device receipts', () => {
