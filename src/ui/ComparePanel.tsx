@@ -115,6 +115,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
   const run = async (settings: { modelId: string; routesText: string; baseline: string; rounds: number; rowCount: number }): Promise<boolean> => {
     setError(null);
     setResult(null);
+    setCopied(null); // a "Copied." note belongs to the previous receipt
     const model = models.find((m) => m.id === settings.modelId);
     const fixed = catalog.inputs.find((i) => i.id === model?.default_input);
     const routes = parseRouteSpec(settings.routesText);

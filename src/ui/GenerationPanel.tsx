@@ -109,6 +109,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
     const model = models.find((m) => m.id === settings.modelId);
     setError(null);
     setResult(null);
+    setCopied(null); // a "Copied." note belongs to the previous receipt
     if (!model) {
       setError(`Model ${settings.modelId || '(none)'} is not a generate model in the catalog`);
       return false;
