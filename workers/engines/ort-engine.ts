@@ -36,9 +36,8 @@ export class OrtEngine implements Engine {
     hooks.onStage?.('fetch', 'end');
     if (fetched.buffers.length !== 1) throw new Error(`the ort engine expects one .onnx file, the catalog lists ${fetched.buffers.length}`);
 
-    hooks.onStage?.('session', 'start');
-    const sessionStarted = performance.now();
-    const { attempts, completedEp, fallbackReason } = await createOnRoute(
+    const fetchedFacts = { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs };
+    const route = await createOnRoute(
       request,
       threadsEffective,
       async (ep) => {
@@ -49,21 +48,10 @@ export class OrtEngine implements Engine {
           logSeverityLevel: 3,
         });
       },
-      { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs },
+      fetchedFacts,
+      hooks,
     );
-    const sessionMs = performance.now() - sessionStarted;
-    hooks.onStage?.('session', 'end');
-    return {
-      engine: { name: 'ort', version: ort.env.versions.web ?? 'unknown' },
-      attempts,
-      completedEp,
-      fallbackReason,
-      threadsEffective,
-      files: fetched.files,
-      integrity: fetched.integrity,
-      fetchMs: fetched.fetchMs,
-      sessionMs,
-    };
+    return { engine: { name: 'ort', version: ort.env.versions.web ?? 'unknown' }, ...route, threadsEffective, ...fetchedFacts };
   }
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {

@@ -5,7 +5,7 @@
  * carries the first failure as its reason) cannot drift apart between engines.
  */
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
-import { RouteError, type LoadRequest } from './engine.ts';
+import { RouteError, type EngineHooks, type LoadRequest } from './engine.ts';
 
 /** ORT's own default for numThreads (half the cores, at most 4), made explicit so the receipt can record it. */
 function defaultThreads(): number {
@@ -34,16 +34,19 @@ export async function webgpuUnavailableReason(): Promise<string | null> {
   }
 }
 
-/** What `createOnRoute` returns: the attempts made and the EP that completed (differing from the request only by an allowed fallback). */
+/** What `createOnRoute` returns: the attempts made, the EP that completed (differing from the request only by an
+ *  allowed fallback), and the time the session stage took (every attempt, fallback included). */
 export interface RouteOutcome {
   attempts: RouteAttempt[];
   completedEp: ExecutionProvider;
   fallbackReason: string | null;
+  sessionMs: number;
 }
 
 /**
  * Creates a session on the requested EP, and on wasm after it only when the request allows fallback. Every try is an
- * attempt in the record; WebGPU without an adapter fails before the runtime is asked.
+ * attempt in the record; WebGPU without an adapter fails before the runtime is asked. The whole sequence is the
+ * `session` stage: it is announced through `hooks.onStage` (which restarts that stage's time limit) and timed.
  * @param request the route asked for (ep, allowFallback)
  * @param threads the effective thread count, recorded on every attempt
  * @param create makes the session on one EP; throws when it cannot
@@ -56,8 +59,11 @@ export async function createOnRoute(
   threads: number,
   create: (ep: ExecutionProvider) => Promise<void>,
   fetched: ConstructorParameters<typeof RouteError>[2],
+  hooks: EngineHooks,
   failureDetail: () => string = () => '',
 ): Promise<RouteOutcome> {
+  hooks.onStage?.('session', 'start');
+  const sessionStarted = performance.now();
   const attempts: RouteAttempt[] = [];
   const tryEp = async (ep: ExecutionProvider): Promise<boolean> => {
     const started = performance.now();
@@ -77,10 +83,13 @@ export async function createOnRoute(
     }
   };
 
-  if (await tryEp(request.ep)) return { attempts, completedEp: request.ep, fallbackReason: null };
-  if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm'))) {
-    return { attempts, completedEp: 'wasm', fallbackReason: attempts[0].reason };
-  }
+  const completed = (completedEp: ExecutionProvider, fallbackReason: string | null): RouteOutcome => {
+    const sessionMs = performance.now() - sessionStarted;
+    hooks.onStage?.('session', 'end');
+    return { attempts, completedEp, fallbackReason, sessionMs };
+  };
+  if (await tryEp(request.ep)) return completed(request.ep, null);
+  if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm'))) return completed('wasm', attempts[0].reason);
   const first = attempts[0]?.reason ?? 'unknown failure';
   const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
   throw new RouteError(`${first}${hint}`, attempts, fetched);

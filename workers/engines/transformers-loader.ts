@@ -136,10 +136,9 @@ export async function loadTransformersModel(
   env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
   const externalDataChunks = model.files.filter((f) => /\.onnx_data(?:_\d+)?$/.test(f.path)).length;
-  hooks.onStage?.('session', 'start');
-  const sessionStarted = performance.now();
+  const fetchedFacts = { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs };
   let session: TransformersSession | null = null;
-  const { attempts, completedEp, fallbackReason } = await createOnRoute(
+  const route = await createOnRoute(
     request,
     threadsEffective,
     async (ep) => {
@@ -153,25 +152,14 @@ export async function loadTransformersModel(
       const loaded = await Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32' });
       session = { tokenizer, model: loaded, kind };
     },
-    { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs },
+    fetchedFacts,
+    hooks,
     () => (unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : ''),
   );
   // createOnRoute returns only after `create` succeeded, which set the session.
   if (session === null) throw new Error('transformers.js reported success without a session');
-  const sessionMs = performance.now() - sessionStarted;
-  hooks.onStage?.('session', 'end');
   return {
     session,
-    result: {
-      engine: { name: 'transformers', version: transformersVersion() },
-      attempts,
-      completedEp,
-      fallbackReason,
-      threadsEffective,
-      files: fetched.files,
-      integrity: fetched.integrity,
-      fetchMs: fetched.fetchMs,
-      sessionMs,
-    },
+    result: { engine: { name: 'transformers', version: transformersVersion() }, ...route, threadsEffective, ...fetchedFacts },
   };
 }
