@@ -3,6 +3,7 @@
  * is not higher, then one section per target (stages, warm spread, gates, memory fit, failures). Rendered from
  * the summary JSON alone, so `drb receipts review` can re-render it after storing a review.
  */
+import { mdText } from '../markdown-escape.ts';
 import type { ProfileVerdict } from './profiles.ts';
 import type { GenerationTargetSummary, ReceiptsSummary, TargetSummary } from './receipts-summary.ts';
 
@@ -21,14 +22,18 @@ function bytes(value: number | null): string {
   return `${value} B`;
 }
 
-// Table cells must not break the table: escape pipes and flatten newlines.
-function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+// Every string below comes from a receipt or a summary file (hostile input): it goes through mdText, which keeps it
+// on one line and renders it literally (no table cell, heading, emphasis, link or HTML of its own).
+const cell = mdText;
+
+/** A list of strings from the input, escaped and joined. */
+function cells(values: readonly string[], separator = ', '): string {
+  return values.map(mdText).join(separator);
 }
 
 /** The route as a table cell: the requested EP, or `requested->completed` (`none` when no EP completed). */
 function routeCell(route: TargetSummary['identity']['route']): string {
-  return route.completed_ep === route.requested_ep ? route.requested_ep : `${route.requested_ep}->${route.completed_ep ?? 'none'}`;
+  return route.completed_ep === route.requested_ep ? cell(route.requested_ep) : `${cell(route.requested_ep)}->${route.completed_ep === null ? 'none' : cell(route.completed_ep)}`;
 }
 
 function statsRow(name: string, stats: Stats): string {
@@ -43,10 +48,10 @@ function gateValue(gate: string, value: number | null): string {
 
 function profileLines(verdicts: ProfileVerdict[]): string[] {
   const gates = verdicts[0]?.gates.map((g) => g.gate) ?? [];
-  const lines = [`| profile | verdict | ${gates.join(' | ')} |`, `| --- | --- | ${gates.map(() => '---').join(' | ')} |`];
+  const lines = [`| profile | verdict | ${cells(gates, ' | ')} |`, `| --- | --- | ${gates.map(() => '---').join(' | ')} |`];
   for (const v of verdicts) {
-    const cells = v.gates.map((g) => (g.status === 'not-measured' ? 'not measured' : `${g.status} (${gateValue(g.gate, g.measured)} / ${gateValue(g.gate, g.limit)})`));
-    lines.push(`| ${v.profile} | ${v.verdict} | ${cells.join(' | ')} |`);
+    const gateCells = v.gates.map((g) => (g.status === 'not-measured' ? 'not measured' : `${cell(g.status)} (${gateValue(g.gate, g.measured)} / ${gateValue(g.gate, g.limit)})`));
+    lines.push(`| ${cell(v.profile)} | ${cell(v.verdict)} | ${gateCells.join(' | ')} |`);
   }
   return lines;
 }
@@ -55,23 +60,23 @@ function targetSection(t: TargetSummary): string[] {
   const id = t.identity;
   const lines: string[] = [];
   lines.push(`### ${t.key}: ${cell(t.label)}`, '');
-  lines.push(`- Evidence: **${t.evidence.state}**`);
-  for (const reason of t.evidence.not_higher_because) lines.push(`  - not higher: ${reason}`);
+  lines.push(`- Evidence: **${cell(t.evidence.state)}**`);
+  for (const reason of t.evidence.not_higher_because) lines.push(`  - not higher: ${cell(reason)}`);
   if (t.evidence.state === 'DEVICE_PASS') lines.push('  - HUMAN_GO stays a separate human decision; this tool never sets it.');
   lines.push(`- Device: ${cell(id.device.user_agent)}`);
   const adapter = id.device.webgpu_adapter;
   lines.push(
-    `  platform ${id.device.platform ?? 'unknown'}${id.device.model ? `, model ${id.device.model}` : ''}, ` +
+    `  platform ${cell(id.device.platform ?? 'unknown')}${id.device.model ? `, model ${cell(id.device.model)}` : ''}, ` +
       `${id.device.hardware_concurrency ?? '?'} logical cores, device memory ${id.device.device_memory_gb ?? 'not exposed'}, ` +
-      `WebGPU adapter ${adapter ? `${adapter.vendor}/${adapter.architecture}${adapter.device ? `/${adapter.device}` : ''}` : 'none'}`,
+      `WebGPU adapter ${adapter ? `${cell(adapter.vendor)}/${cell(adapter.architecture)}${adapter.device ? `/${cell(adapter.device)}` : ''}` : 'none'}`,
   );
-  lines.push(`- App ${id.app.version} at commit ${id.app.commit ?? 'unknown'}; engine ${id.engine.name} ${id.engine.version}`);
+  lines.push(`- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(id.engine.name)} ${cell(id.engine.version)}`);
   lines.push(
-    `- Model ${id.model.id} (${id.model.kind}, dtype ${id.model.dtype ?? 'n/a'}), files ${id.model.file_sha256.map((h) => h.slice(0, 12)).join(', ') || 'none loaded'}; ` +
-      `input ${id.input.id}`,
+    `- Model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')}), files ${cells(id.model.file_sha256.map((h) => h.slice(0, 12))) || 'none loaded'}; ` +
+      `input ${cell(id.input.id)}`,
   );
   lines.push(
-    `- Route requested ${id.route.requested_ep}, completed ${id.route.completed_ep ?? 'none'}, fallback ${id.route.allow_fallback ? 'allowed' : 'not allowed'}, ` +
+    `- Route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}, fallback ${id.route.allow_fallback ? 'allowed' : 'not allowed'}, ` +
       `threads ${id.route.threads_requested ?? '–'} requested / ${id.route.threads_effective ?? '–'} effective`,
   );
   const c = t.counts;
@@ -88,30 +93,30 @@ function targetSection(t: TargetSummary): string[] {
   lines.push(
     `- Fallbacks: ${t.fallbacks.count}${t.fallbacks.reasons.length ? ` (${t.fallbacks.reasons.map((r) => `${r.count}x ${cell(r.reason)}`).join('; ')})` : ''}`,
   );
-  lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}`);
-  if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${t.noisy.receipt_ids.join(', ')}`);
-  for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
+  lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${cell(k)} ${n}`).join(', ') || 'none'}`);
+  if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${cells(t.noisy.receipt_ids)}`);
+  for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
   lines.push(...interruptedLines(t.interrupted));
   if (t.related.failed_receipt_ids.length) {
-    lines.push(`- Related failures (same request, targets ${t.related.target_keys.join(', ')}): failed ${t.related.failed_receipt_ids.length}`);
+    lines.push(`- Related failures (same request, targets ${cells(t.related.target_keys)}): failed ${t.related.failed_receipt_ids.length}`);
   }
   lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
   if (t.memory_fit) lines.push(memoryFitLine(t.memory_fit));
-  if (t.review) lines.push(`- Review: ${t.review.file} by ${cell(t.review.reviewer)} at ${t.review.reviewed_at}`);
+  if (t.review) lines.push(`- Review: ${cell(t.review.file)} by ${cell(t.review.reviewer)} at ${cell(t.review.reviewed_at)}`);
   lines.push('', ...profileLines(t.profiles), '');
   return lines;
 }
 
 function interruptedLines(i: TargetSummary['interrupted']): string[] {
   if (i.group_key === null) return [];
-  const stages = i.by_stage.map((s) => `${s.count}x at ${s.stage}`).join(', ');
-  return [`- Interrupted runs of this model and requested route on this device (${i.group_key}): ${stages}; recorded by ${i.receipt_ids.join(', ')}`];
+  const stages = i.by_stage.map((s) => `${s.count}x at ${cell(s.stage)}`).join(', ');
+  return [`- Interrupted runs of this model and requested route on this device (${i.group_key}): ${stages}; recorded by ${cells(i.receipt_ids)}`];
 }
 
 function memoryFitLine(m: NonNullable<TargetSummary['memory_fit']>): string {
   return (
     `- Memory fit (estimate, not a measurement): weights ${bytes(m.estimate.weights_bytes)} + KV cache at ${m.estimate.context_tokens} tokens ` +
-    `${bytes(m.estimate.kv_cache_bytes)} = ${bytes(m.estimate.total_bytes)} vs budget ${bytes(m.estimate.budget_bytes)}: **${m.status}**`
+    `${bytes(m.estimate.kv_cache_bytes)} = ${bytes(m.estimate.total_bytes)} vs budget ${bytes(m.estimate.budget_bytes)}: **${cell(m.status)}**`
   );
 }
 
@@ -124,18 +129,21 @@ function generationSection(g: GenerationTargetSummary): string[] {
   const id = g.identity;
   const c = g.counts;
   const lines = [`### ${g.key}: ${cell(g.label)}`, ''];
-  lines.push(`- Evidence: **${g.evidence.state}**`);
-  for (const reason of g.evidence.not_higher_because) lines.push(`  - not higher: ${reason}`);
+  lines.push(`- Evidence: **${cell(g.evidence.state)}**`);
+  for (const reason of g.evidence.not_higher_because) lines.push(`  - not higher: ${cell(reason)}`);
   lines.push(`- Device: ${cell(id.device.user_agent)}`);
-  lines.push(`- App ${id.app.version} at commit ${id.app.commit ?? 'unknown'}; engine ${id.engine.name} ${id.engine.version}; model ${id.model.id} (${id.model.kind}, dtype ${id.model.dtype ?? 'n/a'})`);
-  lines.push(`- Prompts ${cell(id.input.id)}; route requested ${id.route.requested_ep}, completed ${id.route.completed_ep ?? 'none'}`);
+  lines.push(
+    `- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(id.engine.name)} ${cell(id.engine.version)}; ` +
+      `model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')})`,
+  );
+  lines.push(`- Prompts ${cell(id.input.id)}; route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}`);
   lines.push(
     `- Runs ${c.receipts}: ok ${c.ok}, failed ${c.failed}, noisy ${c.noisy}; samples ok ${c.ok_samples}, failed ${c.failed_samples}, truncated ${c.truncations}`,
   );
   lines.push('', '| measure | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
   lines.push(statsRow('cold load (ms)', g.load_ms), statsRow('TTFT (ms)', g.ttft_ms), statsRow('end to end (ms)', g.e2e_ms));
   lines.push(rateRow('decode (tokens/s)', g.decode_tokens_per_s), '');
-  for (const f of g.failures.by_reason) lines.push(`- Failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
+  for (const f of g.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
   lines.push(...interruptedLines(g.interrupted));
   lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
   if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
@@ -155,7 +163,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
       `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
       `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt; ${inputs.interruptions} interrupted run(s) recorded. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
-      `Budget profiles ${summary.profiles_version}; LLM configs ${summary.llm_configs_version}.`,
+      `Budget profiles ${cell(summary.profiles_version)}; LLM configs ${cell(summary.llm_configs_version)}.`,
     '',
     'Evidence states: DEVICE_RECEIPT (receipts exist; not a pass), DEVICE_PASS (reviewed device procedure, minimums, thresholds). ' +
       'PUBLIC_PASS is recorded separately by `drb public-pass`; HUMAN_GO is never set by this tool.',
@@ -168,11 +176,11 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     const route = routeCell(r);
     const warm = t.warm.pooled_ms;
     lines.push(
-      `| ${t.key} | ${cell(t.identity.model.id)} | ${t.identity.engine.name} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
+      `| ${t.key} | ${cell(t.identity.model.id)} | ${cell(t.identity.engine.name)} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
         `${t.counts.clean_cold}/${t.counts.min_cold} | ${t.counts.clean_warm}/${t.counts.min_warm} | ${ms(t.cold.total_ms?.p95)} | ` +
         `${warm ? `${ms(warm.median)} / ${ms(warm.p95)}` : '–'} | ${t.counts.failed + t.related.failed_receipt_ids.length} | ` +
-        `${t.counts.interrupted} | ${t.counts.noisy} | ${t.evidence.state} | ` +
-        `${cell(t.evidence.not_higher_because.join('; ')) || '–'} |`,
+        `${t.counts.interrupted} | ${t.counts.noisy} | ${cell(t.evidence.state)} | ` +
+        `${cells(t.evidence.not_higher_because, '; ') || '–'} |`,
     );
   }
   lines.push('');
@@ -183,7 +191,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   }
   if (summary.not_receipts.length) {
     lines.push('## Other JSON files (not device receipts)', '');
-    for (const n of summary.not_receipts) lines.push(`- ${cell(n.file)}: schema ${n.schema ?? 'none'}`);
+    for (const n of summary.not_receipts) lines.push(`- ${cell(n.file)}: schema ${cell(n.schema ?? 'none')}`);
     lines.push('');
   }
   if (summary.suite_targets.length) {
@@ -200,8 +208,8 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
       const route = routeCell(r);
       const threads = r.threads_effective ?? r.threads_requested;
       lines.push(
-        `| ${s.key} | ${cell(s.identity.model.id)} | ${s.identity.engine.name} | ${route}${threads === null ? '' : ` x${threads}`} | ` +
-          `${cell(s.suite.id ?? '(picked files)')} (${s.suite.format}, ${s.suite.task}, min margin ${s.suite.min_margin ?? 'none'}) | ` +
+        `| ${s.key} | ${cell(s.identity.model.id)} | ${cell(s.identity.engine.name)} | ${route}${threads === null ? '' : ` x${threads}`} | ` +
+          `${cell(s.suite.id ?? '(picked files)')} (${cell(s.suite.format)}, ${cell(s.suite.task)}, min margin ${s.suite.min_margin ?? 'none'}) | ` +
           `${s.counts.ok} / ${s.counts.receipts} | ${s.counts.rows_done} | ` +
           `${s.row_latency_ms ? `${ms(s.row_latency_ms.median)} / ${ms(s.row_latency_ms.p95)}` : '–'} | ${ms(s.model_load_ms?.median)} | ` +
           `${s.counts.failed} | ${s.counts.interrupted} |`,
@@ -209,7 +217,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     }
     lines.push('');
     for (const s of summary.suite_targets) {
-      for (const f of s.failures.by_reason) lines.push(`- ${s.key}: failed ${f.count}x at ${f.stage ?? 'unknown stage'}: ${cell(f.reason)}`);
+      for (const f of s.failures.by_reason) lines.push(`- ${s.key}: failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
       for (const line of interruptedLines(s.interrupted)) lines.push(`- ${s.key}: ${line.slice(2)}`);
     }
     if (summary.suite_targets.some((s) => s.failures.by_reason.length || s.interrupted.group_key)) lines.push('');
@@ -225,12 +233,12 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
     for (const c of summary.comparisons) {
       const ranked = c.ranked
-        .map((r) => `${r.rank}. ${r.route_id} ${ms(r.median_ms)} / ${ms(r.p95_ms)}${r.speedup_vs_baseline === null ? '' : ` x${r.speedup_vs_baseline.toFixed(2)}`}`)
+        .map((r) => `${r.rank}. ${cell(r.route_id)} ${ms(r.median_ms)} / ${ms(r.p95_ms)}${r.speedup_vs_baseline === null ? '' : ` x${r.speedup_vs_baseline.toFixed(2)}`}`)
         .join('; ');
-      const invalid = c.invalid.map((r) => `${r.route_id}: ${r.reason}`).join('; ');
+      const invalid = c.invalid.map((r) => `${cell(r.route_id)}: ${cell(r.reason)}`).join('; ');
       lines.push(
-        `| ${c.receipt_id} | ${cell(c.model_id)} | ${c.engine.name} | ${c.outcome}${c.reason ? `: ${cell(c.reason)}` : ''} | ${cell(c.baseline_route_id)} | ` +
-          `${cell(ranked) || '–'} | ${cell(invalid) || '–'} |`,
+        `| ${cell(c.receipt_id)} | ${cell(c.model_id)} | ${cell(c.engine.name)} | ${cell(c.outcome)}${c.reason ? `: ${cell(c.reason)}` : ''} | ${cell(c.baseline_route_id)} | ` +
+          `${ranked || '–'} | ${invalid || '–'} |`,
       );
     }
     lines.push('');
@@ -248,9 +256,9 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     for (const g of summary.interruptions) {
       const device = [g.device.model, g.device.platform].filter(Boolean).join(' ') || 'unknown device';
       lines.push(
-        `| ${g.key} | ${cell(g.model_id)} | ${g.requested_ep} | ${cell(device)} | ${g.interrupted} | ` +
-          `${g.by_stage.map((s) => `${s.count}x ${s.stage}`).join(', ')} | ${g.by_run_mode.map((m) => `${m.count}x ${m.run_mode}`).join(', ')} | ` +
-          `${g.receipt_ids.join(', ')} | ${g.receipts} | ${g.target_keys.join(', ') || 'none (no receipt of its own)'} |`,
+        `| ${g.key} | ${cell(g.model_id)} | ${cell(g.requested_ep)} | ${cell(device)} | ${g.interrupted} | ` +
+          `${g.by_stage.map((s) => `${s.count}x ${cell(s.stage)}`).join(', ')} | ${g.by_run_mode.map((m) => `${m.count}x ${cell(m.run_mode)}`).join(', ')} | ` +
+          `${cells(g.receipt_ids)} | ${g.receipts} | ${cells(g.target_keys) || 'none (no receipt of its own)'} |`,
       );
     }
     lines.push('');
@@ -271,9 +279,9 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
       const r = g.identity.route;
       const route = routeCell(r);
       lines.push(
-        `| ${g.key} | ${cell(g.identity.model.id)} | ${g.identity.engine.name} | ${route} | ${g.counts.ok} / ${g.counts.receipts} | ${ms(g.load_ms?.p95)} | ` +
+        `| ${g.key} | ${cell(g.identity.model.id)} | ${cell(g.identity.engine.name)} | ${route} | ${g.counts.ok} / ${g.counts.receipts} | ${ms(g.load_ms?.p95)} | ` +
           `${g.ttft_ms ? `${ms(g.ttft_ms.median)} / ${ms(g.ttft_ms.p95)}` : '–'} | ${g.decode_tokens_per_s ? g.decode_tokens_per_s.median.toFixed(1) : '–'} | ` +
-          `${g.memory_fit ? g.memory_fit.status : 'no config'} | ${g.evidence.state} |`,
+          `${g.memory_fit ? cell(g.memory_fit.status) : 'no config'} | ${cell(g.evidence.state)} |`,
       );
     }
     lines.push('');

@@ -1,3 +1,4 @@
+import { mdCode, mdFence, mdText } from '../markdown-escape.ts';
 import type { CompareReport, ChangedRow } from './compare-report.ts';
 import type { ScoreMetrics } from './metrics.ts';
 import type { ScoreReport } from './score-report.ts';
@@ -13,10 +14,10 @@ function percent(value: number | null, whyNull = 'not defined'): string {
   return value === null ? `n/a (${whyNull})` : `${(value * 100).toFixed(2)}%`;
 }
 
-/** Makes text safe inside a Markdown table cell. */
-function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
+// Ids, reasons, file names and dataset fields come from the input files and flags: every one goes through the
+// escaping module (inline text, a code span in a table cell, or a fenced block), never straight into the Markdown.
+const cell = mdText;
+const codeCell = (text: string) => mdCode(text, { inTable: true });
 
 /** Quotes a shell word only when it needs it (POSIX single quotes; by hand: one regex, no dependency needed). */
 function shellWord(word: string): string {
@@ -106,7 +107,7 @@ export function renderScoreMarkdown(report: ScoreReport): string {
     `Evidence state: \`${report.evidence_state}\`. A pinned item artifact and a predictions artifact were scored by the local CLI;`,
     'this says nothing about any device.',
     '',
-    `Schema \`${report.schema}\`, ${report.tool.name} ${report.tool.version}, candidate limit K = ${k}.`,
+    `Schema \`${report.schema}\`, ${report.tool.name} ${cell(report.tool.version)}, candidate limit K = ${k}.`,
     '',
     '## Headline',
     '',
@@ -134,7 +135,7 @@ export function renderScoreMarkdown(report: ScoreReport): string {
     '',
     '| Reason | Rows |',
     '| --- | ---: |',
-    ...d.reasons.map((r) => `| \`${cell(r.reason)}\` | ${r.count} |`),
+    ...d.reasons.map((r) => `| ${codeCell(r.reason)} | ${r.count} |`),
     `| (absent) | ${d.reason_absent} |`,
     '',
     `Margin: declared on ${d.margin.count} rows${d.margin.mean === null ? '' : `, mean ${d.margin.mean}`}.`,
@@ -152,9 +153,7 @@ export function renderScoreMarkdown(report: ScoreReport): string {
     '',
     'Next to the two input files (check their SHA-256 first, e.g. `sha256sum` on each), run:',
     '',
-    '```sh',
-    reproduceScoreCommand(report),
-    '```',
+    ...mdFence(reproduceScoreCommand(report), 'sh'),
     '',
     'With the same drb version, the JSON report it writes is byte-for-byte identical to this one.',
     '',
@@ -174,7 +173,7 @@ function changedRows(title: string, rows: readonly ChangedRow[]): string[] {
   const rank = (value: number | null, abstained: boolean) => (abstained ? 'abstained' : value === null ? 'none' : String(value));
   for (const row of rows.slice(0, MARKDOWN_ROW_LIST_LIMIT)) {
     lines.push(
-      `| \`${cell(row.id)}\` | ${row.label} | ${rank(row.baseline_rank, row.baseline_abstained)} | ${rank(row.candidate_rank, row.candidate_abstained)} | ${percent(row.baseline_effective_min_cer)} | ${percent(row.candidate_effective_min_cer)} |`,
+      `| ${codeCell(row.id)} | ${row.label} | ${rank(row.baseline_rank, row.baseline_abstained)} | ${rank(row.candidate_rank, row.candidate_abstained)} | ${percent(row.baseline_effective_min_cer)} | ${percent(row.candidate_effective_min_cer)} |`,
     );
   }
   if (rows.length > MARKDOWN_ROW_LIST_LIMIT) lines.push('', `(${rows.length - MARKDOWN_ROW_LIST_LIMIT} more in the JSON report.)`);
@@ -221,7 +220,7 @@ export function renderCompareMarkdown(report: CompareReport): string {
   return [
     '# Paired comparison',
     '',
-    `Evidence state: \`${report.evidence_state}\`. Schema \`${report.schema}\`, ${report.tool.name} ${report.tool.version}, K = ${report.candidate_limit}.`,
+    `Evidence state: \`${report.evidence_state}\`. Schema \`${report.schema}\`, ${report.tool.name} ${cell(report.tool.version)}, K = ${report.candidate_limit}.`,
     'Both runs are scored row by row against the same item bytes. The sign test is exact and two-sided over the',
     'discordant rows only (binomial, p = 0.5); tied rows carry no information about which run is better.',
     '',
@@ -245,9 +244,7 @@ export function renderCompareMarkdown(report: CompareReport): string {
     '',
     'Next to the three input files (check their SHA-256 first), run:',
     '',
-    '```sh',
-    command,
-    '```',
+    ...mdFence(command, 'sh'),
     '',
   ].join('\n');
 }
