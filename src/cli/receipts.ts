@@ -21,7 +21,8 @@ import { evaluateEvidence } from '../core/receipts/evidence.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
 import { ReceiptsSummarizer, type StoredReview } from '../core/receipts/receipts-summarizer.ts';
 import { renderSummaryMarkdown } from '../core/receipts/summary-markdown.ts';
-import { formatIssuePath, validateReceipt, type ReceiptProblem } from '../core/receipts/validate-receipt.ts';
+import { validateReceipt, type ReceiptProblem } from '../core/receipts/validate-receipt.ts';
+import { issuePath } from '../core/zod-issues.ts';
 
 /** Default summary folder, relative to the working folder (committed under receipts/). */
 export const DEFAULT_SUMMARY_DIR = join('receipts', 'summary');
@@ -86,7 +87,7 @@ function parseReview(bytes: Buffer, shown: string): DeviceReview {
   if (!parsed.ok) throw new CliError(`${shown}: (document): ${parsed.message}`);
   const result = DeviceReview.safeParse(parsed.value);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `${shown}: ${formatIssuePath(issue.path) || '(document)'}: ${issue.message}`);
+    const lines = result.error.issues.map((issue) => `${shown}: ${issuePath(issue.path)}: ${issue.message}`);
     // main prints "error: " before the first line; give every further line the same prefix.
     throw new CliError(lines.join('\nerror: '));
   }
@@ -133,7 +134,7 @@ function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSum
   const checked = ReceiptsSummary.safeParse(parsed.value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new CliError(`${file}: ${formatIssuePath(issue.path) || '(document)'}: ${issue.message} (not a ${RECEIPTS_SUMMARY_SCHEMA} file)`);
+    throw new CliError(`${file}: ${issuePath(issue.path)}: ${issue.message} (not a ${RECEIPTS_SUMMARY_SCHEMA} file)`);
   }
   const summary = checked.data;
   const index = summary.targets.findIndex((t) => t.key === target);

@@ -6,6 +6,7 @@
  * when null the model is "unpinned" and the receipt says so.
  */
 import { z } from 'zod';
+import { firstIssueLine } from './zod-issues.ts';
 import { EngineName } from './receipt.ts';
 import { SHA256_PATTERN } from './sha256.ts';
 
@@ -132,11 +133,6 @@ export class CatalogError extends Error {
   override name = 'CatalogError';
 }
 
-function issueLine(fileName: string, issue: z.core.$ZodIssue): string {
-  const path = issue.path.length === 0 ? '(root)' : issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-  return `${fileName}: ${path}: ${issue.message}`;
-}
-
 /**
  * Parses catalog JSON (`value` already JSON.parse'd) and throws a CatalogError naming `fileName` and the field path.
  * @param value the parsed JSON
@@ -144,7 +140,7 @@ function issueLine(fileName: string, issue: z.core.$ZodIssue): string {
  */
 export function parseCatalog(value: unknown, fileName: string): ModelCatalog {
   const result = ModelCatalog.safeParse(value);
-  if (!result.success) throw new CatalogError(issueLine(fileName, result.error.issues[0]));
+  if (!result.success) throw new CatalogError(`${fileName}: ${firstIssueLine(result.error)}`);
   return result.data;
 }
 
@@ -155,7 +151,7 @@ export function parseCatalog(value: unknown, fileName: string): ModelCatalog {
  */
 export function parseFixedInput(value: unknown, fileName: string): FixedInput {
   const result = FixedInput.safeParse(value);
-  if (!result.success) throw new CatalogError(issueLine(fileName, result.error.issues[0]));
+  if (!result.success) throw new CatalogError(`${fileName}: ${firstIssueLine(result.error)}`);
   return result.data;
 }
 

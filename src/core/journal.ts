@@ -14,6 +14,7 @@
  * write replaces it at once and a crash can never leave the open runs and the pending interruption inconsistent.
  */
 import { z } from 'zod';
+import { firstIssueLine } from './zod-issues.ts';
 import { ExecutionProvider, InterruptedRun, JournalStage, RunKind, RunMode } from './receipt.ts';
 
 export const RUN_JOURNAL_SCHEMA = 'drb.run-journal.v1';
@@ -80,8 +81,7 @@ export function readJournal(raw: string | null): JournalRead {
   }
   const parsed = RunJournal.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    return { kind: 'invalid', problem: `run journal: ${issue.path.join('.') || '(root)'}: ${issue.message}` };
+    return { kind: 'invalid', problem: `run journal: ${firstIssueLine(parsed.error)}` };
   }
   return { kind: 'ok', journal: parsed.data };
 }

@@ -7,6 +7,7 @@
  * always false so no reader can mistake one for the other.
  */
 import { z } from 'zod';
+import { firstIssueLine } from './zod-issues.ts';
 import { redactUrl } from './redact.ts';
 import { SHA256_PATTERN } from './sha256.ts';
 
@@ -159,8 +160,7 @@ export function buildPublicPassRecord(findings: PassFindings): PublicPassRecord 
   };
   const parsed = PublicPassRecord.safeParse(record);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`public-pass record: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`public-pass record: ${firstIssueLine(parsed.error)}`);
   }
   return parsed.data;
 }

@@ -22,6 +22,7 @@ import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts'
 import { redactUrl, redactUrlsInText } from '../core/redact.ts';
 import type { Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
+import { issueLines } from '../core/zod-issues.ts';
 import type { InputOutcome, LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -319,7 +320,7 @@ export class ComparisonController {
     };
     const problems: string[] = [];
     const parsed = ComparisonReceipt.safeParse(receipt);
-    if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    if (!parsed.success) problems.push(...issueLines(parsed.error));
     else for (const p of checkComparisonReceipt(parsed.data)) problems.push(`${p.path}: ${p.message}`);
     return { receipt, problems };
   }

@@ -23,6 +23,7 @@ import { parsePromptSet, type PromptSet } from '../core/generation/prompt-set.ts
 import { redactUrl, redactUrlsInText } from '../core/redact.ts';
 import type { RouteAttempt, Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
+import { issueLines } from '../core/zod-issues.ts';
 import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
@@ -322,7 +323,7 @@ export class GenerationController {
     };
     const problems: string[] = [];
     const parsed = GenerationReceipt.safeParse(receipt);
-    if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    if (!parsed.success) problems.push(...issueLines(parsed.error));
     else for (const p of checkGenerationReceipt(parsed.data)) problems.push(`${p.path}: ${p.message}`);
     const answersArtifact: GenerationAnswers = {
       schema: GENERATION_ANSWERS_SCHEMA,
@@ -334,7 +335,7 @@ export class GenerationController {
       answers,
     };
     const answersParsed = GenerationAnswers.safeParse(answersArtifact);
-    if (!answersParsed.success) problems.push(`answers: ${answersParsed.error.issues[0].message}`);
+    if (!answersParsed.success) problems.push(...issueLines(answersParsed.error).map((line) => `answers: ${line}`));
     return { receipt, answers: answersArtifact, problems };
   }
 }

@@ -18,6 +18,7 @@ import {
 import type { CatalogModel } from '../core/catalog.ts';
 import { redactUrl, redactUrlsInText } from '../core/redact.ts';
 import { summarize } from '../core/stats.ts';
+import { issueLines } from '../core/zod-issues.ts';
 import type { LoadedFile, OutputDigestData } from '../../workers/engines/engine.ts';
 
 /** Everything a run recorded, in page-clock milliseconds. */
@@ -148,7 +149,7 @@ export function assembleReceipt(record: RunRecord): AssembledReceipt {
   const problems: string[] = [];
   const parsed = DeviceReceipt.safeParse(receipt);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    problems.push(...issueLines(parsed.error));
   } else {
     problems.push(...checkReceiptInvariants(parsed.data).map((p: InvariantProblem) => `${p.path}: ${p.message}`));
   }

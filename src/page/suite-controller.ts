@@ -22,6 +22,7 @@ import { rankCandidates } from '../core/suite/rank-candidates.ts';
 import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePrompt } from '../core/suite/scoring-text.ts';
 import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-plan.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
+import { firstIssueLine, issueLines } from '../core/zod-issues.ts';
 import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import type { FetchProgress, LoadResult } from '../../workers/engines/engine.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -98,7 +99,7 @@ export async function loadShippedSuite(pageBaseUrl: string, id: string): Promise
     throw new Error(`suites/${id}/suite.json: $: not valid UTF-8 JSON`);
   }
   const parsed = SuiteManifest.safeParse(manifestJson);
-  if (!parsed.success) throw new Error(`suites/${id}/suite.json: ${parsed.error.issues[0].path.join('.') || '$'}: ${parsed.error.issues[0].message}`);
+  if (!parsed.success) throw new Error(`suites/${id}/suite.json: ${firstIssueLine(parsed.error)}`);
   const manifest = parsed.data;
   const files: NamedBytes[] = [];
   for (const pinned of [manifest.items, manifest.candidates]) {
@@ -309,7 +310,7 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
   };
   const problems: string[] = [];
   const parsed = SuiteReceipt.safeParse(receipt);
-  if (!parsed.success) for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  if (!parsed.success) problems.push(...issueLines(parsed.error));
   else problems.push(...checkSuiteReceipt(parsed.data).map((p) => `${p.path}: ${p.message}`));
   journal.end();
   ui.onPhase?.(failure ? 'failed' : 'done');

@@ -11,6 +11,7 @@ import { FIXED_INPUT_SCHEMA, parseFixedInput } from '../../src/core/catalog.ts';
 import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite/candidate-scoring.ts';
 import { ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
+import { firstIssueLine } from '../../src/core/zod-issues.ts';
 import type { Engine, EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from './engine.ts';
 import { loadTransformersModel, type TransformersSession } from './transformers-loader.ts';
 
@@ -56,7 +57,7 @@ export class TransformersEngine implements Engine {
     }
     if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA) return this.runTokens(session, input, options);
     const parsed = ScoringInput.safeParse(input.data);
-    if (!parsed.success) throw new Error(`input ${input.id}: ${parsed.error.issues[0].path.join('.') || '(root)'}: ${parsed.error.issues[0].message}`);
+    if (!parsed.success) throw new Error(`input ${input.id}: ${firstIssueLine(parsed.error)}`);
     const data = parsed.data;
     let scored: Scored;
     if (data.task === 'rerank') {

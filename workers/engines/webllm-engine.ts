@@ -22,6 +22,7 @@ import { webLlmGate, type WebGpuProbe } from '../../src/core/generation/webllm-g
 import type { RouteAttempt } from '../../src/core/receipt.ts';
 import { redactUrl, redactUrlsInText } from '../../src/core/redact.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
+import { firstIssueLine } from '../../src/core/zod-issues.ts';
 import { z } from 'zod';
 import { checkPins } from '../model-fetch.ts';
 import {
@@ -254,8 +255,7 @@ export async function hashWebLlmFiles(record: MlcModelRecord, storage: CacheStor
     }
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      problems.push(`${redactUrl(url)}: ${issue.path.join('.') || '(root)'}: ${issue.message}, so the files it names were not hashed`);
+      problems.push(`${redactUrl(url)}: ${firstIssueLine(parsed.error)}, so the files it names were not hashed`);
       return null;
     }
     return parsed.data;

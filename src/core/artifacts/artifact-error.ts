@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { issuePath } from '../zod-issues.ts';
 
 /**
  * A bad input artifact. `message` is already the single line the CLI prints after `error: `:
@@ -32,16 +33,6 @@ export function quoteId(id: string): string {
   return quoted.length > 82 ? `${quoted.slice(0, 80)}…"` : quoted;
 }
 
-/** Formats a zod issue path as `references[1]` / `candidates[0]` / `meta.name`; '' for the object itself. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}
-
 /**
  * Where a problem sits inside row `index` of an artifact array: `id "7" references[1]` when the row has a usable
  * string id (people search their files by id), else `[3].references[1]`.
@@ -50,7 +41,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
  * @param path the field path inside the row
  */
 export function rowLocation(index: number, id: string | undefined, path: readonly PropertyKey[]): string {
-  const field = formatPath(path);
+  const field = path.length === 0 ? '' : issuePath(path);
   if (id !== undefined) return field === '' ? `id ${quoteId(id)}` : `id ${quoteId(id)} ${field}`;
   if (field === '') return `[${index}]`;
   return field.startsWith('[') ? `[${index}]${field}` : `[${index}].${field}`;

@@ -4,6 +4,7 @@
  * worker: it crosses a thread boundary.
  */
 import { z } from 'zod';
+import { firstIssueLine } from '../zod-issues.ts';
 import type { TimedSample } from './generation-timing.ts';
 
 export const GenerateInput = z.strictObject({
@@ -33,8 +34,7 @@ export interface GeneratedOutput {
 export function parseGenerateInput(data: unknown): GenerateInput {
   const parsed = GenerateInput.safeParse(data);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Error(`generate input: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new Error(`generate input: ${firstIssueLine(parsed.error)}`);
   }
   return parsed.data;
 }

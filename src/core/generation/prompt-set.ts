@@ -6,6 +6,7 @@
  * records the SHA-256 of the exact bytes that ran).
  */
 import { z } from 'zod';
+import { firstIssueLine } from '../zod-issues.ts';
 
 export const PROMPT_SET_SCHEMA = 'drb.prompt-set.v1';
 
@@ -45,10 +46,6 @@ export class PromptSetError extends Error {
   override name = 'PromptSetError';
 }
 
-function pathText(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(root)' : path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
-}
-
 /**
  * Parses and validates a prompt-set file.
  * @param text the file's text, already decoded (the page and the CLI hash the raw bytes themselves)
@@ -63,8 +60,7 @@ export function parsePromptSet(text: string, fileName: string): PromptSet {
   }
   const parsed = PromptSet.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new PromptSetError(`${fileName}: ${pathText(issue.path)}: ${issue.message}`);
+    throw new PromptSetError(`${fileName}: ${firstIssueLine(parsed.error)}`);
   }
   const seen = new Set<string>([parsed.data.warmup.id]);
   for (const prompt of parsed.data.prompts) {

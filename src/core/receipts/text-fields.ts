@@ -5,6 +5,7 @@
  * text (a string, or an array or object), wherever it is nested. A number under such a name (`measured_prompts`:
  * a count) is not text.
  */
+import { childPath } from '../zod-issues.ts';
 
 /** Key names (compared lower-cased, with `-` read as `_`) that carry text and never belong in a receipt. */
 export const TEXT_FIELD_KEYS: readonly string[] = [
@@ -71,10 +72,10 @@ export function findTextFields(value: unknown, path = '', factPaths: ReadonlySet
   const hits: TextFieldHit[] = [];
   const walk = (node: unknown, at: string): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, index) => walk(item, `${at}[${index}]`));
+      node.forEach((item, index) => walk(item, childPath(at, index)));
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
-        const child = at ? `${at}.${key}` : key;
+        const child = childPath(at, key);
         if (isTextFieldKey(key) && couldHoldText(item) && !factPaths.has(child)) hits.push({ path: child, key });
         walk(item, child);
       }

@@ -12,6 +12,7 @@ import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt } from '../receipt.ts';
 import { checkReceiptInvariants, checkRoute } from '../receipt-invariants.ts';
 import { containsUnredactedUrl } from '../redact.ts';
 import { findTextFields } from './text-fields.ts';
+import { childPath, issuePath } from '../zod-issues.ts';
 
 /** One thing wrong with a receipt: the field path ('' for the whole document) and what is wrong. */
 export interface ReceiptProblem {
@@ -39,9 +40,9 @@ function unredactedUrls(value: unknown, path: string, problems: ReceiptProblem[]
   if (typeof value === 'string') {
     if (containsUnredactedUrl(value)) problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => unredactedUrls(item, `${path}[${index}]`, problems));
+    value.forEach((item, index) => unredactedUrls(item, childPath(path, index), problems));
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) unredactedUrls(item, path ? `${path}.${key}` : key, problems);
+    for (const [key, item] of Object.entries(value)) unredactedUrls(item, childPath(path, key), problems);
   }
 }
 
@@ -113,27 +114,16 @@ function validateComparison(value: unknown): ReceiptValidation {
   return { kind: 'comparison-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
-/** Dot/bracket notation for a zod issue path (`route.attempts[0].ep`). */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
-}
-
 function zodProblems(error: z.ZodError): ReceiptProblem[] {
   const problems: ReceiptProblem[] = [];
   for (const issue of error.issues) {
-    const base = formatIssuePath(issue.path);
     if (issue.code === 'unrecognized_keys') {
       // One line per unknown key, so each names its own field path.
       for (const key of issue.keys) {
-        problems.push({ path: base ? `${base}.${key}` : key, message: 'is not a receipt field (receipts are strict)' });
+        problems.push({ path: issuePath([...issue.path, key]), message: 'is not a receipt field (receipts are strict)' });
       }
     } else {
-      problems.push({ path: base, message: issue.message });
+      problems.push({ path: issuePath(issue.path), message: issue.message });
     }
   }
   return problems;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ArtifactError, decodeJsonBytes, formatPath, quoteId } from '../artifacts/artifact-error.ts';
+import { ArtifactError, decodeJsonBytes, quoteId } from '../artifacts/artifact-error.ts';
+import { issuePath } from '../zod-issues.ts';
 import { ItemLabel, type ItemFormat } from '../artifacts/items.ts';
 import { parsePredictionsValue } from '../artifacts/predictions.ts';
 import { DatasetInfo, resolveDataset } from './dataset.ts';
@@ -174,7 +175,8 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
   const parsed = ScoreReport.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = formatPath(issue.path) || '$';
+    // '$' is the artifact messages' name for the file as a whole (see ArtifactError).
+    const where = issue.path.length === 0 ? '$' : issuePath(issue.path);
     throw new ArtifactError(source.fileName, where, `not a predictions array nor a valid drb.score-report.v2: ${issue.message}`);
   }
   const report = parsed.data;
