@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { summarize } from '../src/core/stats.ts';
 import type { DeviceReceipt } from '../src/core/receipt.ts';
 import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
-import { summarizeReceipts } from '../src/cli/receipts.ts';
+import { summarizeReceipts } from '../src/cli/summarize-receipts.ts';
 import { pageReceipts } from '../test/unit/receipts-fixtures.ts';
 import { mulberry32 } from '../src/core/mulberry32.ts';
 

@@ -10,7 +10,7 @@ import { CatalogError, parseCatalog } from '../core/catalog.ts';
 import { pinFixtures } from '../fixtures/catalog-pins.ts';
 import { generateAllFixtures } from '../fixtures/fixture-generators.ts';
 import { CliError } from './cli-error.ts';
-import { setExitCode } from './main.ts';
+import { setExitCode } from './exit-code.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where the catalog lives, relative to the project root. */

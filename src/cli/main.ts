@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { CliError } from './cli-error.ts';
+import { exitCodeOf } from './exit-code.ts';
 import { toolVersion } from './tool-version.ts';
 
 /**
@@ -28,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   let exitCode = 0;
   program.hook('postAction', (_this, action) => {
-    const code = (action as Command & { drbExitCode?: number }).drbExitCode;
+    const code = exitCodeOf(action);
     if (typeof code === 'number') exitCode = code;
   });
   // The first non-option word names the command; with none (or `help`, or a typo) every command is loaded so
@@ -50,9 +51,4 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-}
-
-/** Lets a command report a non-zero exit code without throwing (for example "checked, and found problems"). */
-export function setExitCode(command: Command, code: number): void {
-  (command as Command & { drbExitCode?: number }).drbExitCode = code;
 }

@@ -13,8 +13,8 @@ import { redactUrl } from '../core/redact.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import type { BrowserLane, LanePage } from '../node/browser-lane.ts';
 import { CliError } from './cli-error.ts';
-import { setExitCode } from './main.ts';
-import { summarizeReceipts } from './receipts.ts';
+import { setExitCode } from './exit-code.ts';
+import { summarizeReceipts } from './summarize-receipts.ts';
 
 /** The record's file name inside the output folder. */
 export const PUBLIC_PASS_FILE = 'public-pass.json';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { renderJsonSchemaFiles } from '../core/artifacts/json-schemas.ts';
 import { CliError } from './cli-error.ts';
-import { setExitCode } from './main.ts';
+import { setExitCode } from './exit-code.ts';
 
 /**
  * Registers `drb schemas`: writes the published JSON Schema files (generated from the zod schemas registered in

@@ -1,0 +1,140 @@
+/**
+ * The streaming core of `drb receipts summarize`, shared by the `receipts` commands, `drb public-pass` and the
+ * benchmark: read each receipt file, validate it, fold it into the summariser, write summary.json + summary.md.
+ * A module apart from the commands so no command imports another.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CliError } from './cli-error.ts';
+import { collectJsonFiles, displayPath, guardOverwrite, readBytes, writeFilesAtomically } from './receipt-files.ts';
+import { DeviceReview } from '../core/receipts/device-review.ts';
+import { RECEIPTS_SUMMARY_SCHEMA, type ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
+import { ReceiptsSummarizer, type StoredReview } from '../core/receipts/receipts-summarizer.ts';
+import { renderSummaryMarkdown } from '../core/receipts/summary-markdown.ts';
+import { validateReceipt } from '../core/receipts/validate-receipt.ts';
+import { issuePath } from '../core/zod-issues.ts';
+
+/** A file's bytes read as JSON, or the one-line reason they are not. */
+type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes a receipt-tooling file as UTF-8 (one leading BOM allowed) and parses it as JSON.
+ * @param bytes the file's bytes
+ */
+export function parseJson(bytes: Buffer): Parsed {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, message: 'not valid UTF-8' };
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is allowed, as editors on Windows write one
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, message: `not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+/** Whether `content` is a summary.json this tool wrote (so it may be replaced). */
+export function isSummaryJson(content: string): boolean {
+  try {
+    return (JSON.parse(content) as { schema?: unknown }).schema === RECEIPTS_SUMMARY_SCHEMA;
+  } catch {
+    return false;
+  }
+}
+
+const isSummaryMarkdown = (content: string) => content.startsWith('# Device receipts summary');
+
+/** SHA-256 of `bytes` as lowercase hex. */
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Parses a reviewer's answers file (CliError, exit 2, with one line per problem, when it is not a valid review).
+ * @param bytes the file's bytes
+ * @param shown the file name to print
+ */
+export function parseReview(bytes: Buffer, shown: string): DeviceReview {
+  const parsed = parseJson(bytes);
+  if (!parsed.ok) throw new CliError(`${shown}: (document): ${parsed.message}`);
+  const result = DeviceReview.safeParse(parsed.value);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => `${shown}: ${issuePath(issue.path)}: ${issue.message}`);
+    // main prints "error: " before the first line; give every further line the same prefix.
+    throw new CliError(lines.join('\nerror: '));
+  }
+  return result.data;
+}
+
+/** Reviews stored in DIR/reviews/<target>.json; a malformed one stops the command (exit 2). */
+function loadReviews(outDir: string): Map<string, StoredReview> {
+  const reviews = new Map<string, StoredReview>();
+  const dir = join(outDir, 'reviews');
+  if (!existsSync(dir)) return reviews;
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+    const file = join(dir, name);
+    const bytes = readBytes(file);
+    const review = parseReview(bytes, displayPath(file));
+    if (`${review.target}.json` !== name) throw new CliError(`${displayPath(file)}: target: names ${review.target} but the file is ${name}`);
+    reviews.set(review.target, { review, file: `reviews/${name}`, sha256: sha256(bytes) });
+  }
+  return reviews;
+}
+
+/** Writes summary.json + summary.md into `outDir` together (never over a file that is not a summary). */
+export function writeSummary(outDir: string, summary: ReceiptsSummary): { json: string; md: string } {
+  mkdirSync(outDir, { recursive: true });
+  const json = join(outDir, 'summary.json');
+  const md = join(outDir, 'summary.md');
+  guardOverwrite(json, isSummaryJson, `a ${RECEIPTS_SUMMARY_SCHEMA} file`);
+  guardOverwrite(md, isSummaryMarkdown, 'a receipts summary');
+  writeFilesAtomically([
+    { path: json, content: `${JSON.stringify(summary, null, 2)}\n` },
+    { path: md, content: renderSummaryMarkdown(summary) },
+  ]);
+  return { json, md };
+}
+
+/**
+ * Summarises the receipts in `paths` into `outDir` (the streaming core of `drb receipts summarize`, also used by
+ * the benchmark and by public-pass).
+ * @param paths receipt files or folders
+ * @param outDir where summary.json, summary.md (and reviews/) live
+ * @param progress called after each file with (done, total)
+ */
+export async function summarizeReceipts(
+  paths: readonly string[],
+  outDir: string,
+  progress?: (done: number, total: number) => void,
+): Promise<{ summary: ReceiptsSummary; json: string; md: string }> {
+  const files = collectJsonFiles(paths, [resolve(outDir)]);
+  const reviews = loadReviews(outDir);
+  const summarizer = new ReceiptsSummarizer();
+  files.forEach((file, index) => {
+    // One file at a time: read, parse, validate, fold; nothing but numbers outlives the iteration.
+    const shown = displayPath(file);
+    const parsed = parseJson(readBytes(file));
+    if (!parsed.ok) summarizer.addInvalid(shown, [{ path: '', message: parsed.message }]);
+    else {
+      const result = validateReceipt(parsed.value);
+      if (result.kind === 'not-a-receipt') summarizer.addNotReceipt(shown, result.schema);
+      else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
+      else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt);
+      else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt);
+      else if (result.kind === 'comparison-receipt') summarizer.addComparisonReceipt(result.receipt);
+      else summarizer.addReceipt(result.receipt);
+    }
+    progress?.(index + 1, files.length);
+  });
+  if (summarizer.validCount === 0) {
+    throw new CliError(`${paths.join(', ')}: no valid receipt among ${files.length} file(s) (run drb receipts validate); nothing written`);
+  }
+  const summary = await summarizer.finish({ reviews });
+  return { summary, ...writeSummary(outDir, summary) };
+}
