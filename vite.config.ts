@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { parseCatalog } from './src/core/catalog.ts';
 import { contentSecurityPolicy, modelHosts } from './src/core/csp.ts';
+import { pageBuildMarkerPlugin } from './src/node/page-build.ts';
 import { crossOriginHeaders } from './src/node/static-server.ts';
 
 function gitCommit(): string | null {
@@ -41,7 +42,8 @@ function cspMeta(): Plugin {
 export default defineConfig({
   base: './',
   appType: 'mpa',
-  plugins: [cspMeta()],
+  // The marker lists what each build wrote, so `drb serve --build` empties only a folder that holds a build of the page.
+  plugins: [cspMeta(), pageBuildMarkerPlugin()],
   define: {
     __DRB_COMMIT__: JSON.stringify(gitCommit()),
     __DRB_VERSION__: JSON.stringify(pkg.version),

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { parseCatalog } from '../core/catalog.ts';
 import { modelHosts } from '../core/csp.ts';
+import { refuseBuildDir } from '../node/page-build.ts';
 import { startStaticServer } from '../node/static-server.ts';
 import { CliError } from './cli-error.ts';
 
@@ -29,6 +30,10 @@ export function register(program: Command): void {
       }
       const dir = resolve(options.dir);
       if (options.build) {
+        // Vite empties its output folder: only a folder that holds nothing but an earlier build of the page may be
+        // handed to it (never the checkout, a parent of it, or a folder with anything the build did not write).
+        const refused = refuseBuildDir(dir, ROOT);
+        if (refused !== null) throw new CliError(`--dir ${options.dir}: ${refused}; nothing was deleted`);
         const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
         const result = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir'], { cwd: ROOT, stdio: 'inherit' });
         if (result.status !== 0) throw new CliError(`vite build failed (exit ${result.status})`, 1);

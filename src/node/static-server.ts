@@ -1,13 +1,15 @@
 /**
  * A small static file server for the built page: cross-origin isolation headers (COOP/COEP/CORP), the strict CSP,
- * correct MIME types, 404 for missing files (no SPA fallback), and no directory listings.
+ * correct MIME types, 404 for missing files (no SPA fallback), and no directory listings. It serves nothing outside
+ * its folder (no `..`, no symlink leading out) and no dotfiles, and every response carries the headers, including
+ * the 400/431 answers to requests Node cannot parse and the 500 for a file it cannot read.
  * Written by hand on node:http because it is ~100 lines and must not pull a dependency into `npm start`.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { contentSecurityPolicy } from '../core/csp.ts';
 
 const MIME_TYPES: Record<string, string> = {
@@ -75,17 +77,26 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
   if (options.crossOriginIsolation === false) {
     for (const name of ['Cross-Origin-Opener-Policy', 'Cross-Origin-Embedder-Policy', 'Cross-Origin-Resource-Policy']) delete headers[name];
   }
-  const server = createServer(async (request, response) => {
+  const realRoot = await realpath(root).catch(() => root);
+  const plain = { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
+  const server = createServer((request, response) => {
     const method = request.method ?? 'GET';
     let path = '/';
-    const finish = (status: number, body?: string) => {
-      response.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
-      response.end(body ?? `${status}\n`);
+    const finish = (status: number, extra: Record<string, string> = {}) => {
+      response.writeHead(status, { ...plain, ...extra });
+      response.end(method === 'HEAD' ? undefined : `${status}\n`);
       options.onRequest?.(method, path, status);
     };
-    try {
-      if (method !== 'GET' && method !== 'HEAD') return finish(405);
-      path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+    const serve = async (): Promise<void> => {
+      if (method !== 'GET' && method !== 'HEAD') return finish(405, { Allow: 'GET, HEAD' });
+      try {
+        path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
+      } catch {
+        return finish(400); // a malformed %-escape
+      }
+      if (path.includes('\0')) return finish(400);
+      // Dotfiles and dot-folders (.git, .env, .npmrc, the build marker) are never part of the page.
+      if (path.split(/[\\/]/).some((segment) => segment.startsWith('.'))) return finish(404);
       // normalize + prefix check: a request can never leave the served folder (../, encoded or not).
       let file = normalize(join(root, path));
       if (file !== root && !file.startsWith(root + sep)) return finish(403);
@@ -95,9 +106,29 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
         info = await stat(file).catch(() => null);
       }
       if (!info?.isFile()) return finish(404);
+      // A symlink is followed only while its target stays inside the served folder (and is no dotfile there).
+      const real = await realpath(file).catch(() => null);
+      if (real === null) return finish(404);
+      const inside = relative(realRoot, real);
+      if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return finish(403);
+      if (inside.split(sep).some((segment) => segment.startsWith('.'))) return finish(404);
+      // Open before the headers go out, so an unreadable file (EACCES) is a 500 with every header, not a crash.
+      let handle: FileHandle;
+      try {
+        handle = await open(real, 'r');
+      } catch {
+        return finish(500);
+      }
+      try {
+        info = await handle.stat();
+      } catch {
+        await handle.close().catch(() => undefined);
+        return finish(500);
+      }
       const type = MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
       // A validator lets a repeated cold run revalidate the 27 MB runtime with a 304 instead of downloading it again.
       const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+      if (request.headers['if-none-match'] === etag || method === 'HEAD') await handle.close().catch(() => undefined);
       if (request.headers['if-none-match'] === etag) {
         response.writeHead(304, { ...headers, ETag: etag, 'Cache-Control': 'no-cache' });
         response.end();
@@ -114,12 +145,29 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
         'Cache-Control': 'no-cache',
       });
       options.onRequest?.(method, path, 200);
-      if (method === 'HEAD') return response.end();
-      createReadStream(file).pipe(response);
-    } catch {
-      if (!response.headersSent) finish(400);
+      if (method === 'HEAD') return void response.end();
+      const stream = handle.createReadStream();
+      // A read that fails after the headers went out can only cut the response short (the length tells the client).
+      stream.once('error', () => response.destroy());
+      stream.pipe(response);
+    };
+    serve().catch(() => {
+      if (!response.headersSent) finish(500);
       else response.destroy();
+    });
+  });
+  // Node answers requests it cannot parse (400) or whose headers are too large (431) itself, without our headers:
+  // answer them here instead, with every header the page's responses carry.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
     }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = `${status}\n`;
+    const head = { ...plain, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
+    const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...Object.entries(head).map(([name, value]) => `${name}: ${value}`)];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
   });
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
