@@ -11,9 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
 import { parseCatalog } from './src/core/catalog.ts';
-import { contentSecurityPolicy, modelHosts } from './src/core/csp.ts';
+import { contentSecurityPolicy, crossOriginHeaders, modelHosts } from './src/core/csp.ts';
 import { pageBuildMarkerPlugin } from './src/node/page-build.ts';
-import { crossOriginHeaders } from './src/node/static-server.ts';
 
 function gitCommit(): string | null {
   try {

@@ -1,6 +1,7 @@
 /**
- * The page's Content-Security-Policy, built in one place for the static server's header and the index.html meta tag.
- * Only the page's own origin, plus the model hosts the catalog is configured for; no third-party scripts at all.
+ * The page's response headers (cross-origin isolation and the Content-Security-Policy), built in one pure place for
+ * the static server, Vite's dev and preview servers, and the index.html meta tag. The policy allows only the page's
+ * own origin, plus the model hosts the catalog is configured for; no third-party scripts at all.
  */
 import type { ModelCatalog } from './catalog.ts';
 
@@ -54,4 +55,20 @@ export function contentSecurityPolicy(hosts: readonly string[], forMeta = false)
   ];
   if (!forMeta) directives.push("frame-ancestors 'none'");
   return directives.join('; ');
+}
+
+/**
+ * The headers every response of the page carries: cross-origin isolation (COOP/COEP/CORP, without which there is no
+ * SharedArrayBuffer and no WASM threads), the CSP, no MIME sniffing and no referrer.
+ * @param modelHosts extra connect-src origins for the CSP (the catalog's model hosts)
+ */
+export function crossOriginHeaders(modelHosts: readonly string[]): Record<string, string> {
+  return {
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Embedder-Policy': 'require-corp',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    'Content-Security-Policy': contentSecurityPolicy(modelHosts),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  };
 }

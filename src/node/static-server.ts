@@ -10,7 +10,7 @@ import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { contentSecurityPolicy } from '../core/csp.ts';
+import { crossOriginHeaders } from '../core/csp.ts';
 
 const MIME_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -28,21 +28,6 @@ const MIME_TYPES: Record<string, string> = {
   '.md': 'text/markdown; charset=utf-8',
   '.map': 'application/json; charset=utf-8',
 };
-
-/**
- * The headers every response carries.
- * @param modelHosts extra connect-src origins for the CSP (the catalog's model hosts)
- */
-export function crossOriginHeaders(modelHosts: readonly string[]): Record<string, string> {
-  return {
-    'Cross-Origin-Opener-Policy': 'same-origin',
-    'Cross-Origin-Embedder-Policy': 'require-corp',
-    'Cross-Origin-Resource-Policy': 'same-origin',
-    'Content-Security-Policy': contentSecurityPolicy(modelHosts),
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-  };
-}
 
 /** Options for `startStaticServer`. */
 export interface StaticServerOptions {
