@@ -14,6 +14,7 @@ import { comparisonRowsBytes, type ComparisonRows } from '../core/comparison/can
 import {
   checkComparisonReceipt,
   compareRoutes,
+  comparisonHeadline,
   COMPARISON_RECEIPT_SCHEMA,
   ComparisonReceipt,
   type RouteMeasurement,
@@ -313,6 +314,7 @@ export class ComparisonController {
       baseline_route_id: request.baselineId,
       tolerance: { max_abs_diff: request.toleranceAbs },
       routes,
+      headline: comparisonHeadline(routes, request.baselineId),
       capabilities,
       previous_run_interrupted: journal.previous,
       lifecycle: lifecycle.stop(),

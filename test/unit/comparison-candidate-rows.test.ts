@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';
-import { agreement, checkComparisonReceipt, compareRoutes, ComparisonReceipt, type RouteMeasurement } from '../../src/core/comparison/comparison-receipt.ts';
+import { agreement, checkComparisonReceipt, compareRoutes, COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt, type RouteMeasurement } from '../../src/core/comparison/comparison-receipt.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { rerankQuery, scorePrompt } from '../../src/core/suite/scoring-text.ts';
 import { planSuite, type SuiteRow } from '../../src/core/suite/suite-plan.ts';
@@ -129,7 +129,7 @@ describe('comparison receipt on candidate rows', () => {
     error: null,
   };
   const receipt = (): ComparisonReceipt => ({
-    schema: 'drb.comparison-receipt.v1',
+    schema: COMPARISON_RECEIPT_SCHEMA,
     receipt_id: 'cmp-rows-0123456789',
     created_at: '2026-11-29T12:00:00.000Z',
     evidence_state: 'DEVICE_RECEIPT',
@@ -149,6 +149,8 @@ describe('comparison receipt on candidate rows', () => {
     baseline_route_id: 'wasm-1',
     tolerance: { max_abs_diff: 1e-4 },
     routes: compareRoutes([measurement, { ...measurement, id: 'webgpu', requested_ep: 'webgpu', completed_ep: 'webgpu', scores: [0.1, 0.9, 0.5, 1, 2] }], 'wasm-1', 1e-4, groups),
+    // The webgpu route orders row 19 differently: invalid, so the headline has no entry for it.
+    headline: { baseline_route_id: 'wasm-1', routes: [] },
     capabilities,
     previous_run_interrupted: null,
     lifecycle,

@@ -3,6 +3,8 @@ import {
   agreement,
   checkComparisonReceipt,
   compareRoutes,
+  comparisonHeadline,
+  COMPARISON_RECEIPT_SCHEMA,
   ComparisonReceipt,
   scoreOrder,
   type RouteMeasurement,
@@ -118,7 +120,7 @@ describe('compareRoutes', () => {
 
   it('builds a receipt that validates and whose invariants hold, and catches a ranked invalid route', () => {
     const receipt: ComparisonReceipt = {
-      schema: 'drb.comparison-receipt.v1',
+      schema: COMPARISON_RECEIPT_SCHEMA,
       receipt_id: 'cmp-0123456789',
       created_at: '2026-11-29T12:00:00.000Z',
       evidence_state: 'DEVICE_RECEIPT',
@@ -131,6 +133,7 @@ describe('compareRoutes', () => {
       baseline_route_id: 'wasm-1',
       tolerance: { max_abs_diff: 1e-4 },
       routes,
+      headline: comparisonHeadline(routes, 'wasm-1'),
       capabilities,
       previous_run_interrupted: null,
       lifecycle,
@@ -144,5 +147,32 @@ describe('compareRoutes', () => {
     const shuffledWrong = structuredClone(receipt);
     shuffledWrong.schedule.order[0] = 'wasm-2';
     expect(checkComparisonReceipt(shuffledWrong).map((p) => p.path)).toContain('schedule.order');
+    // A headline that claims more certainty (or another ratio) than the samples give is caught.
+    const forged = structuredClone(receipt);
+    forged.headline!.routes[0].verdict = 'slower';
+    expect(checkComparisonReceipt(forged).map((p) => p.path)).toEqual(['headline']);
+    const missing = structuredClone(receipt);
+    missing.headline = null;
+    expect(checkComparisonReceipt(missing).map((p) => p.path)).toEqual(['headline']);
+  });
+
+  it('heads the comparison with each valid route\'s ratio, its paired bootstrap interval and verdict', () => {
+    // wasm-1 [10, 10, 12] vs wasm-2 [6, 5, 7], 3 rounds: over the 27 equally likely round resamples (pairs kept)
+    // the ratio of medians is 0.5 (7 of 27), 0.58333 (7) or 0.6 (13), so the 2.5% point is 0.5 and the 97.5%
+    // point 0.6 (enumerated with python3): the interval excludes 1, wasm-2 is faster. Invalid routes (webgpu,
+    // wasm-4) are not in it; the baseline is the reference, not an entry.
+    expect(comparisonHeadline(routes, 'wasm-1')).toEqual({
+      baseline_route_id: 'wasm-1',
+      routes: [
+        {
+          route_id: 'wasm-2',
+          ratio_to_baseline: 0.6,
+          interval: { low: 0.5, high: 0.6, level: 0.95, method: 'percentile-bootstrap', resampled: 'rounds', resamples: 2000, seed: 20261201 },
+          verdict: 'faster',
+        },
+      ],
+    });
+    // An invalid baseline heads nothing.
+    expect(comparisonHeadline(routes, 'webgpu')).toBeNull();
   });
 });

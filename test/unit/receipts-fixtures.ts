@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { COMPARISON_RECEIPT_SCHEMA, type ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { DEVICE_RECEIPT_SCHEMA, type DeviceReceipt } from '../../src/core/receipt.ts';
 import type { SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 
@@ -41,7 +41,7 @@ export function pageSuiteReceipt(): SuiteReceipt {
 
 /** The captured comparison receipt (a fresh copy); throws when the capture holds none. */
 export function pageComparisonReceipt(): ComparisonReceipt {
-  const found = pageArtifacts().find((a) => a.schema === 'drb.comparison-receipt.v1');
+  const found = pageArtifacts().find((a) => a.schema === COMPARISON_RECEIPT_SCHEMA);
   if (!found) throw new Error(`no captured comparison receipt in ${FIXTURE_DIR}: re-run scripts/capture-receipts.ts`);
   return found as ComparisonReceipt;
 }

@@ -1,6 +1,6 @@
 /**
  * `drb receipts validate|summarize` on suite receipts (`drb.suite-receipt.v1`) and comparison receipts
- * (`drb.comparison-receipt.v1`): each validation rule triggered by mutating a copy of the receipt the real page
+ * (`drb.comparison-receipt.v2`): each validation rule triggered by mutating a copy of the receipt the real page
  * produced (test/fixtures/receipts/, captured by scripts/capture-receipts.ts), and the summary's suite targets
  * (per-row latency median/p95), comparison entries (ranked valid routes) and counts per kind.
  */
@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
 import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { renderSummaryMarkdown } from '../../src/core/receipts/summary-markdown.ts';
+import { threeSignificant } from '../../src/core/format-number.ts';
 import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
 import { summarize } from '../../src/core/stats.ts';
 import { runCli } from './cli-harness.ts';
@@ -95,6 +96,23 @@ describe('validateReceipt: comparison receipts', () => {
     expect(problemsOf(stats).some((p) => p.startsWith('routes[0].stats'))).toBe(true);
   });
 
+  it('refuses a headline the samples do not give, and a v1 receipt from an earlier page with one line', () => {
+    const r = pageComparisonReceipt();
+    const entry = r.headline!.routes[0];
+    expect(entry.interval).not.toBeNull();
+    // Claim certainty the interval does not give: narrow it so it no longer contains what the samples say.
+    entry.interval = { ...entry.interval!, high: entry.interval!.low };
+    expect(problemsOf(r)).toEqual(["headline: does not match the ratios and bootstrap intervals recomputed from the routes' samples"]);
+    const v1 = pageComparisonReceipt() as unknown as Record<string, unknown>;
+    v1.schema = 'drb.comparison-receipt.v1';
+    delete v1.headline;
+    expect(validateReceipt(v1)).toEqual({
+      kind: 'comparison-receipt',
+      receipt: null,
+      problems: [{ path: 'schema', message: 'is drb.comparison-receipt.v1, from an earlier page version (this tool reads drb.comparison-receipt.v2); re-run on the current page' }],
+    });
+  });
+
   it('refuses text fields and URLs with a query', () => {
     const r = pageComparisonReceipt() as unknown as Record<string, any>;
     r.routes[0].output_text = 'hello';
@@ -161,6 +179,12 @@ describe('summarize: suite targets and comparisons', () => {
     expect(entry.invalid.map((r) => r.route_id)).toEqual(c.routes.filter((r) => !r.valid).map((r) => r.id));
     expect(entry).toMatchObject({ receipt_id: c.receipt_id, model_id: c.model.id, baseline_route_id: c.baseline_route_id, outcome: c.outcome.status });
     expect(summary.inputs.comparison_receipts_valid).toBe(1);
+    // Each non-baseline route carries the receipt's headline interval and verdict; the baseline is the reference.
+    for (const r of entry.ranked) {
+      const h = c.headline!.routes.find((x) => x.route_id === r.route_id);
+      if (r.route_id === c.baseline_route_id) expect(r).toMatchObject({ ratio_to_baseline: 1, ratio_interval: null, verdict: null });
+      else expect(r).toMatchObject({ ratio_to_baseline: h!.ratio_to_baseline, ratio_interval: h!.interval, verdict: h!.verdict });
+    }
   });
 
   it('drb receipts summarize writes every kind: counts per kind, suite and comparison sections in summary.md', async () => {
@@ -206,6 +230,11 @@ describe('summarize: suite targets and comparisons', () => {
     expect(md).toContain(`| ${summary.suite_targets[0].key} | ${suite.model.id} |`);
     expect(md).toContain('## Comparisons');
     expect(md).toContain(`| ${summary.comparisons[0].receipt_id} | ${summary.comparisons[0].model_id} |`);
+    // The interval and verdict of every compared route, in 3 significant digits.
+    for (const r of summary.comparisons[0].ranked.filter((x) => x.ratio_interval !== null)) {
+      const verdict = r.verdict === 'no-clear-difference' ? 'no clear difference' : r.verdict;
+      expect(md).toContain(`${r.route_id} ${threeSignificant(r.ratio_to_baseline!)}x [${threeSignificant(r.ratio_interval!.low)}, ${threeSignificant(r.ratio_interval!.high)}]: ${verdict}`);
+    }
     expect(md).toContain('1 valid suite receipt(s), 1 valid comparison receipt(s)');
   });
 });

@@ -38,7 +38,7 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'prompt-set.schema.json', schema: PromptSet.meta({ title: 'drb.prompt-set.v1 (public/prompts/<id>.json, the prompts of a generation run)' }) },
   { fileName: 'generation-receipt.schema.json', schema: GenerationReceipt.meta({ title: 'drb.generation-receipt.v1 (one generation run on one device; timings only, no text)' }) },
   { fileName: 'generation-answers.schema.json', schema: GenerationAnswers.meta({ title: 'drb.generation-answers.v1 (the answers of a generation run, a separate explicit download)' }) },
-  { fileName: 'comparison-receipt.schema.json', schema: ComparisonReceipt.meta({ title: 'drb.comparison-receipt.v1 (execution routes compared side by side)' }) },
+  { fileName: 'comparison-receipt.schema.json', schema: ComparisonReceipt.meta({ title: 'drb.comparison-receipt.v2 (execution routes compared side by side, ratios with bootstrap intervals)' }) },
   { fileName: 'public-pass.schema.json', schema: PublicPassRecord.meta({ title: 'drb.public-pass.v1 (drb public-pass: a deployed page run anonymously in a fresh browser)' }) },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/receipts/profiles.v1.json)' }) },
 ];

@@ -1,18 +1,23 @@
 /**
- * The comparison receipt (`drb.comparison-receipt.v1`): one model, one input (a fixed token input, or candidate rows
+ * The comparison receipt (`drb.comparison-receipt.v2`): one model, one input (a fixed token input, or candidate rows
  * of a suite for rerankers and candidate scorers), several routes (for example wasm with 1 thread, wasm with 2
  * threads, webgpu) timed in an interleaved shuffled order, with per-route medians, ratios against a chosen baseline
  * and an agreement check of every route's scores against the baseline's.
  *
  * A route whose scores differ from the baseline's by more than the tolerance, or order the candidates differently,
  * is marked invalid and gets no rank and no ratio: a fast wrong answer is never reported as faster.
+ *
+ * Version 2 adds the `headline`: each valid route's time ratio against the baseline with its bootstrap 95% interval
+ * over the interleaved rounds (src/core/intervals.ts) and the verdict that interval supports. A v1 receipt (no
+ * headline) is refused by validate: it came from an earlier page version.
  */
 import { z } from 'zod';
 import { AppInfo, Capabilities, EngineName, ExecutionProvider, InputInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
+import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
 
-export const COMPARISON_RECEIPT_SCHEMA = 'drb.comparison-receipt.v1';
+export const COMPARISON_RECEIPT_SCHEMA = 'drb.comparison-receipt.v2';
 
 const Ms = z.number().finite().nonnegative();
 
@@ -66,6 +71,26 @@ export const CandidateRowsInfo = z.strictObject({
 });
 export type CandidateRowsInfo = z.infer<typeof CandidateRowsInfo>;
 
+/**
+ * The comparison's result in one place: for every valid route other than the baseline (in rank order), median(route)
+ * / median(baseline) with its percentile-bootstrap 95% interval, resampling the interleaved rounds as pairs, and
+ * whether the interval excludes 1 (`faster`, `slower`) or not (`no-clear-difference`: a tie, whatever the ranks
+ * say). `interval` and `verdict` are null when a sample is zero (a timer too coarse for the run). The whole headline
+ * is null when the baseline is invalid: then nothing can be compared with it.
+ */
+export const ComparisonHeadline = z.strictObject({
+  baseline_route_id: z.string(),
+  routes: z.array(
+    z.strictObject({
+      route_id: z.string(),
+      ratio_to_baseline: z.number().finite().positive(),
+      interval: ConfidenceInterval.nullable(),
+      verdict: RatioVerdict.nullable(),
+    }),
+  ),
+});
+export type ComparisonHeadline = z.infer<typeof ComparisonHeadline>;
+
 export const ComparisonReceipt = z.strictObject({
   schema: z.literal(COMPARISON_RECEIPT_SCHEMA),
   receipt_id: z.string().min(8),
@@ -88,6 +113,9 @@ export const ComparisonReceipt = z.strictObject({
   baseline_route_id: z.string(),
   tolerance: z.strictObject({ max_abs_diff: z.number().finite().nonnegative() }),
   routes: z.array(ComparisonRoute).min(2),
+  /** Ratios against the baseline with their 95% intervals and verdicts (see ComparisonHeadline); null when the
+   *  baseline is invalid. */
+  headline: ComparisonHeadline.nullable(),
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
   capabilities: Capabilities,
@@ -220,6 +248,59 @@ export function compareRoutes(
   return routes;
 }
 
+/**
+ * The headline of a comparison: every valid non-baseline route's ratio to the baseline with its bootstrap interval
+ * over the interleaved rounds (paired: round i of the route with round i of the baseline) and its verdict.
+ * Deterministic (declared seed), so `checkComparisonReceipt` recomputes it from the samples.
+ * @param routes the compared routes (compareRoutes' result)
+ * @param baselineId the baseline route
+ * @returns null when the baseline is missing or invalid
+ */
+export function comparisonHeadline(routes: readonly ComparisonRoute[], baselineId: string): ComparisonHeadline | null {
+  const baseline = routes.find((r) => r.id === baselineId);
+  if (!baseline || !baseline.valid) return null;
+  const others = routes
+    .filter((r) => r.id !== baselineId && r.valid && r.ratio_to_baseline !== null)
+    .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));
+  return {
+    baseline_route_id: baselineId,
+    routes: others.map((r) => {
+      // Valid routes ran every round, so samples pair by round; should counts ever differ, resample each side alone.
+      const paired = r.samples_ms.length === baseline.samples_ms.length;
+      const result = bootstrapRatioOfMedians(baseline.samples_ms, r.samples_ms, { paired });
+      return {
+        route_id: r.id,
+        ratio_to_baseline: r.ratio_to_baseline!,
+        interval: result?.interval ?? null,
+        verdict: result === null ? null : ratioVerdict(result.interval),
+      };
+    }),
+  };
+}
+
+/** True when two headlines hold the same routes and numbers (equal to 1e-9 relative: JSON keeps every bit anyway). */
+function sameHeadline(a: ComparisonHeadline | null, b: ComparisonHeadline | null): boolean {
+  if (a === null || b === null) return a === b;
+  const close = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y));
+  return (
+    a.baseline_route_id === b.baseline_route_id &&
+    a.routes.length === b.routes.length &&
+    a.routes.every((r, i) => {
+      const o = b.routes[i];
+      const ri = r.interval;
+      const oi = o.interval;
+      return (
+        r.route_id === o.route_id &&
+        close(r.ratio_to_baseline, o.ratio_to_baseline) &&
+        r.verdict === o.verdict &&
+        (ri === null || oi === null
+          ? ri === oi
+          : close(ri.low, oi.low) && close(ri.high, oi.high) && ri.level === oi.level && ri.resampled === oi.resampled && ri.resamples === oi.resamples && ri.seed === oi.seed)
+      );
+    })
+  );
+}
+
 /** One broken rule of a comparison receipt. */
 export interface ComparisonProblem {
   path: string;
@@ -228,7 +309,8 @@ export interface ComparisonProblem {
 
 /**
  * Rules beyond the schema: the schedule is a permutation of all routes per round, every route's samples and
- * statistics match, invalid routes have no rank or ratio, ranks follow the medians, and ok means the baseline is valid.
+ * statistics match, invalid routes have no rank or ratio, ranks follow the medians, the headline is the one the
+ * samples give (ratios, intervals, verdicts), and ok means the baseline is valid.
  * @param receipt a receipt that already passed `ComparisonReceipt.safeParse`
  */
 export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonProblem[] {
@@ -296,6 +378,9 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
       for (const id of other) if (!rowIds.has(id)) problems.push({ path: `${at}.agreement.rows_in_other_order`, message: `names no compared row "${id}"` });
     }
   });
+  if (!sameHeadline(receipt.headline, comparisonHeadline(receipt.routes, receipt.baseline_route_id))) {
+    problems.push({ path: 'headline', message: 'does not match the ratios and bootstrap intervals recomputed from the routes\' samples' });
+  }
   if (receipt.outcome.status === 'ok') {
     if (!baseline?.valid) problems.push({ path: 'outcome.status', message: 'is "ok" but the baseline route is not valid' });
     if (receipt.outcome.reason !== null) problems.push({ path: 'outcome.reason', message: 'an ok outcome carries no reason' });

@@ -6,6 +6,7 @@
  * bytes (it is meant to be committed under `receipts/`).
  */
 import { z } from 'zod';
+import { ConfidenceInterval, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { FitStatus, MemoryFit } from './memory-fit.ts';
 import { ProfileVerdict } from './profiles.ts';
@@ -251,7 +252,7 @@ export const SuiteTargetSummary = z.strictObject({
 export type SuiteTargetSummary = z.infer<typeof SuiteTargetSummary>;
 
 /**
- * One comparison receipt (`drb.comparison-receipt.v1`), listed on its own: a comparison is already a controlled
+ * One comparison receipt (`drb.comparison-receipt.v2`), listed on its own: a comparison is already a controlled
  * measurement (interleaved routes on one device), so it is reported as it ran, not pooled with other comparisons.
  */
 export const ComparisonEntry = z.strictObject({
@@ -265,7 +266,11 @@ export const ComparisonEntry = z.strictObject({
   outcome: z.enum(['ok', 'failed']),
   reason: z.string().nullable(),
   baseline_route_id: z.string(),
-  /** Valid routes in rank order (fastest median first), with the speed-up against the baseline. */
+  /**
+   * Valid routes in rank order (fastest median first), with the speed-up against the baseline and, from the
+   * receipt's headline, the time ratio's bootstrap 95% interval and its verdict (null for the baseline itself, and
+   * when no interval could be computed). A `no-clear-difference` verdict is a tie whatever the rank says.
+   */
   ranked: z.array(
     z.strictObject({
       route_id: z.string(),
@@ -273,6 +278,9 @@ export const ComparisonEntry = z.strictObject({
       median_ms: z.number(),
       p95_ms: z.number(),
       speedup_vs_baseline: z.number().nullable(),
+      ratio_to_baseline: z.number().nullable(),
+      ratio_interval: ConfidenceInterval.nullable(),
+      verdict: RatioVerdict.nullable(),
     }),
   ),
   /** Routes that failed or disagreed with the baseline: never ranked. */

@@ -1,6 +1,6 @@
 /**
  * Folding of suite receipts (`drb.suite-receipt.v1`) into per-target numbers, and the one-line-per-receipt entry of
- * a comparison receipt (`drb.comparison-receipt.v1`). Used by ReceiptsSummarizer; kept apart because these runs
+ * a comparison receipt (`drb.comparison-receipt.v2`). Used by ReceiptsSummarizer; kept apart because these runs
  * measure other things than cold/warm runs (per-row latency; routes side by side).
  */
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
@@ -135,10 +135,20 @@ export function buildSuiteTarget(key: string, acc: SuiteAccumulator, interrupted
  */
 export function comparisonEntry(receipt: ComparisonReceipt): ComparisonEntry {
   const device = deviceIdentity(receipt);
+  const headline = new Map((receipt.headline?.routes ?? []).map((h) => [h.route_id, h]));
   const ranked = receipt.routes
     .filter((r) => r.valid && r.rank !== null && r.stats !== null)
     .sort((a, b) => a.rank! - b.rank!)
-    .map((r) => ({ route_id: r.id, rank: r.rank!, median_ms: r.stats!.median, p95_ms: r.stats!.p95, speedup_vs_baseline: r.speedup_vs_baseline }));
+    .map((r) => ({
+      route_id: r.id,
+      rank: r.rank!,
+      median_ms: r.stats!.median,
+      p95_ms: r.stats!.p95,
+      speedup_vs_baseline: r.speedup_vs_baseline,
+      ratio_to_baseline: r.ratio_to_baseline,
+      ratio_interval: headline.get(r.id)?.interval ?? null,
+      verdict: headline.get(r.id)?.verdict ?? null,
+    }));
   const where = [device.model, device.platform].filter(Boolean).join(' ') || 'unknown device';
   return {
     receipt_id: receipt.receipt_id,

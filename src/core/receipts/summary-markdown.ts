@@ -3,11 +3,22 @@
  * is not higher, then one section per target (stages, warm spread, gates, memory fit, failures). Rendered from
  * the summary JSON alone, so `drb receipts review` can re-render it after storing a review.
  */
+import { threeSignificant } from '../format-number.ts';
+import type { ConfidenceInterval, RatioVerdict } from '../intervals.ts';
 import { mdText } from '../markdown-escape.ts';
 import type { ProfileVerdict } from './profiles.ts';
 import type { GenerationTargetSummary, ReceiptsSummary, TargetSummary } from './receipts-summary.ts';
 
 type Stats = { count: number; median: number; p95: number; min: number; max: number } | null;
+
+/** An interval as `[low, high]` (3 significant digits), or `[no interval]`. */
+function intervalText(interval: ConfidenceInterval | null): string {
+  return interval === null ? '[no interval]' : `[${threeSignificant(interval.low)}, ${threeSignificant(interval.high)}]`;
+}
+
+function verdictText(verdict: RatioVerdict | null): string {
+  return verdict === null ? 'no verdict' : verdict === 'no-clear-difference' ? 'no clear difference' : verdict;
+}
 
 function ms(value: number | null | undefined): string {
   if (value === null || value === undefined) return '–';
@@ -226,19 +237,24 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     lines.push(
       '## Comparisons',
       '',
-      'One row per comparison receipt (`drb.comparison-receipt.v1`): valid routes ranked by median; a route that failed or disagreed with the baseline is never ranked.',
+      'One row per comparison receipt (`drb.comparison-receipt.v2`): valid routes ranked by median; a route that failed or disagreed with the baseline is never ranked. ' +
+        'Each route\'s time ratio to the baseline comes with its bootstrap 95% interval over the interleaved rounds; an interval that contains 1 is no clear difference (a tie), whatever the rank.',
       '',
-      '| receipt | model | engine | outcome | baseline | ranked valid routes (median / p95 ms, speed-up vs baseline) | invalid routes |',
-      '| --- | --- | --- | --- | --- | --- | --- |',
+      '| receipt | model | engine | outcome | baseline | ranked valid routes (median / p95 ms, speed-up vs baseline) | time ratio vs baseline [95% interval]: verdict | invalid routes |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const c of summary.comparisons) {
       const ranked = c.ranked
         .map((r) => `${r.rank}. ${cell(r.route_id)} ${ms(r.median_ms)} / ${ms(r.p95_ms)}${r.speedup_vs_baseline === null ? '' : ` x${r.speedup_vs_baseline.toFixed(2)}`}`)
         .join('; ');
+      const ratios = c.ranked
+        .filter((r) => r.route_id !== c.baseline_route_id && r.ratio_to_baseline !== null)
+        .map((r) => `${cell(r.route_id)} ${threeSignificant(r.ratio_to_baseline!)}x ${intervalText(r.ratio_interval)}: ${verdictText(r.verdict)}`)
+        .join('; ');
       const invalid = c.invalid.map((r) => `${cell(r.route_id)}: ${cell(r.reason)}`).join('; ');
       lines.push(
         `| ${cell(c.receipt_id)} | ${cell(c.model_id)} | ${cell(c.engine.name)} | ${cell(c.outcome)}${c.reason ? `: ${cell(c.reason)}` : ''} | ${cell(c.baseline_route_id)} | ` +
-          `${ranked || '–'} | ${invalid || '–'} |`,
+          `${ranked || '–'} | ${ratios || '–'} | ${invalid || '–'} |`,
       );
     }
     lines.push('');

@@ -25,7 +25,8 @@ export interface ReceiptProblem {
  * - `receipt`: it claims to be a device receipt; `receipt` is set only when it passed every check;
  * - `generation-receipt`: it claims to be a generation receipt (`drb.generation-receipt.v1`, LLM generation runs);
  * - `suite-receipt`: a suite run's receipt (`drb.suite-receipt.v1`);
- * - `comparison-receipt`: a side-by-side route comparison's receipt (`drb.comparison-receipt.v1`);
+ * - `comparison-receipt`: a side-by-side route comparison's receipt (`drb.comparison-receipt.v2`; a v1 receipt is
+ *   refused with one line: it came from an earlier page version);
  * - `not-a-receipt`: its `schema` string is something else (or missing), so it is not judged as a receipt.
  */
 export type ReceiptValidation =
@@ -114,6 +115,14 @@ function validateComparison(value: unknown): ReceiptValidation {
   return { kind: 'comparison-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
+/**
+ * Schema strings of receipt versions no current page writes, with the kind they were. Such a receipt is refused with
+ * one line instead of being read as something it is not (a v1 comparison receipt has no headline intervals).
+ */
+const RETIRED_RECEIPT_SCHEMAS: ReadonlyMap<string, { kind: 'comparison-receipt'; current: string }> = new Map([
+  ['drb.comparison-receipt.v1', { kind: 'comparison-receipt', current: COMPARISON_RECEIPT_SCHEMA }],
+]);
+
 function zodProblems(error: z.ZodError): ReceiptProblem[] {
   const problems: ReceiptProblem[] = [];
   for (const issue of error.issues) {
@@ -140,6 +149,14 @@ export function validateReceipt(value: unknown): ReceiptValidation {
   if (schema === GENERATION_RECEIPT_SCHEMA) return validateGeneration(value);
   if (schema === SUITE_RECEIPT_SCHEMA) return validateSuite(value);
   if (schema === COMPARISON_RECEIPT_SCHEMA) return validateComparison(value);
+  const retired = typeof schema === 'string' ? RETIRED_RECEIPT_SCHEMAS.get(schema) : undefined;
+  if (retired !== undefined) {
+    return {
+      kind: retired.kind,
+      receipt: null,
+      problems: [{ path: 'schema', message: `is ${schema}, from an earlier page version (this tool reads ${retired.current}); re-run on the current page` }],
+    };
+  }
   if (schema !== DEVICE_RECEIPT_SCHEMA) {
     const named = typeof schema === 'string' ? schema : null;
     return {
