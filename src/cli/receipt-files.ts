@@ -6,15 +6,27 @@ import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileS
 import { join, relative, isAbsolute } from 'node:path';
 import { CliError } from './cli-error.ts';
 
+/** The files `collectJsonFiles` found: the ones to read, and symbolic links met inside folders (reported, not read). */
+export interface JsonFiles {
+  files: string[];
+  symlinks: string[];
+}
+
+/** The line a reader reports for a symbolic link met inside a folder. */
+export const SYMLINK_PROBLEM = 'a symbolic link inside a folder: not followed (name its target to check it)';
+
 /**
  * Every file named by `paths`: files as given, folders recursed for `*.json` (sorted, hidden entries and
- * node_modules skipped). Throws CliError (exit 2) for a missing path or when nothing is found.
+ * node_modules skipped). A `*.json` symbolic link inside a folder is not followed (it may point anywhere, or at a
+ * file counted already) but listed in `symlinks`, so readers report it instead of skipping it without a word.
+ * Throws CliError (exit 2) for a missing path or when nothing is found.
  * @param paths the PATH arguments
  * @param skip folders to leave out (absolute), e.g. the summary output folder
  */
-export function collectJsonFiles(paths: readonly string[], skip: readonly string[] = []): string[] {
+export function collectJsonFiles(paths: readonly string[], skip: readonly string[] = []): JsonFiles {
   if (paths.length === 0) throw new CliError('no PATH given: name receipt files or folders');
   const out: string[] = [];
+  const symlinks: string[] = [];
   const walk = (dir: string): void => {
     let entries;
     try {
@@ -29,6 +41,7 @@ export function collectJsonFiles(paths: readonly string[], skip: readonly string
       if (entry.isDirectory()) {
         if (!skip.some((s) => sameFile(s, full))) walk(full);
       } else if (entry.isFile() && entry.name.endsWith('.json')) out.push(full);
+      else if (entry.isSymbolicLink() && entry.name.endsWith('.json')) symlinks.push(full);
     }
   };
   for (const path of paths) {
@@ -41,8 +54,8 @@ export function collectJsonFiles(paths: readonly string[], skip: readonly string
     if (stat.isDirectory()) walk(path);
     else out.push(path);
   }
-  if (out.length === 0) throw new CliError(`${paths.join(', ')}: no .json files found (an empty input is not a pass)`);
-  return out;
+  if (out.length === 0 && symlinks.length === 0) throw new CliError(`${paths.join(', ')}: no .json files found (an empty input is not a pass)`);
+  return { files: out, symlinks };
 }
 
 function sameFile(a: string, b: string): boolean {

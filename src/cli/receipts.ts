@@ -14,10 +14,11 @@ import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
-import { collectJsonFiles, displayPath, readBytes, writeFilesAtomically } from './receipt-files.ts';
+import { collectJsonFiles, displayPath, readBytes, SYMLINK_PROBLEM, writeFilesAtomically } from './receipt-files.ts';
 import { parseJson, parseReview, sha256, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/receipts/device-review.ts';
 import { evaluateEvidence } from '../core/receipts/evidence.ts';
+import { duplicateMessage, ReceiptIdLedger } from '../core/receipts/receipt-ids.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
 import { validateReceipt, type ReceiptProblem } from '../core/receipts/validate-receipt.ts';
 import { issuePath } from '../core/zod-issues.ts';
@@ -29,22 +30,44 @@ function problemLine(file: string, problem: ReceiptProblem): string {
   return `${file}: ${problem.path || '(document)'}: ${problem.message}`;
 }
 
-/** Checks every file; returns the problem lines and how many receipts were valid. */
-function validateFiles(files: readonly string[]): { lines: string[]; valid: number } {
-  const lines: string[] = [];
+/**
+ * Checks every file: its problem lines, notes (byte-identical copies of a receipt, counted once), how many files
+ * were valid and how many failed. A receipt id counts once: a second file with the id and other bytes fails.
+ */
+function validateFiles(files: readonly string[], symlinks: readonly string[]): { lines: string[]; notes: string[]; valid: number; failed: number } {
+  const lines = symlinks.map((link) => `${displayPath(link)}: (document): ${SYMLINK_PROBLEM}`);
+  const notes: string[] = [];
+  const ledger = new ReceiptIdLedger();
   let valid = 0;
+  let failed = symlinks.length;
   for (const file of files) {
     const shown = displayPath(file);
-    const parsed = parseJson(readBytes(file));
+    const bytes = readBytes(file);
+    const parsed = parseJson(bytes);
     if (!parsed.ok) {
       lines.push(`${shown}: (document): ${parsed.message}`);
+      failed++;
       continue;
     }
     const result = validateReceipt(parsed.value);
-    if (result.problems.length === 0) valid++;
-    for (const problem of result.problems) lines.push(problemLine(shown, problem));
+    if (result.problems.length > 0) {
+      failed++;
+      for (const problem of result.problems) lines.push(problemLine(shown, problem));
+      continue;
+    }
+    if (result.kind !== 'not-a-receipt' && result.receipt !== null) {
+      const id = result.receipt.receipt_id;
+      const claim = ledger.claim(id, { file: shown, fingerprint: sha256(bytes) });
+      if (claim.kind === 'identical') notes.push(`${shown}: receipt_id: ${duplicateMessage(id, claim)}`);
+      if (claim.kind === 'conflict') {
+        lines.push(`${shown}: receipt_id: ${duplicateMessage(id, claim)}`);
+        failed++;
+        continue;
+      }
+    }
+    valid++;
   }
-  return { lines, valid };
+  return { lines, notes, valid, failed };
 }
 
 function stateCounts(summary: ReceiptsSummary): string {
@@ -56,6 +79,10 @@ function stateCounts(summary: ReceiptsSummary): string {
 function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSummary; index: number } {
   const parsed = parseJson(readBytes(file));
   if (!parsed.ok) throw new CliError(`${file}: (document): ${parsed.message}`);
+  const schema = (parsed.value as { schema?: unknown } | null)?.schema;
+  if (typeof schema === 'string' && schema !== RECEIPTS_SUMMARY_SCHEMA && /^drb\.receipts-summary\.v\d+$/.test(schema)) {
+    throw new CliError(`${file}: schema: is ${schema}, from an earlier drb version; summarise the receipts again (drb receipts summarize)`);
+  }
   const checked = ReceiptsSummary.safeParse(parsed.value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
@@ -102,15 +129,17 @@ export function register(program: Command): void {
     .description('Check receipts (files or folders of *.json): schema, no text fields, route honesty, URLs, statistics, outcome.')
     .argument('<paths...>', 'receipt files or folders')
     .action((paths: string[], _options: unknown, command: Command) => {
-      const files = collectJsonFiles(paths);
-      const { lines, valid } = validateFiles(files);
+      const { files, symlinks } = collectJsonFiles(paths);
+      const { lines, notes, valid, failed } = validateFiles(files, symlinks);
+      for (const note of notes) process.stderr.write(`note: ${note}\n`);
+      const copies = notes.length > 0 ? ` (${notes.length} byte-identical cop${notes.length === 1 ? 'y' : 'ies'} of a receipt, counted once)` : '';
       if (lines.length > 0) {
         for (const line of lines) process.stdout.write(`${line}\n`);
-        process.stderr.write(`${files.length - valid} of ${files.length} file(s) failed validation\n`);
+        process.stderr.write(`${failed} of ${files.length + symlinks.length} file(s) failed validation\n`);
         setExitCode(command, 1);
         return;
       }
-      process.stdout.write(`ok: ${valid} receipt(s) valid\n`);
+      process.stdout.write(`ok: ${valid - notes.length} receipt(s) valid${copies}\n`);
     });
 
   receipts
@@ -118,7 +147,7 @@ export function register(program: Command): void {
     .description('Group receipts by target and write summary.json + summary.md (streams; progress on a terminal).')
     .argument('<paths...>', 'receipt files or folders')
     .option('--out <dir>', 'output folder (reviews are read from <dir>/reviews/)', DEFAULT_SUMMARY_DIR)
-    .action(async (paths: string[], options: { out: string }) => {
+    .action(async (paths: string[], options: { out: string }, command: Command) => {
       const tty = process.stderr.isTTY === true;
       let lastShown = 0;
       const progress = tty
@@ -134,6 +163,15 @@ export function register(program: Command): void {
       if (summary.inputs.receipts_invalid > 0) {
         process.stderr.write(`warning: ${summary.inputs.receipts_invalid} invalid receipt(s) excluded (listed in the summary)\n`);
       }
+      // A receipt counts once: copies are listed in the summary and never counted; a copy with other bytes under
+      // the same id is an edited or forged receipt, so the command fails (the summary still says what it found).
+      for (const duplicate of summary.duplicates) {
+        for (const copy of duplicate.copies) {
+          const claim = { kind: copy.identical ? ('identical' as const) : ('conflict' as const), firstFile: duplicate.counted_file };
+          process.stderr.write(`${copy.identical ? 'note' : 'error'}: ${copy.file}: receipt_id: ${duplicateMessage(duplicate.receipt_id, claim)}\n`);
+        }
+      }
+      if (summary.inputs.duplicates_conflicting > 0) setExitCode(command, 1);
       process.stdout.write(
         `summarized ${summary.inputs.receipts_valid} receipt(s) into ${summary.targets.length} target(s) (${stateCounts(summary)})` +
           (summary.inputs.generation_receipts_valid > 0

@@ -7,12 +7,13 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error.ts';
-import { collectJsonFiles, displayPath, guardOverwrite, readBytes, writeFilesAtomically } from './receipt-files.ts';
+import { collectJsonFiles, displayPath, guardOverwrite, readBytes, SYMLINK_PROBLEM, writeFilesAtomically } from './receipt-files.ts';
 import { DeviceReview } from '../core/receipts/device-review.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, type ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
 import { ReceiptsSummarizer, type StoredReview } from '../core/receipts/receipts-summarizer.ts';
 import { renderSummaryMarkdown } from '../core/receipts/summary-markdown.ts';
 import { validateReceipt } from '../core/receipts/validate-receipt.ts';
+import { jsonSyntaxProblem } from '../core/json-syntax.ts';
 import { issuePath } from '../core/zod-issues.ts';
 
 /** A file's bytes read as JSON, or the one-line reason they are not. */
@@ -35,14 +36,16 @@ export function parseJson(bytes: Buffer): Parsed {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, message: `not valid JSON: ${(error as Error).message}` };
+    return { ok: false, message: `not valid JSON: ${jsonSyntaxProblem(error, text)}` };
   }
 }
 
 /** Whether `content` is a summary.json this tool wrote (so it may be replaced). */
 export function isSummaryJson(content: string): boolean {
   try {
-    return (JSON.parse(content) as { schema?: unknown }).schema === RECEIPTS_SUMMARY_SCHEMA;
+    // Any version of our own summary (an earlier drb wrote v1) may be replaced by a new one.
+    const schema = (JSON.parse(content) as { schema?: unknown }).schema;
+    return typeof schema === 'string' && /^drb\.receipts-summary\.v\d+$/.test(schema);
   } catch {
     return false;
   }
@@ -113,27 +116,31 @@ export async function summarizeReceipts(
   outDir: string,
   progress?: (done: number, total: number) => void,
 ): Promise<{ summary: ReceiptsSummary; json: string; md: string }> {
-  const files = collectJsonFiles(paths, [resolve(outDir)]);
+  const { files, symlinks } = collectJsonFiles(paths, [resolve(outDir)]);
   const reviews = loadReviews(outDir);
   const summarizer = new ReceiptsSummarizer();
+  for (const link of symlinks) summarizer.addInvalid(displayPath(link), [{ path: '', message: SYMLINK_PROBLEM }]);
   files.forEach((file, index) => {
     // One file at a time: read, parse, validate, fold; nothing but numbers outlives the iteration.
     const shown = displayPath(file);
-    const parsed = parseJson(readBytes(file));
+    const bytes = readBytes(file);
+    const parsed = parseJson(bytes);
     if (!parsed.ok) summarizer.addInvalid(shown, [{ path: '', message: parsed.message }]);
     else {
       const result = validateReceipt(parsed.value);
+      // The bytes' hash tells a byte-identical copy of a receipt (noted) from an edited one (an error).
+      const source = { file: shown, fingerprint: sha256(bytes) };
       if (result.kind === 'not-a-receipt') summarizer.addNotReceipt(shown, result.schema);
       else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
-      else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt);
-      else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt);
-      else if (result.kind === 'comparison-receipt') summarizer.addComparisonReceipt(result.receipt);
-      else summarizer.addReceipt(result.receipt);
+      else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt, source);
+      else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt, source);
+      else if (result.kind === 'comparison-receipt') summarizer.addComparisonReceipt(result.receipt, source);
+      else summarizer.addReceipt(result.receipt, source);
     }
     progress?.(index + 1, files.length);
   });
   if (summarizer.validCount === 0) {
-    throw new CliError(`${paths.join(', ')}: no valid receipt among ${files.length} file(s) (run drb receipts validate); nothing written`);
+    throw new CliError(`${paths.join(', ')}: no valid receipt among ${files.length + symlinks.length} file(s) (run drb receipts validate); nothing written`);
   }
   const summary = await summarizer.finish({ reviews });
   return { summary, ...writeSummary(outDir, summary) };

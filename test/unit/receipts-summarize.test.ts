@@ -280,7 +280,7 @@ describe('drb receipts summarize', () => {
     expect(run.stdout).toMatch(/^summarized 2 receipt\(s\) into 1 target\(s\) \(0 DEVICE_PASS, 1 DEVICE_RECEIPT\): /);
     expect(run.stderr).toContain('warning: 1 invalid receipt(s) excluded');
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
-    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, suite_receipts_valid: 0, comparison_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1, interruptions: 0 });
+    expect(summary.inputs).toEqual({ files: 4, receipts_valid: 2, generation_receipts_valid: 0, suite_receipts_valid: 0, comparison_receipts_valid: 0, receipts_invalid: 1, not_receipts: 1, interruptions: 0, duplicates_identical: 0, duplicates_conflicting: 0 });
     expect(summary.invalid[0]).toMatchObject({ file: join(d, 'in', 'bad.json'), first_problem: 'outcome.status: is "ok" but no inference completed' });
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(md).toContain(`| ${summary.targets[0].key} | ort-tiny-xenc | ort | wasm | 1 | 1/5 | 1/20 |`);
@@ -314,7 +314,7 @@ describe('drb receipts summarize', () => {
     writeFileSync(join(foreign, 'summary.json'), '{"mine": true}');
     const refused = await runCli(['receipts', 'summarize', join(d, 'in'), '--out', foreign]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('exists and is not a drb.receipts-summary.v1 file; refusing to overwrite it');
+    expect(refused.stderr).toContain('exists and is not a drb.receipts-summary.v2 file; refusing to overwrite it');
     expect(readFileSync(join(foreign, 'summary.json'), 'utf8')).toBe('{"mine": true}');
   });
 });

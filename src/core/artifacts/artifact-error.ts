@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { jsonSyntaxProblem } from '../json-syntax.ts';
 import { issuePath } from '../zod-issues.ts';
 
 /**
@@ -87,7 +88,7 @@ export function decodeJsonBytes(bytes: Uint8Array, fileName: string, fastDecode?
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ArtifactError(fileName, '$', `not valid JSON (${(error as Error).message})`);
+    throw new ArtifactError(fileName, '$', `not valid JSON (${jsonSyntaxProblem(error, text)})`);
   }
 }
 

@@ -6,6 +6,7 @@
  * records the SHA-256 of the exact bytes that ran).
  */
 import { z } from 'zod';
+import { jsonSyntaxProblem } from '../json-syntax.ts';
 import { firstIssueLine } from '../zod-issues.ts';
 
 export const PROMPT_SET_SCHEMA = 'drb.prompt-set.v1';
@@ -56,7 +57,7 @@ export function parsePromptSet(text: string, fileName: string): PromptSet {
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new PromptSetError(`${fileName}: (root): is not valid JSON (${(error as Error).message})`);
+    throw new PromptSetError(`${fileName}: (root): is not valid JSON (${jsonSyntaxProblem(error, text)})`);
   }
   const parsed = PromptSet.safeParse(json);
   if (!parsed.success) {

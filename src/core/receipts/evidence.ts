@@ -38,6 +38,12 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
   if (!counts.warm_minimum_met) {
     reasons.push(`${counts.clean_warm} clean ok warm run(s), the protocol needs at least ${counts.min_warm}`);
   }
+  if (target.duplicate_receipt_ids.length > 0) {
+    reasons.push(
+      `${target.duplicate_receipt_ids.length} receipt id(s) appear in more than one file (${[...target.duplicate_receipt_ids].sort().join(', ')}): ` +
+        'a receipt counts once; remove the copies and summarise again',
+    );
+  }
   const explained = new Set(review?.failure_explanations.map((e) => e.receipt_id) ?? []);
   const failed = [...target.failures.receipt_ids, ...target.related.failed_receipt_ids].filter((id) => !explained.has(id));
   const interrupted = [...target.interrupted.receipt_ids].filter((id) => !explained.has(id));

@@ -34,6 +34,7 @@ import {
   type DeviceIdentity,
   type TargetIdentity,
 } from './target-identity.ts';
+import { ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
 import type { ReceiptProblem } from './validate-receipt.ts';
 
 /** A stored review with where it came from (path relative to the summary folder, and its file hash). */
@@ -65,6 +66,8 @@ interface Accumulator {
   integrity: Record<'verified' | 'unpinned' | 'mismatch' | 'not-loaded', number>;
   failures: Map<string, { stage: string | null; reason: string; count: number }>;
   failedIds: string[];
+  /** Ids of this target's receipts that other files repeat (copies are never counted; they block DEVICE_PASS). */
+  duplicateIds: Set<string>;
   modelBytes: number | null;
   heapMax: number | null;
 }
@@ -92,9 +95,15 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     integrity: { verified: 0, unpinned: 0, mismatch: 0, 'not-loaded': 0 },
     failures: new Map(),
     failedIds: [],
+    duplicateIds: new Set(),
     modelBytes: null,
     heapMax: null,
   };
+}
+
+/** The source of a receipt handed over in memory (tests, the page): its content stands in for its bytes. */
+function inMemorySource(receipt: { receipt_id: string }): ReceiptSource {
+  return { file: `(receipt ${receipt.receipt_id})`, fingerprint: JSON.stringify(receipt) };
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -135,7 +144,7 @@ export interface SummaryOptions {
   llmConfigs?: LlmConfigs;
 }
 
-/** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v1`. */
+/** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v2`. */
 export class ReceiptsSummarizer {
   private readonly groups = new Map<string, Accumulator>();
   private readonly generationGroups = new Map<string, GenerationAccumulator>();
@@ -150,6 +159,22 @@ export class ReceiptsSummarizer {
   private readonly notReceipts: ReceiptsSummary['not_receipts'] = [];
   private files = 0;
   private valid = 0;
+  // Every receipt id counts once, whatever its kind; the device target that counted each id, to flag its copies.
+  private readonly ledger = new ReceiptIdLedger();
+  private readonly deviceTargetOf = new Map<string, string>();
+
+  /**
+   * Claims `receipt`'s id for `source`: true when it is the first file with that id (count it); false for a copy,
+   * which is listed in the summary's `duplicates`, never counted, and flags the device target that counted the id.
+   */
+  private admit(receipt: { receipt_id: string }, source: ReceiptSource | undefined): boolean {
+    const claim = this.ledger.claim(receipt.receipt_id, source ?? inMemorySource(receipt));
+    if (claim.kind === 'first') return true;
+    this.files++;
+    const canonical = this.deviceTargetOf.get(receipt.receipt_id);
+    if (canonical !== undefined) this.groups.get(canonical)!.duplicateIds.add(receipt.receipt_id);
+    return false;
+  }
 
   /** Number of valid receipts (device, generation, suite and comparison) folded in so far. */
   get validCount(): number {
@@ -159,8 +184,10 @@ export class ReceiptsSummarizer {
   /**
    * Folds one suite receipt that passed validation into its suite target.
    * @param receipt a `drb.suite-receipt.v1` that `validateReceipt` accepted
+   * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
    */
-  addSuiteReceipt(receipt: SuiteReceipt): void {
+  addSuiteReceipt(receipt: SuiteReceipt, source?: ReceiptSource): void {
+    if (!this.admit(receipt, source)) return;
     this.files++;
     this.suiteValid++;
     const identity = suiteTargetIdentity(receipt);
@@ -177,8 +204,10 @@ export class ReceiptsSummarizer {
   /**
    * Lists one comparison receipt that passed validation (ranked valid routes, invalid routes with why).
    * @param receipt a `drb.comparison-receipt.v1` that `validateReceipt` accepted
+   * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
    */
-  addComparisonReceipt(receipt: ComparisonReceipt): void {
+  addComparisonReceipt(receipt: ComparisonReceipt, source?: ReceiptSource): void {
+    if (!this.admit(receipt, source)) return;
     this.files++;
     const entry = comparisonEntry(receipt);
     this.comparisons.push(entry);
@@ -188,8 +217,10 @@ export class ReceiptsSummarizer {
   /**
    * Folds one generation receipt that passed validation into its generation target.
    * @param receipt a `drb.generation-receipt.v1` that `validateReceipt` accepted
+   * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
    */
-  addGenerationReceipt(receipt: GenerationReceipt): void {
+  addGenerationReceipt(receipt: GenerationReceipt, source?: ReceiptSource): void {
+    if (!this.admit(receipt, source)) return;
     this.files++;
     this.generationValid++;
     const identity = generationTargetIdentity(receipt);
@@ -229,8 +260,10 @@ export class ReceiptsSummarizer {
   /**
    * Folds one receipt that passed validation into its target.
    * @param receipt a receipt that `validateReceipt` accepted
+   * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
    */
-  addReceipt(receipt: DeviceReceipt): void {
+  addReceipt(receipt: DeviceReceipt, source?: ReceiptSource): void {
+    if (!this.admit(receipt, source)) return;
     this.files++;
     this.valid++;
     const identity = targetIdentity(receipt);
@@ -240,6 +273,7 @@ export class ReceiptsSummarizer {
       acc = newAccumulator(identity, canonicalJson(requestIdentity(identity)));
       this.groups.set(canonical, acc);
     }
+    this.deviceTargetOf.set(receipt.receipt_id, canonical);
     fold(acc, receipt);
     if (receipt.run.previous_run_interrupted !== null) {
       this.addInterruption(identity.device, receipt.run.previous_run_interrupted, receipt.receipt_id);
@@ -268,7 +302,10 @@ export class ReceiptsSummarizer {
    */
   addNotReceipt(file: string, schema: string | null): void {
     this.files++;
-    this.notReceipts.push({ file, schema });
+    // The schema string is the file's own content: kept only when it looks like a schema id, so a summary never
+    // quotes a stranger's text.
+    const shown = schema === null || /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/.test(schema) ? schema : '(not a schema id)';
+    this.notReceipts.push({ file, schema: shown });
   }
 
   /**
@@ -355,6 +392,8 @@ export class ReceiptsSummarizer {
     interruptions.sort((a, b) => byString(a.model_id, b.model_id) || byString(a.requested_ep, b.requested_ep) || byString(a.key, b.key));
     generationTargets.sort((a, b) => byString(a.identity.model.id, b.identity.model.id) || byString(a.key, b.key));
     const known = new Set(targets.map((t) => t.key));
+    const duplicates = this.ledger.duplicates();
+    const copies = duplicates.flatMap((d) => d.copies);
     return {
       schema: RECEIPTS_SUMMARY_SCHEMA,
       protocol: { min_cold: PROTOCOL_MIN_COLD, min_warm: PROTOCOL_MIN_WARM },
@@ -369,7 +408,10 @@ export class ReceiptsSummarizer {
         receipts_invalid: this.invalid.length,
         not_receipts: this.notReceipts.length,
         interruptions: this.interruptionCount,
+        duplicates_identical: copies.filter((c) => c.identical).length,
+        duplicates_conflicting: copies.filter((c) => !c.identical).length,
       },
+      duplicates,
       invalid: [...this.invalid].sort((a, b) => byString(a.file, b.file)),
       not_receipts: [...this.notReceipts].sort((a, b) => byString(a.file, b.file)),
       targets,
@@ -507,6 +549,7 @@ function buildTarget(
         .sort((a, b) => b.count - a.count || byString(a.reason, b.reason) || byString(a.stage ?? '', b.stage ?? '')),
       receipt_ids: [...acc.failedIds].sort(byString),
     },
+    duplicate_receipt_ids: [...acc.duplicateIds].sort(byString),
     interrupted,
     related: {
       target_keys: siblings.map((s) => s.key).sort(byString),

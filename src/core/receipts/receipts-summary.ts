@@ -1,5 +1,5 @@
 /**
- * The receipts summary (`drb.receipts-summary.v1`): every target found in a set of receipts with its counts
+ * The receipts summary (`drb.receipts-summary.v2`): every target found in a set of receipts with its counts
  * against the protocol minimums, cold stage and warm statistics, fallbacks, integrity, noisy, failed and
  * interrupted runs, budget-profile gates, memory fit, the stored review and the evidence state with the reasons
  * it is not higher. It holds no timestamps and no absolute paths, so re-summarising the same files gives the same
@@ -10,8 +10,10 @@ import { ConfidenceInterval, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { FitStatus, MemoryFit } from './memory-fit.ts';
 import { ProfileVerdict } from './profiles.ts';
+import { DuplicateReceipt } from './receipt-ids.ts';
 
-export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v1';
+/** v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`). */
+export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v2';
 
 /** The protocol's minimum repetitions per physical target. */
 export const PROTOCOL_MIN_COLD = 5;
@@ -144,6 +146,9 @@ export const TargetSummary = z.strictObject({
   integrity: z.strictObject({ verified: Count, unpinned: Count, mismatch: Count, 'not-loaded': Count }),
   noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(z.string()) }),
   failures: TargetFailures,
+  /** Ids of this target's receipts that further files repeat: the copies were not counted, and the target cannot
+   *  reach DEVICE_PASS until they are removed and the receipts summarised again. */
+  duplicate_receipt_ids: z.array(z.string()),
   interrupted: TargetInterruptions,
   /** Failed runs of other targets with the same request (same device, build, model, input, requested route).
    *  Interruptions need no such list: they are attributed by device, model and requested route already. */
@@ -303,7 +308,12 @@ export const ReceiptsSummary = z.strictObject({
     not_receipts: Count,
     /** Interruptions recorded by the valid receipts (each receipt records at most one). */
     interruptions: Count,
+    /** Files that repeat a receipt id already counted: byte-identical copies, and copies with other bytes. */
+    duplicates_identical: Count,
+    duplicates_conflicting: Count,
   }),
+  /** Every receipt id found in more than one file: the file counted and each copy (never counted). */
+  duplicates: z.array(DuplicateReceipt),
   /** Receipts that failed validation: excluded from every target, listed with their first problem. */
   invalid: z.array(z.strictObject({ file: z.string(), problems: Count, first_problem: z.string() })),
   not_receipts: z.array(z.strictObject({ file: z.string(), schema: z.string().nullable() })),

@@ -107,6 +107,7 @@ function targetSection(t: TargetSummary): string[] {
   lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${cell(k)} ${n}`).join(', ') || 'none'}`);
   if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${cells(t.noisy.receipt_ids)}`);
   for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
+  if (t.duplicate_receipt_ids.length) lines.push(`- Receipts repeated by other files (copies not counted): ${cells(t.duplicate_receipt_ids)}`);
   lines.push(...interruptedLines(t.interrupted));
   if (t.related.failed_receipt_ids.length) {
     lines.push(`- Related failures (same request, targets ${cells(t.related.target_keys)}): failed ${t.related.failed_receipt_ids.length}`);
@@ -164,7 +165,7 @@ function generationSection(g: GenerationTargetSummary): string[] {
 
 /**
  * Renders `summary` as Markdown.
- * @param summary a `drb.receipts-summary.v1` document
+ * @param summary a `drb.receipts-summary.v2` document
  */
 export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const lines: string[] = ['# Device receipts summary', ''];
@@ -172,7 +173,9 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   lines.push(
     `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
       `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
-      `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt; ${inputs.interruptions} interrupted run(s) recorded. ` +
+      `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt, ` +
+      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different bytes); ` +
+      `${inputs.interruptions} interrupted run(s) recorded. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
       `Budget profiles ${cell(summary.profiles_version)}; LLM configs ${cell(summary.llm_configs_version)}.`,
     '',
@@ -198,6 +201,20 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   if (summary.invalid.length) {
     lines.push('## Invalid receipts (excluded)', '');
     for (const i of summary.invalid) lines.push(`- ${cell(i.file)}: ${i.problems} problem(s), first: ${cell(i.first_problem)}`);
+    lines.push('');
+  }
+  if (summary.duplicates.length) {
+    lines.push(
+      '## Duplicate receipt files (counted once)',
+      '',
+      'A receipt counts once: these files repeat a receipt id already counted and were left out. A copy with different bytes ' +
+        'is an edited or forged receipt; a target with any copy cannot reach DEVICE_PASS until the copies are removed.',
+      '',
+    );
+    for (const d of summary.duplicates) {
+      const copies = d.copies.map((c) => `${cell(c.file)} (${c.identical ? 'identical bytes' : '**different bytes**'})`).join(', ');
+      lines.push(`- ${cell(d.receipt_id)}: counted ${cell(d.counted_file)}; copies ${copies}`);
+    }
     lines.push('');
   }
   if (summary.not_receipts.length) {

@@ -158,7 +158,8 @@ export function validateReceipt(value: unknown): ReceiptValidation {
     };
   }
   if (schema !== DEVICE_RECEIPT_SCHEMA) {
-    const named = typeof schema === 'string' ? schema : null;
+    // Named only when it looks like a schema id: the string is the file's own content.
+    const named = typeof schema === 'string' ? (/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/.test(schema) ? schema : '(not a schema id)') : null;
     return {
       kind: 'not-a-receipt',
       schema: named,
