@@ -9,11 +9,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DeviceReview } from '../../src/core/receipts/device-review.ts';
 import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
-import { HOSTILE_CASES, writeHostileCases, type HostileCase } from '../fixtures/hostile/hostile-fixtures.ts';
+import { HOSTILE_CASES, hostileBytes, writeHostileCases, type HostileCase } from '../fixtures/hostile/hostile-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
 
 const receiptCases = (c: HostileCase) => c.reader === 'receipts';
+/** The id the copy cases share: the captured receipt's own. */
+const COPIED_ID = (JSON.parse(new TextDecoder().decode(hostileBytes(HOSTILE_CASES.find((c) => c.name === 'cold-copy-1')!))) as { receipt_id: string }).receipt_id;
 
 /** The hostile receipt cases written into a fresh folder; returns the folder and each case's shown path. */
 function hostileFolder(): { dir: string; paths: Map<string, string> } {
@@ -57,11 +59,11 @@ describe('hostile receipts: validate', () => {
     expect(linesOf('invalid-utf8')).toEqual([`${paths.get('invalid-utf8')}: (document): not valid UTF-8`]);
     expect(linesOf('symlinked-receipt')).toEqual([`${paths.get('symlinked-receipt')}: (document): a symbolic link inside a folder: not followed (name its target to check it)`]);
     expect(linesOf('cold-edited-copy')).toEqual([
-      `${paths.get('cold-edited-copy')}: receipt_id: receipt_id fedacf03-ab69-48a7-af1c-6cecda58566c is already used by ${paths.get('cold-copy-1')} with different bytes: an edited or forged copy; not counted`,
+      `${paths.get('cold-edited-copy')}: receipt_id: receipt_id ${COPIED_ID} is already used by ${paths.get('cold-copy-1')} with different bytes: an edited or forged copy; not counted`,
     ]);
     for (const n of [2, 3, 4, 5]) {
       expect(run.stderr).toContain(
-        `note: ${paths.get(`cold-copy-${n}`)}: receipt_id: receipt_id fedacf03-ab69-48a7-af1c-6cecda58566c is a byte-identical copy of ${paths.get('cold-copy-1')}; counted once\n`,
+        `note: ${paths.get(`cold-copy-${n}`)}: receipt_id: receipt_id ${COPIED_ID} is a byte-identical copy of ${paths.get('cold-copy-1')}; counted once\n`,
       );
     }
     for (const text of [...NEVER_QUOTED, '<img']) expect(run.stdout + run.stderr).not.toContain(text);
@@ -74,13 +76,13 @@ describe('hostile receipts: summarize and review', () => {
     const out = join(dir, 'summary');
     const run = await runCli(['receipts', 'summarize', dir, '--out', out]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`error: ${paths.get('cold-edited-copy')}: receipt_id: receipt_id fedacf03-ab69-48a7-af1c-6cecda58566c is already used by`);
+    expect(run.stderr).toContain(`error: ${paths.get('cold-edited-copy')}: receipt_id: receipt_id ${COPIED_ID} is already used by`);
     const json = readFileSync(join(out, 'summary.json'), 'utf8');
     const summary = ReceiptsSummary.parse(JSON.parse(json));
     expect(summary.inputs).toMatchObject({ duplicates_identical: 4, duplicates_conflicting: 1 });
     expect(summary.duplicates).toEqual([
       {
-        receipt_id: 'fedacf03-ab69-48a7-af1c-6cecda58566c',
+        receipt_id: COPIED_ID,
         counted_file: paths.get('cold-copy-1'),
         copies: [
           { file: paths.get('cold-copy-2'), identical: true },
@@ -94,7 +96,7 @@ describe('hostile receipts: summarize and review', () => {
     const cold = summary.targets.find((t) => t.duplicate_receipt_ids.length > 0)!;
     expect(cold.counts).toMatchObject({ cold: 1, clean_cold: 1, cold_minimum_met: false });
     expect(cold.evidence.not_higher_because).toContain(
-      '1 receipt id(s) appear in more than one file (fedacf03-ab69-48a7-af1c-6cecda58566c): a receipt counts once; remove the copies and summarise again',
+      `1 receipt id(s) appear in more than one file (${COPIED_ID}): a receipt counts once; remove the copies and summarise again`,
     );
     expect(summary.invalid.map((i) => [i.file, i.first_problem])).toEqual(
       expect.arrayContaining([
