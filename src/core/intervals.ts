@@ -114,14 +114,17 @@ function weightedMedian(l: ClusterLayout, weights: Int32Array): number {
   for (let c = 0; c < weights.length; c++) total += weights[c] * l.sizes[c];
   const lowRank = (total + 1) >> 1; // 1-based rank of the lower middle value
   const highRank = (total >> 1) + 1; // equal to lowRank for an odd total
+  const { values, clusterOf } = l;
+  // Two tight scans (this loop is where a bootstrap spends its time): up to the lower middle rank, then on to the upper.
   let seen = 0;
-  let low = Number.NaN;
-  for (let i = 0; i < l.values.length; i++) {
-    seen += weights[l.clusterOf[i]];
-    if (Number.isNaN(low) && seen >= lowRank) low = l.values[i];
-    if (seen >= highRank) return (low + l.values[i]) / 2;
+  let i = 0;
+  for (; i < values.length; i++) {
+    seen += weights[clusterOf[i]];
+    if (seen >= lowRank) break;
   }
-  throw new RangeError('empty resample');
+  const low = values[i];
+  for (; seen < highRank; ) seen += weights[clusterOf[++i]];
+  return (low + values[i]) / 2;
 }
 
 /** Draws `count` indices in [0, count) with replacement into `weights` (how often each was drawn). */

@@ -66,6 +66,10 @@ describe('generation receipts', () => {
     // ttft 40..49 twice: median 44.5, nearest-rank p95 of 20 values = 19th = 49
     expect(g.ttft_ms).toMatchObject({ count: 20, median: 44.5, p95: 49, min: 40 });
     expect(g.decode_tokens_per_s).toMatchObject({ count: 20, median: 75.5 });
+    // Both clean receipts hold TTFT 40..49, so every receipt resample has the pooled median 44.5.
+    expect(g.ttft_median_interval).toMatchObject({ low: 44.5, high: 44.5, resampled: 'receipts' });
+    // Decode 80, 79, ..., 71 tokens/s in plan order: last fifth [72, 71] (71.5) over first fifth [80, 79] (79.5).
+    expect(g.decode_sustained_ratio).toMatchObject({ count: 2, median: 71.5 / 79.5 });
     expect(g.memory_fit).toMatchObject({ status: 'fits', estimate: { total_bytes: 347_679_680 } });
     expect(g.profiles.find((p) => p.profile === 'performance')!.gates.find((x) => x.gate === 'warm_p95_ms')).toMatchObject({ measured: 49, status: 'pass' });
     expect(g.evidence.state).toBe('DEVICE_RECEIPT');

@@ -189,7 +189,8 @@ describe('per-target statistics', () => {
       buildReceipt({ kind: 'warm', warmSamples: [4, 5, 6] }),
       buildReceipt({ kind: 'warm', warmSamples: [7, 8, 9, 10] }),
     ];
-    const [t] = (await summarizeAll([...cold, ...warm])).targets;
+    const summary = await summarizeAll([...cold, ...warm]);
+    const [t] = summary.targets;
     expect(t.cold.fetch_ms).toMatchObject({ count: 5, median: 30, p95: 50, min: 10, max: 50 });
     // total = fetch + session + first + 1 (see the builder): 10+100+1+1 ... 50+100+5+1
     expect(t.cold.total_ms).toMatchObject({ count: 5, median: 134, p95: 156 });
@@ -200,6 +201,19 @@ describe('per-target statistics', () => {
     expect(t.warm.receipt_medians_ms).toMatchObject({ count: 3, median: 5, min: 2, max: 8.5 });
     expect(t.warm.receipt_median_ratio).toBe(4.25);
     expect(t.counts).toMatchObject({ cold: 5, warm: 3, clean_cold: 5, clean_warm: 3, warm_samples: 10, cold_minimum_met: true, warm_minimum_met: false });
+    // The pooled median's interval resamples whole receipts. Over the 27 equally likely receipt triples the pooled
+    // median is 2 (1 of 27), 3 (6), 4 (3), 5 (1), 5.5 (6), 6 (3), 8 (6), 8.5 (1) (enumerated with python3): the 2.5%
+    // point is 2 and the 97.5% point 8.5.
+    expect(t.warm.median_interval).toMatchObject({ low: 2, high: 8.5, resampled: 'receipts', method: 'percentile-bootstrap', level: 0.95 });
+    // Each receipt rises by exactly 1 ms per run (Theil-Sen slope 1); none has the 5 samples a thermal slope needs.
+    expect(t.warm.drift_ms_per_run).toMatchObject({ count: 3, median: 1, min: 1, max: 1 });
+    expect(t.warm.thermal_slope).toBeNull();
+    expect(renderSummaryMarkdown(summary)).toContain('- Warm median 95% interval [2, 8.5] ms (bootstrap, whole receipts resampled)');
+    // 20 samples: first fifth [10, 10, 11, 11] (median 10.5), last fifth [13, 14, 14, 14] (median 14): 14 / 10.5.
+    const hot = buildReceipt({ kind: 'warm', warmSamples: [10, 10, 11, 11, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 13, 14, 14, 14] });
+    const [h] = (await summarizeAll([hot])).targets;
+    expect(h.warm.thermal_slope).toMatchObject({ count: 1, median: 14 / 10.5 });
+    expect(h.warm.median_interval).toMatchObject({ resampled: 'samples' });
   });
 
   it('flags noisy runs (page hidden) and keeps them out of statistics and minimums', async () => {

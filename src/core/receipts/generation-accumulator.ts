@@ -4,6 +4,8 @@
  * Used by ReceiptsSummarizer; kept apart because generation runs measure other things than cold/warm runs.
  */
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
+import { bootstrapPooledMedian } from '../intervals.ts';
+import { lastFifthRatio } from '../sample-order.ts';
 import { summarize } from '../stats.ts';
 import { findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { evaluateProfile, type BudgetProfiles } from './profiles.ts';
@@ -22,8 +24,12 @@ export interface GenerationAccumulator {
   truncations: number;
   load: number[];
   ttft: number[];
+  /** Each clean receipt's ok TTFT samples (the clusters of the TTFT median interval). */
+  ttftByReceipt: number[][];
   e2e: number[];
   decode: number[];
+  /** Each clean receipt's sustained decode ratio (last fifth / first fifth of its ok samples' tokens/s). */
+  sustained: number[];
   failures: Map<string, { stage: string | null; reason: string; count: number }>;
   failedIds: string[];
   noisyIds: string[];
@@ -44,8 +50,10 @@ export function newGenerationAccumulator(identity: TargetIdentity): GenerationAc
     truncations: 0,
     load: [],
     ttft: [],
+    ttftByReceipt: [],
     e2e: [],
     decode: [],
+    sustained: [],
     failures: new Map(),
     failedIds: [],
     noisyIds: [],
@@ -88,12 +96,19 @@ export function foldGeneration(acc: GenerationAccumulator, receipt: GenerationRe
   }
   acc.clean++;
   if (receipt.cold.load_ms !== null) acc.load.push(receipt.cold.load_ms);
+  const ttft: number[] = [];
+  const decode: number[] = [];
   for (const sample of receipt.samples) {
     if (sample.outcome !== 'ok') continue;
-    if (sample.ttft_ms !== null) acc.ttft.push(sample.ttft_ms);
+    if (sample.ttft_ms !== null) ttft.push(sample.ttft_ms);
     if (sample.e2e_ms !== null) acc.e2e.push(sample.e2e_ms);
-    if (sample.decode_tokens_per_s !== null) acc.decode.push(sample.decode_tokens_per_s);
+    if (sample.decode_tokens_per_s !== null) decode.push(sample.decode_tokens_per_s);
   }
+  for (const v of ttft) acc.ttft.push(v);
+  for (const v of decode) acc.decode.push(v);
+  if (ttft.length > 0) acc.ttftByReceipt.push(ttft);
+  const sustained = lastFifthRatio(decode);
+  if (sustained !== null) acc.sustained.push(sustained);
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -146,8 +161,10 @@ export function buildGenerationTarget(
     },
     load_ms: load,
     ttft_ms: ttft,
+    ttft_median_interval: bootstrapPooledMedian(acc.ttftByReceipt)?.interval ?? null,
     e2e_ms: summarize(acc.e2e),
     decode_tokens_per_s: summarize(acc.decode),
+    decode_sustained_ratio: summarize(acc.sustained),
     failures: {
       by_reason: [...acc.failures.values()].sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
       receipt_ids: [...acc.failedIds].sort(byString),

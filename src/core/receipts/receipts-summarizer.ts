@@ -7,6 +7,8 @@ import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import type { DeviceReceipt, InterruptedRun } from '../receipt.ts';
+import { bootstrapPooledMedian } from '../intervals.ts';
+import { lastFifthRatio, theilSenSlope } from '../sample-order.ts';
 import { summarize, type SampleStats } from '../stats.ts';
 import type { DeviceReview } from './device-review.ts';
 import { evaluateEvidence } from './evidence.ts';
@@ -61,7 +63,12 @@ interface Accumulator {
   coldFirst: number[];
   coldTotal: number[];
   warmPooled: number[];
+  /** Each clean warm receipt's samples (the clusters its median interval resamples). */
+  warmByReceipt: number[][];
   warmMedians: number[];
+  /** Each clean warm receipt's last-fifth / first-fifth ratio and Theil-Sen drift (where it has enough samples). */
+  warmThermal: number[];
+  warmDrift: number[];
   fallbackReasons: Map<string, number>;
   integrity: Record<'verified' | 'unpinned' | 'mismatch' | 'not-loaded', number>;
   failures: Map<string, { stage: string | null; reason: string; count: number }>;
@@ -90,7 +97,10 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     coldFirst: [],
     coldTotal: [],
     warmPooled: [],
+    warmByReceipt: [],
     warmMedians: [],
+    warmThermal: [],
+    warmDrift: [],
     fallbackReasons: new Map(),
     integrity: { verified: 0, unpinned: 0, mismatch: 0, 'not-loaded': 0 },
     failures: new Map(),
@@ -470,7 +480,12 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
     acc.coldTotal.push(timings.total_ms);
   } else {
     for (const sample of timings.warm_samples_ms) acc.warmPooled.push(sample);
+    if (timings.warm_samples_ms.length > 0) acc.warmByReceipt.push([...timings.warm_samples_ms]);
     if (timings.warm_stats !== null) acc.warmMedians.push(timings.warm_stats.median);
+    const thermal = lastFifthRatio(timings.warm_samples_ms);
+    if (thermal !== null) acc.warmThermal.push(thermal);
+    const drift = theilSenSlope(timings.warm_samples_ms);
+    if (drift !== null) acc.warmDrift.push(drift);
   }
 }
 
@@ -494,8 +509,11 @@ function buildTarget(
   const medians = statsOrNull(acc.warmMedians);
   const warm = {
     pooled_ms: statsOrNull(acc.warmPooled),
+    median_interval: bootstrapPooledMedian(acc.warmByReceipt)?.interval ?? null,
     receipt_medians_ms: medians,
     receipt_median_ratio: medians !== null && medians.count >= 2 && medians.min > 0 ? medians.max / medians.min : null,
+    thermal_slope: statsOrNull(acc.warmThermal),
+    drift_ms_per_run: statsOrNull(acc.warmDrift),
   };
   const measurements = {
     cold_load_p95_ms: cold.total_ms?.p95 ?? null,

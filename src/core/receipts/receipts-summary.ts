@@ -134,10 +134,20 @@ export const TargetSummary = z.strictObject({
   warm: z.strictObject({
     /** Every clean warm sample pooled. */
     pooled_ms: Stats.nullable(),
+    /**
+     * Bootstrap 95% interval of the pooled median (src/core/intervals.ts): whole receipts resampled when there are
+     * two or more (`resampled: "receipts"`), else the one receipt's samples (`"samples"`: noise within one run only).
+     */
+    median_interval: ConfidenceInterval.nullable(),
     /** The spread between receipts: statistics of each clean warm receipt's own median. */
     receipt_medians_ms: Stats.nullable(),
     /** Largest per-receipt median over the smallest (1 = no spread); null with fewer than two receipts. */
     receipt_median_ratio: z.number().nullable(),
+    /** Per clean warm receipt with 5 or more samples: median of its last fifth / median of its first fifth (above 1 =
+     *  it slowed down as it ran: heat, throttling); statistics over those receipts. */
+    thermal_slope: Stats.nullable(),
+    /** Per clean warm receipt with 2 or more samples: the Theil-Sen slope of its samples in run order, ms per run. */
+    drift_ms_per_run: Stats.nullable(),
   }),
   fallbacks: z.strictObject({
     count: Count,
@@ -204,8 +214,13 @@ export const GenerationTargetSummary = z.strictObject({
   load_ms: Stats.nullable(),
   /** Every ok measured sample of the clean receipts, pooled. */
   ttft_ms: Stats.nullable(),
+  /** Bootstrap 95% interval of the pooled TTFT median, receipts resampled whole (one receipt: its samples). */
+  ttft_median_interval: ConfidenceInterval.nullable(),
   e2e_ms: Stats.nullable(),
   decode_tokens_per_s: Stats.nullable(),
+  /** Per clean receipt with 5 or more ok samples: decode tokens/s of its last fifth over its first fifth, in plan
+   *  order (below 1 = decoding slowed as the run went on; the sustained-speed ratio); statistics over receipts. */
+  decode_sustained_ratio: Stats.nullable(),
   failures: TargetFailures,
   noisy_receipt_ids: z.array(z.string()),
   interrupted: TargetInterruptions,

@@ -16,6 +16,12 @@ function intervalText(interval: ConfidenceInterval | null): string {
   return interval === null ? '[no interval]' : `[${threeSignificant(interval.low)}, ${threeSignificant(interval.high)}]`;
 }
 
+/** "95% interval [a, b] ms (bootstrap, 3 receipts resampled)": the interval of a median, with what was resampled. */
+function medianIntervalText(interval: ConfidenceInterval, unit: string): string {
+  const what = interval.resampled === 'receipts' ? 'whole receipts resampled' : 'one receipt: its samples resampled, noise within that run only';
+  return `${Math.round(interval.level * 100)}% interval ${intervalText(interval)} ${unit} (bootstrap, ${what})`;
+}
+
 function verdictText(verdict: RatioVerdict | null): string {
   return verdict === null ? 'no verdict' : verdict === 'no-clear-difference' ? 'no clear difference' : verdict;
 }
@@ -100,7 +106,16 @@ function targetSection(t: TargetSummary): string[] {
   lines.push(statsRow('cold first inference', t.cold.first_inference_ms), statsRow('cold total', t.cold.total_ms));
   lines.push(statsRow('warm (all samples)', t.warm.pooled_ms), statsRow('warm per-receipt medians', t.warm.receipt_medians_ms));
   lines.push('');
+  if (t.warm.median_interval !== null) lines.push(`- Warm median ${medianIntervalText(t.warm.median_interval, 'ms')}`);
   if (t.warm.receipt_median_ratio !== null) lines.push(`- Warm spread between receipts: slowest median / fastest median = ${t.warm.receipt_median_ratio.toFixed(2)}`);
+  if (t.warm.thermal_slope !== null) {
+    const drift = t.warm.drift_ms_per_run;
+    lines.push(
+      `- Warm order: thermal slope (last fifth / first fifth, above 1 = slowed down) median ${threeSignificant(t.warm.thermal_slope.median)}, ` +
+        `max ${threeSignificant(t.warm.thermal_slope.max)} over ${t.warm.thermal_slope.count} receipt(s)` +
+        (drift === null ? '' : `; drift (Theil-Sen) median ${threeSignificant(drift.median)} ms per run`),
+    );
+  }
   lines.push(
     `- Fallbacks: ${t.fallbacks.count}${t.fallbacks.reasons.length ? ` (${t.fallbacks.reasons.map((r) => `${r.count}x ${cell(r.reason)}`).join('; ')})` : ''}`,
   );
@@ -155,6 +170,13 @@ function generationSection(g: GenerationTargetSummary): string[] {
   lines.push('', '| measure | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
   lines.push(statsRow('cold load (ms)', g.load_ms), statsRow('TTFT (ms)', g.ttft_ms), statsRow('end to end (ms)', g.e2e_ms));
   lines.push(rateRow('decode (tokens/s)', g.decode_tokens_per_s), '');
+  if (g.ttft_median_interval !== null) lines.push(`- TTFT median ${medianIntervalText(g.ttft_median_interval, 'ms')}`);
+  if (g.decode_sustained_ratio !== null) {
+    lines.push(
+      `- Sustained decode speed (last fifth / first fifth of tokens/s, below 1 = slowed down): median ${threeSignificant(g.decode_sustained_ratio.median)}, ` +
+        `min ${threeSignificant(g.decode_sustained_ratio.min)} over ${g.decode_sustained_ratio.count} run(s)`,
+    );
+  }
   for (const f of g.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
   lines.push(...interruptedLines(g.interrupted));
   lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
