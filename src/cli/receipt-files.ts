@@ -1,10 +1,13 @@
 /**
  * File handling for `drb receipts`: expanding PATH arguments into JSON files (folders recursed, sorted so every
- * run sees the same order), and writing output files atomically without clobbering a file that is not ours.
+ * run sees the same order), the one reader of those files (`readInputDocuments`: validate, summarize and report all
+ * read through it), and writing output files atomically without clobbering a file that is not ours.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { CliError } from './cli-error.ts';
+import { jsonSyntaxProblem } from '../core/json-syntax.ts';
 
 /** The files `collectJsonFiles` found: the ones to read, and symbolic links met inside folders (reported, not read). */
 export interface JsonFiles {
@@ -83,6 +86,61 @@ export function readBytes(file: string): Buffer {
     return readFileSync(file);
   } catch (error) {
     throw new CliError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** A file's bytes read as JSON, or the one-line reason they are not. */
+export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Decodes a receipt-tooling file as UTF-8 (one leading BOM allowed) and parses it as JSON.
+ * @param bytes the file's bytes
+ */
+export function parseJson(bytes: Uint8Array): Parsed {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, message: 'not valid UTF-8' };
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is allowed, as editors on Windows write one
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, message: `not valid JSON: ${jsonSyntaxProblem(error, text)}` };
+  }
+}
+
+/** SHA-256 of `bytes` as lowercase hex. */
+export function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** One document read from the inputs: where it came from, the SHA-256 and size of its bytes, and its JSON. */
+export interface InputDocument {
+  /** The file as given (to read it again) and as shown in output and summaries (relative when inside the cwd). */
+  file: string;
+  shown: string;
+  /** SHA-256 of the file's bytes (tells a byte-identical copy of a receipt from an edited one; named by reports). */
+  sha256: string;
+  bytes: number;
+  /** The parsed JSON, or why the bytes are not JSON. */
+  parsed: Parsed;
+}
+
+/**
+ * The one reader of receipt-tool inputs (validate, summarize, report): each file read, hashed and parsed, in the
+ * given order, one at a time, so a caller folds each document before the next file is read. A file that holds
+ * several documents (a bundle) is expanded here, so every command that reads receipts reads it the same way.
+ * A read error stops the command (CliError, exit 2).
+ * @param files the files from `collectJsonFiles`
+ */
+export function* readInputDocuments(files: readonly string[]): Generator<InputDocument> {
+  for (const file of files) {
+    const bytes = readBytes(file);
+    yield { file, shown: displayPath(file), sha256: sha256(bytes), bytes: bytes.byteLength, parsed: parseJson(bytes) };
   }
 }
 

@@ -14,8 +14,8 @@ import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
-import { collectJsonFiles, displayPath, readBytes, SYMLINK_PROBLEM, writeFilesAtomically } from './receipt-files.ts';
-import { parseJson, parseReview, sha256, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
+import { collectJsonFiles, displayPath, parseJson, readBytes, readInputDocuments, sha256, SYMLINK_PROBLEM, writeFilesAtomically } from './receipt-files.ts';
+import { parseReview, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/receipts/device-review.ts';
 import { evaluateEvidence } from '../core/receipts/evidence.ts';
 import { duplicateMessage, ReceiptIdLedger } from '../core/receipts/receipt-ids.ts';
@@ -40,10 +40,7 @@ function validateFiles(files: readonly string[], symlinks: readonly string[]): {
   const ledger = new ReceiptIdLedger();
   let valid = 0;
   let failed = symlinks.length;
-  for (const file of files) {
-    const shown = displayPath(file);
-    const bytes = readBytes(file);
-    const parsed = parseJson(bytes);
+  for (const { shown, sha256: fingerprint, parsed } of readInputDocuments(files)) {
     if (!parsed.ok) {
       lines.push(`${shown}: (document): ${parsed.message}`);
       failed++;
@@ -57,7 +54,7 @@ function validateFiles(files: readonly string[], symlinks: readonly string[]): {
     }
     if (result.kind !== 'not-a-receipt' && result.receipt !== null) {
       const id = result.receipt.receipt_id;
-      const claim = ledger.claim(id, { file: shown, fingerprint: sha256(bytes) });
+      const claim = ledger.claim(id, { file: shown, fingerprint });
       if (claim.kind === 'identical') notes.push(`${shown}: receipt_id: ${duplicateMessage(id, claim)}`);
       if (claim.kind === 'conflict') {
         lines.push(`${shown}: receipt_id: ${duplicateMessage(id, claim)}`);

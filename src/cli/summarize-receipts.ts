@@ -3,42 +3,26 @@
  * benchmark: read each receipt file, validate it, fold it into the summariser, write summary.json + summary.md.
  * A module apart from the commands so no command imports another.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error.ts';
-import { collectJsonFiles, displayPath, guardOverwrite, readBytes, SYMLINK_PROBLEM, writeFilesAtomically } from './receipt-files.ts';
+import {
+  collectJsonFiles,
+  displayPath,
+  guardOverwrite,
+  parseJson,
+  readBytes,
+  readInputDocuments,
+  sha256,
+  SYMLINK_PROBLEM,
+  writeFilesAtomically,
+} from './receipt-files.ts';
 import { DeviceReview } from '../core/receipts/device-review.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, type ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
 import { ReceiptsSummarizer, type StoredReview } from '../core/receipts/receipts-summarizer.ts';
 import { renderSummaryMarkdown } from '../core/receipts/summary-markdown.ts';
 import { validateReceipt } from '../core/receipts/validate-receipt.ts';
-import { jsonSyntaxProblem } from '../core/json-syntax.ts';
 import { issuePath } from '../core/zod-issues.ts';
-
-/** A file's bytes read as JSON, or the one-line reason they are not. */
-type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * Decodes a receipt-tooling file as UTF-8 (one leading BOM allowed) and parses it as JSON.
- * @param bytes the file's bytes
- */
-export function parseJson(bytes: Buffer): Parsed {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return { ok: false, message: 'not valid UTF-8' };
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is allowed, as editors on Windows write one
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, message: `not valid JSON: ${jsonSyntaxProblem(error, text)}` };
-  }
-}
 
 /** Whether `content` is a summary.json this tool wrote (so it may be replaced). */
 export function isSummaryJson(content: string): boolean {
@@ -52,11 +36,6 @@ export function isSummaryJson(content: string): boolean {
 }
 
 const isSummaryMarkdown = (content: string) => content.startsWith('# Device receipts summary');
-
-/** SHA-256 of `bytes` as lowercase hex. */
-export function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
 
 /**
  * Parses a reviewer's answers file (CliError, exit 2, with one line per problem, when it is not a valid review).
@@ -120,16 +99,14 @@ export async function summarizeReceipts(
   const reviews = loadReviews(outDir);
   const summarizer = new ReceiptsSummarizer();
   for (const link of symlinks) summarizer.addInvalid(displayPath(link), [{ path: '', message: SYMLINK_PROBLEM }]);
-  files.forEach((file, index) => {
+  let index = 0;
+  for (const { shown, sha256: fingerprint, parsed } of readInputDocuments(files)) {
     // One file at a time: read, parse, validate, fold; nothing but numbers outlives the iteration.
-    const shown = displayPath(file);
-    const bytes = readBytes(file);
-    const parsed = parseJson(bytes);
     if (!parsed.ok) summarizer.addInvalid(shown, [{ path: '', message: parsed.message }]);
     else {
       const result = validateReceipt(parsed.value);
       // The bytes' hash tells a byte-identical copy of a receipt (noted) from an edited one (an error).
-      const source = { file: shown, fingerprint: sha256(bytes) };
+      const source = { file: shown, fingerprint };
       if (result.kind === 'not-a-receipt') summarizer.addNotReceipt(shown, result.schema);
       else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
       else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt, source);
@@ -137,8 +114,8 @@ export async function summarizeReceipts(
       else if (result.kind === 'comparison-receipt') summarizer.addComparisonReceipt(result.receipt, source);
       else summarizer.addReceipt(result.receipt, source);
     }
-    progress?.(index + 1, files.length);
-  });
+    progress?.(++index, files.length);
+  }
   if (summarizer.validCount === 0) {
     throw new CliError(`${paths.join(', ')}: no valid receipt among ${files.length + symlinks.length} file(s) (run drb receipts validate); nothing written`);
   }
