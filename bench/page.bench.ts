@@ -15,6 +15,7 @@ import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSy
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { toSearchParams } from '../src/core/automation.ts';
 import { launchChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
 import { median } from '../src/core/stats.ts';
@@ -88,7 +89,7 @@ try {
   await bare.goto(`${server.url}bare/`);
   await bare.waitForFunction(() => document.documentElement.dataset.ready === '1');
   for (let round = 0; round < ROUNDS; round++) {
-    await page.goto(`${server.url}?autorun=warm&model=ort-heavy-xenc&ep=wasm&threads=${THREADS}&warm_runs=${RUNS}&test_hooks=1`);
+    await page.goto(`${server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: THREADS, warmRuns: RUNS, testHooks: true })}`);
     await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 300_000 });
     const receipt = await page.evaluate(() => window.drbReceipts[0]);
     if (receipt.outcome.status !== 'ok') throw new Error(`page run failed: ${receipt.outcome.reason}`);

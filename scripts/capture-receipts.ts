@@ -19,6 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { toSearchParams, type AutomationSettings } from '../src/core/automation.ts';
+import { parseRouteSpec } from '../src/core/comparison/route-spec.ts';
 import type { DeviceReceipt } from '../src/core/receipt.ts';
 import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
 import { openLane } from '../src/node/browser-lane.ts';
@@ -30,24 +32,31 @@ const OUT = join(ROOT, 'test', 'fixtures', 'receipts');
 
 interface Scenario {
   name: string;
-  query: string;
+  settings: Partial<AutomationSettings>;
   webgpu: boolean;
   /** Expected end state of the page. */
   state: 'done' | 'failed';
 }
 
+const COLD_WARM = { autorun: ['cold', 'warm'], engine: 'ort' } as const satisfies Partial<AutomationSettings>;
+const COLD = { autorun: ['cold'], engine: 'ort' } as const satisfies Partial<AutomationSettings>;
 const SCENARIOS: Scenario[] = [
-  { name: 'ort-wasm-t1', query: 'autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc&warm_runs=20', webgpu: false, state: 'done' },
-  { name: 'ort-wasm-t2', query: 'autorun=cold,warm&engine=ort&ep=wasm&threads=2&model=ort-tiny-xenc&warm_runs=20', webgpu: false, state: 'done' },
-  { name: 'ort-heavy-wasm-t2', query: 'autorun=cold,warm&engine=ort&ep=wasm&threads=2&model=ort-heavy-xenc&warm_runs=10', webgpu: false, state: 'done' },
-  { name: 'ort-webgpu', query: 'autorun=cold&engine=ort&ep=webgpu&model=ort-tiny-xenc', webgpu: true, state: 'done' },
-  { name: 'ort-webgpu-fallback', query: 'autorun=cold,warm&engine=ort&ep=webgpu&allow_fallback=1&model=ort-tiny-xenc&warm_runs=5', webgpu: false, state: 'done' },
-  { name: 'ort-webgpu-no-adapter', query: 'autorun=cold&engine=ort&ep=webgpu&allow_fallback=0&model=ort-tiny-xenc', webgpu: false, state: 'failed' },
+  { name: 'ort-wasm-t1', settings: { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 20 }, webgpu: false, state: 'done' },
+  { name: 'ort-wasm-t2', settings: { ...COLD_WARM, ep: 'wasm', threads: 2, model: 'ort-tiny-xenc', warmRuns: 20 }, webgpu: false, state: 'done' },
+  { name: 'ort-heavy-wasm-t2', settings: { ...COLD_WARM, ep: 'wasm', threads: 2, model: 'ort-heavy-xenc', warmRuns: 10 }, webgpu: false, state: 'done' },
+  { name: 'ort-webgpu', settings: { ...COLD, ep: 'webgpu', model: 'ort-tiny-xenc' }, webgpu: true, state: 'done' },
+  { name: 'ort-webgpu-fallback', settings: { ...COLD_WARM, ep: 'webgpu', allowFallback: true, model: 'ort-tiny-xenc', warmRuns: 5 }, webgpu: false, state: 'done' },
+  { name: 'ort-webgpu-no-adapter', settings: { ...COLD, ep: 'webgpu', allowFallback: false, model: 'ort-tiny-xenc' }, webgpu: false, state: 'failed' },
   // 500 ms: the probe and the model fetch finish well within it even on a loaded machine (at 50 ms the probe itself
   // sometimes timed out, which gave a receipt without client hints and another device identity), while creating the
   // heavy model's session takes over a second.
-  { name: 'ort-heavy-stage-timeout', query: 'autorun=cold&engine=ort&ep=wasm&threads=1&model=ort-heavy-xenc&stage_timeout_ms=500', webgpu: false, state: 'failed' },
+  { name: 'ort-heavy-stage-timeout', settings: { ...COLD, ep: 'wasm', threads: 1, model: 'ort-heavy-xenc', stageTimeoutMs: 500 }, webgpu: false, state: 'failed' },
 ];
+
+/** The page URL that runs `settings` (written by the page's own serialiser). */
+function pageUrl(server: { url: string }, settings: Partial<AutomationSettings>): string {
+  return `${server.url}?${toSearchParams(settings)}`;
+}
 
 async function waitForEnd(page: Page, timeoutMs = 150_000): Promise<string> {
   await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: timeoutMs });
@@ -88,7 +97,7 @@ async function main(): Promise<void> {
       browsers.push(plain, gpu);
       for (const scenario of SCENARIOS) {
         const page = await (scenario.webgpu ? gpu : plain).context.newPage();
-        await page.goto(`${server.url}?${scenario.query}`);
+        await page.goto(pageUrl(server, scenario.settings));
         const state = await waitForEnd(page);
         const receipts = await receiptsOf(page);
         await page.close();
@@ -99,12 +108,12 @@ async function main(): Promise<void> {
       }
       // Interrupted run: start a long warm run, reload the page in the middle, then run cold.
       const page = await plain.context.newPage();
-      await page.goto(`${server.url}?autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-heavy-xenc&warm_runs=1000`);
+      await page.goto(pageUrl(server, { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-heavy-xenc', warmRuns: 1000 }));
       // Reload once the journal (localStorage, written before each stage) says the warm samples are running.
       await page
         .waitForFunction(() => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 60_000 })
         .catch(() => console.log('interrupted: the journal never reached warm_inference; reloading anyway'));
-      await page.goto(`${server.url}?autorun=cold&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc`);
+      await page.goto(pageUrl(server, { ...COLD, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc' }));
       await waitForEnd(page);
       const after = await receiptsOf(page);
       await page.close();
@@ -118,12 +127,12 @@ async function main(): Promise<void> {
       // One suite receipt (the shipped demo suite, tiny reranker on wasm) and one comparison receipt (tiny ORT
       // fixture on wasm-1, wasm-2 and WebGPU on SwiftShader), after the interruption was recorded above.
       const suitePage = await plain.context.newPage();
-      const suite = await artifactOf(suitePage, `${server.url}?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&threads=1`, 'suite-receipt', 'done');
+      const suite = await artifactOf(suitePage, pageUrl(server, { autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 }), 'suite-receipt', 'done');
       await suitePage.close();
       captured.push({ name: 'suite-ajimee-demo-24-tfjs-tiny-reranker-wasm', receipt: suite });
       console.log(`suite: ${suite.outcome.status}`);
       const comparePage = await gpu.context.newPage();
-      const comparison = await artifactOf(comparePage, `${server.url}?autorun=compare&model=ort-tiny-xenc&routes=wasm-1,wasm-2,webgpu&rounds=4&seed=7`, 'comparison-receipt', 'done');
+      const comparison = await artifactOf(comparePage, pageUrl(server, { autorun: ['compare'], model: 'ort-tiny-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2,webgpu')!, rounds: 4, seed: 7 }), 'comparison-receipt', 'done');
       await comparePage.close();
       captured.push({ name: 'compare-ort-tiny-xenc-wasm-1-wasm-2-webgpu', receipt: comparison });
       console.log(`comparison: ${comparison.outcome.status}`);
@@ -132,7 +141,7 @@ async function main(): Promise<void> {
         const lane = await openLane('webkit', { scriptTimeoutMs: 150_000 });
         try {
           const wk = await lane.newPage();
-          await wk.goto(`${server.url}?autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc&warm_runs=20`);
+          await wk.goto(pageUrl(server, { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 20 }));
           const state = await wk.waitFor<string>(`const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`, {
             timeoutMs: 150_000,
             description: 'the page to finish cold and warm in WebKit',

@@ -7,7 +7,9 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { toSearchParams, type AutomationSettings } from '../core/automation.ts';
 import { buildPublicPassRecord, PassBrowser, type PassReceiptFile, type PublicPassRecord } from '../core/public-pass.ts';
+import { EngineName, ExecutionProvider } from '../core/receipt.ts';
 import { validateReceipt } from '../core/receipts/validate-receipt.ts';
 import { redactUrl } from '../core/redact.ts';
 import { sha256Hex } from '../core/sha256.ts';
@@ -28,8 +30,8 @@ export interface PublicPassOptions {
   outDir: string;
   /** Longest the page may take to finish cold + warm, in ms. */
   timeoutMs: number;
-  /** Automation contract parameters besides `autorun` (engine, ep, threads, model, warm_runs, allow_fallback). */
-  params: Record<string, string>;
+  /** Automation settings besides `autorun` (engine, ep, threads, model, warm runs, allow fallback). */
+  settings: Partial<AutomationSettings>;
   /** Chromium only: give the page a WebGPU adapter (--enable-unsafe-webgpu). */
   webgpu: boolean;
   /** Progress lines (stderr in the CLI). */
@@ -114,8 +116,9 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
   const pageUrl = redactUrl(options.url);
   await prepareOutDir(options.outDir);
   const startedAt = new Date();
-  const runParams = { autorun: 'cold,warm', ...options.params };
-  const query = new URLSearchParams(runParams).toString();
+  const params = toSearchParams({ ...options.settings, autorun: ['cold', 'warm'] });
+  const runParams = Object.fromEntries(params);
+  const query = params.toString();
   const findings = {
     url: pageUrl,
     browser: { name: options.browser, version: null as string | null, userAgent: null as string | null },
@@ -259,20 +262,24 @@ export function register(program: Command): void {
       if (parsedUrl.search || parsedUrl.hash || parsedUrl.username || parsedUrl.password) {
         process.stderr.write('note: --url: query, fragment and credentials are dropped (the pass sets its own automation parameters)\n');
       }
-      const params: Record<string, string> = {};
-      if (opts.engine) params.engine = opts.engine;
-      if (opts.model) params.model = opts.model;
-      if (opts.ep) params.ep = opts.ep;
-      if (opts.threads !== undefined) params.threads = String(opts.threads);
-      if (opts.warmRuns !== undefined) params.warm_runs = String(opts.warmRuns);
-      params.allow_fallback = opts.allowFallback ? '1' : '0';
+      const engine = opts.engine === undefined ? undefined : EngineName.safeParse(opts.engine);
+      if (engine && !engine.success) throw new CliError(`--engine: expected one of ${EngineName.options.join(', ')}, got '${opts.engine}'`);
+      const ep = opts.ep === undefined ? undefined : ExecutionProvider.safeParse(opts.ep);
+      if (ep && !ep.success) throw new CliError(`--ep: expected one of ${ExecutionProvider.options.join(', ')}, got '${opts.ep}'`);
+      const settings: Partial<AutomationSettings> = { allowFallback: Boolean(opts.allowFallback) };
+      if (engine) settings.engine = engine.data;
+      // The model is checked by the page against its own catalog (the deployed page's, not this checkout's).
+      if (opts.model) settings.model = opts.model;
+      if (ep) settings.ep = ep.data;
+      if (opts.threads !== undefined) settings.threads = opts.threads;
+      if (opts.warmRuns !== undefined) settings.warmRuns = opts.warmRuns;
       const outDir = resolve(opts.out ?? join('receipts', 'public-pass', `${compactTime(new Date().toISOString())}-${browser.data}`));
       const { record, recordPath } = await runPublicPass({
         url: opts.url,
         browser: browser.data,
         outDir,
         timeoutMs: opts.timeoutMs,
-        params,
+        settings,
         webgpu: Boolean(opts.webgpu),
         log: (line) => process.stderr.write(`${line}\n`),
       });

@@ -5,10 +5,14 @@
  * `Invalid threads param: 'x', expected an integer from 1 to 64`, shown on the page (never put into a receipt).
  * Unknown parameters are ignored and never echoed: a URL may carry secrets the page must not repeat.
  *
+ * Both ways: `parseAutomation` reads a query string, `toSearchParams` writes settings back as one (public-pass, the
+ * scripts and the tests build every page URL with it), and a test checks that parsing what it writes gives back the
+ * same settings for every parameter.
+ *
  * Table-driven so later run kinds extend it in one place: add a value to `AUTORUN_VALUES` and, for a new parameter,
- * one entry in `PARAMS` plus its field in `AutomationSettings` and `DEFAULT_SETTINGS`.
+ * one entry in `PARAMS` (its parser and its writer) plus its field in `AutomationSettings` and `DEFAULT_SETTINGS`.
  */
-import { parseRouteSpec, ROUTE_SPEC_EXPECTED, type RouteSpec } from './comparison/route-spec.ts';
+import { DEFAULT_COMPARISON_ROUTES, parseRouteSpec, ROUTE_SPEC_EXPECTED, type RouteSpec } from './comparison/route-spec.ts';
 import { EngineName, ExecutionProvider } from './receipt.ts';
 import { TRANSFORMERS_DTYPE_SUFFIX } from './transformers-dtype.ts';
 
@@ -19,7 +23,9 @@ export const AUTORUN_VALUES: string[] = ['cold', 'warm', 'compare', 'generate', 
 export interface AutomationSettings {
   /** Runs to start on load, in order; empty = wait for the user. */
   autorun: readonly string[];
-  engine: EngineName;
+  /** The engine the URL names; null when it names none (each run kind then follows its model's engine, and the
+   *  plain cold/warm controls take `DEFAULT_ENGINE`). */
+  engine: EngineName | null;
   ep: ExecutionProvider;
   /** WASM threads; null = engine default. */
   threads: number | null;
@@ -53,9 +59,12 @@ export interface AutomationSettings {
   dtype: string | null;
 }
 
+/** The engine of the plain cold/warm controls when the URL names none. */
+export const DEFAULT_ENGINE: EngineName = 'ort';
+
 export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   autorun: Object.freeze([]) as readonly string[],
-  engine: 'ort',
+  engine: null,
   ep: 'wasm',
   threads: null,
   model: null,
@@ -66,11 +75,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   prompts: 'drb-gen-ja-en-v1',
   reps: 3,
   maxNewTokens: null,
-  compareRoutes: Object.freeze([
-    { id: 'wasm-1', ep: 'wasm', threads: 1 },
-    { id: 'wasm-2', ep: 'wasm', threads: 2 },
-    { id: 'webgpu', ep: 'webgpu', threads: null },
-  ]) as readonly RouteSpec[],
+  compareRoutes: DEFAULT_COMPARISON_ROUTES,
   baseline: null,
   rounds: 10,
   seed: 42,
@@ -83,6 +88,16 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
 
 /** A parameter parser: returns the value or throws ParamError with the "expected ..." part. */
 type ParamParser = (raw: string, context: ParseContext) => unknown;
+
+/** A parameter writer: the text `parse` turns back into `value` (never called with null or an empty list). */
+type ParamWriter = (value: never) => string;
+
+/** One URL parameter: the settings field it sets, how to read it, and how to write it back. */
+interface Param {
+  field: keyof AutomationSettings;
+  parse: ParamParser;
+  write: ParamWriter;
+}
 
 /** Facts the parser needs from outside (the catalog's model ids), so this module stays pure. */
 export interface ParseContext {
@@ -111,8 +126,23 @@ const bool: ParamParser = (raw) => {
   throw new ParamError('0, 1, true or false');
 };
 
-/** URL parameter name -> settings field and parser. */
-export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: ParamParser }> = {
+const text: ParamWriter = (value: string) => value;
+const number: ParamWriter = (value: number) => String(value);
+const flag: ParamWriter = (value: boolean) => (value ? '1' : '0');
+
+/**
+ * A number >= 0 as a plain decimal (`0.0000001`, never `1e-7`), the only form `min_margin` accepts.
+ * @param value a finite number >= 0
+ */
+function plainDecimal(value: number): string {
+  const shortest = String(value);
+  if (!/e/i.test(shortest)) return shortest;
+  // toFixed(20) is exact enough for any margin a cross-encoder or log-probability gives; trailing zeros go.
+  return value.toFixed(20).replace(/\.?0+$/, '');
+}
+
+/** URL parameter name -> settings field, parser and writer. */
+export const PARAMS: Record<string, Param> = {
   autorun: {
     field: 'autorun',
     parse: (raw) => {
@@ -121,30 +151,33 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
       if (parts.some((p) => !AUTORUN_VALUES.includes(p)) || new Set(parts).size !== parts.length) throw new ParamError(expected);
       return Object.freeze(parts);
     },
+    write: (value: readonly string[]) => value.join(','),
   },
-  engine: { field: 'engine', parse: oneOf(EngineName.options) },
-  ep: { field: 'ep', parse: oneOf(ExecutionProvider.options) },
-  threads: { field: 'threads', parse: intIn(1, 64) },
+  engine: { field: 'engine', parse: oneOf(EngineName.options), write: text },
+  ep: { field: 'ep', parse: oneOf(ExecutionProvider.options), write: text },
+  threads: { field: 'threads', parse: intIn(1, 64), write: number },
   model: {
     field: 'model',
     parse: (raw, context) => {
       if (!context.modelIds.includes(raw)) throw new ParamError(`a catalog model id (${context.modelIds.join(', ')})`);
       return raw;
     },
+    write: text,
   },
-  warm_runs: { field: 'warmRuns', parse: intIn(1, 1000) },
-  allow_fallback: { field: 'allowFallback', parse: bool },
-  stage_timeout_ms: { field: 'stageTimeoutMs', parse: intIn(50, 3_600_000) },
-  test_hooks: { field: 'testHooks', parse: bool },
+  warm_runs: { field: 'warmRuns', parse: intIn(1, 1000), write: number },
+  allow_fallback: { field: 'allowFallback', parse: bool, write: flag },
+  stage_timeout_ms: { field: 'stageTimeoutMs', parse: intIn(50, 3_600_000), write: number },
+  test_hooks: { field: 'testHooks', parse: bool, write: flag },
   prompts: {
     field: 'prompts',
     parse: (raw) => {
       if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(raw)) throw new ParamError('a prompt set id (lowercase letters, digits and dashes)');
       return raw;
     },
+    write: text,
   },
-  reps: { field: 'reps', parse: intIn(1, 3) },
-  max_tokens: { field: 'maxNewTokens', parse: intIn(1, 4096) },
+  reps: { field: 'reps', parse: intIn(1, 3), write: number },
+  max_tokens: { field: 'maxNewTokens', parse: intIn(1, 4096), write: number },
   routes: {
     field: 'compareRoutes',
     parse: (raw) => {
@@ -152,6 +185,7 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
       if (routes === null) throw new ParamError(ROUTE_SPEC_EXPECTED);
       return Object.freeze(routes);
     },
+    write: (value: readonly RouteSpec[]) => value.map((r) => r.id).join(','),
   },
   baseline: {
     field: 'baseline',
@@ -159,10 +193,11 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
       if (raw !== 'webgpu' && !/^wasm-[1-9]\d?$/.test(raw)) throw new ParamError('a route id such as wasm-1 or webgpu');
       return raw;
     },
+    write: text,
   },
-  rounds: { field: 'rounds', parse: intIn(1, 200) },
-  rows: { field: 'compareRows', parse: intIn(1, 64) },
-  seed: { field: 'seed', parse: intIn(0, 2 ** 31 - 1) },
+  rounds: { field: 'rounds', parse: intIn(1, 200), write: number },
+  rows: { field: 'compareRows', parse: intIn(1, 64), write: number },
+  seed: { field: 'seed', parse: intIn(0, 2 ** 31 - 1), write: number },
   tolerance: {
     field: 'tolerance',
     parse: (raw) => {
@@ -170,6 +205,7 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
       if (!/^[0-9.eE+-]+$/.test(raw) || !Number.isFinite(value) || value < 0 || value > 1) throw new ParamError('a number from 0 to 1, e.g. 1e-4');
       return value;
     },
+    write: number,
   },
   suite: {
     field: 'suite',
@@ -177,8 +213,9 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
       if (!/^[a-z0-9][a-z0-9._-]{0,79}$/.test(raw)) throw new ParamError('a suite id (lowercase letters, digits, ".", "_" or "-")');
       return raw;
     },
+    write: text,
   },
-  dtype: { field: 'dtype', parse: oneOf(Object.keys(TRANSFORMERS_DTYPE_SUFFIX)) },
+  dtype: { field: 'dtype', parse: oneOf(Object.keys(TRANSFORMERS_DTYPE_SUFFIX)), write: text },
   min_margin: {
     field: 'minMargin',
     parse: (raw) => {
@@ -186,6 +223,7 @@ export const PARAMS: Record<string, { field: keyof AutomationSettings; parse: Pa
       if (!/^\d+(\.\d+)?$/.test(raw)) throw new ParamError('a number >= 0 written as a plain decimal, e.g. 0.5');
       return Number(raw);
     },
+    write: plainDecimal,
   },
 };
 
@@ -234,4 +272,22 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
     settings.baseline = null;
   }
   return { settings: Object.freeze(settings), errors };
+}
+
+/**
+ * Writes settings as the query parameters `parseAutomation` reads back into the same settings: public-pass, the
+ * scripts and the tests build page URLs with it. Every field given is written (a default too, so a URL can say
+ * `allow_fallback=0` explicitly), in the order of `PARAMS`; null fields and an empty `autorun` are left out, which
+ * is what "not given" parses to.
+ * @param settings the fields to put into the URL (the rest stay the page's defaults)
+ * @returns the parameters; `?${params}` is the query of a page URL
+ */
+export function toSearchParams(settings: Partial<AutomationSettings>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, { field, write }] of Object.entries(PARAMS)) {
+    const value = settings[field];
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
+    params.set(name, write(value as never));
+  }
+  return params;
 }

@@ -81,16 +81,6 @@ export interface ComparisonEnvironment extends PageFacts {
   journal?: ControllerJournal;
 }
 
-/** The default routes: wasm 1 thread (baseline), wasm with up to 2 threads, and webgpu. */
-export function defaultComparisonRoutes(hardwareConcurrency: number): ComparisonRouteRequest[] {
-  const many = Math.max(2, Math.min(4, hardwareConcurrency));
-  return [
-    { id: 'wasm-1', ep: 'wasm', threads: 1 },
-    { id: `wasm-${many}`, ep: 'wasm', threads: many },
-    { id: 'webgpu', ep: 'webgpu', threads: null },
-  ];
-}
-
 interface RouteState {
   request: ComparisonRouteRequest;
   handle: WorkerHandle | null;

@@ -3,7 +3,7 @@
  * comparisons, generation) add a panel here without touching the others.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { parseAutomation } from '../core/automation.ts';
+import { DEFAULT_ENGINE, parseAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
 import type { FetchProgress } from '../../workers/engines/engine.ts';
@@ -125,14 +125,15 @@ export function App(props: { catalog: ModelCatalog }) {
     if (a.autorun.some((k) => k === 'generate' || k === 'compare')) return;
     // autorun=suite belongs to the suite panel, which starts it and sets the done/failed state itself.
     if (a.autorun.includes('suite')) return;
-    if (!RUNNABLE_ENGINES.has(a.engine)) {
-      setRunErrors([`engine=${a.engine} has no cold/warm runs on this page yet`]);
+    const engine = a.engine ?? DEFAULT_ENGINE;
+    if (!RUNNABLE_ENGINES.has(engine)) {
+      setRunErrors([`engine=${engine} has no cold/warm runs on this page yet`]);
       if (a.autorun.length > 0) setDrbState('failed');
       return;
     }
     const model = catalog.models.find((m) => m.id === s.modelId);
-    if (model && model.engine !== a.engine) {
-      setRunErrors([`Invalid model param: '${model.id}' runs on engine ${model.engine}, not ${a.engine}`]);
+    if (model && model.engine !== engine) {
+      setRunErrors([`Invalid model param: '${model.id}' runs on engine ${model.engine}, not ${engine}`]);
       if (a.autorun.length > 0) setDrbState('failed');
       return;
     }

@@ -115,7 +115,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
       return false;
     }
     // An explicit engine parameter must match the model's engine (the model decides; a mismatch is not silently ignored).
-    if (props.autorun && new URLSearchParams(location.search).has('engine') && a.engine !== model.engine) {
+    if (props.autorun && a.engine !== null && a.engine !== model.engine) {
       setError(`Invalid engine param: '${a.engine}', model ${model.id} runs on engine ${model.engine}`);
       return false;
     }

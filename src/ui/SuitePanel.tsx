@@ -126,9 +126,8 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
 
   useEffect(() => {
     if (!a.autorun.includes('suite') || props.automation.errors.length > 0) return;
-    const explicitEngine = new URLSearchParams(location.search).get('engine');
-    if (explicitEngine !== null && explicitEngine !== 'transformers') {
-      setError(`Invalid engine param: '${explicitEngine}', suite runs use the transformers engine`);
+    if (a.engine !== null && a.engine !== 'transformers') {
+      setError(`Invalid engine param: '${a.engine}', suite runs use the transformers engine`);
       setDrbState('failed');
       return;
     }

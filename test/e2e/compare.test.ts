@@ -9,11 +9,19 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';
 import { planSuite } from '../../src/core/suite/suite-plan.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
+
+/** `?autorun=compare&...` for `settings`, with the routes written as the panel's route list text. */
+function compareQuery(settings: Partial<AutomationSettings> & { routes: string }): string {
+  const { routes, ...rest } = settings;
+  return `?${toSearchParams({ autorun: ['compare'], ...rest, compareRoutes: parseRouteSpec(routes)! })}`;
+}
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -38,7 +46,7 @@ async function compare(query: string): Promise<{ page: Page; state: string; rece
 
 describe('comparison of execution routes', () => {
   it('wasm-1 vs wasm-2 vs webgpu: interleaved schedule from the seed, medians, ratios, agreement within 1e-4', async () => {
-    const { page, state, receipt } = await compare('?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,wasm-2,webgpu&rounds=4&seed=7&token=s3cr3t-q#s3cr3t-frag');
+    const { page, state, receipt } = await compare(`${compareQuery({ model: 'ort-heavy-xenc', routes: 'wasm-1,wasm-2,webgpu', rounds: 4, seed: 7 })}&token=s3cr3t-q#s3cr3t-frag`);
     // A secret in the page URL's query or fragment never reaches the receipt.
     expect(JSON.stringify(receipt)).not.toContain('s3cr3t');
     expect(receipt.app.page_url).toBe(env.server.url);
@@ -71,7 +79,7 @@ describe('comparison of execution routes', () => {
   });
 
   it('with tolerance 0 every route whose scores differ at all is invalid and unranked, never "faster"', async () => {
-    const { page, receipt } = await compare('?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,webgpu&rounds=2&tolerance=0');
+    const { page, receipt } = await compare(compareQuery({ model: 'ort-heavy-xenc', routes: 'wasm-1,webgpu', rounds: 2, tolerance: 0 }));
     const webgpu = receipt.routes.find((r) => r.id === 'webgpu')!;
     // SwiftShader's float arithmetic differs from wasm's in the last bits (about 1e-7 on this machine, see
     // platform-notes): with no tolerance that is a disagreement, so the route must be invalid whatever its speed.
@@ -95,7 +103,7 @@ describe('comparison of execution routes', () => {
   });
 
   it('a transformers.js reranker on candidate rows: every row in the same order on wasm-1, wasm-2 and webgpu, and the order a suite run ranks', async () => {
-    const { page, state, receipt } = await compare('?autorun=compare&engine=transformers&model=tfjs-tiny-reranker&routes=wasm-1,wasm-2,webgpu&rows=3&rounds=3&seed=5');
+    const { page, state, receipt } = await compare(compareQuery({ engine: 'transformers', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2,webgpu', compareRows: 3, rounds: 3, seed: 5 }));
     expect(state).toBe('done');
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.engine.name).toBe('transformers');
@@ -136,7 +144,7 @@ describe('comparison of execution routes', () => {
     // "Same candidate order" is about real candidates: the baseline's scores order each row exactly as a suite run of
     // the same model ranks it in its predictions artifact.
     const suitePage = await env.browser.context.newPage();
-    await suitePage.goto(`${env.server.url}?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&threads=1`);
+    await suitePage.goto(`${env.server.url}?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 })}`);
     await suitePage.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
     const predictions = (await suitePage.evaluate(() => window.drbArtifacts.find((a) => a.kind === 'predictions')?.data)) as Array<{ id: string; candidates: string[] }>;
     await suitePage.close();
@@ -151,7 +159,7 @@ describe('comparison of execution routes', () => {
   });
 
   it('a transformers.js causal-LM scorer on candidate rows: wasm-1 vs webgpu agree row by row', async () => {
-    const { page, state, receipt } = await compare('?autorun=compare&engine=transformers&model=tfjs-tiny-causal-lm&routes=wasm-1,webgpu&rows=2&rounds=2');
+    const { page, state, receipt } = await compare(compareQuery({ engine: 'transformers', model: 'tfjs-tiny-causal-lm', routes: 'wasm-1,webgpu', compareRows: 2, rounds: 2 }));
     expect(state).toBe('done');
     expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-causal-lm', task: 'score-candidates' });
     expect(receipt.candidate_rows).toMatchObject({ task: 'score-candidates', text_template: 'drb.score-prompt.v1' });
@@ -165,7 +173,7 @@ describe('comparison of execution routes', () => {
   });
 
   it('a dtype parameter picks the same transformers.js ONNX file on every route, and the receipt says which', async () => {
-    const { page, state, receipt } = await compare('?autorun=compare&engine=transformers&model=tfjs-tiny-reranker&routes=wasm-1,wasm-2&rows=2&rounds=1&dtype=fp16');
+    const { page, state, receipt } = await compare(compareQuery({ engine: 'transformers', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2', compareRows: 2, rounds: 1, dtype: 'fp16' }));
     expect(state).toBe('done');
     expect(receipt.model.dtype).toBe('fp16');
     const onnx = receipt.model.files.map((f) => f.url).filter((u) => u.endsWith('.onnx'));
@@ -177,7 +185,7 @@ describe('comparison of execution routes', () => {
 
   it('refuses an engine parameter that does not match the model, clearly', async () => {
     const page = await env.browser.context.newPage();
-    await page.goto(`${env.server.url}?autorun=compare&engine=ort&model=tfjs-tiny-reranker&routes=wasm-1,wasm-2`);
+    await page.goto(`${env.server.url}${compareQuery({ engine: 'ort', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2' })}`);
     await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
     expect(await page.getByTestId('compare-panel').textContent()).toContain("Invalid engine param: 'ort', model tfjs-tiny-reranker runs on engine transformers");
     expect((await page.evaluate(() => window.drbArtifacts)).length).toBe(0);

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
 import { GenerationAnswers } from '../../src/core/generation/generation-answers.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
@@ -49,7 +50,7 @@ async function run(query: string): Promise<{ page: Page; state: string; receipt:
 
 describe('transformers.js generation run', () => {
   it('runs on wasm: warm-up + 10 prompts x 2 repetitions with seeds 17 and 29, timings only in the receipt', async () => {
-    const { page, state, receipt, answers, urls } = await run(`?autorun=generate&model=${MODEL}&ep=wasm&threads=1&reps=2&token=s3cr3t-q#s3cr3t-frag`);
+    const { page, state, receipt, answers, urls } = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', threads: 1, reps: 2 })}&token=s3cr3t-q#s3cr3t-frag`);
     // A secret in the page URL's query or fragment never reaches either artifact.
     expect(JSON.stringify(receipt)).not.toContain('s3cr3t');
     expect(JSON.stringify(answers)).not.toContain('s3cr3t');
@@ -105,14 +106,14 @@ describe('transformers.js generation run', () => {
     await page.close();
 
     // The same seed reproduces the same answers (seed control is real, not just recorded).
-    const again = await run(`?autorun=generate&model=${MODEL}&ep=wasm&threads=2&reps=1`);
+    const again = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', threads: 2, reps: 1 })}`);
     expect(again.state).toBe('done');
     expect(again.answers.answers.map((a) => a.text)).toEqual(answers.answers.filter((a) => a.repetition === 1).map((a) => a.text));
     await again.page.close();
   });
 
   it('runs on webgpu (SwiftShader), with a recorded token limit of 8 (SwiftShader decodes about 5 tokens/s)', async () => {
-    const { page, state, receipt } = await run(`?autorun=generate&model=${MODEL}&ep=webgpu&reps=1&max_tokens=8`);
+    const { page, state, receipt } = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'webgpu', reps: 1, maxNewTokens: 8 })}`);
     expect(receipt.plan).toMatchObject({ max_new_tokens: 8, max_new_tokens_overridden: true });
     expect(receipt.samples.every((s) => s.output_tokens! <= 8)).toBe(true);
     expect(state).toBe('done');
@@ -123,7 +124,7 @@ describe('transformers.js generation run', () => {
   });
 
   it('ends failed with the reason when a stage overruns its time limit (a hung worker never freezes the run)', async () => {
-    const { page, state, receipt, answers } = await run(`?autorun=generate&model=${MODEL}&ep=wasm&reps=1&stage_timeout_ms=150`);
+    const { page, state, receipt, answers } = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', reps: 1, stageTimeoutMs: 150 })}`);
     expect(state).toBe('failed');
     expect(receipt.outcome.status).toBe('failed');
     expect(receipt.outcome.reason).toMatch(/did not finish within its time limit of 150 ms/);
@@ -134,7 +135,7 @@ describe('transformers.js generation run', () => {
 
   it('refuses a model that is not a generate model, clearly', async () => {
     const page = await env.browser.context.newPage();
-    await page.goto(`${env.server.url}?autorun=generate&model=ort-tiny-xenc`);
+    await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['generate'], model: 'ort-tiny-xenc' })}`);
     await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
     expect(await page.getByTestId('generation-panel').textContent()).toContain('Model ort-tiny-xenc is not a generate model in the catalog');
     await page.close();

@@ -6,6 +6,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
+import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import type { InterruptedRun } from '../../src/core/receipt.ts';
@@ -80,7 +82,7 @@ async function interruptAndRerun(query: string, heldUrl: string, mode: string, s
 
 describe('the run journal covers suite, generation and comparison runs', () => {
   it('a reload in the middle of a suite run: banner, and the next suite receipt records it (mode suite, stage, model, route)', async () => {
-    const query = '?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&threads=1';
+    const query = `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 })}`;
     const { page, entry, shown, state } = await interruptAndRerun(query, '**/models/tfjs-tiny-reranker/onnx/*.onnx', 'suite', 'fetch');
     try {
       expect(shown.stage).toBe('fetch');
@@ -114,7 +116,7 @@ describe('the run journal covers suite, generation and comparison runs', () => {
   });
 
   it('a reload in the middle of a generation run: the next generation receipt records it', async () => {
-    const query = '?autorun=generate&model=tfjs-tiny-causal-lm-gen&ep=wasm&threads=1&reps=1&max_tokens=4';
+    const query = `?${toSearchParams({ autorun: ['generate'], model: 'tfjs-tiny-causal-lm-gen', ep: 'wasm', threads: 1, reps: 1, maxNewTokens: 4 })}`;
     const { page, entry, shown, state } = await interruptAndRerun(query, '**/models/tfjs-tiny-causal-lm/onnx/*.onnx', 'generation', 'fetch');
     try {
       expect(shown.text).toContain('The previous generation run (model tfjs-tiny-causal-lm-gen, wasm) was interrupted at stage "fetch"');
@@ -131,7 +133,7 @@ describe('the run journal covers suite, generation and comparison runs', () => {
   });
 
   it('a reload in the middle of a comparison: the next comparison receipt records it (requested route: the baseline\'s)', async () => {
-    const query = '?autorun=compare&model=ort-tiny-xenc&routes=wasm-1,wasm-2&rounds=2&seed=3';
+    const query = `?${toSearchParams({ autorun: ['compare'], model: 'ort-tiny-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2')!, rounds: 2, seed: 3 })}`;
     const { page, entry, shown, state } = await interruptAndRerun(query, '**/models/ort-tiny-xenc/model.onnx', 'comparison', 'fetch');
     try {
       expect(shown.text).toContain('The previous comparison run (model ort-tiny-xenc, wasm) was interrupted at stage "fetch"');

@@ -5,6 +5,7 @@
  * exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
 import { openLane, type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
 import { launchChromium } from '../../src/node/chromium.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
@@ -12,7 +13,8 @@ import { LANES, pageReceipts, readStoredJournal, serveBuild, validationProblems,
 
 const HEAVY = 'ort-heavy-xenc';
 /** Enough warm runs of the heavy fixture that the series is still going when the test interrupts it. */
-const HEAVY_RUN = `autorun=cold,warm&model=${HEAVY}&ep=wasm&threads=1&warm_runs=1000`;
+const TINY_COLD = toSearchParams({ autorun: ['cold'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1 });
+const HEAVY_RUN = toSearchParams({ autorun: ['cold', 'warm'], model: HEAVY, ep: 'wasm', threads: 1, warmRuns: 1000 });
 
 /** Starts the heavy run and waits until the journal says the warm series is under way; returns that entry. */
 async function startHeavyRun(page: LanePage, server: StaticServer) {
@@ -50,7 +52,7 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
     try {
       const entry = await startHeavyRun(page, server);
       // Reload into a short run (the same page, new parameters), as a user reopening the page would.
-      await page.goto(`${server.url}?autorun=cold,warm&model=ort-tiny-xenc&ep=wasm&threads=1&warm_runs=3`);
+      await page.goto(`${server.url}?${toSearchParams({ autorun: ['cold', 'warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 3 })}`);
       const banner = await bannerStage(page);
       expect(banner.stage).toBe('warm_inference');
       expect(banner.text).toContain(`The previous warm run (model ${HEAVY}, wasm) was interrupted at stage "warm_inference"`);
@@ -97,9 +99,9 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
   it('a page load after runs that ended cleanly shows no banner and records nothing', async () => {
     const page = await lane.newPage();
     try {
-      await page.goto(`${server.url}?autorun=cold&model=ort-tiny-xenc&ep=wasm&threads=1`);
+      await page.goto(`${server.url}?${TINY_COLD}`);
       expect(await waitForEnd(page)).toBe('done');
-      await page.goto(`${server.url}?autorun=cold&model=ort-tiny-xenc&ep=wasm&threads=1`);
+      await page.goto(`${server.url}?${TINY_COLD}`);
       expect(await waitForEnd(page)).toBe('done');
       const [cold] = await pageReceipts(page);
       expect(cold.run.previous_run_interrupted).toBeNull();
@@ -130,7 +132,7 @@ describe('chromium: killed and parallel tabs', () => {
     try {
       const entry = await startHeavyRun(page, server);
       await page.crash();
-      await page.goto(`${server.url}?autorun=cold&model=ort-tiny-xenc&ep=wasm&threads=1`);
+      await page.goto(`${server.url}?${TINY_COLD}`);
       expect((await bannerStage(page)).stage).toBe('warm_inference');
       expect(await waitForEnd(page)).toBe('done');
       const [cold] = await pageReceipts(page);
@@ -161,7 +163,7 @@ describe('chromium: killed and parallel tabs', () => {
 
       await tabA.close();
       const tabC = await browser.context.newPage();
-      await tabC.goto(`${server.url}?autorun=cold&model=ort-tiny-xenc&ep=wasm&threads=1`);
+      await tabC.goto(`${server.url}?${TINY_COLD}`);
       await tabC.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
       expect(await tabC.getByTestId('interrupted-banner').getAttribute('data-drb-interrupted-stage')).toBe('warm_inference');
       const [cold] = await tabC.evaluate(() => window.drbReceipts);

@@ -30,7 +30,7 @@ describe('the build', () => {
   it('reports its version and git commit (window.drbApp, receipts)', async () => {
     const env = await startPageEnv();
     try {
-      const { page } = await openAndWait(env, '?autorun=cold');
+      const { page } = await openAndWait(env, { autorun: ['cold'] });
       const app = await page.evaluate(() => window.drbApp);
       const [receipt] = await page.evaluate(() => window.drbReceipts);
       const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -4,6 +4,7 @@
  */
 import { expect, inject } from 'vitest';
 import type { Page } from 'playwright-core';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
 import { DeviceReceipt } from '../../src/core/receipt.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
@@ -43,13 +44,22 @@ export async function startPageEnv(options: { webgpu?: boolean; crossOriginIsola
 }
 
 /**
+ * The query of a page URL that runs with `settings`, written by the page's own serialiser (`toSearchParams`).
+ * @param settings the automation settings to put into the URL
+ */
+export function pageQuery(settings: Partial<AutomationSettings>): string {
+  return `?${toSearchParams(settings)}`;
+}
+
+/**
  * Opens the page with `query` and waits until `data-drb-state` is done or failed; returns the state.
  * @param env the served build and browser
- * @param query URL query (and fragment) after the page URL, e.g. `?autorun=cold`
+ * @param query automation settings (written with `pageQuery`), or a raw query (and fragment) after the page URL for
+ *   what settings cannot express: bad values, secrets in the query, fragments
  */
-export async function openAndWait(env: PageEnv, query: string, timeoutMs = 150_000): Promise<{ page: Page; state: string }> {
+export async function openAndWait(env: PageEnv, query: string | Partial<AutomationSettings>, timeoutMs = 150_000): Promise<{ page: Page; state: string }> {
   const page = await env.browser.context.newPage();
-  await page.goto(`${env.server.url}${query}`);
+  await page.goto(`${env.server.url}${typeof query === 'string' ? query : pageQuery(query)}`);
   await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
     timeout: timeoutMs,
   });
@@ -70,13 +80,13 @@ export function receiptProblems(value: unknown): string[] {
 }
 
 /**
- * Runs `?autorun=cold,warm&<query>` and returns the page's two receipts, after checking the run ended `done` with a
- * cold then a warm receipt, each valid (schema and invariants).
+ * Runs cold then warm with `settings` and returns the page's two receipts, after checking the run ended `done` with
+ * a cold then a warm receipt, each valid (schema and invariants).
  * @param env the served build and browser
- * @param query the automation parameters after `autorun=cold,warm&` (model, ep, threads, warm_runs, ...)
+ * @param settings the automation settings besides autorun (model, ep, threads, warm runs, ...)
  */
-export async function coldWarmReceipts(env: PageEnv, query: string): Promise<DeviceReceipt[]> {
-  const { page, state } = await openAndWait(env, `?autorun=cold,warm&${query}`);
+export async function coldWarmReceipts(env: PageEnv, settings: Partial<AutomationSettings>): Promise<DeviceReceipt[]> {
+  const { page, state } = await openAndWait(env, { ...settings, autorun: ['cold', 'warm'] });
   const receipts = await pageReceipts(page);
   await page.close();
   expect(state).toBe('done');

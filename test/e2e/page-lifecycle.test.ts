@@ -8,6 +8,7 @@
  * prove when a real browser decides to freeze. Physical-device procedures cover that (hide the tab mid-run).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
 import { pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
@@ -21,7 +22,7 @@ afterAll(async () => {
 describe('lifecycle', () => {
   it('records freeze and resume events that arrive during a warm run', async () => {
     const page = await env.browser.context.newPage();
-    await page.goto(`${env.server.url}?autorun=warm&model=ort-heavy-xenc&threads=1&warm_runs=200`);
+    await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, warmRuns: 200 })}`);
     await page.waitForFunction(() => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 60_000 });
     await page.evaluate(() => {
       document.dispatchEvent(new Event('freeze'));
@@ -40,7 +41,7 @@ describe('lifecycle', () => {
 
   it('a run that never saw such events records a clean lifecycle', async () => {
     const page = await env.browser.context.newPage();
-    await page.goto(`${env.server.url}?autorun=cold`);
+    await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['cold'] })}`);
     await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
     const [receipt] = await pageReceipts(page);
     expect(receipt.lifecycle).toEqual({ visibility_at_start: 'visible', hidden_during_run: false, frozen_during_run: false, events: [] });

@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('served without cross-origin isolation', () => {
   it('runs single-threaded, says so on the page, and records it honestly', async () => {
-    const { page, state } = await openAndWait(env, '?autorun=cold,warm&threads=2&warm_runs=3');
+    const { page, state } = await openAndWait(env, { autorun: ['cold', 'warm'], threads: 2, warmRuns: 3 });
     const receipts = await pageReceipts(page);
     expect(state).toBe('done');
     expect(await page.getByTestId('coi-banner').textContent()).toContain('WASM threads are limited to 1');

@@ -3,7 +3,7 @@
  * appears in any receipt; the page requests nothing outside its origin; bad parameters give a clear on-page error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAndWait, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { openAndWait, pageQuery, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -22,7 +22,7 @@ describe('privacy', () => {
       if (message.type() === 'error') problems.push(message.text());
     });
     env.browser.context.on('weberror', (error) => problems.push(error.error().message));
-    const { page, state } = await openAndWait(env, '?autorun=cold,warm&warm_runs=3&token=SECRET-QUERY-7f3a&note=hello#SECRET-FRAGMENT-9c1d');
+    const { page, state } = await openAndWait(env, `${pageQuery({ autorun: ['cold', 'warm'], warmRuns: 3 })}&token=SECRET-QUERY-7f3a&note=hello#SECRET-FRAGMENT-9c1d`);
     const receipts = await pageReceipts(page);
     await page.close();
     // The strict CSP refuses nothing the page needs, and nothing else fails: no console errors at all.

@@ -22,7 +22,7 @@ describe('page runs (headless Chromium)', () => {
     ['ort-heavy-xenc', 1],
     ['ort-heavy-xenc', 2],
   ])('%s on wasm with %i thread(s): cold then warm, valid receipts', async (model, threads) => {
-    const [cold, warm] = await coldWarmReceipts(env, `model=${model}&ep=wasm&threads=${threads}&warm_runs=5`);
+    const [cold, warm] = await coldWarmReceipts(env, { model, ep: 'wasm', threads, warmRuns: 5 });
     for (const r of [cold, warm]) {
       expect(r.outcome.status).toBe('ok');
       expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: threads });
@@ -51,7 +51,7 @@ describe('page runs (headless Chromium)', () => {
   });
 
   it.each(['ort-tiny-xenc', 'ort-heavy-xenc'])('%s on webgpu (SwiftShader): completes on webgpu and agrees with wasm within 1e-4', async (model) => {
-    const [cold, warm] = await coldWarmReceipts(env, `model=${model}&ep=webgpu&warm_runs=3`);
+    const [cold, warm] = await coldWarmReceipts(env, { model, ep: 'webgpu', warmRuns: 3 });
     for (const r of [cold, warm]) {
       expect(r.outcome.status).toBe('ok');
       expect(r.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'webgpu', fallback_reason: null });

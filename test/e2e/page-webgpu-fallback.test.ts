@@ -15,7 +15,7 @@ afterAll(async () => {
 
 describe('webgpu without an adapter', () => {
   it('fails clearly without fallback', async () => {
-    const { page, state } = await openAndWait(env, '?autorun=cold&ep=webgpu');
+    const { page, state } = await openAndWait(env, { autorun: ['cold'], ep: 'webgpu' });
     const [receipt] = await pageReceipts(page);
     expect(state).toBe('failed');
     expect(receiptProblems(receipt)).toEqual([]);
@@ -37,7 +37,7 @@ describe('webgpu without an adapter', () => {
   });
 
   it('records the fallback to wasm when allowed', async () => {
-    const { page, state } = await openAndWait(env, '?autorun=cold,warm&ep=webgpu&allow_fallback=1&warm_runs=3');
+    const { page, state } = await openAndWait(env, { autorun: ['cold', 'warm'], ep: 'webgpu', allowFallback: true, warmRuns: 3 });
     const receipts = await pageReceipts(page);
     await page.close();
     expect(state).toBe('done');

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
@@ -20,16 +21,16 @@ async function waitForState(page: Page, states: string[], timeoutMs = 120_000): 
 }
 
 /** Opens a heavy warm run and waits until warm samples are coming in. */
-async function startHeavyWarm(query: string): Promise<Page> {
+async function startHeavyWarm(settings: Partial<AutomationSettings>): Promise<Page> {
   const page = await env.browser.context.newPage();
-  await page.goto(`${env.server.url}?test_hooks=1&autorun=warm&model=ort-heavy-xenc&threads=1&${query}`);
+  await page.goto(`${env.server.url}?${toSearchParams({ testHooks: true, autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, ...settings })}`);
   await page.waitForFunction(() => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 60_000 });
   return page;
 }
 
 describe('worker failures', () => {
   it('a crashed worker (uncaught error) ends the run failed with the reason; the page stays responsive and runs again', async () => {
-    const page = await startHeavyWarm('warm_runs=1000');
+    const page = await startHeavyWarm({ warmRuns: 1000 });
     // Responsive while the heavy run goes on: a trivial script and an animation frame complete during the run.
     const during = await page.evaluate(() => new Promise<string>((resolve) => requestAnimationFrame(() => resolve(document.documentElement.dataset.drbState ?? ''))));
     expect(during).toBe('running');
@@ -50,7 +51,7 @@ describe('worker failures', () => {
   });
 
   it('a silently killed worker (terminated, no error event) trips the stage time limit and ends failed', async () => {
-    const page = await startHeavyWarm('warm_runs=300&stage_timeout_ms=15000');
+    const page = await startHeavyWarm({ warmRuns: 300, stageTimeoutMs: 15000 });
     await page.evaluate(() => window.drbTest!.killWorker());
     expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
     const [receipt] = await pageReceipts(page);
@@ -63,7 +64,7 @@ describe('worker failures', () => {
   it('a time limit too small for any stage ends the run failed with the stage and limit, with a valid receipt', async () => {
     const page = await env.browser.context.newPage();
     // 50 ms is the smallest limit the parameter accepts; the heavy cold run cannot fetch and compile in that time.
-    await page.goto(`${env.server.url}?autorun=cold&model=ort-heavy-xenc&stage_timeout_ms=50`);
+    await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['cold'], model: 'ort-heavy-xenc', stageTimeoutMs: 50 })}`);
     expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
     const [receipt] = await pageReceipts(page);
     expect(receiptProblems(receipt)).toEqual([]);

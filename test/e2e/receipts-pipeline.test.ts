@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AutomationSettings } from '../../src/core/automation.ts';
 import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { openAndWait, pageReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
@@ -23,14 +24,14 @@ describe('page receipts through drb receipts validate and summarize', () => {
   });
 
   it('validates and summarises what the page produced', async () => {
-    const runs: Array<[string, string]> = [
-      ['?autorun=cold,warm&engine=ort&ep=wasm&threads=1&model=ort-tiny-xenc&warm_runs=5', 'done'],
-      ['?autorun=cold,warm&engine=ort&ep=wasm&threads=2&model=ort-tiny-xenc&warm_runs=5', 'done'],
-      ['?autorun=cold&engine=ort&ep=webgpu&allow_fallback=0&model=ort-tiny-xenc', 'failed'],
+    const runs: Array<[Partial<AutomationSettings>, string]> = [
+      [{ autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 5 }, 'done'],
+      [{ autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 2, model: 'ort-tiny-xenc', warmRuns: 5 }, 'done'],
+      [{ autorun: ['cold'], engine: 'ort', ep: 'webgpu', allowFallback: false, model: 'ort-tiny-xenc' }, 'failed'],
     ];
     let count = 0;
-    for (const [query, expected] of runs) {
-      const { page, state } = await openAndWait(env, query);
+    for (const [settings, expected] of runs) {
+      const { page, state } = await openAndWait(env, settings);
       expect(state).toBe(expected);
       for (const receipt of await pageReceipts(page)) writeFileSync(join(dir, `receipt-${++count}.json`), JSON.stringify(receipt, null, 2));
       await page.close();

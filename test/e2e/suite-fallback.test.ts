@@ -4,6 +4,7 @@
  * the fallback recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AutomationSettings } from '../../src/core/automation.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { openAndWait, startPageEnv, type PageEnv } from './page-harness.ts';
 
@@ -15,8 +16,8 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function suiteReceipt(query: string): Promise<{ state: string; receipt: SuiteReceipt; artifacts: string[] }> {
-  const { page, state } = await openAndWait(env, `?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&${query}`);
+async function suiteReceipt(settings: Partial<AutomationSettings>): Promise<{ state: string; receipt: SuiteReceipt; artifacts: string[] }> {
+  const { page, state } = await openAndWait(env, { autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ...settings });
   const artifacts = await page.evaluate(() => window.drbArtifacts);
   await page.close();
   const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')?.data);
@@ -26,7 +27,7 @@ async function suiteReceipt(query: string): Promise<{ state: string; receipt: Su
 
 describe('suite runs without a WebGPU adapter', () => {
   it('webgpu without fallback: failed at load with the reason, no predictions', async () => {
-    const { state, receipt, artifacts } = await suiteReceipt('ep=webgpu');
+    const { state, receipt, artifacts } = await suiteReceipt({ ep: 'webgpu' });
     expect(state).toBe('failed');
     expect(artifacts).toEqual(['suite-receipt']);
     expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'load' });
@@ -36,7 +37,7 @@ describe('suite runs without a WebGPU adapter', () => {
   });
 
   it('webgpu with allow_fallback=1: completes on wasm, the fallback and its reason recorded', async () => {
-    const { state, receipt, artifacts } = await suiteReceipt('ep=webgpu&allow_fallback=1');
+    const { state, receipt, artifacts } = await suiteReceipt({ ep: 'webgpu', allowFallback: true });
     expect(state).toBe('done');
     expect(artifacts).toEqual(['predictions', 'suite-receipt']);
     expect(receipt.outcome.status).toBe('ok');

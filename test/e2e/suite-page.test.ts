@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { toSearchParams } from '../../src/core/automation.ts';
 import { parsePredictions, type PredictionRow } from '../../src/core/artifacts/predictions.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
@@ -74,7 +75,7 @@ describe('suite runs in the page (transformers.js)', () => {
     ['tfjs-tiny-causal-lm', 'wasm', 'lfm'],
     ['tfjs-tiny-causal-lm', 'webgpu', 'lfm'],
   ] as const)('%s on %s: demo suite runs offline, valid receipt, predictions in the scorer schema', async (model, ep, provenance) => {
-    const run = await openSuite(`?autorun=suite&engine=transformers&model=${model}&ep=${ep}&threads=1`);
+    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model, ep, threads: 1 })}`);
     await run.page.close();
     expect(run.state).toBe('done');
     expect(receiptProblems(run.receipt)).toEqual([]);
@@ -108,7 +109,7 @@ describe('suite runs in the page (transformers.js)', () => {
   });
 
   it('dtype is selectable: fp16 loads only onnx/model_fp16.onnx and gives margins close to fp32', async () => {
-    const run = await openSuite('?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&threads=1&dtype=fp16');
+    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1, dtype: 'fp16' })}`);
     await run.page.close();
     expect(run.state).toBe('done');
     expect(receiptProblems(run.receipt)).toEqual([]);
@@ -167,7 +168,7 @@ describe('suite runs in the page (transformers.js)', () => {
   });
 
   it('refuses a model file changed by one byte: failed receipt, integrity mismatch, no predictions', async () => {
-    const run = await openSuite('?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm', async (page) => {
+    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm' })}`, async (page) => {
       await page.route('**/models/tfjs-tiny-reranker/onnx/model.onnx', async (route) => {
         const response = await route.fetch();
         const body = Buffer.from(await response.body());
@@ -186,7 +187,7 @@ describe('suite runs in the page (transformers.js)', () => {
   });
 
   it('a stage that overruns its time limit ends the suite failed with the reason (worker terminated, no predictions)', async () => {
-    const run = await openSuite('?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=wasm&stage_timeout_ms=50');
+    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', stageTimeoutMs: 50 })}`);
     await run.page.close();
     expect(run.state).toBe('failed');
     expect(receiptProblems(run.receipt)).toEqual([]);

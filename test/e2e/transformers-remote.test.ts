@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
 import { parseCatalog } from '../../src/core/catalog.ts';
 import { modelHosts } from '../../src/core/csp.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
@@ -88,7 +89,7 @@ describe('transformers.js remote (Hugging Face) loading', () => {
   it('fetches the catalog files from the Hub at the pinned revision, hashes them, and records the model as unpinned', async () => {
     const page = await env.browser.context.newPage();
     const log = await answerHub(page, REPO, REVISION, FIXTURE, SERVED);
-    const { state, artifact } = await runPage(page, '?autorun=suite&engine=transformers&model=bge-reranker-v2-m3-q8&ep=wasm&threads=1', 'suite-receipt');
+    const { state, artifact } = await runPage(page, `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'bge-reranker-v2-m3-q8', ep: 'wasm', threads: 1 })}`, 'suite-receipt');
     await page.close();
 
     expect(state).toBe('done');
@@ -137,7 +138,7 @@ describe('transformers.js remote (Hugging Face) loading', () => {
 
     const page = await env.browser.context.newPage();
     const log = await answerHub(page, repo, revision, fixture, served);
-    const { state, artifact } = await runPage(page, `?autorun=generate&engine=transformers&model=${model.id}&ep=wasm&threads=1&reps=1&max_tokens=4`, 'generation-receipt');
+    const { state, artifact } = await runPage(page, `?${toSearchParams({ autorun: ['generate'], engine: 'transformers', model: model.id, ep: 'wasm', threads: 1, reps: 1, maxNewTokens: 4 })}`, 'generation-receipt');
     const errorText = state === 'done' ? '' : await page.getByTestId('generation-panel').textContent();
     await page.close();
 

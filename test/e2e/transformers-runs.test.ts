@@ -4,6 +4,7 @@
  * and verified, every request on the page's origin, and the providers' outputs agreeing within 1e-4.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AutomationSettings } from '../../src/core/automation.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 
@@ -17,7 +18,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function coldWarm(query: string): Promise<{ receipts: DeviceReceipt[]; offOrigin: string[] }> {
+async function coldWarm(settings: Partial<AutomationSettings>): Promise<{ receipts: DeviceReceipt[]; offOrigin: string[] }> {
   const origin = new URL(env.server.url).origin;
   const offOrigin: string[] = [];
   const listener = (request: { url(): string }) => {
@@ -26,7 +27,7 @@ async function coldWarm(query: string): Promise<{ receipts: DeviceReceipt[]; off
   };
   env.browser.context.on('request', listener);
   try {
-    return { receipts: await coldWarmReceipts(env, `engine=transformers&${query}`), offOrigin };
+    return { receipts: await coldWarmReceipts(env, { engine: 'transformers', ...settings }), offOrigin };
   } finally {
     env.browser.context.off('request', listener);
   }
@@ -40,7 +41,7 @@ describe('transformers.js cold/warm device receipts', () => {
     ['tfjs-tiny-causal-lm', 'wasm', 1],
     ['tfjs-tiny-causal-lm', 'webgpu', null],
   ] as const)('%s on %s (threads %s): cold then warm, every file verified, only same-origin requests', async (model, ep, threads) => {
-    const { receipts, offOrigin } = await coldWarm(`model=${model}&ep=${ep}${threads ? `&threads=${threads}` : ''}&warm_runs=3`);
+    const { receipts, offOrigin } = await coldWarm({ model, ep, threads, warmRuns: 3 });
     expect(offOrigin).toEqual([]);
     const [cold, warm] = receipts;
     for (const r of receipts) {

@@ -7,6 +7,7 @@
  * SharedArrayBuffer) are checked as the page records them, not skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { openLane, type BrowserLane, type LaneName } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
@@ -68,7 +69,7 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
 
   it.each([1, 2])('ORT on wasm with %i thread(s): cold then warm, valid receipts, capability probe as the engine has it', async (threads) => {
     // A secret in the query and the fragment (unknown parameters are ignored) must never reach a receipt.
-    const query = `autorun=cold,warm&model=${MODEL}&ep=wasm&threads=${threads}&warm_runs=5&token=SECRET-IN-QUERY#SECRET-IN-FRAGMENT`;
+    const query = `${toSearchParams({ autorun: ['cold', 'warm'], model: MODEL, ep: 'wasm', threads, warmRuns: 5 })}&token=SECRET-IN-QUERY#SECRET-IN-FRAGMENT`;
     const { state, receipts, paramErrors } = await runOnPage(lane, server, query);
     expect(paramErrors).toEqual([]);
     expect(JSON.stringify(receipts)).not.toMatch(/SECRET-IN-/);
@@ -107,7 +108,7 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
   });
 
   it('WebGPU requested: refused with a clear reason, and recorded as a fallback only when allowed', async () => {
-    const refused = await runOnPage(lane, server, `autorun=cold&model=${MODEL}&ep=webgpu`);
+    const refused = await runOnPage(lane, server, `${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'webgpu' })}`);
     expect(refused.state).toBe('failed');
     expect(refused.receipts).toHaveLength(1);
     const [failed] = refused.receipts;
@@ -116,7 +117,7 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
     expect(failed.outcome.reason).toMatch(/^WebGPU is not available: .*fallback to wasm not allowed/);
     expect(failed.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, fallback_reason: null });
 
-    const allowed = await runOnPage(lane, server, `autorun=cold&model=${MODEL}&ep=webgpu&allow_fallback=1`);
+    const allowed = await runOnPage(lane, server, `${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'webgpu', allowFallback: true })}`);
     expect(allowed.state).toBe('done');
     expectValid(allowed.receipts);
     const [fallback] = allowed.receipts;
@@ -132,7 +133,7 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
   it('a crashed worker ends the run failed with the reason, and the page runs again from its button', async () => {
     const page = await lane.newPage();
     try {
-      await page.goto(`${server.url}?test_hooks=1&autorun=warm&model=ort-heavy-xenc&ep=wasm&threads=1&warm_runs=1000`);
+      await page.goto(`${server.url}?${toSearchParams({ testHooks: true, autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: 1000 })}`);
       await page.waitFor<boolean>(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e) => e.stage === 'warm_inference') ?? false;`, {
         timeoutMs: 90_000,
         description: 'the warm series to start',
@@ -182,7 +183,7 @@ describe('WebKit without JSC_useSharedArrayBuffer', () => {
   });
 
   it('runs on one thread, says so, and says why (SharedArrayBuffer hidden although cross-origin isolated)', async () => {
-    const { state, receipts } = await runOnPage(lane, server, `autorun=cold,warm&model=${MODEL}&ep=wasm&threads=2&warm_runs=3`);
+    const { state, receipts } = await runOnPage(lane, server, `${toSearchParams({ autorun: ['cold', 'warm'], model: MODEL, ep: 'wasm', threads: 2, warmRuns: 3 })}`);
     expect(state).toBe('done');
     expectValid(receipts);
     for (const r of receipts) {

@@ -10,11 +10,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
 
 const MODEL = 'webllm-qwen2.5-0.5b-instruct-q4f16_1';
-const GENERATE_URL = `?autorun=generate&engine=webllm&model=${MODEL}&ep=webgpu&reps=1`;
+const GENERATE_URL = `?${toSearchParams({ autorun: ['generate'], engine: 'webllm', model: MODEL, ep: 'webgpu', reps: 1 })}`;
 
 /** The build's JS chunks that hold WebLLM code: the adapter (ours) and the library (@mlc-ai/web-llm). */
 function webLlmChunks(): { adapter: string; library: string } {
@@ -105,7 +106,7 @@ describe('WebLLM capability gate', () => {
     const env = envs[1] ?? (await startPageEnv({ webgpu: true }));
     if (!envs.includes(env)) envs.push(env);
     const chunks = webLlmChunks();
-    const { page, state, urls } = await openRecording(env, '?autorun=cold,warm&warm_runs=2');
+    const { page, state, urls } = await openRecording(env, `?${toSearchParams({ autorun: ['cold', 'warm'], warmRuns: 2 })}`);
     expect(state).toBe('done');
     const scripts = urls.filter((u) => /\.(m?js)$/.test(u)).map((u) => u.replace(env.server.url, '/'));
     // What a default run loads: the page entry, the worker, the ORT adapter and ORT's runtime (listed for the record).

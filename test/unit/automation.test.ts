@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AUTORUN_VALUES, DEFAULT_SETTINGS, parseAutomation } from '../../src/core/automation.ts';
+import { AUTORUN_VALUES, DEFAULT_SETTINGS, PARAMS, parseAutomation, toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
+import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 
 const context = { modelIds: ['ort-tiny-xenc', 'ort-heavy-xenc'] };
 
@@ -55,5 +56,61 @@ describe('parseAutomation', () => {
     const { errors } = parseAutomation(`?token=SECRET&threads=${'9'.repeat(60)}`, context);
     expect(errors).toEqual([`Invalid threads param: '${'9'.repeat(40)}...', expected an integer from 1 to 64`]);
     expect(errors.join()).not.toContain('SECRET');
+  });
+});
+
+describe('toSearchParams', () => {
+  // One non-default value per field; every parameter of PARAMS must appear here (checked below).
+  const everyField: AutomationSettings = {
+    autorun: ['cold', 'warm', 'suite'],
+    engine: 'transformers',
+    ep: 'webgpu',
+    threads: 3,
+    model: 'ort-heavy-xenc',
+    warmRuns: 7,
+    allowFallback: true,
+    stageTimeoutMs: 1234,
+    testHooks: true,
+    prompts: 'my-prompts-2',
+    reps: 2,
+    maxNewTokens: 16,
+    compareRoutes: parseRouteSpec('wasm-4,webgpu,wasm-1')!,
+    baseline: 'webgpu',
+    rounds: 3,
+    seed: 99,
+    tolerance: 2.5e-7,
+    compareRows: 5,
+    suite: 'my.suite_1',
+    minMargin: 1e-7,
+    dtype: 'q4f16',
+  };
+
+  it('writes every parameter, and parsing what it writes gives the same settings back', () => {
+    const params = toSearchParams(everyField);
+    expect([...params.keys()]).toEqual(Object.keys(PARAMS));
+    const { settings, errors } = parseAutomation(`?${params}`, context);
+    expect(errors).toEqual([]);
+    expect(settings).toEqual(everyField);
+  });
+
+  it.each(Object.entries(PARAMS))('round-trips %s on its own, and leaves every other field at its default', (name, { field }) => {
+    const one = { [field]: everyField[field] } as Partial<AutomationSettings>;
+    const params = toSearchParams(one);
+    expect([...params.keys()]).toEqual([name]);
+    const { settings, errors } = parseAutomation(`?${params}`, context);
+    expect(errors).toEqual([]);
+    expect(settings).toEqual({ ...DEFAULT_SETTINGS, ...one });
+  });
+
+  it('writes an explicit default (allow_fallback=0), leaves out null fields and an empty autorun, and round-trips the defaults', () => {
+    expect(toSearchParams({ allowFallback: false, threads: null, model: null, autorun: [] }).toString()).toBe('allow_fallback=0');
+    const { settings, errors } = parseAutomation(`?${toSearchParams(DEFAULT_SETTINGS)}`, context);
+    expect(errors).toEqual([]);
+    expect(settings).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it('writes a tiny margin as a plain decimal, the only form min_margin accepts', () => {
+    expect(toSearchParams({ minMargin: 1e-7 }).get('min_margin')).toBe('0.0000001');
+    expect(toSearchParams({ minMargin: 0.25 }).get('min_margin')).toBe('0.25');
   });
 });

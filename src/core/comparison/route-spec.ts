@@ -11,6 +11,14 @@ export interface RouteSpec {
   threads: number | null;
 }
 
+/** The routes a comparison runs when none are given: WASM with 1 thread (the baseline), with 2 threads, and WebGPU.
+ *  One definition, used by the automation defaults and by the compare panel alike. */
+export const DEFAULT_COMPARISON_ROUTES: readonly RouteSpec[] = Object.freeze([
+  Object.freeze({ id: 'wasm-1', ep: 'wasm', threads: 1 }),
+  Object.freeze({ id: 'wasm-2', ep: 'wasm', threads: 2 }),
+  Object.freeze({ id: 'webgpu', ep: 'webgpu', threads: null }),
+] as RouteSpec[]);
+
 /** What a route list must look like, for error messages. */
 export const ROUTE_SPEC_EXPECTED = 'a comma-separated list of 2 to 6 distinct routes, each wasm-<threads 1..64> or webgpu';
 
