@@ -1,0 +1,141 @@
+/**
+ * The real-export-shaped fixtures in the real page (headless Chromium, transformers.js 4.3.2 + onnxruntime-web 1.30),
+ * one browser for the file, each fixture through each route once:
+ *
+ * - plain cold + warm device receipts of the Qwen3-shaped LM (q4, MatMulNBits: the catalog default) and the
+ *   XLM-RoBERTa-shaped cross-encoder (q8, MatMulInteger: its default) on wasm and on the WebGPU adapter, with the two
+ *   providers' logits agreeing within the dtype's tolerance;
+ * - generation runs of the Qwen3-shaped LM (chat template, prefill + KV-cache decode) on wasm and WebGPU;
+ * - suite runs on other dtypes: the LM scoring candidates in fp32 (weights in `onnx/model.onnx_data`, so the
+ *   external-data path loads in the browser) and the cross-encoder reranking in fp16 on wasm; fp16 on the WebGPU
+ *   adapter, which lacks `shader-f16`, fails with that reason in the receipt instead of running something else.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
+import type { PredictionRow } from '../../src/core/artifacts/predictions.ts';
+import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
+
+let env: PageEnv;
+const heads: Record<string, number[]> = {};
+
+beforeAll(async () => {
+  env = await startPageEnv({ webgpu: true });
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+/** Opens `query`, waits for done/failed, returns the state, the artifacts and every request URL. */
+async function runPage(query: string): Promise<{ page: Page; state: string; artifacts: Array<{ kind: string; data: unknown }>; requests: string[] }> {
+  const page = await env.browser.context.newPage();
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  await page.goto(`${env.server.url}${query}`);
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
+  const artifacts = await page.evaluate(() => window.drbArtifacts);
+  return { page, state, artifacts, requests };
+}
+
+const onnxFiles = (receipt: DeviceReceipt | SuiteReceipt) => receipt.model.files.map((f) => f.url.replace(/^.*\/models\/[^/]+\//, '')).filter((p) => p.startsWith('onnx/'));
+
+describe('cold and warm device receipts on wasm and WebGPU', () => {
+  it.each([
+    ['tfjs-tiny-qwen3', 'wasm', 'q4', ['onnx/model_q4.onnx']],
+    ['tfjs-tiny-qwen3', 'webgpu', 'q4', ['onnx/model_q4.onnx']],
+    ['tfjs-tiny-xlmr-reranker', 'wasm', 'q8', ['onnx/model_quantized.onnx']],
+    ['tfjs-tiny-xlmr-reranker', 'webgpu', 'q8', ['onnx/model_quantized.onnx']],
+  ] as const)('%s on %s (%s): ok, every file verified, only its dtype\'s graph fetched', async (model, ep, dtype, onnx) => {
+    const receipts = await coldWarmReceipts(env, `engine=transformers&model=${model}&ep=${ep}&threads=1&warm_runs=3`);
+    for (const r of receipts) {
+      expect(r.outcome.status).toBe('ok');
+      expect(r.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
+      expect(r.model).toMatchObject({ id: model, kind: 'fixture', integrity: 'verified', dtype });
+      for (const file of r.model.files) expect(file.sha256).toBe(file.expected_sha256);
+      expect(onnxFiles(r)).toEqual(onnx);
+    }
+    const [cold, warm] = receipts;
+    expect(cold.output?.name).toBe('logits');
+    expect(cold.output?.dims).toEqual(model === 'tfjs-tiny-qwen3' ? [2, 24, expect.any(Number)] : [2, 1]);
+    expect(cold.output?.sha256).toBe(warm.output?.sha256);
+    heads[`${model}:${ep}`] = cold.output!.head;
+  });
+
+  it('wasm and WebGPU agree on each quantized graph within its dtype tolerance', () => {
+    // q4: the same 4-bit weights, dequantized by two kernels whose float sums run in different orders; q8: the
+    // activations are re-quantized at run time, and a value on a rounding boundary could land one level apart.
+    // Measured on SwiftShader here: 1.4e-6 (q4) and 1.2e-7 (q8).
+    for (const [model, tolerance] of [
+      ['tfjs-tiny-qwen3', 1e-4],
+      ['tfjs-tiny-xlmr-reranker', 1e-3],
+    ] as const) {
+      const a = heads[`${model}:wasm`];
+      const b = heads[`${model}:webgpu`];
+      expect(a?.length, model).toBeGreaterThan(0);
+      expect(b).toHaveLength(a.length);
+      a.forEach((value, i) => expect(Math.abs(value - b[i]), `${model}[${i}]`).toBeLessThanOrEqual(tolerance));
+    }
+  });
+});
+
+describe('generation runs through the KV cache', () => {
+  it.each(['wasm', 'webgpu'] as const)('tfjs-tiny-qwen3-gen on %s: chat-templated prompts, TTFT and decode speed from the cached path', async (ep) => {
+    const { page, state, artifacts, requests } = await runPage(`?autorun=generate&model=tfjs-tiny-qwen3-gen&ep=${ep}&threads=1&reps=1&max_tokens=4`);
+    await page.close();
+    expect(state).toBe('done');
+    const receipt = GenerationReceipt.parse(artifacts.find((a) => a.kind === 'generation-receipt')!.data);
+    expect(checkGenerationReceipt(receipt)).toEqual([]);
+    expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
+    expect(receipt.route).toMatchObject({ requested_ep: ep, completed_ep: ep });
+    expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-qwen3-gen', integrity: 'verified', dtype: 'q4' });
+    for (const sample of receipt.samples) {
+      expect(sample.outcome).toBe('ok');
+      // The chat template wraps each prompt (<|im_start|>user ... <|im_start|>assistant), so more tokens than text bytes alone.
+      expect(sample.prompt_tokens).toBeGreaterThan(8);
+      expect(sample.ttft_ms).toBeGreaterThan(0);
+      if ((sample.output_tokens ?? 0) >= 2) expect(sample.decode_tokens_per_s).toBeGreaterThan(0);
+    }
+    expect(receipt.samples.some((s) => (s.output_tokens ?? 0) >= 2)).toBe(true);
+    expect(requests.some((url) => url.endsWith('/models/tfjs-tiny-qwen3/onnx/model_q4.onnx'))).toBe(true);
+  });
+});
+
+describe('suite runs on the other dtypes', () => {
+  async function suite(query: string): Promise<{ state: string; receipt: SuiteReceipt; predictions: PredictionRow[] | undefined; requests: string[] }> {
+    const { page, state, artifacts, requests } = await runPage(`?autorun=suite&engine=transformers&${query}`);
+    await page.close();
+    const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')!.data);
+    expect(checkSuiteReceipt(receipt)).toEqual([]);
+    return { state, receipt, predictions: artifacts.find((a) => a.kind === 'predictions')?.data as PredictionRow[] | undefined, requests };
+  }
+
+  it('the LM in fp32 loads its weights from onnx/model.onnx_data and scores every row', async () => {
+    const run = await suite('model=tfjs-tiny-qwen3&ep=wasm&threads=1&dtype=fp32');
+    expect(run.state).toBe('done');
+    expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
+    expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
+    expect(run.requests.filter((url) => /\/onnx\/[^/]+$/.test(url)).map((url) => url.replace(/^.*\/onnx\//, ''))).toEqual(['model.onnx', 'model.onnx_data']);
+    expect(run.receipt.rows.done).toBe(24);
+    expect(new Set(run.predictions!.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(10);
+  });
+
+  it('the cross-encoder in fp16 ranks every row on wasm', async () => {
+    const run = await suite('model=tfjs-tiny-xlmr-reranker&ep=wasm&threads=1&dtype=fp16');
+    expect(run.state).toBe('done');
+    expect(run.receipt.model).toMatchObject({ dtype: 'fp16', integrity: 'verified' });
+    expect(onnxFiles(run.receipt)).toEqual(['onnx/model_fp16.onnx']);
+    expect(run.receipt.rows.done).toBe(24);
+  });
+
+  it('fp16 on the WebGPU adapter without shader-f16 fails with the reason, no fallback, no predictions', async () => {
+    const run = await suite('model=tfjs-tiny-xlmr-reranker&ep=webgpu&dtype=fp16&allow_fallback=0');
+    expect(run.state).toBe('failed');
+    expect(run.receipt.outcome.status).toBe('failed');
+    expect(run.receipt.outcome.reason).toMatch(/does not support fp16/);
+    expect(run.receipt.route.completed_ep).toBeNull();
+    expect(run.predictions).toBeUndefined();
+  });
+});
