@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CompareReport } from '../../src/core/scoring/compare-report.ts';
@@ -105,6 +105,38 @@ describe('drb compare', () => {
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(run.stderr.trimEnd()).toMatch(expected);
     expect(() => readFileSync(join(dir, 'out', 'comparison.json'))).toThrow();
+  });
+
+  it('recomputes a score report\'s headline from its rows and refuses an edited report', async () => {
+    // Every candidate row correct; the report is then edited to claim Acc@1 0, or one row edited to wrong.
+    const allHits = Array.from({ length: 10 }, (_, i) => hit(i + 1));
+    const dir = tempDirWith({ 'items.json': items, 'base.json': baseline, 'all.json': allHits });
+    expect((await runCli(['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'all.json'), '--output-dir', dir, '--stem', 'all-report', '--per-row'])).code).toBe(0);
+    const original = JSON.parse(readFileSync(join(dir, 'all-report.json'), 'utf8')) as { metrics: Record<string, number>; per_row: Array<Record<string, unknown>> };
+    const edits: Array<[string, (r: typeof original) => void, RegExp]> = [
+      ['headline', (r) => (r.metrics.effective_acc_at_1 = 0), /edited-headline\.json: metrics\.effective_acc_at_1: is 0 but its own per_row entries give 1: the report was edited; score the predictions again\n$/],
+      ['row', (r) => (r.per_row[3].correct = false), /edited-row\.json: per_row\[3\]\.correct: is false with rank 1 \(the top-1 candidate is correct exactly at rank 1\): the report was edited/],
+      ['label', (r) => (r.per_row[0].label = 'clean'), /edited-label\.json: per_row\[0\]\.label: is clean but item row "r1" is typo/],
+      ['cer', (r) => (r.per_row[5].input_min_cer = 0.25), /edited-cer\.json: per_row\[5\]\.input_min_cer: is 0\.25 but the item row gives 0\.5/],
+      ['rows and headline together', (r) => {
+        // Consistent rows that all say wrong, and the one headline number edited to match: the other headline
+        // numbers still give the edit away.
+        for (const row of r.per_row) Object.assign(row, { correct: false, rank: null, effective_min_cer: row.input_min_cer, change: 'unchanged' });
+        r.metrics.effective_acc_at_1 = 0;
+      }, /edited-rows and headline together\.json: metrics\.candidate_recall_at_k: is 1 but its own per_row entries give 0/],
+    ];
+    for (const [name, edit, expected] of edits) {
+      const copy = structuredClone(original);
+      edit(copy);
+      const file = `edited-${name}.json`;
+      writeFileSync(join(dir, file), JSON.stringify(copy));
+      const run = await runCli(compareArgs(dir, 'base.json', file));
+      expect(run.code, name).toBe(2);
+      expect(run.stderr, name).toMatch(expected);
+      expect(existsSync(join(dir, 'out', 'comparison.json'))).toBe(false);
+    }
+    const honest = await runCli(compareArgs(dir, 'base.json', 'all-report.json'));
+    expect(honest.code).toBe(0);
   });
 
   it('is byte-for-byte reproducible', async () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ArtifactError, decodeJsonBytes, quoteId } from '../artifacts/artifact-error.ts';
 import { issuePath } from '../zod-issues.ts';
-import { ItemLabel, type ItemFormat } from '../artifacts/items.ts';
+import { ItemLabel, type ItemFormat, type ItemRow } from '../artifacts/items.ts';
 import { parsePredictionsValue } from '../artifacts/predictions.ts';
 import { DatasetInfo, resolveDataset } from './dataset.ts';
 import { computeMetrics, ScoreMetrics } from './metrics.ts';
@@ -10,11 +10,13 @@ import {
   loadItems,
   ScoreReport,
   startArtifactHash,
+  type PerRowEntry,
   ToolInfo,
   type ArtifactBytes,
   type LoadedItems,
 } from './score-report.ts';
-import { indexPredictions, scoreRows, type RowOutcome } from './score-rows.ts';
+import { CodePointLevenshtein } from './levenshtein.ts';
+import { indexPredictions, minCer, scoreRows, type RowOutcome } from './score-rows.ts';
 import { signTestPValue } from './sign-test.ts';
 
 /** Better / worse / tied row counts for one yes-no outcome, with the exact sign test on the discordant rows. */
@@ -197,10 +199,12 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
   if (perRow.length !== items.rows.length) {
     throw new ArtifactError(source.fileName, 'per_row', `has ${perRow.length} entries for ${items.rows.length} item rows`);
   }
+  const levenshtein = new CodePointLevenshtein(longestText(items.rows));
   const outcomes: RowOutcome[] = perRow.map((entry, r) => {
     if (entry.id !== items.rows[r].id) {
       throw new ArtifactError(source.fileName, `per_row[${r}].id`, `${quoteId(entry.id)} is not item row ${quoteId(items.rows[r].id)}`);
     }
+    checkPerRowEntry(entry, items.rows[r], r, candidateLimit, levenshtein, source.fileName);
     return {
       id: entry.id,
       label: entry.label,
@@ -214,9 +218,60 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
       overcorrected: entry.overcorrected,
     };
   });
+  // The headline numbers are recomputed from the rows, never taken from the report: an edited report (Acc@1 set to
+  // 0 while every row is correct) is refused rather than compared.
+  const metrics = computeMetrics(outcomes, candidateLimit);
+  for (const key of Object.keys(metrics) as Array<keyof ScoreMetrics>) {
+    if (!Object.is(metrics[key], report.metrics[key])) {
+      throw new ArtifactError(
+        source.fileName,
+        `metrics.${key}`,
+        `is ${report.metrics[key]} but its own per_row entries give ${metrics[key]}: the report was edited; score the predictions again`,
+      );
+    }
+  }
   return {
     info: { file: source.reportName, bytes: source.bytes.byteLength, sha256, rows: perRow.length, kind: 'score-report' },
     outcomes,
-    metrics: report.metrics,
+    metrics,
   };
+}
+
+function longestText(rows: readonly ItemRow[]): number {
+  let longest = 0;
+  for (const row of rows) {
+    if (row.input.length > longest) longest = row.input.length;
+    for (const reference of row.references) if (reference.length > longest) longest = reference.length;
+  }
+  return longest;
+}
+
+/**
+ * Checks one per-row entry of a score report against its item row and against itself: the label and input MinCER
+ * are recomputed from the items, and the fields scoring derives from one another (abstention, correctness, rank,
+ * effective MinCER, change, overcorrection) must agree, as scoring always makes them.
+ * @throws ArtifactError naming the entry's field
+ */
+function checkPerRowEntry(entry: PerRowEntry, item: ItemRow, r: number, candidateLimit: number, levenshtein: CodePointLevenshtein, fileName: string): void {
+  const fail = (field: string, problem: string): never => {
+    throw new ArtifactError(fileName, `per_row[${r}].${field}`, `${problem}: the report was edited; score the predictions again`);
+  };
+  if (entry.label !== item.label) fail('label', `is ${entry.label} but item row ${quoteId(item.id)} is ${item.label}`);
+  const inputMinCer = minCer(item.input, item.references, levenshtein);
+  if (!Object.is(entry.input_min_cer, inputMinCer)) fail('input_min_cer', `is ${entry.input_min_cer} but the item row gives ${inputMinCer}`);
+  if (entry.abstained) {
+    if (entry.rank !== null || entry.candidates_supplied !== 0) fail('abstained', 'is true with a rank or candidates supplied');
+    if (!Object.is(entry.effective_min_cer, inputMinCer)) fail('effective_min_cer', 'differs from the input MinCER on an abstained row');
+    if (entry.correct !== item.references.includes(item.input)) fail('correct', 'disagrees with the item row on an abstained row (the output is the input)');
+    if (entry.overcorrected) fail('overcorrected', 'is true on an abstained row');
+  } else {
+    if (entry.candidates_supplied < 1) fail('candidates_supplied', 'is 0 on a row that did not abstain');
+    if (entry.rank !== null && entry.rank > Math.min(candidateLimit, entry.candidates_supplied)) fail('rank', `is beyond the first ${candidateLimit} candidates supplied`);
+    if (entry.correct !== (entry.rank === 1)) fail('correct', `is ${entry.correct} with rank ${entry.rank} (the top-1 candidate is correct exactly at rank 1)`);
+    if (entry.correct && entry.effective_min_cer !== 0) fail('effective_min_cer', 'is not 0 on a correct row');
+    if (!entry.correct && entry.effective_min_cer === 0) fail('effective_min_cer', 'is 0 on a row that is not correct');
+  }
+  const change = entry.effective_min_cer < inputMinCer ? 'improved' : entry.effective_min_cer > inputMinCer ? 'worsened' : 'unchanged';
+  if (entry.change !== change) fail('change', `is ${entry.change} but the MinCERs give ${change}`);
+  if (entry.overcorrected && item.label !== 'clean') fail('overcorrected', `is true on a ${item.label} row`);
 }
