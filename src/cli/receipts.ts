@@ -1,7 +1,8 @@
 /**
  * `drb receipts validate|summarize|review`: from downloaded device receipts to evidence.
  *
- * - validate PATH...: every receipt checked (schema, no text, invariants); exit 1 with one line per problem.
+ * - validate PATH...: every receipt checked (schema, no text, invariants) and every other drb artifact by its own
+ *   schema (summary, review, public-pass record, reports, manifests); exit 1 with one line per problem.
  * - summarize PATH... [--out DIR]: stream the receipts into per-target summaries (DIR/summary.json + summary.md,
  *   default receipts/summary), picking up reviews stored in DIR/reviews/.
  * - review-template --summary FILE --target KEY: print an answers skeleton for one target.
@@ -34,11 +35,15 @@ function problemLine(file: string, problem: ReceiptProblem): string {
  * Checks every file: its problem lines, notes (byte-identical copies of a receipt, counted once), how many files
  * were valid and how many failed. A receipt id counts once: a second file with the id and other bytes fails.
  */
-function validateFiles(files: readonly string[], symlinks: readonly string[]): { lines: string[]; notes: string[]; valid: number; failed: number } {
+function validateFiles(
+  files: readonly string[],
+  symlinks: readonly string[],
+): { lines: string[]; notes: string[]; valid: number; artifacts: number; failed: number } {
   const lines = symlinks.map((link) => `${displayPath(link)}: (document): ${SYMLINK_PROBLEM}`);
   const notes: string[] = [];
   const ledger = new ReceiptIdLedger();
   let valid = 0;
+  let artifacts = 0;
   let failed = symlinks.length;
   for (const { shown, sha256: fingerprint, parsed } of readInputDocuments(files)) {
     if (!parsed.ok) {
@@ -50,6 +55,10 @@ function validateFiles(files: readonly string[], symlinks: readonly string[]): {
     if (result.problems.length > 0) {
       failed++;
       for (const problem of result.problems) lines.push(problemLine(shown, problem));
+      continue;
+    }
+    if (result.kind === 'artifact') {
+      artifacts++;
       continue;
     }
     if (result.kind !== 'not-a-receipt' && result.receipt !== null) {
@@ -64,7 +73,7 @@ function validateFiles(files: readonly string[], symlinks: readonly string[]): {
     }
     valid++;
   }
-  return { lines, notes, valid, failed };
+  return { lines, notes, valid, artifacts, failed };
 }
 
 function stateCounts(summary: ReceiptsSummary): string {
@@ -123,11 +132,11 @@ export function register(program: Command): void {
 
   receipts
     .command('validate')
-    .description('Check receipts (files or folders of *.json): schema, no text fields, route honesty, URLs, statistics, outcome.')
+    .description('Check receipts (files or folders of *.json): schema, no text fields, route honesty, URLs, statistics, outcome; any other drb artifact (summary, review, public-pass record, report, manifest) by its own schema.')
     .argument('<paths...>', 'receipt files or folders')
     .action((paths: string[], _options: unknown, command: Command) => {
       const { files, symlinks } = collectJsonFiles(paths);
-      const { lines, notes, valid, failed } = validateFiles(files, symlinks);
+      const { lines, notes, valid, artifacts, failed } = validateFiles(files, symlinks);
       for (const note of notes) process.stderr.write(`note: ${note}\n`);
       const copies = notes.length > 0 ? ` (${notes.length} byte-identical cop${notes.length === 1 ? 'y' : 'ies'} of a receipt, counted once)` : '';
       if (lines.length > 0) {
@@ -136,7 +145,8 @@ export function register(program: Command): void {
         setExitCode(command, 1);
         return;
       }
-      process.stdout.write(`ok: ${valid - notes.length} receipt(s) valid${copies}\n`);
+      const others = artifacts > 0 ? `, and ${artifacts} other drb artifact(s) valid by their own schema` : '';
+      process.stdout.write(`ok: ${valid - notes.length} receipt(s) valid${copies}${others}\n`);
     });
 
   receipts

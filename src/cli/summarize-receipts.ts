@@ -107,7 +107,7 @@ export async function summarizeReceipts(
       const result = validateReceipt(parsed.value);
       // The bytes' hash tells a byte-identical copy of a receipt (noted) from an edited one (an error).
       const source = { file: shown, fingerprint };
-      if (result.kind === 'not-a-receipt') summarizer.addNotReceipt(shown, result.schema);
+      if (result.kind === 'not-a-receipt' || result.kind === 'artifact') summarizer.addNotReceipt(shown, result.schema);
       else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
       else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt, source);
       else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt, source);

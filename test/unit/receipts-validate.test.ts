@@ -44,10 +44,14 @@ describe('validateReceipt', () => {
     expect(has((r) => r.run.previous_run_interrupted !== null)).toBe(true);
   });
 
-  it('reports a JSON file with another schema as not a device receipt', () => {
-    expect(validateReceipt({ schema: 'drb.receipts-summary.v1' })).toMatchObject({
+  it('reports a JSON file with a schema it does not know as not a drb artifact, and an earlier summary as retired', () => {
+    expect(validateReceipt({ schema: 'acme.thing.v3' })).toMatchObject({
       kind: 'not-a-receipt',
-      problems: [{ path: 'schema', message: 'not a device receipt (schema "drb.receipts-summary.v1")' }],
+      problems: [{ path: 'schema', message: 'not a drb artifact this tool knows (schema "acme.thing.v3")' }],
+    });
+    expect(validateReceipt({ schema: 'drb.receipts-summary.v1' })).toMatchObject({
+      kind: 'artifact',
+      problems: [{ path: 'schema', message: 'is drb.receipts-summary.v1, from an earlier drb version (this tool reads drb.receipts-summary.v2); make it again' }],
     });
     expect(validateReceipt([1, 2]).kind).toBe('not-a-receipt');
   });
@@ -176,7 +180,8 @@ describe('drb receipts validate', () => {
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines).toContain(`${join(d, 'bad.json')}: outcome.status: is "ok" but no inference completed`);
     expect(lines.some((l) => l.startsWith(`${join(d, 'broken.json')}: (document): not valid JSON: `))).toBe(true);
-    expect(lines).toContain(`${join(d, 'other.json')}: schema: not a device receipt (schema "drb.public-pass.v1")`);
+    // A public-pass record is checked by its own schema (here: its fields are missing), not called "not a receipt".
+    expect(lines).toContain(`${join(d, 'other.json')}: evidence_state: Invalid input: expected "PUBLIC_PASS"`);
     expect(lines.some((l) => l.includes('good.json'))).toBe(false);
     expect(run.stderr).toBe('4 of 5 file(s) failed validation\n');
   });

@@ -11,6 +11,7 @@ import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt } from '../suite/
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt } from '../receipt.ts';
 import { checkReceiptInvariants, checkRoute } from '../receipt-invariants.ts';
 import { containsUnredactedUrl } from '../redact.ts';
+import { ARTIFACT_SCHEMAS, RETIRED_ARTIFACT_SCHEMAS } from '../artifacts/artifact-schemas.ts';
 import { findTextFields } from './text-fields.ts';
 import { childPath, issuePath } from '../zod-issues.ts';
 
@@ -34,6 +35,7 @@ export type ReceiptValidation =
   | { kind: 'generation-receipt'; receipt: GenerationReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'suite-receipt'; receipt: SuiteReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'comparison-receipt'; receipt: ComparisonReceipt | null; problems: ReceiptProblem[] }
+  | { kind: 'artifact'; schema: string; problems: ReceiptProblem[] }
   | { kind: 'not-a-receipt'; schema: string | null; problems: ReceiptProblem[] };
 
 /** Every string in `value` that holds a URL with a query, fragment or credentials, with its path. */
@@ -139,6 +141,18 @@ function zodProblems(error: z.ZodError): ReceiptProblem[] {
 }
 
 /**
+ * Checks a drb artifact that is not a receipt (a summary, review, public-pass record, report, manifest ...) against
+ * its own schema: one problem per issue, with its field path.
+ */
+function validateArtifact(schema: string, value: unknown): ReceiptValidation {
+  const parsed = ARTIFACT_SCHEMAS.get(schema)!.schema.safeParse(value);
+  const problems = parsed.success
+    ? []
+    : zodProblems(parsed.error).map((p) => (p.message === 'is not a receipt field (receipts are strict)' ? { ...p, message: `is not a field of ${schema}` } : p));
+  return { kind: 'artifact', schema, problems };
+}
+
+/**
  * Checks `value` (parsed JSON) as a device receipt.
  * @param value the parsed JSON document
  * @returns the verdict; for a receipt, `problems` is empty exactly when `receipt` is set
@@ -157,6 +171,11 @@ export function validateReceipt(value: unknown): ReceiptValidation {
       problems: [{ path: 'schema', message: `is ${schema}, from an earlier page version (this tool reads ${retired.current}); re-run on the current page` }],
     };
   }
+  if (typeof schema === 'string' && ARTIFACT_SCHEMAS.has(schema)) return validateArtifact(schema, value);
+  const replacedBy = typeof schema === 'string' ? RETIRED_ARTIFACT_SCHEMAS.get(schema) : undefined;
+  if (replacedBy !== undefined) {
+    return { kind: 'artifact', schema: schema as string, problems: [{ path: 'schema', message: `is ${schema}, from an earlier drb version (this tool reads ${replacedBy}); make it again` }] };
+  }
   if (schema !== DEVICE_RECEIPT_SCHEMA) {
     // Named only when it looks like a schema id: the string is the file's own content.
     const named = typeof schema === 'string' ? (/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/.test(schema) ? schema : '(not a schema id)') : null;
@@ -166,7 +185,10 @@ export function validateReceipt(value: unknown): ReceiptValidation {
       problems: [
         {
           path: 'schema',
-          message: named === null ? `not a device receipt (no "schema" string; expected "${DEVICE_RECEIPT_SCHEMA}")` : `not a device receipt (schema "${named}")`,
+          message:
+            named === null
+              ? `not a drb artifact (no "schema" string; a device receipt has "${DEVICE_RECEIPT_SCHEMA}")`
+              : `not a drb artifact this tool knows (schema "${named}")`,
         },
       ],
     };

@@ -1,0 +1,126 @@
+/**
+ * `drb receipts validate` knows every drb artifact: a folder like the one `drb public-pass` writes (receipts, a
+ * summary, a public-pass record) plus reviews, reports, manifests and the catalog validates, each file by its own
+ * schema; a broken one is reported by field path, never called "not a device receipt".
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ARTIFACT_SCHEMAS } from '../../src/core/artifacts/artifact-schemas.ts';
+import { buildPublicPassRecord } from '../../src/core/public-pass.ts';
+import { runCli } from './cli-harness.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RECEIPTS = join(ROOT, 'test', 'fixtures', 'receipts');
+
+/** A folder holding one artifact of every kind drb writes or reads, all valid. */
+async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'drb-artifacts-'));
+  mkdirSync(join(dir, 'receipts'));
+  for (const name of readdirSync(RECEIPTS).filter((n) => n.endsWith('.json'))) copyFileSync(join(RECEIPTS, name), join(dir, 'receipts', name));
+  expect((await runCli(['receipts', 'summarize', join(dir, 'receipts'), '--out', join(dir, 'receipts', 'summary')])).code).toBe(0);
+  const summary = JSON.parse(readFileSync(join(dir, 'receipts', 'summary', 'summary.json'), 'utf8')) as { targets: Array<{ key: string }> };
+  const record = buildPublicPassRecord({
+    url: 'http://127.0.0.1:4173/',
+    startedAt: '2026-11-29T11:00:00.000Z',
+    finishedAt: '2026-11-29T11:00:05.000Z',
+    durationMs: 5000,
+    browser: { name: 'chromium', version: '156.0.0.0', userAgent: 'Mozilla/5.0' },
+    runParams: { autorun: 'cold,warm' },
+    summary: null,
+    fatalReason: null,
+    revision: { app_version: '0.1.0', commit: 'abc1234' },
+    page_state: 'done',
+    receipts: [],
+  });
+  writeFileSync(join(dir, 'receipts', 'public-pass.json'), JSON.stringify(record));
+  const template = await runCli(['receipts', 'review-template', '--summary', join(dir, 'receipts', 'summary', 'summary.json'), '--target', summary.targets[0].key]);
+  const review = JSON.parse(template.stdout) as Record<string, any>;
+  Object.assign(review, { reviewer: 'qa-1', reviewed_at: '2026-11-29T12:00:00Z', output_stayed_correct: true, launch_to_result_ms: 3000 });
+  review.device = { hardware_model: 'Pixel 8', ram_gb: 8, os_build: 'AP2A', browser: 'Chrome', browser_version: '156' };
+  review.conditions = { network: 'Wi-Fi', battery_percent: 80, charging: false, thermal_state: 'nominal' };
+  review.memory_pressure = { observed: false, behaviour: 'none observed' };
+  review.failure_explanations = review.failure_explanations.map((e: { receipt_id: string }) => ({ ...e, explanation: 'test run' }));
+  writeFileSync(join(dir, 'review.json'), JSON.stringify(review));
+  const items = [{ id: 'a', input: 'x', references: ['y'], label: 'typo' }];
+  writeFileSync(join(dir, 'items.json'), JSON.stringify(items));
+  writeFileSync(join(dir, 'p.json'), JSON.stringify([{ id: 'a', candidates: ['y'] }]));
+  const scoreArgs = ['--items', join(dir, 'items.json'), '--output-dir', join(dir, 'reports')];
+  expect((await runCli(['score', ...scoreArgs, '--predictions', join(dir, 'p.json'), '--per-row', '--stem', 'score'])).code).toBe(0);
+  expect((await runCli(['compare', ...scoreArgs, '--baseline', join(dir, 'p.json'), '--candidate', join(dir, 'reports', 'score.json'), '--stem', 'compare'])).code).toBe(0);
+  const repoFiles = [
+    'src/catalog/catalog.json',
+    'public/prompts/drb-gen-ja-en-v1.json',
+    'public/suites/ajimee-demo-24/suite.json',
+    'public/inputs/tokens-2x16.json',
+    'src/core/receipts/profiles.v1.json',
+    'src/core/receipts/llm-configs.v1.json',
+  ];
+  mkdirSync(join(dir, 'repo'));
+  for (const file of repoFiles) copyFileSync(join(ROOT, file), join(dir, 'repo', file.replace(/\//g, '_')));
+  writeFileSync(
+    join(dir, 'answers.json'),
+    JSON.stringify({
+      schema: 'drb.generation-answers.v1',
+      receipt_id: 'gen-0123456789',
+      created_at: '2026-11-29T12:00:00.000Z',
+      engine: { name: 'transformers', version: '4.3.2' },
+      model_id: 'tf-tiny-causal-lm',
+      prompt_set: { id: 'drb-gen-ja-en-v1', version: 1, sha256: 'b'.repeat(64) },
+      answers: [{ prompt_id: 'p1', repetition: 1, seed: 17, text: 'an answer', output_tokens: 3, truncated: false }],
+    }),
+  );
+  const kinds = new Set<string>();
+  const walk = (at: string): void => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(at, entry.name));
+      else if (entry.name.endsWith('.json')) {
+        const schema = (JSON.parse(readFileSync(join(at, entry.name), 'utf8')) as { schema?: string }).schema;
+        if (schema !== undefined) kinds.add(schema);
+      }
+    }
+  };
+  walk(dir);
+  return { dir, kinds };
+}
+
+describe('drb receipts validate knows every drb artifact', () => {
+  it('validates a public-pass-like folder and every other artifact kind, each by its own schema', async () => {
+    const { dir, kinds } = await everyArtifact();
+    for (const schema of ARTIFACT_SCHEMAS.keys()) expect(kinds, schema).toContain(schema);
+    const paths = ['receipts', 'review.json', 'reports', 'repo', 'answers.json'].map((p) => join(dir, p));
+    const run = await runCli(['receipts', 'validate', ...paths]);
+    expect(run.stdout).toMatch(/^ok: \d+ receipt\(s\) valid, and \d+ other drb artifact\(s\) valid by their own schema\n$/);
+    expect(run.code).toBe(0);
+    const others = Number(/and (\d+) other/.exec(run.stdout)![1]);
+    expect(others).toBe(1 + 1 + 1 + 2 + 6 + 1); // summary, public-pass record, review, score + compare reports, repo files, answers
+  });
+
+  it('reports a broken artifact by field path and an unknown schema as not a drb artifact', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'drb-artifacts-bad-'));
+    const record = buildPublicPassRecord({
+      url: 'http://127.0.0.1:4173/',
+      startedAt: '2026-11-29T11:00:00.000Z',
+      finishedAt: '2026-11-29T11:00:05.000Z',
+      durationMs: 5000,
+      browser: { name: 'chromium', version: '156.0.0.0', userAgent: 'Mozilla/5.0' },
+      runParams: { autorun: 'cold,warm' },
+      summary: null,
+      fatalReason: null,
+      revision: { app_version: '0.1.0', commit: 'abc1234' },
+      page_state: 'done',
+      receipts: [],
+    }) as unknown as Record<string, unknown>;
+    record.evidence_state = 'DEVICE_PASS';
+    writeFileSync(join(dir, 'public-pass.json'), JSON.stringify(record));
+    writeFileSync(join(dir, 'other.json'), JSON.stringify({ schema: 'acme.thing.v3' }));
+    const run = await runCli(['receipts', 'validate', dir]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe(
+      `${join(dir, 'other.json')}: schema: not a drb artifact this tool knows (schema "acme.thing.v3")\n` +
+        `${join(dir, 'public-pass.json')}: evidence_state: Invalid input: expected "PUBLIC_PASS"\n`,
+    );
+  });
+});
