@@ -49,7 +49,7 @@ describe('cold and warm device receipts on wasm and WebGPU', () => {
     ['tfjs-tiny-xlmr-reranker', 'wasm', 'q8', ['onnx/model_quantized.onnx']],
     ['tfjs-tiny-xlmr-reranker', 'webgpu', 'q8', ['onnx/model_quantized.onnx']],
   ] as const)('%s on %s (%s): ok, every file verified, only its dtype\'s graph fetched', async (model, ep, dtype, onnx) => {
-    const receipts = await coldWarmReceipts(env, `engine=transformers&model=${model}&ep=${ep}&threads=1&warm_runs=3`);
+    const receipts = await coldWarmReceipts(env, { engine: 'transformers', model, ep, threads: 1, warmRuns: 3 });
     for (const r of receipts) {
       expect(r.outcome.status).toBe('ok');
       expect(r.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
