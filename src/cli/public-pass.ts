@@ -4,7 +4,7 @@
  * and validates the receipts, and writes a `drb.public-pass.v1` record (see src/core/public-pass.ts). A pass that
  * fails still writes its record, with the reason, and exits 1.
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { toSearchParams, type AutomationSettings } from '../core/automation.ts';
@@ -15,6 +15,7 @@ import { redactUrl } from '../core/redact.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import type { BrowserLane, LanePage } from '../node/browser-lane.ts';
 import { CliError } from './cli-error.ts';
+import { fsProblem, makeOutputDir } from './output-files.ts';
 import { setExitCode } from './exit-code.ts';
 import { summarizeReceipts } from './summarize-receipts.ts';
 
@@ -91,7 +92,16 @@ async function prepareOutDir(outDir: string): Promise<void> {
   if (entries !== null && entries.length > 0) {
     throw new CliError(`${outDir}: --out: folder is not empty (a public pass never overwrites earlier files; choose a new folder)`);
   }
-  await mkdir(outDir, { recursive: true });
+  makeOutputDir(outDir, '--out');
+}
+
+/** Writes a new file (never over an existing one), as one error line when it cannot. */
+async function writeNewFile(path: string, content: string | Uint8Array): Promise<void> {
+  try {
+    await writeFile(path, content, { flag: 'wx' });
+  } catch (error) {
+    throw new CliError(`--out: cannot write ${path}: ${fsProblem(error)}`, 1);
+  }
 }
 
 /** Fetches the page once from Node (anonymous, no cookies) so an unreachable page or a 404 fails with a clear reason. */
@@ -163,7 +173,7 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
         const file = receiptFileName(receipt, index);
         const text = `${JSON.stringify(receipt, null, 2)}\n`;
         const bytes = new TextEncoder().encode(text);
-        await writeFile(join(options.outDir, file), bytes, { flag: 'wx' });
+        await writeNewFile(join(options.outDir, file), bytes);
         const r = receipt as { run?: { kind?: unknown }; outcome?: { status?: unknown; reason?: unknown }; app?: { commit?: unknown } };
         findings.receipts.push({
           file,
@@ -206,7 +216,7 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
     durationMs: finishedAt.getTime() - startedAt.getTime(),
   });
   const recordPath = join(options.outDir, PUBLIC_PASS_FILE);
-  await writeFile(recordPath, `${JSON.stringify(record, null, 2)}\n`, { flag: 'wx' });
+  await writeNewFile(recordPath, `${JSON.stringify(record, null, 2)}\n`);
   return { record, recordPath };
 }
 

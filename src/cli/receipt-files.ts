@@ -4,7 +4,7 @@
  * read through it), and writing output files atomically without clobbering a file that is not ours.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { CliError } from './cli-error.ts';
 import { jsonSyntaxProblem } from '../core/json-syntax.ts';
@@ -102,8 +102,9 @@ export function parseJson(bytes: Uint8Array): Parsed {
   let text: string;
   try {
     text = utf8.decode(bytes);
-  } catch {
-    return { ok: false, message: 'not valid UTF-8' };
+  } catch (error) {
+    // A RangeError is V8's string limit, not a bad byte.
+    return { ok: false, message: error instanceof RangeError ? `is ${bytes.byteLength} bytes, too large to hold as text` : 'not valid UTF-8' };
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is allowed, as editors on Windows write one
   try {
@@ -139,25 +140,43 @@ export interface InputDocument {
  */
 export function* readInputDocuments(files: readonly string[]): Generator<InputDocument> {
   for (const file of files) {
+    const size = fileSize(file);
+    if (size > MAX_INPUT_DOCUMENT_BYTES) {
+      // Never decoded: far beyond any receipt, and past V8's string limit it could not even be held as text.
+      const message = `is ${size} bytes, larger than any drb receipt or artifact (at most ${MAX_INPUT_DOCUMENT_BYTES / 2 ** 20} MiB); not read`;
+      yield { file, shown: displayPath(file), sha256: sha256OfFile(file), bytes: size, parsed: { ok: false, message } };
+      continue;
+    }
     const bytes = readBytes(file);
     yield { file, shown: displayPath(file), sha256: sha256(bytes), bytes: bytes.byteLength, parsed: parseJson(bytes) };
   }
 }
 
-/**
- * Writes `files` (path -> content) so that either all are written or none is changed: each goes to a temporary
- * name first and is renamed into place only after every write succeeded. By hand rather than write-file-atomic:
- * two files must switch together, and it is a few lines of node:fs.
- * @param files what to write
- */
-export function writeFilesAtomically(files: ReadonlyArray<{ path: string; content: string | Uint8Array }>): void {
-  const temps: Array<{ temp: string; path: string }> = [];
-  for (const { path, content } of files) {
-    const temp = `${path}.tmp-${process.pid}`;
-    writeFileSync(temp, content);
-    temps.push({ temp, path });
+/** The largest input document the receipt tools read (a receipt with 1,000 warm samples is about 100 kB). */
+export const MAX_INPUT_DOCUMENT_BYTES = 64 * 2 ** 20;
+
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    throw new CliError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  for (const { temp, path } of temps) renameSync(temp, path);
+}
+
+/** SHA-256 of a file read in 1 MiB pieces (for a file too large to hold). */
+function sha256OfFile(file: string): string {
+  const hash = createHash('sha256');
+  const buffer = Buffer.alloc(2 ** 20);
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer)) hash.update(buffer.subarray(0, read));
+  } catch (error) {
+    throw new CliError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 /**

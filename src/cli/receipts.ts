@@ -10,12 +10,13 @@
  *   recompute that target's evidence state.
  * All logic lives in src/core/receipts/; this file reads and writes files and prints.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
-import { collectJsonFiles, displayPath, parseJson, readBytes, readInputDocuments, sha256, SYMLINK_PROBLEM, writeFilesAtomically } from './receipt-files.ts';
+import { collectJsonFiles, displayPath, parseJson, readBytes, readInputDocuments, sha256, SYMLINK_PROBLEM } from './receipt-files.ts';
+import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { parseReview, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/receipts/device-review.ts';
 import { evaluateEvidence } from '../core/receipts/evidence.ts';
@@ -222,9 +223,9 @@ export function register(program: Command): void {
       if (existsSync(stored) && !options.force && sha256(readFileSync(stored)) !== sha256(answersBytes)) {
         throw new CliError(`${stored}: a different review is already stored for ${options.target}; pass --force to replace it`);
       }
-      mkdirSync(reviewsDir, { recursive: true });
+      makeOutputDir(reviewsDir, '--summary folder');
       // Stored byte for byte, so the hash in the summary is the hash of the reviewer's own file.
-      writeFilesAtomically([{ path: stored, content: answersBytes }]);
+      writeFilesAtomically([{ path: stored, content: answersBytes }], `review ${stored}`);
       const target = summary.targets[index];
       const withReview = {
         ...target,

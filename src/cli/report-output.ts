@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ArtifactBytes } from '../core/scoring/score-report.ts';
 import { CliError } from './cli-error.ts';
+import { checkFileName, makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { decodeUtf8Text } from './utf8-text.ts';
 
 /**
@@ -58,12 +59,20 @@ export interface ReportFile {
  * @param stem the file name without extension
  * @param files the files to write
  * @param inputPaths the input files of this run (never to be overwritten)
+ * @param write the file writer (tests inject a failing one)
  * @returns the written paths
  */
-export function writeReportFiles(outputDir: string, stem: string, files: ReportFile[], inputPaths: string[]): string[] {
+export function writeReportFiles(
+  outputDir: string,
+  stem: string,
+  files: ReportFile[],
+  inputPaths: string[],
+  write: (path: string, content: string | Uint8Array) => void = writeFileSync,
+): string[] {
   if (stem === '' || stem === '.' || stem === '..' || /[/\\]/.test(stem)) {
     throw new CliError(`--stem: must be a plain file name without a directory, got ${JSON.stringify(stem)}`);
   }
+  for (const file of files) checkFileName(`${stem}${file.extension}`, '--stem');
   const inputs = new Set(inputPaths.map((path) => resolve(path)));
   const targets = files.map((file) => join(outputDir, `${stem}${file.extension}`));
   files.forEach((file, i) => {
@@ -79,19 +88,12 @@ export function writeReportFiles(outputDir: string, stem: string, files: ReportF
       if (!file.isOurs(existing)) throw new CliError(`${target}: $: exists and is not an earlier report of this kind; refusing to overwrite it`);
     }
   });
-  try {
-    mkdirSync(outputDir, { recursive: true });
-  } catch (error) {
-    throw new CliError(`${outputDir}: $: cannot create the output directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  const temporary = targets.map((target) => join(outputDir, `.${basename(target)}.${process.pid}.tmp`));
-  try {
-    files.forEach((file, i) => writeFileSync(temporary[i], file.text));
-    targets.forEach((target, i) => renameSync(temporary[i], target));
-  } catch (error) {
-    for (const path of temporary) rmSync(path, { force: true });
-    throw new CliError(`${outputDir}: $: cannot write the report (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+  makeOutputDir(outputDir, '--output-dir');
+  writeFilesAtomically(
+    targets.map((path, i) => ({ path, content: files[i].text })),
+    `--output-dir ${outputDir}`,
+    write,
+  );
   return targets;
 }
 

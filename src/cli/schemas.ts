@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { renderJsonSchemaFiles } from '../core/artifacts/json-schemas.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
+import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 
 /**
  * Registers `drb schemas`: writes the published JSON Schema files (generated from the zod schemas registered in
@@ -31,12 +32,8 @@ export function register(program: Command): void {
         else process.stdout.write(`${files.length} schema files up to date in ${flags.out}\n`);
         return;
       }
-      try {
-        mkdirSync(flags.out, { recursive: true });
-        for (const { fileName, text } of files) writeFileSync(join(flags.out, fileName), text);
-      } catch (error) {
-        throw new CliError(`${flags.out}: $: cannot write the schema files (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-      }
+      makeOutputDir(flags.out, '--out');
+      writeFilesAtomically(files.map(({ fileName, text }) => ({ path: join(flags.out, fileName), content: text })), `--out ${flags.out}`);
       process.stdout.write(`wrote ${files.length} schema files to ${flags.out}\n`);
     });
 }

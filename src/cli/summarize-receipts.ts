@@ -3,7 +3,7 @@
  * benchmark: read each receipt file, validate it, fold it into the summariser, write summary.json + summary.md.
  * A module apart from the commands so no command imports another.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error.ts';
 import {
@@ -15,8 +15,8 @@ import {
   readInputDocuments,
   sha256,
   SYMLINK_PROBLEM,
-  writeFilesAtomically,
 } from './receipt-files.ts';
+import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { DeviceReview } from '../core/receipts/device-review.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, type ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
 import { ReceiptsSummarizer, type StoredReview } from '../core/receipts/receipts-summarizer.ts';
@@ -71,15 +71,18 @@ function loadReviews(outDir: string): Map<string, StoredReview> {
 
 /** Writes summary.json + summary.md into `outDir` together (never over a file that is not a summary). */
 export function writeSummary(outDir: string, summary: ReceiptsSummary): { json: string; md: string } {
-  mkdirSync(outDir, { recursive: true });
+  makeOutputDir(outDir, '--out');
   const json = join(outDir, 'summary.json');
   const md = join(outDir, 'summary.md');
   guardOverwrite(json, isSummaryJson, `a ${RECEIPTS_SUMMARY_SCHEMA} file`);
   guardOverwrite(md, isSummaryMarkdown, 'a receipts summary');
-  writeFilesAtomically([
-    { path: json, content: `${JSON.stringify(summary, null, 2)}\n` },
-    { path: md, content: renderSummaryMarkdown(summary) },
-  ]);
+  writeFilesAtomically(
+    [
+      { path: json, content: `${JSON.stringify(summary, null, 2)}\n` },
+      { path: md, content: renderSummaryMarkdown(summary) },
+    ],
+    `--out ${outDir}`,
+  );
   return { json, md };
 }
 
