@@ -1,7 +1,7 @@
 /**
  * The transformers.js fixtures and catalog entries: regeneration is byte-identical, the catalog pins the committed
  * bytes, the real-model entries are honest about what is unknown, and the fixtures load and run in the real
- * transformers.js runtime (Node build, onnxruntime-node) the same way the page loads them.
+ * transformers.js runtime (Node build, on onnxruntime-web: see transformers-node.ts) the same way the page loads them.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { buildTransformersFixtures, fixtureVocabulary, halfBits } from '../../sr
 import { availableDtypes, dtypeOfFile, filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { logSoftmaxAt } from '../../src/core/suite/engine-inputs.ts';
 import { BUILTIN_LLM_CONFIGS, findLlmConfig } from '../../src/core/receipts/memory-fit.ts';
+import { loadTransformers } from './transformers-node.ts';
 
 const root = new URL('../../', import.meta.url);
 const catalog = parseCatalog(JSON.parse(readFileSync(new URL('src/catalog/catalog.json', root), 'utf8')), 'catalog.json');
@@ -129,7 +130,7 @@ describe('real transformers.js catalog entries', () => {
 
 describe('fixtures in the real transformers.js runtime (Node build)', () => {
   it('rerank: tokenizes pairs, runs the cross-encoder, gives distinct finite scores', async () => {
-    const { env, AutoTokenizer, AutoModelForSequenceClassification } = await import('@huggingface/transformers');
+    const { env, AutoTokenizer, AutoModelForSequenceClassification } = await loadTransformers();
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
     env.localModelPath = fileURLToPath(new URL('public/models/', root));
@@ -155,7 +156,7 @@ describe('fixtures in the real transformers.js runtime (Node build)', () => {
   });
 
   it('causal LM: the KV cache path gives the same next-token logits as a full forward pass', async () => {
-    const { env, AutoTokenizer, AutoModelForCausalLM, Tensor } = await import('@huggingface/transformers');
+    const { env, AutoTokenizer, AutoModelForCausalLM, Tensor } = await loadTransformers();
     env.allowRemoteModels = false;
     env.allowLocalModels = true;
     env.localModelPath = fileURLToPath(new URL('public/models/', root));

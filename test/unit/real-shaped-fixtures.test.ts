@@ -16,6 +16,7 @@ import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
 import { PRECISION_FILE, PRECISIONS, type Precision } from '../../src/fixtures/onnx-graph.ts';
 import { buildQwen3Fixture, QWEN3_FIXTURE_ID, QWEN3_SHAPE } from '../../src/fixtures/qwen3-fixture.ts';
 import { buildXlmrFixture, XLMR_FIXTURE_ID } from '../../src/fixtures/xlm-roberta-fixture.ts';
+import { loadTransformers } from './transformers-node.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const catalog = parseCatalog(JSON.parse(readFileSync(join(root, 'src/catalog/catalog.json'), 'utf8')), 'catalog.json');
@@ -334,7 +335,7 @@ describe('Qwen3-shaped fixture through transformers.js: generate and score-candi
 
   /** Loads the fixture (q4, the catalog default) and records what every session run was fed. */
   async function load(): Promise<{ rt: Runtime; tokenizer: Awaited<ReturnType<Runtime['AutoTokenizer']['from_pretrained']>>; model: Awaited<ReturnType<Runtime['AutoModelForCausalLM']['from_pretrained']>>; calls: Call[] }> {
-    const rt = await import('@huggingface/transformers');
+    const rt = await loadTransformers();
     rt.env.allowRemoteModels = false;
     rt.env.allowLocalModels = true;
     rt.env.localModelPath = join(root, 'public/models/');

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite/candidate-scoring.ts';
 import { logSoftmaxAt } from '../../src/core/suite/engine-inputs.ts';
 import { scorePrompt } from '../../src/core/suite/scoring-text.ts';
+import { loadTransformers } from './transformers-node.ts';
 
 type Runtime = typeof import('@huggingface/transformers');
 let rt: Runtime;
@@ -14,7 +15,7 @@ let tokenizer: Awaited<ReturnType<Runtime['AutoTokenizer']['from_pretrained']>>;
 let model: Awaited<ReturnType<Runtime['AutoModelForCausalLM']['from_pretrained']>>;
 
 beforeAll(async () => {
-  rt = await import('@huggingface/transformers');
+  rt = await loadTransformers();
   rt.env.allowRemoteModels = false;
   rt.env.allowLocalModels = true;
   rt.env.localModelPath = fileURLToPath(new URL('../../public/models/', import.meta.url));
