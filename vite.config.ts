@@ -6,12 +6,16 @@
  *   `env.wasm.wasmPaths`; the ORT adapter imports exactly one variant (asyncify) with `?url`, so only that variant
  *   is emitted into dist.
  * - The git commit and app version are injected with `define` for the receipts.
+ * - The page's catalog is the module `virtual:drb-catalog`: catalog.json with the local pins overlay applied, by the
+ *   same loader `drb models` and `drb serve` use (src/node/catalog-file.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
-import { parseCatalog } from './src/core/catalog.ts';
 import { contentSecurityPolicy, crossOriginHeaders, modelHosts } from './src/core/csp.ts';
+import { loadCatalog } from './src/node/catalog-file.ts';
+import { catalogModulePlugin } from './src/node/catalog-vite-plugin.ts';
 import { pageBuildMarkerPlugin } from './src/node/page-build.ts';
 
 function gitCommit(): string | null {
@@ -23,8 +27,8 @@ function gitCommit(): string | null {
 }
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
-const catalog = parseCatalog(JSON.parse(readFileSync(new URL('./src/catalog/catalog.json', import.meta.url), 'utf8')), 'src/catalog/catalog.json');
-const hosts = modelHosts(catalog);
+const ROOT = fileURLToPath(new URL('./', import.meta.url));
+const hosts = modelHosts(loadCatalog(ROOT).catalog);
 
 /** Puts the CSP into index.html as a meta tag, for static hosts that cannot set headers. */
 function cspMeta(): Plugin {
@@ -42,7 +46,7 @@ export default defineConfig({
   base: './',
   appType: 'mpa',
   // The marker lists what each build wrote, so `drb serve --build` empties only a folder that holds a build of the page.
-  plugins: [cspMeta(), pageBuildMarkerPlugin()],
+  plugins: [catalogModulePlugin(ROOT), cspMeta(), pageBuildMarkerPlugin()],
   define: {
     __DRB_COMMIT__: JSON.stringify(gitCommit()),
     __DRB_VERSION__: JSON.stringify(pkg.version),

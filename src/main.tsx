@@ -1,6 +1,6 @@
-// Page entry: validates the bundled catalog, sets the automation contract's window fields, and renders the App.
+// Page entry: validates the bundled catalog (with the local pins overlay), sets the automation contract's window fields, and renders the App.
 import { render } from 'preact';
-import catalogJson from './catalog/catalog.json';
+import catalogJson from 'virtual:drb-catalog';
 import { parseCatalog } from './core/catalog.ts';
 import { App } from './ui/App.tsx';
 import './ui/styles.css';
@@ -12,7 +12,7 @@ document.documentElement.dataset.drbState = 'loading';
 
 const root = document.getElementById('app')!;
 try {
-  render(<App catalog={parseCatalog(catalogJson, 'src/catalog/catalog.json')} />, root);
+  render(<App catalog={parseCatalog(catalogJson, 'src/catalog/catalog.json (with src/catalog/pins.json)')} />, root);
 } catch (error) {
   document.documentElement.dataset.drbState = 'failed';
   root.textContent = `error: ${error instanceof Error ? error.message : String(error)}`;

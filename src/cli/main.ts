@@ -18,6 +18,7 @@ const commandModules: Record<string, () => Promise<{ register: (program: Command
   schemas: () => import('./schemas.ts'),
   fixtures: () => import('./fixtures.ts'),
   serve: () => import('./serve.ts'),
+  models: () => import('./models.ts'),
 };
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */

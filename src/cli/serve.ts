@@ -3,12 +3,13 @@
  * and the strict CSP, and prints its URL. `npm start` = `drb serve --build`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { parseCatalog } from '../core/catalog.ts';
+import { CatalogError } from '../core/catalog.ts';
 import { modelHosts } from '../core/csp.ts';
+import { loadCatalog } from '../node/catalog-file.ts';
 import { refuseBuildDir } from '../node/page-build.ts';
 import { startStaticServer } from '../node/static-server.ts';
 import { CliError } from './cli-error.ts';
@@ -41,7 +42,13 @@ export function register(program: Command): void {
       if (!existsSync(join(dir, 'index.html'))) {
         throw new CliError(`${options.dir}: no index.html: build the page first (npm run build, or drb serve --build)`);
       }
-      const catalog = parseCatalog(JSON.parse(readFileSync(join(ROOT, 'src/catalog/catalog.json'), 'utf8')), 'src/catalog/catalog.json');
+      let catalog;
+      try {
+        catalog = loadCatalog(ROOT).catalog;
+      } catch (error) {
+        if (error instanceof CatalogError) throw new CliError(error.message);
+        throw error;
+      }
       let server;
       try {
         server = await startStaticServer({ dir, port: Number(options.port), host: options.host, modelHosts: modelHosts(catalog) });

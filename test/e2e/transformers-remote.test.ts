@@ -14,6 +14,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
 import { parseCatalog } from '../../src/core/catalog.ts';
+import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { modelHosts } from '../../src/core/csp.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
@@ -121,19 +122,22 @@ describe('transformers.js remote (Hugging Face) loading', () => {
     if (pinnedRevision) expect(pinned).toMatch(/^[0-9a-f]{40}$/);
     else expect(pinned).toBeNull();
     const revision = pinned ?? 'main';
-    // The tiny GPT-2-shaped causal LM stands in for the real q4 graph; it needs no external data, so a catalog
-    // model_q4.onnx_data is answered with placeholder bytes (still fetched, hashed and handed to the runtime).
-    const fixture = new URL('../../public/models/tfjs-tiny-causal-lm/', import.meta.url);
+    // The Qwen3-shaped fixture's q4 graph (MatMulNBits, KV cache, chat template) stands in for the real q4 graph; it
+    // needs no external data, so a catalog model_q4.onnx_data is answered with placeholder bytes (still fetched, hashed
+    // and handed to the runtime).
+    const fixture = new URL('../../public/models/tfjs-tiny-qwen3/', import.meta.url);
     const stand: Record<string, string | null> = {
       'config.json': 'config.json',
       'generation_config.json': 'generation_config.json',
       'tokenizer.json': 'tokenizer.json',
       'tokenizer_config.json': 'tokenizer_config.json',
-      'onnx/model_q4.onnx': 'onnx/model.onnx',
+      'onnx/model_q4.onnx': 'onnx/model_q4.onnx',
       'onnx/model_q4.onnx_data': null,
     };
-    const served = Object.fromEntries(model.files.map((f) => [f.path, stand[f.path]]));
-    // Every catalog file has a stand-in: a file added to the entry must be added here too.
+    // A run fetches the shared files and its dtype's graph (q4) only; the other dtypes' files are never requested.
+    const runFiles = filesForDtype(model, model.dtype!);
+    const served = Object.fromEntries(runFiles.map((f) => [f.path, stand[f.path]]));
+    // Every file the run needs has a stand-in: a file added to the entry must be added here too.
     for (const [path, file] of Object.entries(served)) expect(file, path).not.toBeUndefined();
 
     const page = await env.browser.context.newPage();
@@ -151,7 +155,7 @@ describe('transformers.js remote (Hugging Face) loading', () => {
     expect(parsed.summary).toMatchObject({ measured_planned: 10, ok_samples: 10, failures: 0 });
     for (const s of parsed.samples) expect(s.output_tokens! > 0 && s.ttft_ms! > 0).toBe(true);
     // Exactly the catalog's files, from the Hub, at the entry's revision; nothing else left the page's origin.
-    const expected = model.files.map((f) => `https://huggingface.co/${repo}/resolve/${revision}/${f.path}`);
+    const expected = runFiles.map((f) => `https://huggingface.co/${repo}/resolve/${revision}/${f.path}`);
     expect([...log.hubRequests].sort()).toEqual([...expected].sort());
     expect([...log.offOrigin].sort()).toEqual([...expected].sort());
     // Each file's hash in the receipt is the hash of the bytes the Hub answered with.

@@ -1,0 +1,54 @@
+/**
+ * Reads the model catalog as every Node-side reader sees it (the page build through vite.config.ts, `drb serve`,
+ * `drb models`): `src/catalog/catalog.json` with the local pins overlay `src/catalog/pins.json` applied when that file
+ * exists. One function, so the page and the CLI can never disagree about which pins hold.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { CatalogError, parseCatalog, type ModelCatalog } from '../core/catalog.ts';
+import { applyCatalogPins, parseCatalogPins, type CatalogPins } from '../core/catalog-overlay.ts';
+
+/** Where the catalog lives, relative to the project root. */
+export const CATALOG_FILE = 'src/catalog/catalog.json';
+/** Where the local pins overlay lives, relative to the project root (optional). */
+export const PINS_FILE = 'src/catalog/pins.json';
+
+/** The catalog as read, the overlay (null when there is none) and the catalog with the overlay applied. */
+export interface LoadedCatalog {
+  /** catalog.json alone. */
+  base: ModelCatalog;
+  /** The overlay, or null when the file does not exist. */
+  pins: CatalogPins | null;
+  /** What the page and the CLI use: the base with the overlay's pins. */
+  catalog: ModelCatalog;
+  /** The overlay's path as read (absolute). */
+  pinsPath: string;
+}
+
+function readJson(path: string, shownName: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CatalogError(`${shownName}: (root): cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CatalogError(`${shownName}: (root): not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/**
+ * Loads catalog.json and applies the pins overlay.
+ * @param root the project root
+ * @param pinsPath the overlay to apply (default `<root>/src/catalog/pins.json`); a missing file means no overlay
+ * @throws CatalogError naming the file and field for an unreadable or invalid catalog or overlay
+ */
+export function loadCatalog(root: string, pinsPath: string = join(root, PINS_FILE)): LoadedCatalog {
+  const base = parseCatalog(readJson(join(root, CATALOG_FILE), CATALOG_FILE), CATALOG_FILE);
+  const shownPins = relative(root, pinsPath).startsWith('..') ? pinsPath : relative(root, pinsPath);
+  if (!existsSync(pinsPath)) return { base, pins: null, catalog: base, pinsPath };
+  const pins = parseCatalogPins(readJson(pinsPath, shownPins), shownPins);
+  return { base, pins, catalog: applyCatalogPins(base, pins, shownPins), pinsPath };
+}
