@@ -12,8 +12,7 @@
  * when the overlay was written, 1 when the folder's content is refused (a missing file, a file that differs from a pin
  * the catalog already has, another revision); both 2 for a bad id, folder, overlay or option, with one line.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CatalogError, type CatalogFile, type CatalogModel } from '../core/catalog.ts';
@@ -23,6 +22,7 @@ import { loadCatalog, PINS_FILE, type LoadedCatalog } from '../node/catalog-file
 import { downloadedRevision, hashModelFile, listModelDir, ModelDirError, resolveModelDir, type HashedFile } from '../node/model-dir.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
+import { writeFilesAtomically } from './output-files.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -142,21 +142,6 @@ async function folderRevision(model: CatalogModel, dirReal: string, files: Catal
   return { revision: catalogRevision, note: `note: no --revision and no download metadata: the files are taken to be the catalog's revision ${catalogRevision}` };
 }
 
-/** Writes the overlay through a temporary file and a rename, so no reader sees half a file; one line on failure. */
-function writeOverlay(path: string, pins: CatalogPins): void {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  let written = false;
-  try {
-    // `wx`: never write through something already at the temporary name (it is not ours to replace or delete).
-    writeFileSync(temporary, `${JSON.stringify(pins, null, 2)}\n`, { flag: 'wx' });
-    written = true;
-    renameSync(temporary, path);
-  } catch (error) {
-    if (written) rmSync(temporary, { force: true });
-    throw new CliError(`${path}: cannot write the pins (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); nothing was changed`, 1);
-  }
-}
-
 async function pin(options: CommonOptions & { revision?: string }, command: Command): Promise<void> {
   const { loaded, model, files, dirReal } = await prepare(options);
   const base = loaded.base.models.find((m) => m.id === model.id)!;
@@ -195,7 +180,8 @@ async function pin(options: CommonOptions & { revision?: string }, command: Comm
   if (note) process.stderr.write(`${note}\n`);
   const extra = await unlistedNote(dirReal, model);
   if (extra) process.stderr.write(`${extra}\n`);
-  writeOverlay(loaded.pinsPath, next);
+  // All or nothing: a failure is one line, exit 1, the earlier overlay left as it was and no temporary file left.
+  writeFilesAtomically([{ path: loaded.pinsPath, content: `${JSON.stringify(next, null, 2)}\n` }], '--pins');
   for (const file of pinned) process.stdout.write(`pinned ${file.path}: ${human(file)}\n`);
   const replaced = earlier && earlier.revision !== revision ? ` (replacing its pins at revision ${earlier.revision})` : '';
   process.stdout.write(`wrote ${loaded.pinsPath}: ${model.id}${revision ? ` at revision ${revision}` : ''}, ${modelFiles.length} file(s) pinned${replaced}\n`);

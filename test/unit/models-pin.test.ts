@@ -182,18 +182,18 @@ describe('drb models: usage errors are one line and exit 2', () => {
     const missingParent = join(tempDir(), 'no-such-folder', 'pins.json');
     const run = await runCli(['models', 'pin', '--dir', dir, '--id', 'qwen3-0.6b-q4', '--revision', REVISION, '--pins', missingParent]);
     expect(run.code).toBe(1);
-    expect(stderrLines(run.stderr)).toEqual([`error: ${missingParent}: cannot write the pins (ENOENT); nothing was changed`]);
+    expect(stderrLines(run.stderr)).toEqual([`error: --pins: cannot write ${missingParent}: no such folder (or it cannot hold files) (ENOENT)`]);
     expect(existsSync(dirname(missingParent))).toBe(false);
     // Something already at the temporary name is neither written through nor removed, and the pins stay as they were.
     const parent = tempDir();
     const target = join(parent, 'pins.json');
     expect((await runCli(['models', 'pin', '--dir', dir, '--id', 'qwen3-0.6b-q4', '--revision', REVISION, '--pins', target])).code).toBe(0);
     const before = readFileSync(target, 'utf8');
-    mkdirSync(join(parent, `.pins.json.${process.pid}.tmp`));
+    mkdirSync(join(parent, `.drb-${process.pid}-0.tmp`));
     const blocked = await runCli(['models', 'pin', '--dir', dir, '--id', 'qwen3-0.6b-q4-gen', '--revision', REVISION, '--pins', target]);
     expect(blocked.code).toBe(1);
-    expect(stderrLines(blocked.stderr)).toEqual([`error: ${target}: cannot write the pins (EEXIST); nothing was changed`]);
-    expect(readdirSync(parent).sort()).toEqual([`.pins.json.${process.pid}.tmp`, 'pins.json']);
+    expect(stderrLines(blocked.stderr)).toEqual([`error: --pins: cannot write ${target}: is a folder (EISDIR)`]);
+    expect(readdirSync(parent).sort()).toEqual([`.drb-${process.pid}-0.tmp`, 'pins.json']);
     expect(readFileSync(target, 'utf8')).toBe(before);
   });
 });
