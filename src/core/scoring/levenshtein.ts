@@ -23,6 +23,8 @@ export class CodePointLevenshtein {
   private stamps = new Uint32Array(128);
   private masks = new Int32Array(128 * 2);
   private generation = 0;
+  private refStarts = new Uint32Array(4); // where each reference of minCer's strings sits in `right`
+  private refLengths = new Uint32Array(4);
   private positive = new Int32Array(2); // Pv per block
   private negative = new Int32Array(2); // Mv per block
 
@@ -37,12 +39,21 @@ export class CodePointLevenshtein {
   distance(a: string, b: string): number {
     if (a === b) return 0;
     this.ensureCapacity(Math.max(a.length, b.length));
-    let n = writeCodePoints(a, this.left);
-    let m = writeCodePoints(b, this.right);
+    const n = writeCodePoints(a, this.left, 0);
+    const m = writeCodePoints(b, this.right, 0);
+    return this.distanceOfCodes(this.left, 0, n, this.right, 0, m);
+  }
+
+  /**
+   * Edit distance between the code points a[aAt, aAt + n) and b[bAt, bAt + m).
+   * @param a code points of the first string (it may be a scratch buffer of this instance)
+   * @param b code points of the second string
+   */
+  distanceOfCodes(a: Uint32Array, aAt: number, n: number, b: Uint32Array, bAt: number, m: number): number {
     // Common prefix and suffix never change the distance; trimming them makes near-identical strings cheap.
     let start = 0;
-    while (start < n && start < m && this.left[start] === this.right[start]) start++;
-    while (n > start && m > start && this.left[n - 1] === this.right[m - 1]) {
+    while (start < n && start < m && a[aAt + start] === b[bAt + start]) start++;
+    while (n > start && m > start && a[aAt + n - 1] === b[bAt + m - 1]) {
       n--;
       m--;
     }
@@ -51,52 +62,83 @@ export class CodePointLevenshtein {
     if (n === 0) return m;
     if (m === 0) return n;
     // The shorter string is the pattern (fewer blocks per text character).
-    return m <= n ? this.bitParallel(this.right, m, this.left, n, start) : this.bitParallel(this.left, n, this.right, m, start);
+    if (m <= n) {
+      this.buildPattern(b, bAt + start, m);
+      return this.runText(a, aAt + start, n, m);
+    }
+    this.buildPattern(a, aAt + start, n);
+    return this.runText(b, bAt + start, m, n);
   }
 
   /**
    * Minimum CER of `hypothesis` over `references`: min over refs of distance(ref, hyp) / code-point length of ref.
-   * The hypothesis is packed as the bit-parallel pattern once and reused for every reference.
    * @param hypothesis the text being judged
    * @param references acceptable outputs; each must be a non-empty string
    */
   minCer(hypothesis: string, references: readonly string[]): number {
-    let longest = hypothesis.length;
-    for (const reference of references) {
-      if (reference === hypothesis) return 0;
-      if (reference.length > longest) longest = reference.length;
+    let total = 0;
+    for (const reference of references) total += reference.length;
+    this.ensureCapacity(Math.max(hypothesis.length, total));
+    if (this.refStarts.length < references.length) {
+      this.refStarts = new Uint32Array(references.length);
+      this.refLengths = new Uint32Array(references.length);
     }
-    this.ensureCapacity(longest);
-    const m = writeCodePoints(hypothesis, this.left);
+    let at = 0;
+    references.forEach((reference, k) => {
+      this.refStarts[k] = at;
+      this.refLengths[k] = writeCodePoints(reference, this.right, at);
+      at += this.refLengths[k];
+    });
+    const m = writeCodePoints(hypothesis, this.left, 0);
+    return this.minCerOfCodes(this.left, 0, m, this.right, this.refStarts, this.refLengths, references.length);
+  }
+
+  /**
+   * Minimum CER of a hypothesis over references, all given as code points: min over refs of distance(ref, hyp) /
+   * the ref's length. The hypothesis is packed as the bit-parallel pattern once and reused for every reference.
+   * @param hypothesis code points of the text being judged, hypothesis[at, at + m)
+   * @param references code points of the references; reference k is references[starts[k], starts[k] + lengths[k])
+   * @param count how many references (at least one, each non-empty)
+   */
+  minCerOfCodes(
+    hypothesis: Uint32Array,
+    at: number,
+    m: number,
+    references: Uint32Array,
+    starts: Uint32Array,
+    lengths: Uint32Array,
+    count: number,
+  ): number {
+    for (let k = 0; k < count; k++) {
+      if (lengths[k] !== m) continue;
+      let same = 0;
+      while (same < m && references[starts[k] + same] === hypothesis[at + same]) same++;
+      if (same === m) return 0;
+    }
     let best = Infinity;
     if (m > 32) {
-      // A long hypothesis: pair it with each reference through distance(), which trims common ends and packs the
+      // A long hypothesis: pair it with each reference through distanceOfCodes, which trims common ends and packs the
       // shorter string (usually the reference) so most runs stay in the one-block loop.
-      for (const reference of references) {
-        if (reference === '') throw new RangeError('a reference must not be empty (CER divides by its length)');
-        const cer = this.distance(reference, hypothesis) / codePointLength(reference);
+      for (let k = 0; k < count; k++) {
+        const n = lengths[k];
+        if (n === 0) throw new RangeError('a reference must not be empty (CER divides by its length)');
+        const cer = this.distanceOfCodes(references, starts[k], n, hypothesis, at, m) / n;
         if (cer < best) best = cer;
       }
       return best;
     }
-    if (m > 0) this.buildPattern(this.left, m, 0);
-    for (const reference of references) {
-      const n = writeCodePoints(reference, this.right);
+    if (m > 0) this.buildPattern(hypothesis, at, m);
+    for (let k = 0; k < count; k++) {
+      const n = lengths[k];
       if (n === 0) throw new RangeError('a reference must not be empty (CER divides by its length)');
-      const cer = (m === 0 ? n : this.runText(this.right, n, 0, m)) / n;
+      const cer = (m === 0 ? n : this.runText(references, starts[k], n, m)) / n;
       if (cer < best) best = cer;
     }
     return best;
   }
 
-  /** Myers/Hyyrö distance of pattern[offset, offset+m) against text[offset, offset+n), m >= 1. */
-  private bitParallel(pattern: Uint32Array, m: number, text: Uint32Array, n: number, offset: number): number {
-    this.buildPattern(pattern, m, offset);
-    return this.runText(text, n, offset, m);
-  }
-
   /** Fills the Peq table (one bit mask per distinct code point, per 32-character block) for pattern[offset, offset+m). */
-  private buildPattern(pattern: Uint32Array, m: number, offset: number): void {
+  private buildPattern(pattern: Uint32Array, offset: number, m: number): void {
     const blocks = (m + 31) >>> 5;
     this.ensureTable(m, blocks);
     const keys = this.keys;
@@ -120,7 +162,7 @@ export class CodePointLevenshtein {
   }
 
   /** Runs the text text[offset, offset+n) against the pattern (length m) last packed by buildPattern. */
-  private runText(text: Uint32Array, n: number, offset: number, m: number): number {
+  private runText(text: Uint32Array, offset: number, n: number, m: number): number {
     const blocks = (m + 31) >>> 5;
     const keys = this.keys;
     const stamps = this.stamps;
@@ -225,11 +267,11 @@ export class CodePointLevenshtein {
 }
 
 /**
- * Writes the code points of `text` into `out` and returns how many there are. A lone surrogate counts as one
- * character with its own value (as String.prototype.codePointAt does).
+ * Writes the code points of `text` into `out` from index `at` and returns how many there are. A lone surrogate
+ * counts as one character with its own value (as String.prototype.codePointAt does).
  */
-function writeCodePoints(text: string, out: Uint32Array): number {
-  let count = 0;
+function writeCodePoints(text: string, out: Uint32Array, at: number): number {
+  let count = at;
   const length = text.length;
   for (let i = 0; i < length; i++) {
     const unit = text.charCodeAt(i);
@@ -243,7 +285,7 @@ function writeCodePoints(text: string, out: Uint32Array): number {
     }
     out[count++] = unit;
   }
-  return count;
+  return count - at;
 }
 
 /** The number of Unicode code points in `text` (a surrogate pair counts once; a lone surrogate counts once). */
