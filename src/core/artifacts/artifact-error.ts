@@ -67,6 +67,34 @@ export type Utf8Decoder = (bytes: Uint8Array) => string | undefined;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
+ * The largest artifact read, in bytes: V8's longest string (2^29 - 24 UTF-16 code units on 64-bit builds, as in
+ * Node and Chromium). A UTF-8 file never decodes to more code units than it has bytes, so every file within this
+ * limit can be decoded into one string for JSON.parse; a larger one would fail inside the decoder with an error that
+ * says nothing useful. Other engines allow longer strings; one limit everywhere keeps the behaviour the same.
+ */
+export const MAX_ARTIFACT_BYTES = 2 ** 29 - 24;
+
+/**
+ * Refuses an artifact too large to read (see MAX_ARTIFACT_BYTES), with one line that says so.
+ * @param bytes the file's raw bytes
+ * @param fileName the display name used in the message
+ * @param limit the limit in bytes (a parameter so that tests need not make a half-gigabyte file)
+ * @throws ArtifactError when the file is larger than the limit
+ */
+export function checkArtifactSize(bytes: Uint8Array, fileName: string, limit = MAX_ARTIFACT_BYTES): void {
+  if (bytes.length > limit) throw tooLargeError(fileName, bytes.length, limit);
+}
+
+/**
+ * The error for an artifact over `limit` bytes.
+ * @param size its size in bytes, or undefined when it is not known (a pipe that was read until it passed the limit)
+ */
+export function tooLargeError(fileName: string, size: number | undefined, limit = MAX_ARTIFACT_BYTES): ArtifactError {
+  const what = size === undefined ? '' : ` ${size} bytes,`;
+  return new ArtifactError(fileName, '$', `too large to read:${what} over the limit of ${limit} bytes (the longest string JavaScript can hold)`);
+}
+
+/**
  * Decodes an artifact's raw bytes as UTF-8 (one leading BOM accepted) and parses them as JSON.
  * @param bytes the file's raw bytes
  * @param fileName the display name used in error messages
@@ -76,12 +104,15 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * @throws ArtifactError for invalid UTF-8 (with the byte offset) or invalid JSON
  */
 export function decodeJsonBytes(bytes: Uint8Array, fileName: string, fastDecode?: Utf8Decoder): unknown {
+  checkArtifactSize(bytes, fileName);
   let text = fastDecode?.(bytes);
   if (text === undefined) {
     try {
       text = utf8.decode(bytes);
-    } catch {
+    } catch (error) {
       const offset = firstInvalidUtf8Offset(bytes);
+      // Every byte well-formed: the decoder failed for another reason, which must not be reported as bad UTF-8.
+      if (offset === bytes.length) throw error;
       throw new ArtifactError(fileName, `byte ${offset}`, 'not valid UTF-8');
     }
   }

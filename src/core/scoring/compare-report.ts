@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { ArtifactError, decodeJsonBytes, quoteId } from '../artifacts/artifact-error.ts';
 import { issuePath } from '../zod-issues.ts';
 import { ItemLabel, type ItemFormat, type ItemRow } from '../artifacts/items.ts';
-import { parsePredictionsValue } from '../artifacts/predictions.ts';
+import { JsonScanner } from '../artifacts/json-scanner.ts';
 import { DatasetInfo, resolveDataset } from './dataset.ts';
 import { computeMetrics, ScoreMetrics } from './metrics.ts';
 import {
   InputFileInfo,
   loadItems,
+  matchPredictionsFile,
   ScoreReport,
   startArtifactHash,
   type PerRowEntry,
@@ -16,7 +17,7 @@ import {
   type LoadedItems,
 } from './score-report.ts';
 import { CodePointLevenshtein } from './levenshtein.ts';
-import { indexPredictions, minCer, scoreRows, type RowOutcome } from './score-rows.ts';
+import { minCer, scoreTables, type RowOutcome } from './score-rows.ts';
 import { signTestPValue } from './sign-test.ts';
 
 /** Better / worse / tied row counts for one yes-no outcome, with the exact sign test on the discordant rows. */
@@ -161,15 +162,16 @@ export function pairedCounts(
 }
 
 async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit: number, hashing: Promise<string>): Promise<ComparedRun> {
-  const value = decodeJsonBytes(source.bytes, source.fileName, source.fastDecode);
+  // A JSON array is a predictions file, read straight from its bytes; anything else is decoded to see what it is.
+  let value: unknown;
+  if (new JsonScanner(source.bytes).peek() !== 0x5b) value = decodeJsonBytes(source.bytes, source.fileName, source.fastDecode);
   const sha256 = await hashing;
   const isReport = typeof value === 'object' && value !== null && !Array.isArray(value) && 'schema' in value;
   if (!isReport) {
-    const predictions = parsePredictionsValue(value, source.fileName);
-    const byRow = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
-    const outcomes = scoreRows(items.rows, byRow, candidateLimit);
+    const { table, byRow } = matchPredictionsFile(items, source, value);
+    const outcomes = scoreTables(items.table, table, byRow, candidateLimit);
     return {
-      info: { file: source.reportName, bytes: source.bytes.byteLength, sha256, rows: predictions.length, kind: 'predictions' },
+      info: { file: source.reportName, bytes: source.bytes.byteLength, sha256, rows: table.rows, kind: 'predictions' },
       outcomes,
       metrics: computeMetrics(outcomes, candidateLimit),
     };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { predictionTableOf, PROVENANCES, type PredictionTable } from '../artifacts/prediction-table.ts';
 import type { PredictionRow } from '../artifacts/predictions.ts';
 import type { RowOutcome } from './score-rows.ts';
 
@@ -164,28 +165,39 @@ export type DeclaredValues = z.infer<typeof DeclaredValues>;
  * @param predictions every prediction row (including rows of abstention)
  */
 export function summarizeDeclared(predictions: readonly PredictionRow[]): DeclaredValues {
+  return summarizeDeclaredTable(predictionTableOf(predictions));
+}
+
+/**
+ * Counts the declared provenance, reason and margin values of a predictions artifact.
+ * @param predictions every prediction row (including rows of abstention), as a table
+ */
+export function summarizeDeclaredTable(predictions: PredictionTable): DeclaredValues {
   const provenance = { provider: 0, deberta: 0, lfm: 0, rule: 0, unspecified: 0, absent: 0 };
-  const reasons = new Map<string, number>();
+  const reasonCounts = new Array<number>(predictions.reasons.length).fill(0);
   let reasonAbsent = 0;
   let marginCount = 0;
   let marginSum = 0;
-  for (const row of predictions) {
-    if (row.provenance === undefined) provenance.absent++;
-    else provenance[row.provenance]++;
-    if (row.reason === undefined) reasonAbsent++;
-    else reasons.set(row.reason, (reasons.get(row.reason) ?? 0) + 1);
-    if (row.margin !== undefined) {
+  for (let p = 0; p < predictions.rows; p++) {
+    const code = predictions.provenance[p];
+    if (code === 0) provenance.absent++;
+    else provenance[PROVENANCES[code - 1]]++;
+    const reason = predictions.reasonOf[p];
+    if (reason < 0) reasonAbsent++;
+    else reasonCounts[reason]++;
+    const margin = predictions.margins[p];
+    if (!Number.isNaN(margin)) {
       marginCount++;
-      marginSum += row.margin;
+      marginSum += margin; // in file order, so the same file gives the same bits
     }
   }
   // An array sorted by count then by reason (code-unit order) rather than an object: JSON objects reorder
   // integer-like keys, and a stable order is what makes the report byte-for-byte reproducible.
-  const reasonList = [...reasons].map(([reason, count]) => ({ reason, count }));
+  const reasonList = predictions.reasons.map((reason, index) => ({ reason, count: reasonCounts[index] }));
   reasonList.sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
   return {
     note: 'Declared by the predictions artifact; not verified and not used by any metric.',
-    prediction_rows: predictions.length,
+    prediction_rows: predictions.rows,
     provenance,
     reasons: reasonList,
     reason_absent: reasonAbsent,

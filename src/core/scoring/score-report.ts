@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import type { Utf8Decoder } from '../artifacts/artifact-error.ts';
+import { ArtifactError, checkArtifactSize, quoteId, type Utf8Decoder } from '../artifacts/artifact-error.ts';
+import { itemRowsOf, itemTableOf, readItemTable, type ItemTable } from '../artifacts/item-table.ts';
 import { ItemFormat, ItemLabel, parseItems, type ItemRow } from '../artifacts/items.ts';
-import { parsePredictions, type PredictionRow } from '../artifacts/predictions.ts';
+import { matchPredictions, predictionId, predictionTableOf, readPredictionTable, type PredictionTable } from '../artifacts/prediction-table.ts';
+import { parsePredictions, parsePredictionsValue } from '../artifacts/predictions.ts';
 import { SHA256_PATTERN, sha256Hex } from '../sha256.ts';
 import { DatasetInfo, resolveDataset, type DeclaredDataset } from './dataset.ts';
-import { computeMetrics, DeclaredValues, diagnoseErrors, ErrorDiagnosis, ScoreMetrics, summarizeDeclared } from './metrics.ts';
-import { indexPredictions, scoreRows, type RowOutcome } from './score-rows.ts';
+import { computeMetrics, DeclaredValues, diagnoseErrors, ErrorDiagnosis, ScoreMetrics, summarizeDeclaredTable } from './metrics.ts';
+import { scoreTables, type RowOutcome } from './score-rows.ts';
 
 /** Which tool produced a report. */
 export const ToolInfo = z.strictObject({ name: z.literal('device-receipts-bench'), version: z.string() });
@@ -59,21 +61,24 @@ export interface ArtifactBytes {
   fileName: string;
   /** the name recorded in the report (the base name) */
   reportName: string;
-  /** a faster platform UTF-8 decoder for `bytes`, if the caller has one (see decodeJsonBytes); else TextDecoder */
+  /**
+   * a faster platform UTF-8 decoder for `bytes`, if the caller has one (see decodeJsonBytes); else TextDecoder. Only
+   * files the byte readers decline (see item-table.ts) are decoded to a string at all.
+   */
   fastDecode?: Utf8Decoder;
   /**
-   * a platform SHA-256 (lowercase hex) that hashes `bytes` where they are, if the caller has one; else Web Crypto,
-   * which first copies them (94 MB for the benchmark files)
+   * the SHA-256 of `bytes` (lowercase hex) when the caller already has it (the CLI hashes each chunk as it reads it);
+   * else Web Crypto hashes them here
    */
-  fastSha256?: (bytes: Uint8Array) => string;
+  sha256?: string;
 }
 
 /**
  * Starts hashing an artifact's raw bytes (callers start early: Web Crypto digests off the main thread).
- * @param source the artifact; its `fastSha256` is used when present
+ * @param source the artifact; its `sha256` is used when present
  */
 export function startArtifactHash(source: ArtifactBytes): Promise<string> {
-  return source.fastSha256 !== undefined ? Promise.resolve(source.fastSha256(source.bytes)) : sha256Hex(source.bytes);
+  return source.sha256 !== undefined ? Promise.resolve(source.sha256) : sha256Hex(source.bytes);
 }
 
 /** Everything a score run needs besides the files. */
@@ -90,26 +95,79 @@ export interface ScoreOptions {
 /** Items parsed and receipted once, so `compare` can score two runs against the very same bytes. */
 export interface LoadedItems {
   source: ArtifactBytes;
-  rows: ItemRow[];
+  /** the rows as the scorer works on them */
+  table: ItemTable;
+  /** the same rows as objects, made on first use (the scorer never needs them) */
+  readonly rows: ItemRow[];
   info: InputFileInfo;
 }
 
 /**
- * Parses and hashes an items file.
+ * Parses and hashes an items file. The bytes are read once, by the byte reader; only a file it declines (a problem,
+ * or an unusual but valid shape) goes through parseItems, which names the problem or reads the file.
  * @param source the items file
  * @param format its layout
  * @param sha256 the file's hash if already started (hashing runs off the main thread, so callers start it early)
  * @throws ArtifactError when the file is bad
  */
 export async function loadItems(source: ArtifactBytes, format: ItemFormat, sha256 = startArtifactHash(source)): Promise<LoadedItems> {
-  const rows = parseItems(source.bytes, source.fileName, format, source.fastDecode);
-  return { source, rows, info: await fileInfo(source, rows.length, sha256) };
+  checkArtifactSize(source.bytes, source.fileName);
+  let rows: ItemRow[] | undefined;
+  let table = readItemTable(source.bytes, format);
+  if (table === undefined) {
+    rows = parseItems(source.bytes, source.fileName, format, source.fastDecode);
+    table = itemTableOf(rows);
+  }
+  const info = await fileInfo(source, table.rows, sha256);
+  const loaded = table;
+  return {
+    source,
+    table,
+    get rows() {
+      rows ??= itemRowsOf(loaded);
+      return rows;
+    },
+    info,
+  };
+}
+
+/** A predictions file lined up with the item rows. */
+export interface MatchedPredictions {
+  table: PredictionTable;
+  /** for each item row, the index of its prediction row, or -1 */
+  byRow: Int32Array;
+}
+
+/**
+ * Reads a predictions file and lines it up with the items, as loadItems does (byte reader first, zod for the rest).
+ * @param items the loaded items
+ * @param source the predictions file
+ * @param value the file already parsed by JSON.parse, for callers that had to look inside it first
+ * @throws ArtifactError when the file is bad or a prediction id names no item row
+ */
+export function matchPredictionsFile(items: LoadedItems, source: ArtifactBytes, value?: unknown): MatchedPredictions {
+  if (value === undefined) checkArtifactSize(source.bytes, source.fileName);
+  const fast = value === undefined ? readPredictionTable(source.bytes) : undefined;
+  if (fast !== undefined) {
+    const match = matchPredictions(items.table, fast);
+    // An unknown or repeated id: the zod path below finds which problem comes first, as it always did.
+    if (match.problem < 0) return { table: fast, byRow: match.byRow };
+  }
+  const rows = value === undefined ? parsePredictions(source.bytes, source.fileName, source.fastDecode) : parsePredictionsValue(value, source.fileName);
+  const table = predictionTableOf(rows);
+  const match = matchPredictions(items.table, table);
+  if (match.problem >= 0) {
+    // parsePredictions has refused repeated ids, so the problem is an id that names no item row.
+    const id = predictionId(table, match.problem);
+    throw new ArtifactError(source.fileName, `id ${quoteId(id)}`, `names no item row in ${items.source.fileName}`);
+  }
+  return { table, byRow: match.byRow };
 }
 
 /** A predictions file parsed, hashed and scored against loaded items. */
 export interface ScoredRun {
   info: InputFileInfo;
-  predictions: PredictionRow[];
+  predictions: PredictionTable;
   outcomes: RowOutcome[];
   metrics: ScoreMetrics;
 }
@@ -128,10 +186,9 @@ export async function scoreRun(
   candidateLimit: number,
   sha256 = startArtifactHash(source),
 ): Promise<ScoredRun> {
-  const predictions = parsePredictions(source.bytes, source.fileName, source.fastDecode);
-  const byRow = indexPredictions(items.rows, predictions, source.fileName, items.source.fileName);
-  const outcomes = scoreRows(items.rows, byRow, candidateLimit);
-  return { info: await fileInfo(source, predictions.length, sha256), predictions, outcomes, metrics: computeMetrics(outcomes, candidateLimit) };
+  const { table, byRow } = matchPredictionsFile(items, source);
+  const outcomes = scoreTables(items.table, table, byRow, candidateLimit);
+  return { info: await fileInfo(source, table.rows, sha256), predictions: table, outcomes, metrics: computeMetrics(outcomes, candidateLimit) };
 }
 
 /**
@@ -155,7 +212,7 @@ export async function buildScoreReport(items: ArtifactBytes, predictions: Artifa
     candidate_limit: options.candidateLimit,
     metrics: run.metrics,
     diagnosis: diagnoseErrors(run.metrics),
-    declared: summarizeDeclared(run.predictions),
+    declared: summarizeDeclaredTable(run.predictions),
   };
   if (options.perRow) report.per_row = run.outcomes.map(perRowEntry);
   return report;
