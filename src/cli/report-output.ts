@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { MAX_ARTIFACT_BYTES, tooLargeError } from '../core/artifacts/artifact-error.ts';
-import type { ArtifactBytes } from '../core/scoring/score-report.ts';
+import type { ArtifactBytes, ArtifactReader, ArtifactStream } from '../core/scoring/score-report.ts';
 import { CliError } from './cli-error.ts';
 import { checkFileName, makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { decodeUtf8Text } from './utf8-text.ts';
@@ -78,6 +78,70 @@ export function readArtifact(path: string, limit = MAX_ARTIFACT_BYTES): Artifact
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Opens a predictions file for the scorer to read in pieces (see ArtifactStream): a regular file is read through a
+ * reused window and hashed as it is read, so it never sits in memory whole; anything else (a pipe, a /proc file)
+ * is read whole now, as readArtifact does. Close it when done.
+ * @param path the path the user gave
+ * @param limit the largest file accepted, in bytes
+ * @throws CliError when the file cannot be opened or is larger than `limit`
+ */
+export function openArtifact(path: string, limit = MAX_ARTIFACT_BYTES): (ArtifactStream | ArtifactBytes) & { close(): void } {
+  let fd: number;
+  let size: number;
+  let regular: boolean;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw cannotRead(path, error);
+  }
+  try {
+    const stats = fstatSync(fd);
+    size = stats.size;
+    regular = stats.isFile();
+  } catch (error) {
+    closeSync(fd);
+    throw cannotRead(path, error);
+  }
+  if (!regular) {
+    closeSync(fd);
+    return { ...readArtifact(path, limit), close: () => undefined };
+  }
+  if (size > limit) {
+    closeSync(fd);
+    throw new CliError(tooLargeError(path, size, limit).message);
+  }
+  let closed = false;
+  return {
+    fileName: path,
+    reportName: basename(path),
+    fastDecode: decodeUtf8Text,
+    size,
+    open(): ArtifactReader {
+      const hash = createHash('sha256');
+      let position = 0;
+      return {
+        read(target: Uint8Array, offset: number, length: number): number {
+          let read: number;
+          try {
+            read = readSync(fd, target, offset, length, position);
+          } catch (error) {
+            throw cannotRead(path, error);
+          }
+          hash.update(target.subarray(offset, offset + read));
+          position += read;
+          return read;
+        },
+        sha256: () => hash.digest('hex'),
+      };
+    },
+    close() {
+      if (!closed) closeSync(fd);
+      closed = true;
+    },
+  };
 }
 
 function cannotRead(path: string, error: unknown): CliError {

@@ -5,7 +5,7 @@ import { DatasetFlagError } from '../core/scoring/dataset.ts';
 import { renderHeadlineTable, renderScoreMarkdown } from '../core/scoring/render-markdown.ts';
 import { buildScoreReport } from '../core/scoring/score-report.ts';
 import { CliError } from './cli-error.ts';
-import { isJsonWithSchema, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
+import { isJsonWithSchema, openArtifact, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
 import { toolVersion } from './tool-version.ts';
 
 interface ScoreFlags {
@@ -45,7 +45,8 @@ export function register(program: Command): void {
       if (!format.success) throw new CliError(`--format: unknown format ${JSON.stringify(flags.format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
-      const predictions = readArtifact(flags.predictions);
+      // Read in pieces as it is scored: a large predictions file never sits in memory whole.
+      const predictions = openArtifact(flags.predictions);
       let report;
       try {
         report = await buildScoreReport(items, predictions, {
@@ -58,6 +59,8 @@ export function register(program: Command): void {
       } catch (error) {
         if (error instanceof ArtifactError || error instanceof DatasetFlagError) throw new CliError(error.message);
         throw error;
+      } finally {
+        predictions.close();
       }
       const written = writeReportFiles(
         flags.outputDir,

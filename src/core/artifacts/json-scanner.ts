@@ -66,6 +66,10 @@ function isDigit(b: number): boolean {
 /**
  * A cursor over JSON bytes. Callers drive it token by token (they know the shape they expect); every method
  * throws {@link NOT_PLAIN} when the bytes are not what it was asked to read.
+ *
+ * The bytes may be a window on a longer file (see byte-window.ts): reading stops at `limit`, where the byte is
+ * either past the end of the array or a 0 byte placed there (a character JSON never allows unescaped and no token
+ * can continue with), so a token cut by the end of the window is refused, never completed with stale bytes.
  */
 export class JsonScanner {
   /** the index of the next byte to read */
@@ -77,17 +81,22 @@ export class JsonScanner {
   escaped = false;
 
   /**
-   * @param bytes the whole file; one leading UTF-8 byte order mark is skipped, as TextDecoder does
+   * @param bytes the file from its start; one leading UTF-8 byte order mark is skipped, as TextDecoder does
+   * @param limit where the bytes read so far end (bytes[limit] must be past the array or 0)
    */
-  constructor(readonly bytes: Uint8Array) {
-    this.pos = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  constructor(
+    public bytes: Uint8Array,
+    public limit = bytes.length,
+  ) {
+    this.pos = limit >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   }
 
-  /** Skips JSON whitespace and returns the next byte, or -1 at the end of the input. */
+  /** Skips JSON whitespace and returns the next byte, or -1 at the limit. */
   peek(): number {
     const bytes = this.bytes;
+    const limit = this.limit;
     let i = this.pos;
-    while (i < bytes.length) {
+    while (i < limit) {
       const b = bytes[i];
       if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) {
         this.pos = i;

@@ -1,28 +1,16 @@
-import { matchWord, RangeWriter, type ItemTable } from './item-table.ts';
+import { ByteWindow } from './byte-window.ts';
+import { matchWord, type ItemTable } from './item-table.ts';
 import { JsonScanner, NOT_PLAIN, NotPlainJson, numberValues } from './json-scanner.ts';
 import type { PredictionRow, Provenance } from './predictions.ts';
 import { ByteSink, ByteStringIndex, textOf, U32List } from './text-bytes.ts';
 
-/** Provenance values by their code in {@link PredictionTable.provenance} minus one (code 0: absent). */
+/** Provenance values by their code minus one (code 0: absent). */
 export const PROVENANCES: readonly Provenance[] = ['provider', 'deberta', 'lfm', 'rule', 'unspecified'];
 
-/**
- * Prediction rows as the scorer works on them: every text is a range of one UTF-8 buffer (see text-bytes.ts), so
- * 800,000 candidates cost no string each. Made by {@link readPredictionTable} straight from the file's bytes, or by
- * {@link predictionTableOf} from rows the zod path parsed.
- */
-export interface PredictionTable {
-  /** how many rows */
+/** The values a predictions artifact declares about itself, row by row (summarised by summarizeDeclaredTable). */
+export interface DeclaredColumns {
+  /** how many prediction rows */
   rows: number;
-  /** the buffer every range below points into */
-  text: Uint8Array;
-  /** row p's id is text[ids[2p], ids[2p + 1]) */
-  ids: Uint32Array;
-  /** how many candidates row p lists; -1 when `candidates` is absent or null */
-  candidateCounts: Int32Array;
-  /** row p's candidates, in order, are the ranges (candidates[2k], candidates[2k + 1]) from candidateIndex[p] on */
-  candidateIndex: Uint32Array;
-  candidates: Uint32Array;
   /** row p's provenance: 0 when absent, else PROVENANCES[code - 1] */
   provenance: Uint8Array;
   /** row p's reason as an index into `reasons`, or -1 when absent */
@@ -34,18 +22,157 @@ export interface PredictionTable {
 }
 
 /**
- * Reads a predictions file straight from its bytes, for files in the plain shape: valid UTF-8 and JSON, every row
- * as PredictionRow in predictions.ts wants it (mirrored here key by key), and no key twice in a row. Ids are checked
- * against the items (unknown or repeated) by matchPredictions.
- * @param bytes the file's raw bytes (one leading BOM allowed)
- * @returns the table; or undefined for anything else, which parsePredictions then reads (and names the problem, if any)
+ * Prediction rows with every text as a range of one UTF-8 buffer (see text-bytes.ts), so 800,000 candidates cost
+ * no string each. Made by {@link predictionTableOf} from rows the zod path parsed, or by {@link readPredictionTable}.
  */
-export function readPredictionTable(bytes: Uint8Array): PredictionTable | undefined {
+export interface PredictionTable extends DeclaredColumns {
+  /** the buffer every range below points into */
+  text: Uint8Array;
+  /** row p's id is text[ids[2p], ids[2p + 1]) */
+  ids: Uint32Array;
+  /** how many candidates row p lists; -1 when `candidates` is absent or null */
+  candidateCounts: Int32Array;
+  /** row p's candidates, in order, are the ranges (candidates[2k], candidates[2k + 1]) from candidateIndex[p] on */
+  candidateIndex: Uint32Array;
+  candidates: Uint32Array;
+}
+
+/**
+ * One prediction row as {@link readPredictionRows} hands it over: positions in `bytes`, valid only during the call
+ * (the object and its arrays are reused for the next row).
+ */
+export interface PredictionRowBytes {
+  bytes: Uint8Array;
+  idStart: number;
+  idEnd: number;
+  /** how many candidates the row lists; -1 when `candidates` is absent or null */
+  count: number;
+  /** the first min(count, keep) candidates as (start, end) pairs */
+  candidates: Uint32Array;
+  /** 0 when absent, else the index in PROVENANCES plus one */
+  provenance: number;
+  /** the reason's range; start > end when there is none */
+  reasonStart: number;
+  reasonEnd: number;
+  /** the margin's number token; start > end when there is none */
+  marginStart: number;
+  marginEnd: number;
+}
+
+/**
+ * Reads a predictions file straight from its bytes, one row at a time, for files in the plain shape: valid UTF-8
+ * and JSON, every row as PredictionRow in predictions.ts wants it (mirrored here key by key), and no key twice in
+ * a row. Only a window of the file is held (see byte-window.ts): a row is handed to `onRow` while its bytes are in
+ * the window, and never looked at again. Whether ids name item rows is for `onRow` to check.
+ * @param window the file
+ * @param keep how many candidates per row `onRow` needs (the rest are checked and counted, not recorded)
+ * @param onRow called for each row in file order; returns false to stop (the file is then declined)
+ * @returns false when the file is declined (a problem, an unusual shape, a margin JSON.parse reads as Infinity, or
+ *   `onRow` said so), for parsePredictions to read and name the problem; else the rows' margins as JSON.parse reads
+ *   them (NaN where there is none), which the byte reader converts together at the end
+ */
+export function readPredictionRows(window: ByteWindow, keep: number, onRow: (row: PredictionRowBytes) => boolean): Float64Array | false {
   try {
-    return new PredictionReader(bytes).read();
+    return new PredictionReader(window, keep, onRow).read();
   } catch (error) {
-    if (error instanceof NotPlainJson) return undefined;
+    if (error instanceof NotPlainJson) return false;
     throw error;
+  }
+}
+
+/**
+ * Reads a whole predictions file into a table, with the byte reader (see readPredictionRows).
+ * @param bytes the file's raw bytes (one leading BOM allowed)
+ * @param chunkBytes when given, the bytes are read through a window of this size, as a file is (for tests)
+ * @returns the table, or undefined when the byte reader declines the file
+ */
+export function readPredictionTable(bytes: Uint8Array, chunkBytes?: number): PredictionTable | undefined {
+  const sink = new ByteSink();
+  const ids = new U32List();
+  const counts: number[] = [];
+  const candidateIndex = new U32List();
+  const candidates = new U32List();
+  const declared = new DeclaredColumnsBuilder();
+  candidateIndex.push(0);
+  const copy = (row: PredictionRowBytes, start: number, end: number, into: U32List) => {
+    into.push(sink.length);
+    sink.reserve(end - start);
+    sink.data.set(row.bytes.subarray(start, end), sink.length);
+    sink.length += end - start;
+    into.push(sink.length);
+  };
+  let offset = 0;
+  const window =
+    chunkBytes === undefined
+      ? ByteWindow.over(bytes)
+      : ByteWindow.reading((target, at, length) => {
+          const count = Math.min(length, bytes.length - offset);
+          target.set(bytes.subarray(offset, offset + count), at);
+          offset += count;
+          return count;
+        }, chunkBytes);
+  const margins = readPredictionRows(window, Infinity, (row) => {
+    copy(row, row.idStart, row.idEnd, ids);
+    counts.push(row.count);
+    for (let k = 0; k < Math.max(row.count, 0); k++) copy(row, row.candidates[2 * k], row.candidates[2 * k + 1], candidates);
+    candidateIndex.push(candidates.length / 2);
+    declared.add(row);
+    return true;
+  });
+  if (margins === false) return undefined;
+  return {
+    ...declared.finish(margins),
+    text: sink.view(),
+    ids: ids.view(),
+    candidateCounts: Int32Array.from(counts),
+    candidateIndex: candidateIndex.view(),
+    candidates: candidates.view(),
+  };
+}
+
+/**
+ * Collects the declared values (provenance, reason, margin) of prediction rows as the byte reader hands them over,
+ * copying each distinct reason once.
+ */
+export class DeclaredColumnsBuilder {
+  private readonly provenance = new U32List();
+  private readonly reasonOf: number[] = [];
+  private readonly reasons: string[] = [];
+  private readonly reasonBytes = new ByteSink(256);
+  private readonly distinct = new ByteStringIndex(this.reasonBytes.data, 16);
+
+  /** Adds one row's declared values. */
+  add(row: PredictionRowBytes): void {
+    this.provenance.push(row.provenance);
+    if (row.reasonStart > row.reasonEnd) {
+      this.reasonOf.push(-1);
+      return;
+    }
+    let index = this.distinct.find(row.bytes, row.reasonStart, row.reasonEnd);
+    if (index < 0) {
+      const start = this.reasonBytes.length;
+      this.reasonBytes.reserve(row.reasonEnd - row.reasonStart);
+      this.reasonBytes.data.set(row.bytes.subarray(row.reasonStart, row.reasonEnd), start);
+      this.reasonBytes.length += row.reasonEnd - row.reasonStart;
+      this.distinct.source = this.reasonBytes.data; // the sink may have moved to a larger buffer
+      index = this.distinct.add(start, this.reasonBytes.length);
+      this.reasons.push(textOf(this.reasonBytes.data, start, this.reasonBytes.length));
+    }
+    this.reasonOf.push(index);
+  }
+
+  /**
+   * The columns of every row added.
+   * @param margins each row's margin (NaN when none), as readPredictionRows returned them
+   */
+  finish(margins: Float64Array): DeclaredColumns {
+    return {
+      rows: this.provenance.length,
+      provenance: Uint8Array.from(this.provenance.view()),
+      reasonOf: Int32Array.from(this.reasonOf),
+      reasons: this.reasons,
+      margins,
+    };
   }
 }
 
@@ -145,43 +272,102 @@ const KEYS: [string, number][] = [
 const PROVENANCE_VALUES: [string, number][] = PROVENANCES.map((value, index) => [value, index + 1]);
 
 class PredictionReader {
-  private readonly s: JsonScanner;
-  private readonly writer: RangeWriter;
-  private readonly ids = new U32List();
-  private readonly candidateCounts = new U32List(); // count + 1, so that "absent or null" (-1) fits unsigned
-  private readonly candidateIndex = new U32List();
-  private readonly candidates = new U32List();
-  private readonly provenance = new U32List();
-  private readonly reasons = new U32List(); // the reason's range, or (1, 0) when absent
-  private readonly marginRanges = new U32List(); // the margin's number token, for the rows that have one
-  private readonly marginRow = new U32List(); // which row each of those is
+  private s: JsonScanner;
+  private readonly row: PredictionRowBytes;
+  /** whether a string of the current row that is handed over was written with escapes */
+  private escapedInRow = false;
+  private readonly arena = new ByteSink(256);
+  private readonly marginTokens = new ByteSink(1024);
+  private readonly marginRanges = new U32List();
+  private readonly marginRows = new U32List();
+  private rows = 0;
 
-  constructor(bytes: Uint8Array) {
-    this.s = new JsonScanner(bytes);
-    this.writer = new RangeWriter(this.s);
+  constructor(
+    private readonly window: ByteWindow,
+    private readonly keep: number,
+    private readonly onRow: (row: PredictionRowBytes) => boolean,
+  ) {
+    this.s = new JsonScanner(window.bytes, window.limit);
+    this.row = {
+      bytes: window.bytes,
+      idStart: 0,
+      idEnd: 0,
+      count: -1,
+      candidates: new Uint32Array(Number.isFinite(keep) ? 2 * Math.min(keep, 64) : 128),
+      provenance: 0,
+      reasonStart: 1,
+      reasonEnd: 0,
+      marginStart: 1,
+      marginEnd: 0,
+    };
   }
 
-  read(): PredictionTable {
-    const s = this.s;
-    s.expect(0x5b);
-    this.candidateIndex.push(0);
-    if (!s.take(0x5d)) {
-      do this.row();
-      while (s.take(0x2c));
-      s.expect(0x5d);
+  read(): Float64Array {
+    // The opening bracket, then each row with the separator before it, is one step: a step that runs past the end
+    // of the window is retried from its start once more bytes are in.
+    this.step(() => {
+      this.s = new JsonScanner(this.window.bytes, this.window.limit); // (again) from the file's start, BOM and all
+      this.s.expect(0x5b);
+    });
+    let first = true;
+    for (;;) {
+      let done = false;
+      this.step(() => {
+        if (this.s.take(0x5d)) {
+          this.s.finish();
+          done = true;
+          return;
+        }
+        if (!first) this.s.expect(0x2c);
+        this.readRow();
+      });
+      if (done) break;
+      first = false;
+      const row = this.row;
+      if (row.marginStart <= row.marginEnd) this.recordMargin(row.bytes, row.marginStart, row.marginEnd);
+      if (this.escapedInRow) this.unescapeRow();
+      if (!this.onRow(row)) throw NOT_PLAIN;
+      this.rows++;
     }
-    s.finish();
-    return this.table();
+    const margins = new Float64Array(this.rows).fill(NaN);
+    const values = numberValues(this.marginTokens.view(), this.marginRanges.view());
+    for (let k = 0; k < values.length; k++) {
+      if (!Number.isFinite(values[k])) throw NOT_PLAIN; // 1e999 parses to Infinity, which zod refuses
+      margins[this.marginRows.data[k]] = values[k];
+    }
+    return margins;
   }
 
-  private row(): void {
+  /** Runs `read` from the scanner's position; when it fails before the end of the file, reads more and retries. */
+  private step(read: () => void): void {
+    for (;;) {
+      const mark = this.s.pos;
+      try {
+        read();
+        return;
+      } catch (error) {
+        if (!(error instanceof NotPlainJson) || !this.window.advance(mark)) throw error;
+        this.s.bytes = this.window.bytes;
+        this.s.limit = this.window.limit;
+        this.s.pos = 0;
+        this.row.bytes = this.window.bytes;
+      }
+    }
+  }
+
+  private readRow(): void {
     const s = this.s;
     const bytes = s.bytes;
+    const row = this.row;
     s.expect(0x7b);
     let seen = 0;
     let count = -1;
     let provenance = 0;
-    let hasReason = false;
+    this.escapedInRow = false;
+    row.reasonStart = 1;
+    row.reasonEnd = 0;
+    row.marginStart = 1;
+    row.marginEnd = 0;
     if (!s.take(0x7d)) {
       do {
         s.string();
@@ -193,7 +379,9 @@ class PredictionReader {
         if (key === KEY_ID) {
           s.string();
           if (s.end === s.start) throw NOT_PLAIN; // ids must not be empty
-          this.writer.push(this.ids);
+          row.idStart = s.start;
+          row.idEnd = s.end;
+          this.escapedInRow ||= s.escaped;
         } else if (key === KEY_CANDIDATES) {
           if (!s.literal('null')) {
             s.expect(0x5b);
@@ -201,7 +389,8 @@ class PredictionReader {
             if (!s.take(0x5d)) {
               do {
                 s.string();
-                this.writer.push(this.candidates);
+                if (count < this.keep) this.recordCandidate(count, s.start, s.end);
+                this.escapedInRow ||= s.escaped && count < this.keep;
                 count++;
               } while (s.take(0x2c));
               s.expect(0x5d);
@@ -214,65 +403,71 @@ class PredictionReader {
           if (provenance === 0) throw NOT_PLAIN;
         } else if (key === KEY_REASON) {
           s.string();
-          this.writer.push(this.reasons);
-          hasReason = true;
+          row.reasonStart = s.start;
+          row.reasonEnd = s.end;
+          this.escapedInRow ||= s.escaped;
         } else {
           s.number(); // refuses anything but a number token
-          this.marginRanges.push(s.start);
-          this.marginRanges.push(s.end);
-          this.marginRow.push(this.provenance.length);
+          row.marginStart = s.start;
+          row.marginEnd = s.end;
         }
       } while (s.take(0x2c));
       s.expect(0x7d);
     }
     if ((seen & KEY_ID) === 0) throw NOT_PLAIN;
-    if (!hasReason) {
-      this.reasons.push(1);
-      this.reasons.push(0);
-    }
-    this.candidateCounts.push(count + 1);
-    this.candidateIndex.push(this.candidates.length / 2);
-    this.provenance.push(provenance);
+    row.count = count;
+    row.provenance = provenance;
+    row.bytes = bytes;
   }
 
-  private table(): PredictionTable {
-    const rows = this.provenance.length;
-    const text = this.writer.text();
-    const candidateCounts = new Int32Array(rows);
-    for (let p = 0; p < rows; p++) candidateCounts[p] = this.candidateCounts.data[p] - 1;
-    // Distinct reasons by their bytes, so 100,000 rows that say "accepted" make one string, not 100,000.
-    const ranges = this.reasons.view();
-    const distinct = new ByteStringIndex(text, 16);
-    const reasons: string[] = [];
-    const reasonOf = new Int32Array(rows);
-    for (let p = 0; p < rows; p++) {
-      const start = ranges[2 * p];
-      const end = ranges[2 * p + 1];
-      if (start > end) {
-        reasonOf[p] = -1;
-        continue;
+  private recordCandidate(k: number, start: number, end: number): void {
+    const row = this.row;
+    if (2 * k + 2 > row.candidates.length) {
+      const larger = new Uint32Array(2 * row.candidates.length);
+      larger.set(row.candidates);
+      row.candidates = larger;
+    }
+    row.candidates[2 * k] = start;
+    row.candidates[2 * k + 1] = end;
+  }
+
+  /** Keeps the margin's token for the one JSON.parse of all margins at the end. */
+  private recordMargin(bytes: Uint8Array, start: number, end: number): void {
+    const tokens = this.marginTokens;
+    this.marginRanges.push(tokens.length);
+    tokens.reserve(end - start);
+    tokens.data.set(bytes.subarray(start, end), tokens.length);
+    tokens.length += end - start;
+    this.marginRanges.push(tokens.length);
+    this.marginRows.push(this.rows);
+  }
+
+  /**
+   * A row with escaped strings (rare): its id, reason and kept candidates are rewritten, decoded, into the arena,
+   * which the row then points into. JSON.parse of each token gives exactly the string JSON.parse of the file would.
+   */
+  private unescapeRow(): void {
+    const row = this.row;
+    const source = row.bytes;
+    const arena = this.arena;
+    arena.length = 0;
+    const rewrite = (start: number, end: number): [number, number] => {
+      const at = arena.length;
+      const escaped = source.subarray(start, end).includes(0x5c);
+      if (escaped) arena.writeText(JSON.parse(textOf(source, start - 1, end + 1)) as string);
+      else {
+        arena.reserve(end - start);
+        arena.data.set(source.subarray(start, end), at);
+        arena.length += end - start;
       }
-      const added = distinct.add(start, end);
-      if (added >= 0) reasons.push(textOf(text, start, end));
-      reasonOf[p] = added >= 0 ? added : -added - 1;
-    }
-    const margins = new Float64Array(rows).fill(NaN);
-    const values = numberValues(this.s.bytes, this.marginRanges.view());
-    for (let k = 0; k < values.length; k++) {
-      if (!Number.isFinite(values[k])) throw NOT_PLAIN; // 1e999 parses to Infinity, which zod refuses
-      margins[this.marginRow.data[k]] = values[k];
-    }
-    return {
-      rows,
-      text,
-      ids: this.ids.view(),
-      candidateCounts,
-      candidateIndex: this.candidateIndex.view(),
-      candidates: this.candidates.view(),
-      provenance: Uint8Array.from(this.provenance.view()),
-      reasonOf,
-      reasons,
-      margins,
+      return [at, arena.length];
     };
+    [row.idStart, row.idEnd] = rewrite(row.idStart, row.idEnd);
+    if (row.reasonStart <= row.reasonEnd) [row.reasonStart, row.reasonEnd] = rewrite(row.reasonStart, row.reasonEnd);
+    const kept = Math.min(Math.max(row.count, 0), this.keep);
+    for (let k = 0; k < kept; k++) [row.candidates[2 * k], row.candidates[2 * k + 1]] = rewrite(row.candidates[2 * k], row.candidates[2 * k + 1]);
+    row.marginStart = 1; // recorded already, from the window
+    row.marginEnd = 0;
+    row.bytes = arena.data;
   }
 }

@@ -182,7 +182,7 @@ export class ByteStringIndex {
    * @param expected how many strings are expected (the table still grows)
    */
   constructor(
-    readonly source: Uint8Array,
+    public source: Uint8Array,
     expected = 512,
   ) {
     let size = 16;

@@ -8,8 +8,8 @@ import { computeMetrics, ScoreMetrics } from './metrics.ts';
 import {
   InputFileInfo,
   loadItems,
-  matchPredictionsFile,
   ScoreReport,
+  scoreRun,
   startArtifactHash,
   type PerRowEntry,
   ToolInfo,
@@ -17,7 +17,7 @@ import {
   type LoadedItems,
 } from './score-report.ts';
 import { CodePointLevenshtein } from './levenshtein.ts';
-import { minCer, scoreTables, type RowOutcome } from './score-rows.ts';
+import { minCer, type RowOutcome } from './score-rows.ts';
 import { signTestPValue } from './sign-test.ts';
 
 /** Better / worse / tied row counts for one yes-no outcome, with the exact sign test on the discordant rows. */
@@ -165,17 +165,12 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
   // A JSON array is a predictions file, read straight from its bytes; anything else is decoded to see what it is.
   let value: unknown;
   if (new JsonScanner(source.bytes).peek() !== 0x5b) value = decodeJsonBytes(source.bytes, source.fileName, source.fastDecode);
-  const sha256 = await hashing;
   const isReport = typeof value === 'object' && value !== null && !Array.isArray(value) && 'schema' in value;
   if (!isReport) {
-    const { table, byRow } = matchPredictionsFile(items, source, value);
-    const outcomes = scoreTables(items.table, table, byRow, candidateLimit);
-    return {
-      info: { file: source.reportName, bytes: source.bytes.byteLength, sha256, rows: table.rows, kind: 'predictions' },
-      outcomes,
-      metrics: computeMetrics(outcomes, candidateLimit),
-    };
+    const run = await scoreRun(items, source, candidateLimit, hashing, value);
+    return { info: { ...run.info, kind: 'predictions' }, outcomes: run.outcomes.toArray(), metrics: run.metrics };
   }
+  const sha256 = await hashing;
   const parsed = ScoreReport.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { predictionTableOf, PROVENANCES, type PredictionTable } from '../artifacts/prediction-table.ts';
+import { predictionTableOf, PROVENANCES, type DeclaredColumns } from '../artifacts/prediction-table.ts';
 import type { PredictionRow } from '../artifacts/predictions.ts';
-import type { RowOutcome } from './score-rows.ts';
+import { RowOutcomes, type RowOutcome } from './score-rows.ts';
 
 const Rate = z.number().min(0).max(1);
 const Count = z.number().int().min(0);
@@ -40,8 +40,9 @@ export type ScoreMetrics = z.infer<typeof ScoreMetrics>;
  * @param outcomes one outcome per item row (at least one)
  * @param candidateLimit K, used to count rows that supplied more than K candidates
  */
-export function computeMetrics(outcomes: readonly RowOutcome[], candidateLimit: number): ScoreMetrics {
-  const rows = outcomes.length;
+export function computeMetrics(outcomes: readonly RowOutcome[] | RowOutcomes, candidateLimit: number): ScoreMetrics {
+  const columns = outcomes instanceof RowOutcomes ? outcomes : new RowOutcomes(outcomes);
+  const rows = columns.rows;
   if (rows === 0) throw new RangeError('cannot compute metrics over zero rows');
   let correct = 0;
   let hits = 0;
@@ -57,27 +58,30 @@ export function computeMetrics(outcomes: readonly RowOutcome[], candidateLimit: 
   let inputCerSum = 0;
   let effectiveCerSum = 0;
   let reciprocalRankSum = 0;
-  for (const o of outcomes) {
-    if (o.correct) correct++;
-    if (o.rank !== null) {
+  for (let r = 0; r < rows; r++) {
+    const isCorrect = columns.correct[r] === 1;
+    const rank = columns.ranks[r];
+    if (isCorrect) correct++;
+    if (rank !== 0) {
       hits++;
-      reciprocalRankSum += 1 / o.rank;
+      reciprocalRankSum += 1 / rank;
     }
-    if (o.abstained) abstained++;
+    if (columns.abstained[r] === 1) abstained++;
     else {
-      if (o.correct) correctAccepted++;
-      if (o.rank === null) miss++;
-      else if (!o.correct) selection++;
+      if (isCorrect) correctAccepted++;
+      if (rank === 0) miss++;
+      else if (!isCorrect) selection++;
     }
-    if (o.label === 'clean') {
+    if (columns.clean[r] === 1) {
       clean++;
-      if (o.overcorrected) overcorrected++;
+      if (columns.overcorrected[r] === 1) overcorrected++;
     }
-    if (o.change === 'improved') improved++;
-    else if (o.change === 'worsened') worsened++;
-    if (o.candidatesSupplied > candidateLimit) overLimit++;
-    inputCerSum += o.inputMinCer;
-    effectiveCerSum += o.effectiveMinCer;
+    const change = columns.changes[r];
+    if (change === 1) improved++;
+    else if (change === 2) worsened++;
+    if (columns.supplied[r] > candidateLimit) overLimit++;
+    inputCerSum += columns.inputMinCers[r];
+    effectiveCerSum += columns.effectiveMinCers[r];
   }
   const accepted = rows - abstained;
   return {
@@ -170,9 +174,9 @@ export function summarizeDeclared(predictions: readonly PredictionRow[]): Declar
 
 /**
  * Counts the declared provenance, reason and margin values of a predictions artifact.
- * @param predictions every prediction row (including rows of abstention), as a table
+ * @param predictions the declared values of every prediction row (including rows of abstention)
  */
-export function summarizeDeclaredTable(predictions: PredictionTable): DeclaredValues {
+export function summarizeDeclaredTable(predictions: DeclaredColumns): DeclaredValues {
   const provenance = { provider: 0, deberta: 0, lfm: 0, rule: 0, unspecified: 0, absent: 0 };
   const reasonCounts = new Array<number>(predictions.reasons.length).fill(0);
   let reasonAbsent = 0;

@@ -1,13 +1,21 @@
 import { z } from 'zod';
-import { ArtifactError, checkArtifactSize, quoteId, type Utf8Decoder } from '../artifacts/artifact-error.ts';
+import { ArtifactError, checkArtifactSize, MAX_ARTIFACT_BYTES, quoteId, tooLargeError, type Utf8Decoder } from '../artifacts/artifact-error.ts';
+import { ByteWindow, type ReadBytes } from '../artifacts/byte-window.ts';
 import { itemRowsOf, itemTableOf, readItemTable, type ItemTable } from '../artifacts/item-table.ts';
 import { ItemFormat, ItemLabel, parseItems, type ItemRow } from '../artifacts/items.ts';
-import { matchPredictions, predictionId, predictionTableOf, readPredictionTable, type PredictionTable } from '../artifacts/prediction-table.ts';
+import {
+  DeclaredColumnsBuilder,
+  matchPredictions,
+  predictionId,
+  predictionTableOf,
+  readPredictionRows,
+  type DeclaredColumns,
+} from '../artifacts/prediction-table.ts';
 import { parsePredictions, parsePredictionsValue } from '../artifacts/predictions.ts';
 import { SHA256_PATTERN, sha256Hex } from '../sha256.ts';
 import { DatasetInfo, resolveDataset, type DeclaredDataset } from './dataset.ts';
 import { computeMetrics, DeclaredValues, diagnoseErrors, ErrorDiagnosis, ScoreMetrics, summarizeDeclaredTable } from './metrics.ts';
-import { scoreTables, type RowOutcome } from './score-rows.ts';
+import { RowScorer, scoreTables, type RowOutcome, type RowOutcomes } from './score-rows.ts';
 
 /** Which tool produced a report. */
 export const ToolInfo = z.strictObject({ name: z.literal('device-receipts-bench'), version: z.string() });
@@ -81,6 +89,56 @@ export function startArtifactHash(source: ArtifactBytes): Promise<string> {
   return source.sha256 !== undefined ? Promise.resolve(source.sha256) : sha256Hex(source.bytes);
 }
 
+/**
+ * An input file the caller reads in pieces (the CLI does, for predictions), so that a large file never sits in
+ * memory whole: the byte reader walks it through a window of about a megabyte (see byte-window.ts).
+ */
+export interface ArtifactStream {
+  /** the name used in error messages (the path as the user gave it) */
+  fileName: string;
+  /** the name recorded in the report (the base name) */
+  reportName: string;
+  /** see ArtifactBytes */
+  fastDecode?: Utf8Decoder;
+  /** the file's size in bytes when it is known before reading (a larger file than MAX_ARTIFACT_BYTES is refused) */
+  size: number | undefined;
+  /** Reads the file from its start; may be called again (the zod path reads a declined file whole). */
+  open(): ArtifactReader;
+}
+
+/** One reading of an ArtifactStream. */
+export interface ArtifactReader {
+  read: ReadBytes;
+  /** After read has returned 0: the SHA-256 (lowercase hex) of every byte read. */
+  sha256(): string;
+}
+
+/**
+ * Reads a stream whole, for the zod path.
+ * @throws ArtifactError when it is larger than MAX_ARTIFACT_BYTES
+ */
+export function readWhole(source: ArtifactStream): ArtifactBytes {
+  if (source.size !== undefined && source.size > MAX_ARTIFACT_BYTES) throw tooLargeError(source.fileName, source.size);
+  const reader = source.open();
+  let bytes = new Uint8Array(Math.max(source.size ?? 0, 1 << 16));
+  let length = 0;
+  for (;;) {
+    if (length === bytes.length) {
+      if (length >= MAX_ARTIFACT_BYTES) {
+        if (reader.read(new Uint8Array(1), 0, 1) === 0) break;
+        throw tooLargeError(source.fileName, undefined);
+      }
+      const larger = new Uint8Array(Math.min(2 * bytes.length, MAX_ARTIFACT_BYTES));
+      larger.set(bytes);
+      bytes = larger;
+    }
+    const read = reader.read(bytes, length, bytes.length - length);
+    if (read === 0) break;
+    length += read;
+  }
+  return { bytes: bytes.subarray(0, length), fileName: source.fileName, reportName: source.reportName, fastDecode: source.fastDecode, sha256: reader.sha256() };
+}
+
 /** Everything a score run needs besides the files. */
 export interface ScoreOptions {
   format: ItemFormat;
@@ -131,64 +189,94 @@ export async function loadItems(source: ArtifactBytes, format: ItemFormat, sha25
   };
 }
 
-/** A predictions file lined up with the item rows. */
-export interface MatchedPredictions {
-  table: PredictionTable;
-  /** for each item row, the index of its prediction row, or -1 */
-  byRow: Int32Array;
+/** A predictions file scored against loaded items. */
+export interface ScoredRun {
+  info: InputFileInfo;
+  /** what the predictions declare about themselves, row by row */
+  declared: DeclaredColumns;
+  outcomes: RowOutcomes;
+  metrics: ScoreMetrics;
 }
 
 /**
- * Reads a predictions file and lines it up with the items, as loadItems does (byte reader first, zod for the rest).
+ * Reads, hashes and scores one predictions file against loaded items. The byte reader reads the file once, front
+ * to back, scoring each row as it goes; only a file it declines (a problem, or an unusual but valid shape) is read
+ * whole and goes through parsePredictions, which names the problem or reads the file.
  * @param items the loaded items
- * @param source the predictions file
+ * @param source the predictions file, whole or as a stream
+ * @param candidateLimit K
+ * @param sha256 the file's hash if already started (for a whole file hashed by Web Crypto, which callers start early)
  * @param value the file already parsed by JSON.parse, for callers that had to look inside it first
  * @throws ArtifactError when the file is bad or a prediction id names no item row
  */
-export function matchPredictionsFile(items: LoadedItems, source: ArtifactBytes, value?: unknown): MatchedPredictions {
-  if (value === undefined) checkArtifactSize(source.bytes, source.fileName);
-  const fast = value === undefined ? readPredictionTable(source.bytes) : undefined;
-  if (fast !== undefined) {
-    const match = matchPredictions(items.table, fast);
-    // An unknown or repeated id: the zod path below finds which problem comes first, as it always did.
-    if (match.problem < 0) return { table: fast, byRow: match.byRow };
+export async function scoreRun(
+  items: LoadedItems,
+  source: ArtifactBytes | ArtifactStream,
+  candidateLimit: number,
+  sha256?: Promise<string>,
+  value?: unknown,
+): Promise<ScoredRun> {
+  if (value === undefined) {
+    const read = readAndScore(items, source, candidateLimit);
+    if (read !== undefined) {
+      const hash = read.sha256 ?? sha256 ?? startArtifactHash(source as ArtifactBytes);
+      return { ...read.run, info: { file: source.reportName, bytes: read.bytes, sha256: await hash, rows: read.run.declared.rows } };
+    }
   }
-  const rows = value === undefined ? parsePredictions(source.bytes, source.fileName, source.fastDecode) : parsePredictionsValue(value, source.fileName);
+  const whole = 'bytes' in source ? source : readWhole(source);
+  const rows = value === undefined ? parsePredictions(whole.bytes, whole.fileName, whole.fastDecode) : parsePredictionsValue(value, whole.fileName);
   const table = predictionTableOf(rows);
   const match = matchPredictions(items.table, table);
   if (match.problem >= 0) {
     // parsePredictions has refused repeated ids, so the problem is an id that names no item row.
     const id = predictionId(table, match.problem);
-    throw new ArtifactError(source.fileName, `id ${quoteId(id)}`, `names no item row in ${items.source.fileName}`);
+    throw new ArtifactError(whole.fileName, `id ${quoteId(id)}`, `names no item row in ${items.source.fileName}`);
   }
-  return { table, byRow: match.byRow };
+  const outcomes = scoreTables(items.table, table, match.byRow, candidateLimit);
+  const hash = whole === source && sha256 !== undefined ? sha256 : startArtifactHash(whole);
+  return {
+    info: { file: whole.reportName, bytes: whole.bytes.byteLength, sha256: await hash, rows: table.rows },
+    declared: table,
+    outcomes,
+    metrics: computeMetrics(outcomes, candidateLimit),
+  };
 }
 
-/** A predictions file parsed, hashed and scored against loaded items. */
-export interface ScoredRun {
-  info: InputFileInfo;
-  predictions: PredictionTable;
-  outcomes: RowOutcome[];
-  metrics: ScoreMetrics;
-}
-
-/**
- * Parses, hashes and scores one predictions file against loaded items.
- * @param items the loaded items
- * @param source the predictions file
- * @param candidateLimit K
- * @param sha256 the file's hash if already started
- * @throws ArtifactError when the file is bad or a prediction id names no item row
- */
-export async function scoreRun(
+/** The byte reader's pass over a predictions file (see scoreRun); undefined when it declines the file. */
+function readAndScore(
   items: LoadedItems,
-  source: ArtifactBytes,
+  source: ArtifactBytes | ArtifactStream,
   candidateLimit: number,
-  sha256 = startArtifactHash(source),
-): Promise<ScoredRun> {
-  const { table, byRow } = matchPredictionsFile(items, source);
-  const outcomes = scoreTables(items.table, table, byRow, candidateLimit);
-  return { info: await fileInfo(source, table.rows, sha256), predictions: table, outcomes, metrics: computeMetrics(outcomes, candidateLimit) };
+): { run: Omit<ScoredRun, 'info'>; bytes: number; sha256: Promise<string> | undefined } | undefined {
+  let window: ByteWindow;
+  let reader: ArtifactReader | undefined;
+  if ('bytes' in source) {
+    checkArtifactSize(source.bytes, source.fileName);
+    window = ByteWindow.over(source.bytes);
+  } else {
+    if (source.size !== undefined && source.size > MAX_ARTIFACT_BYTES) throw tooLargeError(source.fileName, source.size);
+    reader = source.open();
+    window = ByteWindow.reading(reader.read);
+  }
+  const scorer = new RowScorer(items.table, candidateLimit);
+  const declared = new DeclaredColumnsBuilder();
+  const index = items.table.index;
+  const margins = readPredictionRows(window, candidateLimit, (row) => {
+    const r = index.find(row.bytes, row.idStart, row.idEnd);
+    // An unknown or repeated id: the zod path finds which problem comes first, as it always did.
+    if (r < 0 || scorer.predicted(r)) return false;
+    scorer.predict(r, row.bytes, row.candidates, 0, Math.min(Math.max(row.count, 0), candidateLimit), row.count);
+    declared.add(row);
+    return true;
+  });
+  if (margins === false) return undefined;
+  if (window.bytesRead > MAX_ARTIFACT_BYTES) throw tooLargeError(source.fileName, window.bytesRead);
+  const outcomes = scorer.finish();
+  return {
+    run: { declared: declared.finish(margins), outcomes, metrics: computeMetrics(outcomes, candidateLimit) },
+    bytes: window.bytesRead,
+    sha256: reader === undefined ? undefined : Promise.resolve(reader.sha256()),
+  };
 }
 
 /**
@@ -198,9 +286,13 @@ export async function scoreRun(
  * @param options format, K, declared dataset identity, tool version, per-row switch
  * @throws ArtifactError for a bad input file; DatasetFlagError for flags that contradict the AJIMEE pin
  */
-export async function buildScoreReport(items: ArtifactBytes, predictions: ArtifactBytes, options: ScoreOptions): Promise<ScoreReport> {
+export async function buildScoreReport(
+  items: ArtifactBytes,
+  predictions: ArtifactBytes | ArtifactStream,
+  options: ScoreOptions,
+): Promise<ScoreReport> {
   // Both hashes start first: Web Crypto digests off the main thread, so they overlap with parsing and scoring.
-  const predictionsSha256 = startArtifactHash(predictions);
+  const predictionsSha256 = 'bytes' in predictions ? startArtifactHash(predictions) : undefined;
   const loaded = await loadItems(items, options.format);
   const run = await scoreRun(loaded, predictions, options.candidateLimit, predictionsSha256);
   const report: ScoreReport = {
@@ -212,9 +304,9 @@ export async function buildScoreReport(items: ArtifactBytes, predictions: Artifa
     candidate_limit: options.candidateLimit,
     metrics: run.metrics,
     diagnosis: diagnoseErrors(run.metrics),
-    declared: summarizeDeclaredTable(run.predictions),
+    declared: summarizeDeclaredTable(run.declared),
   };
-  if (options.perRow) report.per_row = run.outcomes.map(perRowEntry);
+  if (options.perRow) report.per_row = run.outcomes.toArray().map(perRowEntry);
   return report;
 }
 

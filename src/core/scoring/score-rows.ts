@@ -9,6 +9,9 @@ import { CodePointLevenshtein } from './levenshtein.ts';
 /** How a row's effective MinCER moved against its input MinCER. */
 export type RowChange = 'improved' | 'worsened' | 'unchanged';
 
+/** Changes by their code in RowOutcomes.changes. */
+const CHANGES: readonly RowChange[] = ['unchanged', 'improved', 'worsened'];
+
 /** What scoring found for one item row. Every metric is an aggregate of these. */
 export interface RowOutcome {
   /** the item row's id */
@@ -86,107 +89,250 @@ export function scoreRows(
     byRow[r] = listed.length;
     listed.push(prediction);
   });
-  return scoreTables(itemTableOf(items), predictionTableOf(listed), byRow, candidateLimit);
+  return scoreTables(itemTableOf(items), predictionTableOf(listed), byRow, candidateLimit).toArray();
 }
 
 /**
- * Scores every item row against its prediction (if any), in item order: the scorer itself, on tables whose texts
- * are UTF-8 bytes (equal strings have equal bytes, so `===` becomes a byte comparison, and Levenshtein reads code
- * points decoded straight from the bytes).
+ * Scores every item row against its prediction (if any), in item order, from tables (see RowScorer).
  * @param items the item table
  * @param predictions the prediction table
  * @param byRow for each item row, the index of its prediction row, or -1 (see matchPredictions)
  * @param candidateLimit K: only the first K candidates count for recall, rank, candidate miss and selection error
  */
-export function scoreTables(items: ItemTable, predictions: PredictionTable, byRow: Int32Array, candidateLimit: number): RowOutcome[] {
-  if (!Number.isInteger(candidateLimit) || candidateLimit < 1) {
-    throw new RangeError(`candidate limit must be a whole number >= 1, got ${candidateLimit}`);
-  }
-  const text = items.text;
-  const { inputs, refIndex, refs } = items;
-  const candidateText = predictions.text;
-  const { candidates, candidateIndex, candidateCounts } = predictions;
-  // Scratch code-point buffers, sized once: a text has at most as many code points as bytes.
-  let longestText = 0;
-  let longestReferences = 0;
-  let mostReferences = 0;
+export function scoreTables(items: ItemTable, predictions: PredictionTable, byRow: Int32Array, candidateLimit: number): RowOutcomes {
+  const scorer = new RowScorer(items, candidateLimit);
   for (let r = 0; r < items.rows; r++) {
-    longestText = Math.max(longestText, inputs[2 * r + 1] - inputs[2 * r]);
-    let total = 0;
-    for (let k = refIndex[r]; k < refIndex[r + 1]; k++) total += refs[2 * k + 1] - refs[2 * k];
-    longestReferences = Math.max(longestReferences, total);
-    mostReferences = Math.max(mostReferences, refIndex[r + 1] - refIndex[r]);
-  }
-  for (let p = 0; p < predictions.rows; p++) {
-    if (candidateCounts[p] > 0) {
-      const first = candidateIndex[p];
-      longestText = Math.max(longestText, candidates[2 * first + 1] - candidates[2 * first]);
-    }
-  }
-  const hypothesis = new Uint32Array(Math.max(1, longestText));
-  const referenceCodes = new Uint32Array(Math.max(1, longestReferences));
-  const starts = new Uint32Array(Math.max(1, mostReferences));
-  const lengths = new Uint32Array(Math.max(1, mostReferences));
-  const levenshtein = new CodePointLevenshtein(64);
-  const outcomes: RowOutcome[] = new Array(items.rows);
-  for (let r = 0; r < items.rows; r++) {
-    const firstRef = refIndex[r];
-    const referenceCount = refIndex[r + 1] - firstRef;
-    let at = 0;
-    for (let k = 0; k < referenceCount; k++) {
-      const ref = firstRef + k;
-      starts[k] = at;
-      lengths[k] = decodeCodePoints(text, refs[2 * ref], refs[2 * ref + 1], referenceCodes, at);
-      at += lengths[k];
-    }
-    const inputStart = inputs[2 * r];
-    const inputEnd = inputs[2 * r + 1];
-    const m = decodeCodePoints(text, inputStart, inputEnd, hypothesis, 0);
-    const inputMinCer = levenshtein.minCerOfCodes(hypothesis, 0, m, referenceCodes, starts, lengths, referenceCount);
-
     const p = byRow[r];
-    const count = p < 0 ? -1 : candidateCounts[p];
-    const abstained = count <= 0;
-    const supplied = abstained ? 0 : count;
-    // The effective output: the top candidate, or the input on abstention.
-    const effectiveText = abstained ? text : candidateText;
-    const effectiveStart = abstained ? inputStart : candidates[2 * candidateIndex[p]];
-    const effectiveEnd = abstained ? inputEnd : candidates[2 * candidateIndex[p] + 1];
-    const correct = isReference(effectiveText, effectiveStart, effectiveEnd, text, refs, firstRef, referenceCount);
-    let rank: number | null = null;
-    if (!abstained) {
-      const limit = Math.min(supplied, candidateLimit);
-      for (let i = 0; i < limit; i++) {
-        const c = candidateIndex[p] + i;
-        if (isReference(candidateText, candidates[2 * c], candidates[2 * c + 1], text, refs, firstRef, referenceCount)) {
-          rank = i + 1;
-          break;
-        }
+    if (p < 0) continue;
+    const count = predictions.candidateCounts[p];
+    scorer.predict(r, predictions.text, predictions.candidates, predictions.candidateIndex[p], Math.max(count, 0), count);
+  }
+  return scorer.finish();
+}
+
+/**
+ * The scorer itself, one item row at a time, on texts held as UTF-8 bytes (see text-bytes.ts): equal strings have
+ * equal bytes, so `===` becomes a byte comparison, and Levenshtein reads code points decoded straight from the
+ * bytes. Predictions arrive in any order through {@link predict} (straight from a file being read, or from a
+ * table); {@link finish} scores what is left (every input's MinCER, and the rows with no prediction) and returns
+ * the outcomes in item order.
+ */
+export class RowScorer {
+  private readonly counts: Int32Array; // candidates the row's prediction lists; -1: absent or null; -2: no prediction
+  private readonly ranks: Int32Array; // 0 for none
+  private readonly correct: Uint8Array;
+  private readonly overcorrected: Uint8Array;
+  private readonly effectiveMinCers: Float64Array;
+  private readonly levenshtein = new CodePointLevenshtein(64);
+  // Scratch code points: a text has at most as many code points as bytes; grown on demand.
+  private hypothesis = new Uint32Array(256);
+  private referenceCodes = new Uint32Array(1024);
+  private starts = new Uint32Array(8);
+  private lengths = new Uint32Array(8);
+
+  /**
+   * @param items the item table
+   * @param candidateLimit K: only the first K candidates count for recall, rank, candidate miss and selection error
+   */
+  constructor(
+    private readonly items: ItemTable,
+    readonly candidateLimit: number,
+  ) {
+    if (!Number.isInteger(candidateLimit) || candidateLimit < 1) {
+      throw new RangeError(`candidate limit must be a whole number >= 1, got ${candidateLimit}`);
+    }
+    this.counts = new Int32Array(items.rows).fill(-2);
+    this.ranks = new Int32Array(items.rows);
+    this.correct = new Uint8Array(items.rows);
+    this.overcorrected = new Uint8Array(items.rows);
+    this.effectiveMinCers = new Float64Array(items.rows);
+  }
+
+  /** True when item row r already has its prediction. */
+  predicted(r: number): boolean {
+    return this.counts[r] !== -2;
+  }
+
+  /**
+   * Scores item row r's prediction.
+   * @param r the item row the prediction names
+   * @param bytes the buffer the candidates are in
+   * @param ranges candidate k (in list order) is bytes[ranges[2(first + k)], ranges[2(first + k) + 1])
+   * @param first where the row's candidates start in `ranges`
+   * @param given how many candidates `ranges` holds for the row: at least min(count, K)
+   * @param count how many candidates the prediction lists; -1 when `candidates` is absent or null
+   */
+  predict(r: number, bytes: Uint8Array, ranges: Uint32Array, first: number, given: number, count: number): void {
+    this.counts[r] = count;
+    if (count <= 0) return; // an abstention: finish() scores it with the input
+    const items = this.items;
+    const text = items.text;
+    const firstRef = items.refIndex[r];
+    const referenceCount = items.refIndex[r + 1] - firstRef;
+    const effectiveStart = ranges[2 * first];
+    const effectiveEnd = ranges[2 * first + 1];
+    const correct = isReference(bytes, effectiveStart, effectiveEnd, text, items.refs, firstRef, referenceCount);
+    const limit = Math.min(count, given, this.candidateLimit);
+    let rank = 0;
+    for (let i = 0; i < limit; i++) {
+      const c = first + i;
+      if (isReference(bytes, ranges[2 * c], ranges[2 * c + 1], text, items.refs, firstRef, referenceCount)) {
+        rank = i + 1;
+        break;
       }
     }
-    let effectiveMinCer = inputMinCer;
-    if (!abstained) {
-      if (correct) effectiveMinCer = 0;
-      else {
-        const e = decodeCodePoints(effectiveText, effectiveStart, effectiveEnd, hypothesis, 0);
-        effectiveMinCer = levenshtein.minCerOfCodes(hypothesis, 0, e, referenceCodes, starts, lengths, referenceCount);
-      }
+    this.correct[r] = correct ? 1 : 0;
+    this.ranks[r] = rank;
+    if (correct) this.effectiveMinCers[r] = 0;
+    else {
+      this.decodeReferences(r);
+      const m = this.decodeHypothesis(bytes, effectiveStart, effectiveEnd);
+      this.effectiveMinCers[r] = this.levenshtein.minCerOfCodes(this.hypothesis, 0, m, this.referenceCodes, this.starts, this.lengths, referenceCount);
     }
-    const label = ITEM_LABELS[items.labels[r]];
-    outcomes[r] = {
+    const clean = ITEM_LABELS[items.labels[r]] === 'clean';
+    this.overcorrected[r] = clean && !bytesEqual(bytes, effectiveStart, effectiveEnd, text, items.inputs[2 * r], items.inputs[2 * r + 1]) ? 1 : 0;
+  }
+
+  /** Scores every input, and every row without a candidate, and returns all outcomes in item order. */
+  finish(): RowOutcomes {
+    const items = this.items;
+    const text = items.text;
+    const outcomes = new RowOutcomes(items);
+    for (let r = 0; r < items.rows; r++) {
+      const firstRef = items.refIndex[r];
+      const referenceCount = items.refIndex[r + 1] - firstRef;
+      const inputStart = items.inputs[2 * r];
+      const inputEnd = items.inputs[2 * r + 1];
+      this.decodeReferences(r);
+      const m = this.decodeHypothesis(text, inputStart, inputEnd);
+      const inputMinCer = this.levenshtein.minCerOfCodes(this.hypothesis, 0, m, this.referenceCodes, this.starts, this.lengths, referenceCount);
+      outcomes.inputMinCers[r] = inputMinCer;
+      if (this.counts[r] <= 0) {
+        // An abstention: the effective output is the input.
+        outcomes.abstained[r] = 1;
+        outcomes.correct[r] = isReference(text, inputStart, inputEnd, text, items.refs, firstRef, referenceCount) ? 1 : 0;
+        outcomes.effectiveMinCers[r] = inputMinCer;
+      } else {
+        outcomes.correct[r] = this.correct[r];
+        outcomes.ranks[r] = this.ranks[r];
+        outcomes.effectiveMinCers[r] = this.effectiveMinCers[r];
+        outcomes.supplied[r] = this.counts[r];
+        outcomes.overcorrected[r] = this.overcorrected[r];
+      }
+      outcomes.settle(r);
+    }
+    return outcomes;
+  }
+
+  /** Decodes item row r's references into referenceCodes / starts / lengths. */
+  private decodeReferences(r: number): void {
+    const { text, refs, refIndex } = this.items;
+    const first = refIndex[r];
+    const count = refIndex[r + 1] - first;
+    let total = 0;
+    for (let k = first; k < first + count; k++) total += refs[2 * k + 1] - refs[2 * k];
+    if (this.referenceCodes.length < total) this.referenceCodes = new Uint32Array(Math.max(total, 2 * this.referenceCodes.length));
+    if (this.starts.length < count) {
+      this.starts = new Uint32Array(count);
+      this.lengths = new Uint32Array(count);
+    }
+    let at = 0;
+    for (let k = 0; k < count; k++) {
+      const ref = first + k;
+      this.starts[k] = at;
+      this.lengths[k] = decodeCodePoints(text, refs[2 * ref], refs[2 * ref + 1], this.referenceCodes, at);
+      at += this.lengths[k];
+    }
+  }
+
+  /** Decodes bytes[start, end) into the hypothesis buffer and returns its length in code points. */
+  private decodeHypothesis(bytes: Uint8Array, start: number, end: number): number {
+    if (this.hypothesis.length < end - start) this.hypothesis = new Uint32Array(Math.max(end - start, 2 * this.hypothesis.length));
+    return decodeCodePoints(bytes, start, end, this.hypothesis, 0);
+  }
+}
+
+/**
+ * Every item row's outcome, column by column (a few bytes per row, no object per row); {@link at} gives one row as
+ * a RowOutcome, with its id as a string.
+ */
+export class RowOutcomes {
+  readonly rows: number;
+  readonly abstained: Uint8Array;
+  readonly correct: Uint8Array;
+  /** 1-based rank, 0 for none */
+  readonly ranks: Int32Array;
+  readonly inputMinCers: Float64Array;
+  readonly effectiveMinCers: Float64Array;
+  /** candidates supplied (0 on abstention) */
+  readonly supplied: Int32Array;
+  readonly overcorrected: Uint8Array;
+  /** 1 for a `clean` row */
+  readonly clean: Uint8Array;
+  /** the change of MinCER: 0 unchanged, 1 improved, 2 worsened (see CHANGES) */
+  readonly changes: Uint8Array;
+
+  /** Empty columns for the rows of `items` (filled by RowScorer), or the outcomes already made as objects. */
+  constructor(private readonly items: ItemTable | readonly RowOutcome[]) {
+    const rows = 'rows' in items ? items.rows : items.length;
+    this.rows = rows;
+    this.abstained = new Uint8Array(rows);
+    this.correct = new Uint8Array(rows);
+    this.ranks = new Int32Array(rows);
+    this.inputMinCers = new Float64Array(rows);
+    this.effectiveMinCers = new Float64Array(rows);
+    this.supplied = new Int32Array(rows);
+    this.overcorrected = new Uint8Array(rows);
+    this.clean = new Uint8Array(rows);
+    this.changes = new Uint8Array(rows);
+    if ('rows' in items) {
+      for (let r = 0; r < rows; r++) this.clean[r] = ITEM_LABELS[items.labels[r]] === 'clean' ? 1 : 0;
+      return;
+    }
+    items.forEach((o, r) => {
+      this.abstained[r] = o.abstained ? 1 : 0;
+      this.correct[r] = o.correct ? 1 : 0;
+      this.ranks[r] = o.rank ?? 0;
+      this.inputMinCers[r] = o.inputMinCer;
+      this.effectiveMinCers[r] = o.effectiveMinCer;
+      this.supplied[r] = o.candidatesSupplied;
+      this.overcorrected[r] = o.overcorrected ? 1 : 0;
+      this.clean[r] = o.label === 'clean' ? 1 : 0;
+      this.changes[r] = CHANGES.indexOf(o.change);
+    });
+  }
+
+  /** Sets row r's change from its two MinCERs, once both are in. */
+  settle(r: number): void {
+    const input = this.inputMinCers[r];
+    const effective = this.effectiveMinCers[r];
+    this.changes[r] = effective < input ? 1 : effective > input ? 2 : 0;
+  }
+
+  /** Row r's outcome as an object. */
+  at(r: number): RowOutcome {
+    const items = this.items;
+    if (!('rows' in items)) return items[r];
+    return {
       id: itemId(items, r),
-      label,
-      abstained,
-      correct,
-      rank,
-      inputMinCer,
-      effectiveMinCer,
-      change: effectiveMinCer < inputMinCer ? 'improved' : effectiveMinCer > inputMinCer ? 'worsened' : 'unchanged',
-      candidatesSupplied: supplied,
-      overcorrected: label === 'clean' && !abstained && !bytesEqual(effectiveText, effectiveStart, effectiveEnd, text, inputStart, inputEnd),
+      label: ITEM_LABELS[items.labels[r]],
+      abstained: this.abstained[r] === 1,
+      correct: this.correct[r] === 1,
+      rank: this.ranks[r] === 0 ? null : this.ranks[r],
+      inputMinCer: this.inputMinCers[r],
+      effectiveMinCer: this.effectiveMinCers[r],
+      change: CHANGES[this.changes[r]],
+      candidatesSupplied: this.supplied[r],
+      overcorrected: this.overcorrected[r] === 1,
     };
   }
-  return outcomes;
+
+  /** Every row's outcome as an object, in item order. */
+  toArray(): RowOutcome[] {
+    const out: RowOutcome[] = new Array(this.rows);
+    for (let r = 0; r < this.rows; r++) out[r] = this.at(r);
+    return out;
+  }
 }
 
 /** True when bytes[start, end) equals one of the row's references (refs first..first+count-1 in `text`). */
