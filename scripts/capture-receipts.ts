@@ -11,9 +11,11 @@
  * cold + warm on wasm in WebKitGTK over WebDriver (no memory API, no WebGPU; skip with DRB_CAPTURE_WEBKIT=0).
  * Besides device receipts it captures one suite receipt (the demo suite reranked by the tiny transformers.js
  * reranker on wasm) and one comparison receipt (the tiny ORT fixture on wasm-1, wasm-2 and WebGPU on SwiftShader),
- * taken from `window.drbArtifacts`.
+ * taken from `window.drbArtifacts`, and the suite run's predictions (checked against the hash its receipt names) into
+ * test/fixtures/suite-run/.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +31,10 @@ import { startStaticServer } from '../src/node/static-server.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const OUT = join(ROOT, 'test', 'fixtures', 'receipts');
+// The suite run's predictions, kept apart from the receipts (summaries of the receipts folder stay about receipts):
+// `drb score` turns them into the score report that `drb receipts report` shows beside the suite run's speed.
+const SUITE_RUN_OUT = join(ROOT, 'test', 'fixtures', 'suite-run');
+const SUITE_PREDICTIONS_FILE = 'ajimee-demo-24-tfjs-tiny-reranker-wasm-predictions.json';
 
 interface Scenario {
   name: string;
@@ -86,6 +92,7 @@ async function main(): Promise<void> {
   const dist = mkdtempSync(join(tmpdir(), 'drb-capture-dist-'));
   const browsers: LaunchedChromium[] = [];
   const captured: Array<{ name: string; receipt: DeviceReceipt | PageArtifact['data'] }> = [];
+  let suitePredictions: Buffer | null = null;
   try {
     const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
     const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
@@ -128,7 +135,13 @@ async function main(): Promise<void> {
       // fixture on wasm-1, wasm-2 and WebGPU on SwiftShader), after the interruption was recorded above.
       const suitePage = await plain.context.newPage();
       const suite = await artifactOf(suitePage, pageUrl(server, { autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 }), 'suite-receipt', 'done');
+      const rows = await suitePage.evaluate(() => (window as unknown as { drbArtifacts: PageArtifact[] }).drbArtifacts.find((a) => a.kind === 'predictions')?.data);
       await suitePage.close();
+      // The page offers exactly these bytes for download (encodePredictions); the receipt names their SHA-256.
+      suitePredictions = Buffer.from(`${JSON.stringify(rows, null, 2)}\n`);
+      const predictionsSha256 = createHash('sha256').update(suitePredictions).digest('hex');
+      const named = (suite as unknown as { predictions: { sha256: string } | null }).predictions?.sha256;
+      if (predictionsSha256 !== named) throw new Error(`suite: predictions hash ${predictionsSha256}, the receipt names ${named}`);
       captured.push({ name: 'suite-ajimee-demo-24-tfjs-tiny-reranker-wasm', receipt: suite });
       console.log(`suite: ${suite.outcome.status}`);
       const comparePage = await gpu.context.newPage();
@@ -176,6 +189,11 @@ async function main(): Promise<void> {
     writeFileSync(join(OUT, file), `${JSON.stringify(receipt, null, 2)}\n`);
   });
   console.log(`wrote ${captured.length} receipts to ${OUT}`);
+  if (suitePredictions !== null) {
+    mkdirSync(SUITE_RUN_OUT, { recursive: true });
+    writeFileSync(join(SUITE_RUN_OUT, SUITE_PREDICTIONS_FILE), suitePredictions);
+    console.log(`wrote the suite run's predictions to ${join(SUITE_RUN_OUT, SUITE_PREDICTIONS_FILE)}`);
+  }
 }
 
 await main();
