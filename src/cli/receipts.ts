@@ -18,6 +18,7 @@ import { setExitCode } from './exit-code.ts';
 import { collectJsonFiles, displayPath, parseJson, readBytes, readInputDocuments, sha256, SYMLINK_PROBLEM } from './receipt-files.ts';
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { parseReview, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
+import { writeReport } from './receipts-report.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/receipts/device-review.ts';
 import { evaluateEvidence } from '../core/receipts/evidence.ts';
 import { duplicateMessage, ReceiptIdLedger } from '../core/receipts/receipt-ids.ts';
@@ -190,6 +191,34 @@ export function register(program: Command): void {
             : '') +
           (summary.inputs.comparison_receipts_valid > 0 ? `, ${summary.inputs.comparison_receipts_valid} comparison receipt(s)` : '') +
           `: ${displayPath(json)}, ${displayPath(md)}\n`,
+      );
+    });
+
+  receipts
+    .command('report')
+    .description('Write DIR/index.html: one self-contained page (no script, no request) with charts of cold stages, warm spread and drift, comparisons with 95% intervals, generation, and quality beside speed.')
+    .argument('<paths...>', 'receipt files or folders, and score reports (drb score) to show beside suite runs')
+    .requiredOption('--out <dir>', 'output folder for index.html')
+    .option('--reviews <dir>', 'a summary folder whose reviews/ apply (as drb receipts summarize --out keeps them)')
+    .action(async (paths: string[], options: { out: string; reviews?: string }, command: Command) => {
+      const tty = process.stderr.isTTY === true;
+      let lastShown = 0;
+      const progress = tty
+        ? (done: number, total: number) => {
+            if (done === total || done - lastShown >= Math.max(1, Math.floor(total / 100))) {
+              lastShown = done;
+              process.stderr.write(`\rreport: ${done} / ${total}${done === total ? '\n' : ''}`);
+            }
+          }
+        : undefined;
+      const { data, file, problems } = await writeReport(paths, options.out, { reviewsDir: options.reviews, progress });
+      // One line per input that was left out or counted once, as summarize does; a conflicting copy fails the command.
+      for (const line of problems) process.stderr.write(`warning: ${line}\n`);
+      if (data.summary.inputs.duplicates_conflicting > 0) setExitCode(command, 1);
+      const i = data.summary.inputs;
+      process.stdout.write(
+        `report of ${i.receipts_valid + i.generation_receipts_valid + i.suite_receipts_valid + i.comparison_receipts_valid} receipt(s) ` +
+          `(${data.summary.targets.length} target(s), ${data.summary.comparisons.length} comparison(s), ${data.quality.length} score report(s)): ${displayPath(file)}\n`,
       );
     });
 

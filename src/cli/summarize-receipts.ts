@@ -55,7 +55,7 @@ export function parseReview(bytes: Buffer, shown: string): DeviceReview {
 }
 
 /** Reviews stored in DIR/reviews/<target>.json; a malformed one stops the command (exit 2). */
-function loadReviews(outDir: string): Map<string, StoredReview> {
+export function loadReviews(outDir: string): Map<string, StoredReview> {
   const reviews = new Map<string, StoredReview>();
   const dir = join(outDir, 'reviews');
   if (!existsSync(dir)) return reviews;

@@ -1,14 +1,15 @@
 /**
- * Escaping for every string that reaches a Markdown file from an input (a receipt, an items or predictions file, a
- * file name, a flag). Committed Markdown (summary.md, score and compare reports) is read on forges that render it
+ * Escaping for every string that reaches a Markdown file or an HTML page from an input (a receipt, an items or
+ * predictions file, a file name, a flag). Committed Markdown (summary.md, score and compare reports) is read on forges that render it
  * as CommonMark/GFM with inline HTML, so a string must neither change the document's structure (a new line that
  * starts a heading or a table row, a pipe that adds a cell, a backtick that ends a code span) nor carry markup
  * (emphasis, links, images, raw HTML such as `<img onerror>`).
  *
- * Three contexts, one function each:
+ * Four contexts, one function each:
  * - `mdText`: inline text anywhere (paragraph, list item, heading, table cell);
  * - `mdCode`: an inline code span (pass `inTable` inside a GFM table, where a pipe must be escaped even in code);
- * - `mdFence`: a fenced code block (a shell command that names user files).
+ * - `mdFence`: a fenced code block (a shell command that names user files);
+ * - `htmlText`: text and quoted attribute values of an HTML page (the receipts report).
  * Written by hand: the rules are a few lines of the CommonMark and GFM specs (backslash escapes, code spans, fenced
  * code blocks, tables), and a Markdown library would only be used for this.
  */
@@ -94,4 +95,17 @@ export function mdFence(body: string, info = ''): string[] {
   const text = body.replace(/\r\n?/g, '\n').replace(CONTROLS, '\uFFFD');
   const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1));
   return [`${fence}${info}`, ...text.split('\n'), fence];
+}
+
+// The five characters that end an HTML text run or a quoted attribute value, as entities.
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * `text` for HTML (and the inline SVG inside it): safe as element text and as a quoted attribute value. `&`, `<`,
+ * `>`, `"` and `'` become entities, so no input can open a tag, close an attribute or start a script; control and
+ * bidirectional-override characters become U+FFFD, as in Markdown, so a value always displays as what it holds.
+ * @param text any string from an input
+ */
+export function htmlText(text: string): string {
+  return text.replace(CONTROLS, '\uFFFD').replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]);
 }

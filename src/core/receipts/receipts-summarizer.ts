@@ -195,9 +195,10 @@ export class ReceiptsSummarizer {
    * Folds one suite receipt that passed validation into its suite target.
    * @param receipt a `drb.suite-receipt.v1` that `validateReceipt` accepted
    * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
+   * @returns true when the receipt was counted, false for a copy of one already added
    */
-  addSuiteReceipt(receipt: SuiteReceipt, source?: ReceiptSource): void {
-    if (!this.admit(receipt, source)) return;
+  addSuiteReceipt(receipt: SuiteReceipt, source?: ReceiptSource): boolean {
+    if (!this.admit(receipt, source)) return false;
     this.files++;
     this.suiteValid++;
     const identity = suiteTargetIdentity(receipt);
@@ -209,28 +210,32 @@ export class ReceiptsSummarizer {
     }
     foldSuite(acc, receipt);
     if (receipt.previous_run_interrupted !== null) this.addInterruption(suiteDevice(receipt), receipt.previous_run_interrupted, receipt.receipt_id);
+    return true;
   }
 
   /**
    * Lists one comparison receipt that passed validation (ranked valid routes, invalid routes with why).
-   * @param receipt a `drb.comparison-receipt.v1` that `validateReceipt` accepted
+   * @param receipt a `drb.comparison-receipt.v2` that `validateReceipt` accepted
    * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
+   * @returns true when the receipt was counted, false for a copy of one already added
    */
-  addComparisonReceipt(receipt: ComparisonReceipt, source?: ReceiptSource): void {
-    if (!this.admit(receipt, source)) return;
+  addComparisonReceipt(receipt: ComparisonReceipt, source?: ReceiptSource): boolean {
+    if (!this.admit(receipt, source)) return false;
     this.files++;
     const entry = comparisonEntry(receipt);
     this.comparisons.push(entry);
     if (receipt.previous_run_interrupted !== null) this.addInterruption(entry.device, receipt.previous_run_interrupted, receipt.receipt_id);
+    return true;
   }
 
   /**
    * Folds one generation receipt that passed validation into its generation target.
    * @param receipt a `drb.generation-receipt.v1` that `validateReceipt` accepted
    * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
+   * @returns true when the receipt was counted, false for a copy of one already added
    */
-  addGenerationReceipt(receipt: GenerationReceipt, source?: ReceiptSource): void {
-    if (!this.admit(receipt, source)) return;
+  addGenerationReceipt(receipt: GenerationReceipt, source?: ReceiptSource): boolean {
+    if (!this.admit(receipt, source)) return false;
     this.files++;
     this.generationValid++;
     const identity = generationTargetIdentity(receipt);
@@ -244,6 +249,7 @@ export class ReceiptsSummarizer {
     if (receipt.previous_run_interrupted !== null) {
       this.addInterruption(deviceIdentity(receipt), receipt.previous_run_interrupted, receipt.receipt_id);
     }
+    return true;
   }
 
   /**
@@ -271,9 +277,10 @@ export class ReceiptsSummarizer {
    * Folds one receipt that passed validation into its target.
    * @param receipt a receipt that `validateReceipt` accepted
    * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
+   * @returns true when the receipt was counted, false for a copy of one already added
    */
-  addReceipt(receipt: DeviceReceipt, source?: ReceiptSource): void {
-    if (!this.admit(receipt, source)) return;
+  addReceipt(receipt: DeviceReceipt, source?: ReceiptSource): boolean {
+    if (!this.admit(receipt, source)) return false;
     this.files++;
     this.valid++;
     const identity = targetIdentity(receipt);
@@ -288,6 +295,7 @@ export class ReceiptsSummarizer {
     if (receipt.run.previous_run_interrupted !== null) {
       this.addInterruption(identity.device, receipt.run.previous_run_interrupted, receipt.receipt_id);
     }
+    return true;
   }
 
   /**

@@ -1,0 +1,303 @@
+/**
+ * The report's charts, as plain SVG strings: horizontal stacked bars (cold stages), a strip plot over a box plot
+ * (warm samples), samples in run order (drift), and a forest plot of ratios with their intervals (comparisons).
+ * Plain SVG rather than a charting library: the page must be one self-contained, script-free file that renders the
+ * same bytes for the same inputs, and these four shapes are a few scales and rectangles each.
+ *
+ * Every chart has a fixed viewBox width and scales to its container (width 100%, height from the aspect ratio), a
+ * <title> and a <desc> (referenced by aria-labelledby), labelled axes, and its numbers in a table next to it (the
+ * caller renders that). Every string passed in must already be HTML-escaped; numbers are formatted here.
+ */
+import { threeSignificant } from '../format-number.ts';
+
+/** viewBox width of every chart: at 343 px (a 375 px phone less padding) a 12-unit font is still 11.4 px. */
+export const CHART_WIDTH = 360;
+const FONT = 12;
+/** Left edge of a plot whose rows are labelled above (bars, distributions: full width on a phone). */
+const PLOT_LEFT = 10;
+const RIGHT = 16;
+
+/** Colours with at least 3:1 contrast on white (WCAG 1.4.11), told apart by hue and by the legend's words. */
+export const COLORS = {
+  fetch: '#0072b2',
+  session: '#c2410c',
+  first: '#6b4c9a',
+  sample: '#0072b2',
+  median: '#1b1b1b',
+  p95: '#b42318',
+  interval: '#0f766e',
+  grid: '#d0d0d0',
+  muted: '#4a4a4a',
+} as const;
+
+const f1 = (v: number) => (Math.round(v * 10) / 10).toFixed(1);
+
+/** Round tick values covering [min, max] (1, 2 or 5 times a power of ten apart), at most about `count` of them. */
+export function niceTicks(min: number, max: number, count = 5): number[] {
+  if (!(max > min)) return [min];
+  const raw = (max - min) / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw)!;
+  const ticks: number[] = [];
+  // Integer multiples of the step, so 0.1 + 0.2 style sums never creep in.
+  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9; k++) ticks.push(Number((k * step).toPrecision(12)));
+  return ticks;
+}
+
+/** A linear scale from [d0, d1] onto [r0, r1], with nice ticks; the domain's top is raised to the next tick. */
+export function linearScale(d0: number, d1: number, r0: number, r1: number): { at: (v: number) => number; ticks: number[] } {
+  const hi = d1 > d0 ? d1 : d0 + 1;
+  const ticks = niceTicks(d0, hi);
+  const step = ticks.length > 1 ? ticks[1] - ticks[0] : hi - d0;
+  if (ticks[ticks.length - 1] < hi) ticks.push(Number((ticks[ticks.length - 1] + step).toPrecision(12)));
+  const top = ticks[ticks.length - 1];
+  return { at: (v) => r0 + ((v - d0) / (top - d0)) * (r1 - r0), ticks };
+}
+
+/** A log10 scale from [d0, d1] (both above 0) onto [r0, r1], ticks at 1, 2 and 5 times powers of ten. */
+export function logScale(d0: number, d1: number, r0: number, r1: number): { at: (v: number) => number; ticks: number[] } {
+  const a = Math.log10(d0);
+  const b = Math.log10(d1 > d0 ? d1 : d0 * 10);
+  const pad = (b - a) * 0.05 || 0.1;
+  const start = a - pad;
+  const end = b + pad;
+  const ticks: number[] = [];
+  for (let e = Math.floor(start); e <= Math.ceil(end); e++) {
+    for (const m of [1, 2, 5]) {
+      const v = m * 10 ** e;
+      const lv = Math.log10(v);
+      if (lv >= start && lv <= end) ticks.push(Number(v.toPrecision(6)));
+    }
+  }
+  // Many decades: keep the powers of ten only, so labels do not collide.
+  const shown = ticks.length > 7 ? ticks.filter((t) => Number.isInteger(Math.log10(t))) : ticks;
+  return { at: (v) => r0 + ((Math.log10(v) - start) / (end - start)) * (r1 - r0), ticks: shown };
+}
+
+/** Opens a chart: the svg element with its accessible name and description. */
+function open(id: string, height: number, title: string, desc: string): string {
+  return (
+    `<svg viewBox="0 0 ${CHART_WIDTH} ${f1(height)}" role="img" aria-labelledby="${id}-t ${id}-d" font-size="${FONT}" font-family="system-ui, sans-serif">` +
+    `<title id="${id}-t">${title}</title><desc id="${id}-d">${desc}</desc>`
+  );
+}
+
+/** A horizontal axis with ticks, grid lines from `top` to `bottom`, and its label under it. */
+function xAxis(scale: { at: (v: number) => number; ticks: number[] }, top: number, bottom: number, label: string, left: number, format = threeSignificant): string {
+  let out = `<g class="axis" fill="${COLORS.muted}">`;
+  for (const t of scale.ticks) {
+    const at = scale.at(t);
+    const x = f1(at);
+    // Labels at the edges are aligned inwards so they stay inside the chart.
+    const anchor = at > CHART_WIDTH - RIGHT - 14 ? 'end' : at < left + 12 ? 'start' : 'middle';
+    const tx = anchor === 'end' ? f1(Math.min(at + 4, CHART_WIDTH - 2)) : anchor === 'start' ? f1(Math.max(at - 4, 2)) : x;
+    out += `<line x1="${x}" x2="${x}" y1="${f1(top)}" y2="${f1(bottom)}" stroke="${COLORS.grid}" stroke-width="1"/>`;
+    out += `<text x="${tx}" y="${f1(bottom + 14)}" text-anchor="${anchor}">${format(t)}</text>`;
+  }
+  out += `<text x="${f1((left + CHART_WIDTH - RIGHT) / 2)}" y="${f1(bottom + 30)}" text-anchor="middle" fill="#1b1b1b">${label}</text></g>`;
+  return out;
+}
+
+/** One bar of a stacked bar chart: its label and its segments (null values are not drawn). */
+export interface StackedRow {
+  label: string;
+  segments: Array<{ value: number | null; color: string; name: string }>;
+  /** Text after the bar (e.g. "failed at session", "cache: not recorded"); already escaped. */
+  note: string;
+}
+
+/**
+ * Horizontal stacked bars, one per row (cold runs: fetch, session creation, first inference).
+ * @param id a unique id for the chart's title and description
+ * @param rows the bars
+ * @param title the accessible name; desc the accessible description; axisLabel the x-axis label (escaped)
+ */
+export function stackedBarsSvg(id: string, rows: readonly StackedRow[], title: string, desc: string, axisLabel: string): string {
+  // Each row: its label on a line of its own, the bar under it across the whole width, then its note.
+  const rowHeight = 46;
+  const top = 24;
+  const plotRight = CHART_WIDTH - RIGHT;
+  // A chart of failed runs only has nothing to scale by: 1 ms keeps the axis readable.
+  const max = Math.max(1, ...rows.map((r) => r.segments.reduce((s, g) => s + (g.value ?? 0), 0)));
+  const scale = linearScale(0, max, PLOT_LEFT, plotRight);
+  const bottom = top + rows.length * rowHeight;
+  let out = open(id, bottom + 40, title, desc);
+  // Legend: the segment names in the colours, as words.
+  let lx = 4;
+  for (const seg of rows[0]?.segments ?? []) {
+    out += `<rect x="${f1(lx)}" y="6" width="10" height="10" fill="${seg.color}"/><text x="${f1(lx + 14)}" y="15">${seg.name}</text>`;
+    lx += 14 + seg.name.length * 6.2 + 10;
+  }
+  out += xAxis(scale, top, bottom, axisLabel, PLOT_LEFT);
+  rows.forEach((row, i) => {
+    const y = top + i * rowHeight;
+    out += `<text x="${PLOT_LEFT}" y="${f1(y + 12)}" font-weight="600">${row.label}</text>`;
+    let x = scale.at(0);
+    for (const seg of row.segments) {
+      if (seg.value === null || seg.value <= 0) continue;
+      const w = scale.at(seg.value) - scale.at(0);
+      out += `<rect x="${f1(x)}" y="${f1(y + 16)}" width="${f1(Math.max(w, 0.5))}" height="13" fill="${seg.color}" stroke="#fff" stroke-width="0.5"><title>${seg.name}: ${threeSignificant(seg.value)} ms</title></rect>`;
+      x += w;
+    }
+    // The note (failed, noisy, cache state) on its own line under the bar, never over it.
+    if (row.note) out += `<text x="${PLOT_LEFT}" y="${f1(y + 41)}" font-size="11" fill="${COLORS.muted}">${row.note}</text>`;
+  });
+  return `${out}</svg>`;
+}
+
+/** Statistics drawn over one row of a distribution chart: box, whiskers, median, p95 and the median's interval. */
+export interface DistributionMarks {
+  median: number;
+  p95: number;
+  p25: number;
+  p75: number;
+  min: number;
+  max: number;
+  interval: { low: number; high: number } | null;
+}
+
+/** One row of a distribution chart: a label, the dots to draw and the statistics. */
+export interface DistributionRow {
+  label: string;
+  /** At most a few thousand: callers thin larger sets and say so. */
+  samples: readonly number[];
+  marks: DistributionMarks;
+}
+
+/**
+ * One row per target on a shared axis (log when the values span more than 20x, so a 0.3 ms route and a 20 ms
+ * route are both readable; linear from 0 otherwise): every sample as a dot (spread vertically by a fixed
+ * sequence: the same samples give the same picture), a box from p25 to p75 with whiskers to min and max, the
+ * median as a thick black line, p95 as a dashed red line, and the median's 95% interval as a green band.
+ * @param id unique id; rows the targets; title, desc, axisLabel escaped text
+ * @returns the svg and whether the axis is logarithmic (say so in the caption)
+ */
+export function distributionRowsSvg(id: string, rows: readonly DistributionRow[], title: string, desc: string, axisLabel: string): { svg: string; log: boolean } {
+  // Each row: its label on a line of its own, then the dots, the box and the interval across the whole width.
+  const rowHeight = 58;
+  const top = 24;
+  const bottom = top + rows.length * rowHeight;
+  const values = rows.flatMap((r) => [r.marks.min, r.marks.max, r.marks.interval?.low ?? r.marks.min, r.marks.interval?.high ?? r.marks.max]);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const log = lo > 0 && hi / lo > 20;
+  const scale = log ? logScale(lo, hi, PLOT_LEFT, CHART_WIDTH - RIGHT) : linearScale(0, hi, PLOT_LEFT, CHART_WIDTH - RIGHT);
+  let out = open(id, bottom + 40, title, desc);
+  out +=
+    `<g><line x1="4" x2="18" y1="10" y2="10" stroke="${COLORS.median}" stroke-width="2.5"/><text x="22" y="14">median</text>` +
+    `<line x1="74" x2="88" y1="10" y2="10" stroke="${COLORS.p95}" stroke-width="2" stroke-dasharray="4 2"/><text x="92" y="14">p95</text>` +
+    `<rect x="126" y="8" width="14" height="5" fill="${COLORS.interval}"/><text x="144" y="14">median 95% interval</text></g>`;
+  out += xAxis(scale, top, bottom, `${axisLabel}${log ? ' (log scale)' : ''}`, PLOT_LEFT);
+  rows.forEach((row, r) => {
+    const y0 = top + r * rowHeight;
+    const m = row.marks;
+    out += `<text x="${PLOT_LEFT}" y="${f1(y0 + 12)}" font-weight="600">${row.label}</text>`;
+    row.samples.forEach((v, i) => {
+      // Golden-ratio spread in [0, 1): deterministic, even, no clumps.
+      const jitter = (i * 0.6180339887) % 1;
+      out += `<circle cx="${f1(scale.at(v))}" cy="${f1(y0 + 18 + jitter * 12)}" r="1.8" fill="${COLORS.sample}" fill-opacity="0.5"/>`;
+    });
+    const boxY = y0 + 33;
+    out += `<line x1="${f1(scale.at(m.min))}" x2="${f1(scale.at(m.max))}" y1="${f1(boxY + 6)}" y2="${f1(boxY + 6)}" stroke="${COLORS.median}" stroke-width="1"/>`;
+    out += `<rect x="${f1(scale.at(m.p25))}" y="${f1(boxY)}" width="${f1(Math.max(1, scale.at(m.p75) - scale.at(m.p25)))}" height="12" fill="#fff" stroke="${COLORS.median}" stroke-width="1"/>`;
+    if (m.interval !== null) {
+      out += `<rect x="${f1(scale.at(m.interval.low))}" y="${f1(boxY + 14)}" width="${f1(Math.max(1, scale.at(m.interval.high) - scale.at(m.interval.low)))}" height="5" fill="${COLORS.interval}"><title>95% interval of the median: ${threeSignificant(m.interval.low)} to ${threeSignificant(m.interval.high)}</title></rect>`;
+    }
+    out += `<line x1="${f1(scale.at(m.median))}" x2="${f1(scale.at(m.median))}" y1="${f1(y0 + 15)}" y2="${f1(boxY + 12)}" stroke="${COLORS.median}" stroke-width="2.5"><title>median ${threeSignificant(m.median)}</title></line>`;
+    out += `<line x1="${f1(scale.at(m.p95))}" x2="${f1(scale.at(m.p95))}" y1="${f1(y0 + 15)}" y2="${f1(boxY + 12)}" stroke="${COLORS.p95}" stroke-width="2" stroke-dasharray="4 2"><title>p95 ${threeSignificant(m.p95)}</title></line>`;
+  });
+  return { svg: `${out}</svg>`, log };
+}
+
+/** One run's samples in the order they ran, with the medians of its first and last fifth. */
+export interface OrderedRun {
+  label: string;
+  samples: readonly number[];
+  firstFifth: number | null;
+  lastFifth: number | null;
+}
+
+/**
+ * Samples in run order, runs side by side along the x axis (a gap between runs), each run's first-fifth and
+ * last-fifth medians as short green lines: a rising run (heat, throttling) or a jump is visible at a glance.
+ * @param id unique id; runs the runs in order; title, desc, axisLabel escaped text
+ */
+export function runOrderSvg(id: string, runs: readonly OrderedRun[], title: string, desc: string, axisLabel: string): string {
+  const top = 12;
+  const height = 150;
+  const left = 44;
+  const right = CHART_WIDTH - RIGHT;
+  const total = runs.reduce((n, r) => n + r.samples.length, 0) + Math.max(0, runs.length - 1) * 2;
+  const all = runs.flatMap((r) => [...r.samples]);
+  const max = Math.max(1e-9, ...all);
+  const y = linearScale(0, max, top + height, top);
+  const x = (i: number) => left + ((i + 0.5) / Math.max(total, 1)) * (right - left);
+  let out = open(id, top + height + 40, title, desc);
+  out += `<g class="axis" fill="${COLORS.muted}">`;
+  for (const t of y.ticks) {
+    out += `<line x1="${left}" x2="${right}" y1="${f1(y.at(t))}" y2="${f1(y.at(t))}" stroke="${COLORS.grid}"/><text x="${left - 4}" y="${f1(y.at(t) + 4)}" text-anchor="end">${threeSignificant(t)}</text>`;
+  }
+  out += `<text transform="rotate(-90)" x="${f1(-(top + height / 2))}" y="11" text-anchor="middle" fill="#1b1b1b">${axisLabel}</text>`;
+  out += `<text x="${f1((left + right) / 2)}" y="${f1(top + height + 30)}" text-anchor="middle" fill="#1b1b1b">samples in the order they ran, run by run</text></g>`;
+  let at = 0;
+  runs.forEach((run) => {
+    const start = at;
+    const points = run.samples.map((v, i) => `${f1(x(start + i))},${f1(y.at(v))}`);
+    if (points.length > 1) out += `<polyline points="${points.join(' ')}" fill="none" stroke="${COLORS.sample}" stroke-width="1" stroke-opacity="0.6"/>`;
+    for (const p of points) {
+      const [cx, cy] = p.split(',');
+      out += `<circle cx="${cx}" cy="${cy}" r="1.8" fill="${COLORS.sample}"/>`;
+    }
+    const fifth = Math.floor(run.samples.length / 5);
+    if (run.firstFifth !== null && fifth > 0) {
+      out += `<line x1="${f1(x(start))}" x2="${f1(x(start + fifth - 1) + 2)}" y1="${f1(y.at(run.firstFifth))}" y2="${f1(y.at(run.firstFifth))}" stroke="${COLORS.interval}" stroke-width="3"/>`;
+    }
+    if (run.lastFifth !== null && fifth > 0) {
+      const end = start + run.samples.length - 1;
+      out += `<line x1="${f1(x(end - fifth + 1) - 2)}" x2="${f1(x(end))}" y1="${f1(y.at(run.lastFifth))}" y2="${f1(y.at(run.lastFifth))}" stroke="${COLORS.interval}" stroke-width="3"/>`;
+    }
+    out += `<text x="${f1(x(start))}" y="${f1(top + height + 14)}" fill="${COLORS.muted}">${run.label}</text>`;
+    at += run.samples.length + 2;
+  });
+  return `${out}</svg>`;
+}
+
+/** One row of a forest plot: a ratio with its interval, or a text in place of it (baseline, invalid, no interval). */
+export interface ForestRow {
+  label: string;
+  ratio: number | null;
+  low: number | null;
+  high: number | null;
+  /** Shown at the right (the verdict, or why there is no point); already escaped. */
+  note: string;
+}
+
+/**
+ * Ratios against the baseline on a log scale with their 95% intervals as whiskers and a line at 1 (no difference):
+ * an interval crossing the line is no clear difference. Rows without a ratio show their note only.
+ * @param id unique id; rows the routes in order; title, desc, axisLabel escaped text
+ */
+export function forestSvg(id: string, rows: readonly ForestRow[], title: string, desc: string, axisLabel: string): string {
+  // Each row: the route and its note on one line, the point and whisker under it across the whole width.
+  const rowHeight = 36;
+  const top = 8;
+  const bottom = top + rows.length * rowHeight;
+  const values = rows.flatMap((r) => [r.ratio, r.low, r.high].filter((v): v is number => v !== null && v > 0));
+  const lo = Math.min(1, ...values);
+  const hi = Math.max(1, ...values);
+  const scale = logScale(lo, hi, PLOT_LEFT, CHART_WIDTH - RIGHT);
+  let out = open(id, bottom + 40, title, desc);
+  out += xAxis(scale, top, bottom, axisLabel, PLOT_LEFT);
+  out += `<line x1="${f1(scale.at(1))}" x2="${f1(scale.at(1))}" y1="${top}" y2="${f1(bottom)}" stroke="${COLORS.median}" stroke-width="1.5"/>`;
+  rows.forEach((row, i) => {
+    const y = top + i * rowHeight;
+    out += `<text x="${PLOT_LEFT}" y="${f1(y + 12)}"><tspan font-weight="600">${row.label}</tspan><tspan fill="${COLORS.muted}" font-size="11"> ${row.note}</tspan></text>`;
+    const cy = y + 25;
+    if (row.low !== null && row.high !== null && row.low > 0) {
+      out += `<line x1="${f1(scale.at(row.low))}" x2="${f1(scale.at(row.high))}" y1="${f1(cy)}" y2="${f1(cy)}" stroke="${COLORS.interval}" stroke-width="3"/>`;
+      for (const end of [row.low, row.high]) out += `<line x1="${f1(scale.at(end))}" x2="${f1(scale.at(end))}" y1="${f1(cy - 5)}" y2="${f1(cy + 5)}" stroke="${COLORS.interval}" stroke-width="2"/>`;
+    }
+    if (row.ratio !== null && row.ratio > 0) out += `<circle cx="${f1(scale.at(row.ratio))}" cy="${f1(cy)}" r="4" fill="${COLORS.median}"/>`;
+  });
+  return `${out}</svg>`;
+}
