@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mdCode, mdFence, mdText } from '../../src/core/markdown-escape.ts';
+import { htmlText, mdCode, mdFence, mdText } from '../../src/core/markdown-escape.ts';
 
 describe('mdText: inline text that renders as its own characters', () => {
   it.each([
@@ -55,5 +55,20 @@ describe('mdFence: a fenced block no body line can close', () => {
     expect(mdFence('npx drb score', 'sh')).toEqual(['```sh', 'npx drb score', '```']);
     expect(mdFence("npx drb score --items 'a\n```\n# forged'", 'sh')).toEqual(['````sh', "npx drb score --items 'a", '```', "# forged'", '````']);
     expect(mdFence('a\rb')).toEqual(['```', 'a', 'b', '```']);
+  });
+});
+
+describe('htmlText: element text and quoted attribute values of an HTML page', () => {
+  it.each([
+    ['ort-tiny-xenc', 'ort-tiny-xenc'],
+    ['<script>alert(1)</script>', '&lt;script&gt;alert(1)&lt;/script&gt;'],
+    // Out of a double- or single-quoted attribute, and an entity that must stay text.
+    ['x" onmouseover="alert(1)', 'x&quot; onmouseover=&quot;alert(1)'],
+    ["'><svg onload=alert(3)>&amp;", '&#39;&gt;&lt;svg onload=alert(3)&gt;&amp;amp;'],
+    // Terminal escapes and bidirectional overrides display as U+FFFD; Markdown punctuation is plain text here.
+    ['a\u001b[31mb\u202ec', 'a\uFFFD[31mb\uFFFDc'],
+    ['| **x** `y`', '| **x** `y`'],
+  ])('%j -> %j', (input, expected) => {
+    expect(htmlText(input)).toBe(expected);
   });
 });
