@@ -4,10 +4,10 @@
  * DIR/index.html atomically, never over a file this command did not write. A module apart from the commands so no
  * command imports another.
  */
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error.ts';
-import { collectJsonFiles, displayPath, guardOverwrite, readInputDocuments, SYMLINK_PROBLEM, writeFilesAtomically } from './receipt-files.ts';
+import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
+import { collectJsonFiles, displayPath, guardOverwrite, readInputDocuments, SYMLINK_PROBLEM } from './receipt-files.ts';
 import { loadReviews } from './summarize-receipts.ts';
 import { toolVersion } from './tool-version.ts';
 import { ReportCollector } from '../core/report/report-collector.ts';
@@ -62,9 +62,9 @@ export async function writeReport(
   }
   const data = await collector.finish({ reviews });
   const html = renderReportHtml(data, { toolVersion: toolVersion() });
-  mkdirSync(outDir, { recursive: true });
+  makeOutputDir(outDir, '--out');
   const file = join(outDir, 'index.html');
   guardOverwrite(file, isReportHtml, 'a page drb receipts report wrote');
-  writeFilesAtomically([{ path: file, content: html }]);
+  writeFilesAtomically([{ path: file, content: html }], `--out ${outDir}`);
   return { data, file, problems };
 }

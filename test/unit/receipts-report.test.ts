@@ -224,6 +224,14 @@ describe('bad and hostile input', () => {
     expect(refused.stderr).toContain('index.html: exists and is not a page drb receipts report wrote; refusing to overwrite it');
     expect(readFileSync(join(good, 'out', 'index.html'), 'utf8')).toBe('<html>my notes</html>');
     expect(readdirSync(join(good, 'out'))).toEqual(['index.html']);
+    // An output folder that cannot be made: one line, exit 2, nothing left behind.
+    writeFileSync(join(good, 'a-file'), 'x');
+    const blocked = await runCli(['receipts', 'report', join(good, 'in'), '--out', join(good, 'a-file', 'out')]);
+    expect(blocked.code).toBe(2);
+    expect(blocked.stderr.trim().split('\n')).toEqual([
+      `error: --out ${join(good, 'a-file', 'out')}: cannot use ${join(good, 'a-file', 'out')}: a part of the path is a file, not a folder (ENOTDIR)`,
+    ]);
+    expect(readdirSync(good).sort()).toEqual(['a-file', 'in', 'out']);
     // Its own page is replaced.
     expect((await runCli(['receipts', 'report', join(good, 'in'), '--out', join(good, 'own')])).code).toBe(0);
     expect((await runCli(['receipts', 'report', join(good, 'in'), '--out', join(good, 'own')])).code).toBe(0);
