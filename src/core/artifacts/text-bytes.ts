@@ -173,26 +173,44 @@ export function textOf(bytes: Uint8Array, start: number, end: number): string {
  */
 export class ByteStringIndex {
   private slots: Int32Array; // entry number + 1; 0 = empty
-  private starts = new U32List();
-  private ends = new U32List();
-  private hashes = new U32List();
+  /** entry e is source[ranges[2e], ranges[2e + 1]) */
+  private ranges: Uint32Array;
+  private count = 0;
 
   /**
-   * @param source the buffer every added string is a range of
+   * @param source the buffer every added string is a range of (reassign it when that buffer is replaced)
    * @param expected how many strings are expected (the table still grows)
    */
   constructor(
     public source: Uint8Array,
-    expected = 512,
+    expected = 16,
   ) {
-    let size = 16;
-    while (size < expected * 2) size *= 2;
-    this.slots = new Int32Array(size);
+    this.slots = new Int32Array(tableSize(expected));
+    this.ranges = new Uint32Array(2 * expected);
+  }
+
+  /**
+   * An index of the strings source[ranges[2e], ranges[2e + 1]), numbered e in that order, kept in `ranges` itself
+   * (not copied).
+   * @returns the index, or undefined when two of the strings are equal
+   */
+  static ofRanges(source: Uint8Array, ranges: Uint32Array): ByteStringIndex | undefined {
+    const index = new ByteStringIndex(source, 0);
+    const count = ranges.length / 2;
+    index.slots = new Int32Array(tableSize(count));
+    index.ranges = ranges;
+    for (let e = 0; e < count; e++) {
+      const slot = index.slotOf(source, ranges[2 * e], ranges[2 * e + 1]);
+      if (index.slots[slot] !== 0) return undefined;
+      index.slots[slot] = e + 1;
+      index.count = e + 1;
+    }
+    return index;
   }
 
   /** How many distinct strings were added. */
   get size(): number {
-    return this.starts.length;
+    return this.count;
   }
 
   /**
@@ -200,33 +218,36 @@ export class ByteStringIndex {
    * @returns its entry number when new, or -(the earlier entry number) - 1 when it was already there
    */
   add(start: number, end: number): number {
-    const hash = hashBytes(this.source, start, end);
-    const slot = this.slotOf(this.source, start, end, hash);
+    const slot = this.slotOf(this.source, start, end);
     if (this.slots[slot] !== 0) return -this.slots[slot];
-    const entry = this.starts.length;
+    const entry = this.count;
+    if (2 * entry + 2 > this.ranges.length) {
+      const larger = new Uint32Array(Math.max(4, 2 * this.ranges.length));
+      larger.set(this.ranges);
+      this.ranges = larger;
+    }
+    this.ranges[2 * entry] = start;
+    this.ranges[2 * entry + 1] = end;
     this.slots[slot] = entry + 1;
-    this.starts.push(start);
-    this.ends.push(end);
-    this.hashes.push(hash);
-    if (this.starts.length * 2 > this.slots.length) this.rehash();
+    this.count = entry + 1;
+    if (this.count * 2 > this.slots.length) this.rehash();
     return entry;
   }
 
   /** The entry number of the string bytes[start, end) (any buffer), or -1 when it was never added. */
   find(bytes: Uint8Array, start: number, end: number): number {
-    return this.slots[this.slotOf(bytes, start, end, hashBytes(bytes, start, end))] - 1;
+    return this.slots[this.slotOf(bytes, start, end)] - 1;
   }
 
-  private slotOf(bytes: Uint8Array, start: number, end: number, hash: number): number {
+  /** The slot holding the string bytes[start, end), or the empty slot where it would go. */
+  private slotOf(bytes: Uint8Array, start: number, end: number): number {
     const mask = this.slots.length - 1;
-    const hashes = this.hashes.data;
-    const starts = this.starts.data;
-    const ends = this.ends.data;
-    let slot = hash & mask;
+    const ranges = this.ranges;
+    const source = this.source;
+    let slot = hashBytes(bytes, start, end) & mask;
     for (;;) {
       const entry = this.slots[slot] - 1;
-      if (entry < 0) return slot;
-      if (hashes[entry] === hash && bytesEqual(this.source, starts[entry], ends[entry], bytes, start, end)) return slot;
+      if (entry < 0 || bytesEqual(source, ranges[2 * entry], ranges[2 * entry + 1], bytes, start, end)) return slot;
       slot = (slot + 1) & mask;
     }
   }
@@ -234,13 +255,20 @@ export class ByteStringIndex {
   private rehash(): void {
     const slots = new Int32Array(this.slots.length * 2);
     const mask = slots.length - 1;
-    for (let entry = 0; entry < this.starts.length; entry++) {
-      let slot = this.hashes.data[entry] & mask;
+    for (let entry = 0; entry < this.count; entry++) {
+      let slot = hashBytes(this.source, this.ranges[2 * entry], this.ranges[2 * entry + 1]) & mask;
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = entry + 1;
     }
     this.slots = slots;
   }
+}
+
+/** A power of two at least twice `count` (a load factor of at most 1/2 keeps probes short). */
+function tableSize(count: number): number {
+  let size = 16;
+  while (size < count * 2) size *= 2;
+  return size;
 }
 
 /** FNV-1a over bytes[start, end), as an unsigned 32-bit integer. */
