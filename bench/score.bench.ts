@@ -19,7 +19,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readArtifact } from '../src/cli/report-output.ts';
-import { buildScoreReport } from '../src/core/scoring/score-report.ts';
+import { buildScoreReport } from '../src/core/scoring/score-run.ts';
 
 const ROWS = Number(process.env.DRB_BENCH_SCORE_ROWS ?? 100_000);
 const CANDIDATES = 8;

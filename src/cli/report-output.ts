@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { MAX_ARTIFACT_BYTES, tooLargeError } from '../core/artifacts/artifact-error.ts';
-import type { ArtifactBytes, ArtifactReader, ArtifactStream } from '../core/scoring/score-report.ts';
+import type { ArtifactBytes, ArtifactReader, ArtifactStream } from '../core/scoring/score-run.ts';
 import { CliError } from './cli-error.ts';
 import { checkFileName, makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { decodeUtf8Text } from './utf8-text.ts';

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ArtifactError } from '../core/artifacts/artifact-error.ts';
-import { ItemFormat } from '../core/artifacts/items.ts';
+import { isItemFormat } from '../core/artifacts/artifact-enums.ts';
 import { DatasetFlagError } from '../core/scoring/dataset.ts';
 import { renderHeadlineTable, renderScoreMarkdown } from '../core/scoring/render-markdown.ts';
-import { buildScoreReport } from '../core/scoring/score-report.ts';
+import { buildScoreReport } from '../core/scoring/score-run.ts';
 import { CliError } from './cli-error.ts';
 import { isJsonWithSchema, openArtifact, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
 import { toolVersion } from './tool-version.ts';
@@ -41,8 +41,8 @@ export function register(program: Command): void {
     .option('--stem <name>', 'report file name without extension', 'evaluation')
     .option('--per-row', 'add one entry per item row to the JSON report')
     .action(async (flags: ScoreFlags) => {
-      const format = ItemFormat.safeParse(flags.format);
-      if (!format.success) throw new CliError(`--format: unknown format ${JSON.stringify(flags.format)} (expected generic or ajimee)`);
+      const format = flags.format;
+      if (!isItemFormat(format)) throw new CliError(`--format: unknown format ${JSON.stringify(format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
       // Read in pieces as it is scored: a large predictions file never sits in memory whole.
@@ -50,7 +50,7 @@ export function register(program: Command): void {
       let report;
       try {
         report = await buildScoreReport(items, predictions, {
-          format: format.data,
+          format,
           candidateLimit,
           declared: { name: flags.datasetName, revision: flags.datasetRevision, license: flags.datasetLicense },
           toolVersion: toolVersion(),

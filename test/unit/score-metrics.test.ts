@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ItemRow } from '../../src/core/artifacts/items.ts';
 import type { PredictionRow } from '../../src/core/artifacts/predictions.ts';
 import { computeMetrics, diagnoseErrors, summarizeDeclared } from '../../src/core/scoring/metrics.ts';
-import { ScoreReport, buildScoreReport } from '../../src/core/scoring/score-report.ts';
+import { ScoreReport } from '../../src/core/scoring/score-report.ts';
+import { buildScoreReport } from '../../src/core/scoring/score-run.ts';
 import { indexPredictions, scoreRows } from '../../src/core/scoring/score-rows.ts';
 
 // Hand-computed table (K = 2). Each row exercises one rule; the expected outcome is worked out beside it.

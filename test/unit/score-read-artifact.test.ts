@@ -6,7 +6,7 @@ import { CliError } from '../../src/cli/cli-error.ts';
 import { openArtifact, readArtifact } from '../../src/cli/report-output.ts';
 import { checkArtifactSize, MAX_ARTIFACT_BYTES } from '../../src/core/artifacts/artifact-error.ts';
 import { parsePredictions } from '../../src/core/artifacts/predictions.ts';
-import { buildScoreReport } from '../../src/core/scoring/score-report.ts';
+import { buildScoreReport } from '../../src/core/scoring/score-run.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -1,6 +1,4 @@
-import type { z } from 'zod';
 import { jsonSyntaxProblem } from '../json-syntax.ts';
-import { issuePath } from '../zod-issues.ts';
 
 /**
  * A bad input artifact. `message` is already the single line the CLI prints after `error: `:
@@ -32,31 +30,6 @@ function oneLine(text: string): string {
 export function quoteId(id: string): string {
   const quoted = JSON.stringify(id);
   return quoted.length > 82 ? `${quoted.slice(0, 80)}…"` : quoted;
-}
-
-/**
- * Where a problem sits inside row `index` of an artifact array: `id "7" references[1]` when the row has a usable
- * string id (people search their files by id), else `[3].references[1]`.
- * @param index the row's position in the top-level array
- * @param id the row's id when it is a non-empty string, else undefined
- * @param path the field path inside the row
- */
-export function rowLocation(index: number, id: string | undefined, path: readonly PropertyKey[]): string {
-  const field = path.length === 0 ? '' : issuePath(path);
-  if (id !== undefined) return field === '' ? `id ${quoteId(id)}` : `id ${quoteId(id)} ${field}`;
-  if (field === '') return `[${index}]`;
-  return field.startsWith('[') ? `[${index}]${field}` : `[${index}].${field}`;
-}
-
-/** Turns the first issue of a failed row parse into an ArtifactError located at that row. */
-export function rowIssueError(
-  fileName: string,
-  index: number,
-  id: string | undefined,
-  error: z.ZodError,
-): ArtifactError {
-  const issue = error.issues[0];
-  return new ArtifactError(fileName, rowLocation(index, id, issue.path), issue.message);
 }
 
 /** Decodes valid UTF-8 bytes to text with one leading BOM removed, or returns undefined to leave them to TextDecoder. */

@@ -1,11 +1,11 @@
-import type { ItemFormat, ItemLabel, ItemRow } from './items.ts';
+import { ITEM_LABELS } from './artifact-enums.ts';
+import type { ItemFormat, ItemRow } from './items.ts';
 import { JsonScanner, NOT_PLAIN, NotPlainJson } from './json-scanner.ts';
 import { ByteSink, ByteStringIndex, bytesEqual, textOf, U32List } from './text-bytes.ts';
 
-/** Item labels by their code in {@link ItemTable.labels} (the order of ItemLabel in items.ts). */
-export const ITEM_LABELS: readonly ItemLabel[] = ['clean', 'typo', 'unspecified'];
-const CLEAN = 0;
-const UNSPECIFIED = 2;
+// Label codes in ItemTable.labels: the index in ITEM_LABELS.
+const CLEAN = ITEM_LABELS.indexOf('clean');
+const UNSPECIFIED = ITEM_LABELS.indexOf('unspecified');
 
 /**
  * Item rows as the scorer works on them: every text is a range of one UTF-8 buffer (see text-bytes.ts), so a large
@@ -24,7 +24,7 @@ export interface ItemTable {
   /** row r's references are the ranges (refs[2k], refs[2k + 1]) for k from refIndex[r] to refIndex[r + 1] - 1 */
   refIndex: Uint32Array;
   refs: Uint32Array;
-  /** row r's label as an index into ITEM_LABELS */
+  /** row r's label as an index into ITEM_LABELS (artifact-enums.ts) */
   labels: Uint8Array;
   /** the ids, to find a row by the bytes of its id */
   index: ByteStringIndex;
@@ -97,8 +97,8 @@ export function itemTableOf(rows: readonly ItemRow[]): ItemTable {
     labels[r] = ITEM_LABELS.indexOf(row.label);
   });
   const text = sink.view();
-  const index = new ByteStringIndex(text, rows.length);
-  for (let r = 0; r < rows.length; r++) index.add(ids[2 * r], ids[2 * r + 1]);
+  const index = ByteStringIndex.ofRanges(text, ids);
+  if (index === undefined) throw new RangeError('item ids must be unique');
   return { rows: rows.length, text, ids, inputs, refIndex, refs: refs.view(), labels, index };
 }
 
@@ -175,16 +175,24 @@ class ItemReader {
   private readonly s: JsonScanner;
   private readonly writer: RangeWriter;
   private readonly keys: [string, number][];
-  private readonly ids = new U32List();
-  private readonly inputs = new U32List();
-  private readonly refIndex = new U32List();
-  private readonly refs = new U32List();
-  private readonly labels = new U32List();
+  private readonly ids: U32List;
+  private readonly inputs: U32List;
+  private readonly refIndex: U32List;
+  private readonly refs: U32List;
+  private readonly labels: U32List;
 
   constructor(
     bytes: Uint8Array,
     private readonly format: ItemFormat,
   ) {
+    // Sized for rows of about 128 bytes or more (real rows hold more), so that a large file rarely grows a list:
+    // each growth copies the list into fresh memory, which is slow to touch on these machines.
+    const rows = (bytes.length >>> 7) + 16;
+    this.ids = new U32List(2 * rows);
+    this.inputs = new U32List(2 * rows);
+    this.refIndex = new U32List(rows + 1);
+    this.refs = new U32List(4 * rows);
+    this.labels = new U32List(rows);
     this.s = new JsonScanner(bytes);
     this.writer = new RangeWriter(this.s);
     this.keys = format === 'ajimee' ? AJIMEE_KEYS : GENERIC_KEYS;
@@ -259,9 +267,9 @@ class ItemReader {
     const refIndex = this.refIndex.view();
     const refs = this.refs.view();
     const labels = Uint8Array.from(this.labels.view());
-    const index = new ByteStringIndex(text, rows);
+    const index = ByteStringIndex.ofRanges(text, ids);
+    if (index === undefined) throw NOT_PLAIN; // a duplicate id: parseItems names both rows
     for (let r = 0; r < rows; r++) {
-      if (index.add(ids[2 * r], ids[2 * r + 1]) < 0) throw NOT_PLAIN; // a duplicate id: parseItems names both rows
       if (labels[r] === CLEAN) {
         let found = false;
         for (let k = refIndex[r]; k < refIndex[r + 1] && !found; k++) {

@@ -1,14 +1,16 @@
 import { z } from 'zod';
-import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName, type Utf8Decoder } from './artifact-error.ts';
+import { ArtifactError, decodeJsonBytes, quoteId, typeName, type Utf8Decoder } from './artifact-error.ts';
+import { ITEM_FORMATS, ITEM_LABELS } from './artifact-enums.ts';
+import { rowIssueError } from './row-issue-error.ts';
 
 export { ArtifactError } from './artifact-error.ts';
 
 /** Which item file layout to read: our generic one, or AJIMEE-Bench's `evaluation_items.json`. */
-export const ItemFormat = z.enum(['generic', 'ajimee']);
+export const ItemFormat = z.enum(ITEM_FORMATS);
 export type ItemFormat = z.infer<typeof ItemFormat>;
 
 /** A row's declared role: `clean` rows are controls whose input is already correct (they feed overcorrection). */
-export const ItemLabel = z.enum(['clean', 'typo', 'unspecified']);
+export const ItemLabel = z.enum(ITEM_LABELS);
 export type ItemLabel = z.infer<typeof ItemLabel>;
 
 /**

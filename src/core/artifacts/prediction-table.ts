@@ -1,11 +1,9 @@
 import { ByteWindow } from './byte-window.ts';
 import { matchWord, type ItemTable } from './item-table.ts';
 import { JsonScanner, NOT_PLAIN, NotPlainJson, numberValues } from './json-scanner.ts';
-import type { PredictionRow, Provenance } from './predictions.ts';
+import { PROVENANCES } from './artifact-enums.ts';
+import type { PredictionRow } from './predictions.ts';
 import { ByteSink, ByteStringIndex, textOf, U32List } from './text-bytes.ts';
-
-/** Provenance values by their code minus one (code 0: absent). */
-export const PROVENANCES: readonly Provenance[] = ['provider', 'deberta', 'lfm', 'rule', 'unspecified'];
 
 /** The values a predictions artifact declares about itself, row by row (summarised by summarizeDeclaredTable). */
 export interface DeclaredColumns {

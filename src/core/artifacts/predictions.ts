@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName, type Utf8Decoder } from './artifact-error.ts';
+import { ArtifactError, decodeJsonBytes, quoteId, typeName, type Utf8Decoder } from './artifact-error.ts';
+import { PROVENANCES } from './artifact-enums.ts';
+import { rowIssueError } from './row-issue-error.ts';
 import { RowId, usableId } from './items.ts';
 
 export { ArtifactError } from './artifact-error.ts';
 
 /** Who produced a row's candidates, as declared by the artifact (never checked, never used by a metric). */
-export const Provenance = z.enum(['provider', 'deberta', 'lfm', 'rule', 'unspecified']);
+export const Provenance = z.enum(PROVENANCES);
 export type Provenance = z.infer<typeof Provenance>;
 
 /**

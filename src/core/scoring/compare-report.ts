@@ -3,19 +3,10 @@ import { ArtifactError, decodeJsonBytes, quoteId } from '../artifacts/artifact-e
 import { issuePath } from '../zod-issues.ts';
 import { ItemLabel, type ItemFormat, type ItemRow } from '../artifacts/items.ts';
 import { JsonScanner } from '../artifacts/json-scanner.ts';
-import { DatasetInfo, resolveDataset } from './dataset.ts';
-import { computeMetrics, ScoreMetrics } from './metrics.ts';
-import {
-  InputFileInfo,
-  loadItems,
-  ScoreReport,
-  scoreRun,
-  startArtifactHash,
-  type PerRowEntry,
-  ToolInfo,
-  type ArtifactBytes,
-  type LoadedItems,
-} from './score-report.ts';
+import { resolveDataset } from './dataset.ts';
+import { computeMetrics } from './metrics.ts';
+import { DatasetInfo, InputFileInfo, ScoreMetrics, ScoreReport, ToolInfo, type PerRowEntry } from './score-report.ts';
+import { loadItems, scoreRun, startArtifactHash, type ArtifactBytes, type LoadedItems } from './score-run.ts';
 import { CodePointLevenshtein } from './levenshtein.ts';
 import { minCer, type RowOutcome } from './score-rows.ts';
 import { signTestPValue } from './sign-test.ts';

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { ItemFormat } from '../artifacts/items.ts';
+import type { DatasetInfo } from './score-report.ts';
 
 /**
  * SHA-256 of the vendored AJIMEE-Bench JWTD_v2/v1 `evaluation_items.json` (data/ajimee-jwtd-v2-v1/, 132,231 bytes,
@@ -14,25 +14,6 @@ export const AJIMEE_OFFICIAL = {
   revision: 'ensan-hcl/AJIMEE-Bench@06753ff9d9195b83bd1195bf6766c7b51a5ba60e',
   license: 'CC BY-SA 3.0',
 } as const;
-
-/**
- * How the dataset identity in a report was established:
- * `declared` (generic format: taken from the flags as given), `pinned-sha256-match` (AJIMEE format and the item bytes
- * hash to the pinned value: official values attached), `compatible-unverified` (AJIMEE field names, other bytes).
- */
-export const DatasetVerification = z.enum(['declared', 'pinned-sha256-match', 'compatible-unverified']);
-export type DatasetVerification = z.infer<typeof DatasetVerification>;
-
-/** The dataset block of a report. A null field was not declared. */
-export const DatasetInfo = z.strictObject({
-  name: z.string().nullable(),
-  revision: z.string().nullable(),
-  license: z.string().nullable(),
-  format: z.enum(['generic', 'ajimee']),
-  verification: DatasetVerification,
-  pinned_sha256: z.string().nullable(),
-});
-export type DatasetInfo = z.infer<typeof DatasetInfo>;
 
 /** A --dataset-* flag that contradicts the pinned AJIMEE identity. */
 export class DatasetFlagError extends Error {

@@ -1,39 +1,8 @@
-import { z } from 'zod';
-import { predictionTableOf, PROVENANCES, type DeclaredColumns } from '../artifacts/prediction-table.ts';
+import { PROVENANCES } from '../artifacts/artifact-enums.ts';
+import { predictionTableOf, type DeclaredColumns } from '../artifacts/prediction-table.ts';
 import type { PredictionRow } from '../artifacts/predictions.ts';
+import type { DeclaredValues, ErrorDiagnosis, ScoreMetrics } from './score-report.ts';
 import { RowOutcomes, type RowOutcome } from './score-rows.ts';
-
-const Rate = z.number().min(0).max(1);
-const Count = z.number().int().min(0);
-
-/**
- * The metrics of one scored run. The first fourteen keys are the ones issue 2 fixes; the rest are the counts
- * behind them, so every rate can be re-derived from the report. Rates are fractions in [0, 1].
- */
-export const ScoreMetrics = z.strictObject({
-  rows: Count.min(1),
-  effective_acc_at_1: Rate,
-  candidate_recall_at_k: Rate,
-  mean_input_min_cer: z.number().min(0),
-  mean_effective_min_cer: z.number().min(0),
-  abstention_rate: Rate,
-  accepted_accuracy: Rate.nullable(),
-  overcorrection_rate: Rate.nullable(),
-  improved: Count,
-  worsened: Count,
-  unchanged: Count,
-  accepted_candidate_miss: Count,
-  selection_error: Count,
-  mrr_at_k: Rate,
-  reranking_headroom: z.number().min(-1).max(1),
-  correct_rows: Count,
-  candidate_recall_hits: Count,
-  abstained_rows: Count,
-  clean_rows: Count,
-  overcorrected_rows: Count,
-  rows_over_candidate_limit: Count,
-});
-export type ScoreMetrics = z.infer<typeof ScoreMetrics>;
 
 /**
  * Aggregates row outcomes into the run's metrics (sums in item order, so the same inputs give the same bits).
@@ -110,13 +79,6 @@ export function computeMetrics(outcomes: readonly RowOutcome[] | RowOutcomes, ca
   };
 }
 
-/** Which error kind dominates among non-abstained rows, and what that means for trying a larger reranker. */
-export const ErrorDiagnosis = z.strictObject({
-  dominant_error: z.enum(['selection_error', 'candidate_miss', 'tie', 'none']),
-  text: z.string(),
-});
-export type ErrorDiagnosis = z.infer<typeof ErrorDiagnosis>;
-
 /**
  * The protocol's escalation rule as a one-line diagnosis: a larger reranker can only fix selection errors (a
  * reference was among the first K but not on top); it cannot repair candidate misses.
@@ -145,24 +107,6 @@ export function diagnoseErrors(metrics: ScoreMetrics): ErrorDiagnosis {
     text: `Selection errors and candidate misses are equal (${selection} each): neither dominates, so escalating the reranker is not indicated yet.`,
   };
 }
-
-/** Values the predictions artifact declares about itself. Reported, never used by a metric, never verified. */
-export const DeclaredValues = z.strictObject({
-  note: z.string(),
-  prediction_rows: Count,
-  provenance: z.strictObject({
-    provider: Count,
-    deberta: Count,
-    lfm: Count,
-    rule: Count,
-    unspecified: Count,
-    absent: Count,
-  }),
-  reasons: z.array(z.strictObject({ reason: z.string(), count: Count.min(1) })),
-  reason_absent: Count,
-  margin: z.strictObject({ count: Count, mean: z.number().nullable() }),
-});
-export type DeclaredValues = z.infer<typeof DeclaredValues>;
 
 /**
  * Counts the declared provenance, reason and margin values of a predictions artifact.

@@ -1,7 +1,6 @@
 import { mdCode, mdFence, mdText } from '../markdown-escape.ts';
 import type { CompareReport, ChangedRow } from './compare-report.ts';
-import type { ScoreMetrics } from './metrics.ts';
-import type { ScoreReport } from './score-report.ts';
+import type { ScoreMetrics, ScoreReport } from './score-report.ts';
 
 // The Markdown is assembled from plain template strings: a handful of fixed tables does not need a Markdown or
 // templating library, and plain strings keep the output byte-stable.

@@ -1,5 +1,6 @@
 import { ArtifactError, quoteId } from '../artifacts/artifact-error.ts';
-import { itemId, itemTableOf, ITEM_LABELS, type ItemTable } from '../artifacts/item-table.ts';
+import { ITEM_LABELS } from '../artifacts/artifact-enums.ts';
+import { itemId, itemTableOf, type ItemTable } from '../artifacts/item-table.ts';
 import type { ItemLabel, ItemRow } from '../artifacts/items.ts';
 import { predictionTableOf, type PredictionTable } from '../artifacts/prediction-table.ts';
 import type { PredictionRow } from '../artifacts/predictions.ts';

@@ -4,7 +4,8 @@
  * the file and the row) so the page and the CLI report a bad file the same way.
  */
 import { z } from 'zod';
-import { ArtifactError, decodeJsonBytes, quoteId, rowIssueError, typeName } from '../artifacts/artifact-error.ts';
+import { ArtifactError, decodeJsonBytes, quoteId, typeName } from '../artifacts/artifact-error.ts';
+import { rowIssueError } from '../artifacts/row-issue-error.ts';
 import { RowId, usableId, type ItemRow } from '../artifacts/items.ts';
 
 /** One candidates row: the item id and its finite candidate list (an empty string is a real candidate). */
