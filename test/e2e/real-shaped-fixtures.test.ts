@@ -2,11 +2,13 @@
  * The real-export-shaped fixtures in the real page (headless Chromium, transformers.js 4.3.2 + onnxruntime-web 1.30),
  * one browser for the file, each fixture through each route once:
  *
- * - plain cold + warm device receipts of the Qwen3-shaped LM (q4, MatMulNBits: the catalog default) and the
+ * - plain cold + warm device receipts of the Qwen3-shaped LM (q4, MatMulNBits: the catalog default), the
  *   XLM-RoBERTa-shaped cross-encoder (q8, MatMulInteger: its default) on wasm and on the WebGPU adapter, with the two
- *   providers' logits agreeing within the dtype's tolerance;
- * - generation runs of the Qwen3-shaped LM (chat template, prefill + KV-cache decode) on wasm and WebGPU;
- * - suite runs on other dtypes: the LM scoring candidates in fp32 (weights in `onnx/model.onnx_data`, so the
+ *   providers' logits agreeing within the dtype's tolerance; the LFM2-shaped hybrid LM (q4 with GatherBlockQuantized,
+ *   a convolution cache and external data) on WebGPU, and on wasm failing with the missing kernel named;
+ * - generation runs of the Qwen3-shaped LM (chat template, prefill + cached decode) on wasm and WebGPU, and of the
+ *   LFM2-shaped LM on WebGPU;
+ * - suite runs on other dtypes: the LMs scoring candidates in fp32 (weights in `onnx/model.onnx_data`, so the
  *   external-data path loads in the browser) and the cross-encoder reranking in fp16 on wasm; fp16 on the WebGPU
  *   adapter, which lacks `shader-f16`, fails with that reason in the receipt instead of running something else.
  */
@@ -48,6 +50,7 @@ describe('cold and warm device receipts on wasm and WebGPU', () => {
     ['tfjs-tiny-qwen3', 'webgpu', 'q4', ['onnx/model_q4.onnx']],
     ['tfjs-tiny-xlmr-reranker', 'wasm', 'q8', ['onnx/model_quantized.onnx']],
     ['tfjs-tiny-xlmr-reranker', 'webgpu', 'q8', ['onnx/model_quantized.onnx']],
+    ['tfjs-tiny-lfm2', 'webgpu', 'q4', ['onnx/model_q4.onnx', 'onnx/model_q4.onnx_data']],
   ] as const)('%s on %s (%s): ok, every file verified, only its dtype\'s graph fetched', async (model, ep, dtype, onnx) => {
     const receipts = await coldWarmReceipts(env, { engine: 'transformers', model, ep, threads: 1, warmRuns: 3 });
     for (const r of receipts) {
@@ -59,7 +62,7 @@ describe('cold and warm device receipts on wasm and WebGPU', () => {
     }
     const [cold, warm] = receipts;
     expect(cold.output?.name).toBe('logits');
-    expect(cold.output?.dims).toEqual(model === 'tfjs-tiny-qwen3' ? [2, 24, expect.any(Number)] : [2, 1]);
+    expect(cold.output?.dims).toEqual(model === 'tfjs-tiny-xlmr-reranker' ? [2, 1] : [2, 24, expect.any(Number)]);
     expect(cold.output?.sha256).toBe(warm.output?.sha256);
     heads[`${model}:${ep}`] = cold.output!.head;
   });
@@ -81,16 +84,36 @@ describe('cold and warm device receipts on wasm and WebGPU', () => {
   });
 });
 
-describe('generation runs through the KV cache', () => {
-  it.each(['wasm', 'webgpu'] as const)('tfjs-tiny-qwen3-gen on %s: chat-templated prompts, TTFT and decode speed from the cached path', async (ep) => {
-    const { page, state, artifacts, requests } = await runPage(`?autorun=generate&model=tfjs-tiny-qwen3-gen&ep=${ep}&threads=1&reps=1&max_tokens=4`);
+describe('a quantized operator the wasm runtime lacks', () => {
+  it('tfjs-tiny-lfm2 q4 on wasm: GatherBlockQuantized has no kernel in the page\'s WebAssembly build; the run fails with that reason', async () => {
+    // onnxruntime-web's asyncify build (the `onnxruntime-web/webgpu` entry both engines load) has no CPU kernel for
+    // com.microsoft GatherBlockQuantized, which LiquidAI's q4 exports use for the embedding; WebGPU has one.
+    const { page, state } = await runPage('?autorun=cold&engine=transformers&model=tfjs-tiny-lfm2&ep=wasm&threads=1&allow_fallback=0');
+    const receipts = (await page.evaluate(() => window.drbReceipts)) as DeviceReceipt[];
+    await page.close();
+    expect(state).toBe('failed');
+    expect(receipts).toHaveLength(1);
+    expect(receipts[0].outcome).toMatchObject({ status: 'failed', failed_stage: 'session' });
+    expect(receipts[0].outcome.reason).toMatch(/Could not find an implementation for GatherBlockQuantized/);
+    expect(receipts[0].route).toMatchObject({ requested_ep: 'wasm', completed_ep: null });
+    expect(receipts[0].model).toMatchObject({ integrity: 'verified', dtype: 'q4' });
+  });
+});
+
+describe('generation runs through the cache', () => {
+  it.each([
+    ['tfjs-tiny-qwen3-gen', 'wasm'],
+    ['tfjs-tiny-qwen3-gen', 'webgpu'],
+    ['tfjs-tiny-lfm2-gen', 'webgpu'],
+  ] as const)('%s on %s: chat-templated prompts, TTFT and decode speed from the cached path', async (model, ep) => {
+    const { page, state, artifacts, requests } = await runPage(`?autorun=generate&model=${model}&ep=${ep}&threads=1&reps=1&max_tokens=4`);
     await page.close();
     expect(state).toBe('done');
     const receipt = GenerationReceipt.parse(artifacts.find((a) => a.kind === 'generation-receipt')!.data);
     expect(checkGenerationReceipt(receipt)).toEqual([]);
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.route).toMatchObject({ requested_ep: ep, completed_ep: ep });
-    expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-qwen3-gen', integrity: 'verified', dtype: 'q4' });
+    expect(receipt.model).toMatchObject({ id: model, integrity: 'verified', dtype: 'q4' });
     for (const sample of receipt.samples) {
       expect(sample.outcome).toBe('ok');
       // The chat template wraps each prompt (<|im_start|>user ... <|im_start|>assistant), so more tokens than text bytes alone.
@@ -99,7 +122,7 @@ describe('generation runs through the KV cache', () => {
       if ((sample.output_tokens ?? 0) >= 2) expect(sample.decode_tokens_per_s).toBeGreaterThan(0);
     }
     expect(receipt.samples.some((s) => (s.output_tokens ?? 0) >= 2)).toBe(true);
-    expect(requests.some((url) => url.endsWith('/models/tfjs-tiny-qwen3/onnx/model_q4.onnx'))).toBe(true);
+    expect(requests.some((url) => url.endsWith(`/models/${model.replace(/-gen$/, '')}/onnx/model_q4.onnx`))).toBe(true);
   });
 });
 
@@ -118,6 +141,15 @@ describe('suite runs on the other dtypes', () => {
     expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
     expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
     expect(run.requests.filter((url) => /\/onnx\/[^/]+$/.test(url)).map((url) => url.replace(/^.*\/onnx\//, ''))).toEqual(['model.onnx', 'model.onnx_data']);
+    expect(run.receipt.rows.done).toBe(24);
+    expect(new Set(run.predictions!.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(10);
+  });
+
+  it('the LFM2-shaped LM in fp32 on wasm: external data the config does not declare, convolution cache, every row scored', async () => {
+    const run = await suite('model=tfjs-tiny-lfm2&ep=wasm&threads=1&dtype=fp32');
+    expect(run.state).toBe('done');
+    expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
+    expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
     expect(run.receipt.rows.done).toBe(24);
     expect(new Set(run.predictions!.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(10);
   });

@@ -1,6 +1,6 @@
 /**
- * The real-export-shaped fixtures (Qwen3-shaped causal LM, XLM-RoBERTa-shaped cross-encoder, each in fp32 / fp16 /
- * q8 / q4): byte-identical regeneration and catalog pins, the graphs checked by the reference `onnx` package
+ * The real-export-shaped fixtures (Qwen3-shaped causal LM and XLM-RoBERTa-shaped cross-encoder, each in fp32 / fp16 /
+ * q8 / q4; LFM2-shaped hybrid LM in fp32 / fp16 / q4, all with external data): byte-identical regeneration and catalog pins, the graphs checked by the reference `onnx` package
  * (Debian's python3-onnx) for validity and for the names and operators the real exports use, and the graphs run in
  * onnxruntime-web's WebAssembly backend (the page's runtime, here in Node): greedy decoding with the KV cache gives
  * the same tokens as recomputing the whole sequence, padding is masked, and every dtype stays near fp32.
@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isFullyPinned, parseCatalog } from '../../src/core/catalog.ts';
 import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
 import { PRECISION_FILE, PRECISIONS, type Precision } from '../../src/fixtures/onnx-graph.ts';
+import { buildLfm2Fixture, LFM2_FIXTURE_ID, LFM2_PRECISIONS } from '../../src/fixtures/lfm2-fixture.ts';
 import { buildQwen3Fixture, QWEN3_FIXTURE_ID, QWEN3_SHAPE } from '../../src/fixtures/qwen3-fixture.ts';
 import { buildXlmrFixture, XLMR_FIXTURE_ID } from '../../src/fixtures/xlm-roberta-fixture.ts';
 import { loadTransformers } from './transformers-node.ts';
@@ -22,6 +23,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const catalog = parseCatalog(JSON.parse(readFileSync(join(root, 'src/catalog/catalog.json'), 'utf8')), 'catalog.json');
 const qwenDir = join(root, 'public/models', QWEN3_FIXTURE_ID);
 const xlmrDir = join(root, 'public/models', XLMR_FIXTURE_ID);
+const lfmDir = join(root, 'public/models', LFM2_FIXTURE_ID);
 
 ort.env.wasm.numThreads = 1;
 
@@ -29,6 +31,7 @@ describe('real-shaped fixtures: files and pins', () => {
   it.each([
     ['qwen3', buildQwen3Fixture],
     ['xlm-roberta', buildXlmrFixture],
+    ['lfm2', buildLfm2Fixture],
   ] as const)('%s regenerates byte-identical to the committed files and the catalog pins them', async (_name, build) => {
     const first = build();
     const second = build();
@@ -42,16 +45,20 @@ describe('real-shaped fixtures: files and pins', () => {
 
   it('catalog entries are fully pinned fixtures with every dtype, the real entries\' default dtypes, and their own inputs', () => {
     const byId = (id: string) => catalog.models.find((m) => m.id === id)!;
-    for (const [id, task, dtype] of [
-      ['tfjs-tiny-qwen3', 'score-candidates', 'q4'],
-      ['tfjs-tiny-qwen3-gen', 'generate', 'q4'],
-      ['tfjs-tiny-xlmr-reranker', 'rerank', 'q8'],
+    for (const [id, task, dtype, precisions] of [
+      ['tfjs-tiny-qwen3', 'score-candidates', 'q4', PRECISIONS],
+      ['tfjs-tiny-qwen3-gen', 'generate', 'q4', PRECISIONS],
+      ['tfjs-tiny-xlmr-reranker', 'rerank', 'q8', PRECISIONS],
+      ['tfjs-tiny-lfm2', 'score-candidates', 'q4', LFM2_PRECISIONS],
+      ['tfjs-tiny-lfm2-gen', 'generate', 'q4', LFM2_PRECISIONS],
     ] as const) {
       const model = byId(id);
       expect(model).toMatchObject({ engine: 'transformers', task, kind: 'fixture', dtype });
       expect(isFullyPinned(model)).toBe(true);
-      for (const precision of PRECISIONS) expect(model.files.map((f) => f.path)).toContain(`onnx/${PRECISION_FILE[precision]}`);
+      for (const precision of precisions) expect(model.files.map((f) => f.path)).toContain(`onnx/${PRECISION_FILE[precision]}`);
     }
+    for (const precision of LFM2_PRECISIONS) expect(byId('tfjs-tiny-lfm2').files.map((f) => f.path)).toContain(`onnx/${PRECISION_FILE[precision]}_data`);
+    expect(byId('tfjs-tiny-lfm2-gen').files).toEqual(byId('tfjs-tiny-lfm2').files);
     expect(byId('tfjs-tiny-qwen3').files.map((f) => f.path)).toContain('onnx/model.onnx_data');
     expect(byId('tfjs-tiny-qwen3-gen').files).toEqual(byId('tfjs-tiny-qwen3').files);
     expect(byId('tfjs-tiny-qwen3').default_input).toBe('tfjs-qwen3-tokens-2x24');
@@ -71,6 +78,10 @@ describe('real-shaped fixtures: files and pins', () => {
     const tokenizer = JSON.parse(readFileSync(join(xlmrDir, 'tokenizer.json'), 'utf8'));
     expect(tokenizer.model.type).toBe('Unigram');
     expect(tokenizer.pre_tokenizer.type).toBe('Metaspace');
+    const lfm = JSON.parse(readFileSync(join(lfmDir, 'config.json'), 'utf8'));
+    expect(lfm).toMatchObject({ model_type: 'lfm2', layer_types: ['conv', 'full_attention', 'conv'], conv_L_cache: 3, num_attention_heads: 4, num_key_value_heads: 2 });
+    // No external-data declaration: the page's loader tells transformers.js from the catalog's file list.
+    expect(lfm['transformers.js_config']).toBeUndefined();
   });
 });
 
@@ -101,7 +112,7 @@ describe('real-shaped fixtures: checked by the reference onnx package (python3-o
   let views: Record<string, PythonView>;
   const path = (dir: string, precision: Precision) => join(dir, 'onnx', PRECISION_FILE[precision]);
   beforeAll(() => {
-    const files = PRECISIONS.flatMap((p) => [path(qwenDir, p), path(xlmrDir, p)]);
+    const files = [...PRECISIONS.flatMap((p) => [path(qwenDir, p), path(xlmrDir, p)]), ...LFM2_PRECISIONS.map((p) => path(lfmDir, p))];
     const before = files.map((file) => readFileSync(file));
     views = inspectWithPythonOnnx(files);
     // The check reads only: every committed graph is byte for byte what it was.
@@ -123,6 +134,25 @@ describe('real-shaped fixtures: checked by the reference onnx package (python3-o
     expect(view.outputs.slice(1)).toEqual(cache('present', 'total_sequence_length'));
     expect(view.external_data).toEqual(precision === 'fp32' ? ['model.onnx_data'] : []);
     checkQuantization(view, precision);
+  });
+
+  it.each(LFM2_PRECISIONS)('LFM2-shaped %s: onnx.checker passes; convolution and attention caches named as transformers.js names LFM2\'s, external data', (precision) => {
+    const view = views[path(lfmDir, precision)];
+    const float = precision === 'fp16' ? 'FLOAT16' : 'FLOAT';
+    const conv = (prefix: string, l: number) => ({ name: `${prefix}.${l}`, type: float, dims: ['batch_size', 32, 3] });
+    const kv = (prefix: string, length: string) => ['key', 'value'].map((kind) => ({ name: `${prefix}.1.${kind}`, type: float, dims: ['batch_size', 2, length, 8] }));
+    expect(view.inputs.slice(3)).toEqual([conv('past_conv', 0), ...kv('past_key_values', 'past_sequence_length'), conv('past_conv', 2)]);
+    expect(view.outputs.slice(1)).toEqual([conv('present_conv', 0), ...kv('present', 'total_sequence_length'), conv('present_conv', 2)]);
+    expect(view.ops).toContain('ai.onnx:Conv');
+    expect(view.external_data).toEqual([`${PRECISION_FILE[precision]}_data`]);
+    if (precision === 'q4') {
+      expect(view.contrib_nodes.filter((n) => n.op === 'GatherBlockQuantized')).toEqual([
+        { op: 'GatherBlockQuantized', attributes: { bits: 4, block_size: 32, gather_axis: 0, quantize_axis: 1 } },
+      ]);
+      expect(view.contrib_nodes.filter((n) => n.op === 'MatMulNBits').length).toBeGreaterThan(3);
+    } else {
+      expect(view.contrib_nodes).toEqual([]);
+    }
   });
 
   it.each(PRECISIONS)('XLM-RoBERTa-shaped %s: onnx.checker passes; input_ids and attention_mask only (no token_type_ids), one logit', (precision) => {
@@ -178,21 +208,31 @@ function floats(tensor: ort.Tensor): Float32Array {
 
 const i64 = (values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values, BigInt), dims);
 
-/** Runs the LM on one row with an explicit cache, the way transformers.js feeds it. */
+/**
+ * The empty first-step cache, built as transformers.js builds it (modeling_utils.js `addPastKeyValues`): one tensor
+ * per `past_*` input, shaped from the session's input metadata with `batch_size` resolved and every other symbolic
+ * dim 0 (an attention cache starts empty; a convolution window starts as zeros of its fixed size).
+ */
+function emptyCache(session: ort.InferenceSession, batch: number): Record<string, ort.Tensor> {
+  const feeds: Record<string, ort.Tensor> = {};
+  for (const meta of session.inputMetadata) {
+    if (!meta.name.startsWith('past') || !meta.isTensor) continue;
+    const shape = meta.shape.map((d) => (typeof d === 'number' ? d : d === 'batch_size' ? batch : 0));
+    const size = shape.reduce((a, b) => a * b, 1);
+    feeds[meta.name] = meta.type === 'float16' ? new ort.Tensor('float16', new Uint16Array(size), shape) : new ort.Tensor('float32', new Float32Array(size), shape);
+  }
+  return feeds;
+}
+
+/** Runs an LM on one row with its cache, the way transformers.js feeds it (`present*` becomes the next `past*`). */
 class CachedDecoder {
-  private past: Record<string, ort.Tensor> = {};
+  private past: Record<string, ort.Tensor>;
   private readonly mask: number[] = [];
   constructor(
     private readonly session: ort.InferenceSession,
     private readonly precision: Precision,
   ) {
-    const type = precision === 'fp16' ? 'float16' : 'float32';
-    for (let l = 0; l < QWEN3_SHAPE.layers; l++) {
-      for (const kind of ['key', 'value']) {
-        // The empty first-step cache: transformers.js resolves every symbolic dim but batch_size to 0.
-        this.past[`past_key_values.${l}.${kind}`] = new ort.Tensor(type, type === 'float16' ? new Uint16Array(0) : new Float32Array(0), [1, QWEN3_SHAPE.kvHeads, 0, QWEN3_SHAPE.headDim]);
-      }
-    }
+    this.past = emptyCache(session, 1);
   }
 
   /** Feeds `ids` (new tokens only) and returns the last position's logits. */
@@ -205,30 +245,27 @@ class CachedDecoder {
       position_ids: i64(ids.map((_, i) => start + i), [1, ids.length]),
       ...this.past,
     });
-    for (let l = 0; l < QWEN3_SHAPE.layers; l++) {
-      for (const kind of ['key', 'value']) this.past[`past_key_values.${l}.${kind}`] = out[`present.${l}.${kind}`];
+    const next: Record<string, ort.Tensor> = {};
+    for (const [name, tensor] of Object.entries(out)) {
+      if (name.startsWith('present_conv')) next[name.replace('present_conv', 'past_conv')] = tensor;
+      else if (name.startsWith('present')) next[name.replace('present', 'past_key_values')] = tensor;
     }
-    expect(out[`present.0.key`].dims).toEqual([1, QWEN3_SHAPE.kvHeads, this.mask.length, QWEN3_SHAPE.headDim]);
-    const logits = floats(out.logits);
-    const vocab = out.logits.dims[2];
+    expect(Object.keys(next).sort()).toEqual(Object.keys(this.past).sort());
+    this.past = next;
     expect(out.logits.type).toBe(this.precision === 'fp16' ? 'float16' : 'float32');
-    return logits.slice(logits.length - vocab);
+    const logits = floats(out.logits);
+    return logits.slice(logits.length - out.logits.dims[2]);
   }
 }
 
-/** Last-position logits of a full, cache-free pass over `ids` (padding `left` masked tokens in front when asked). */
-async function fullPass(session: ort.InferenceSession, precision: Precision, ids: number[], leftPad = 0): Promise<Float32Array> {
-  const type = precision === 'fp16' ? 'float16' : 'float32';
-  const feeds: Record<string, ort.Tensor> = {};
-  for (let l = 0; l < QWEN3_SHAPE.layers; l++) {
-    for (const kind of ['key', 'value']) feeds[`past_key_values.${l}.${kind}`] = new ort.Tensor(type, type === 'float16' ? new Uint16Array(0) : new Float32Array(0), [1, 2, 0, 16]);
-  }
+/** Last-position logits of a full, cache-free pass over `ids` (with `leftPad` masked tokens in front when asked). */
+async function fullPass(session: ort.InferenceSession, ids: number[], leftPad = 0): Promise<Float32Array> {
   const all = [...new Array<number>(leftPad).fill(0), ...ids];
   const mask = all.map((_, i) => (i < leftPad ? 0 : 1));
   // transformers.js's position ids: cumsum(mask) - 1, and 1 on padding.
   let seen = 0;
   const positions = mask.map((m) => (m ? seen++ : 1));
-  const out = await session.run({ ...feeds, input_ids: i64(all, [1, all.length]), attention_mask: i64(mask, [1, all.length]), position_ids: i64(positions, [1, all.length]) });
+  const out = await session.run({ ...emptyCache(session, 1), input_ids: i64(all, [1, all.length]), attention_mask: i64(mask, [1, all.length]), position_ids: i64(positions, [1, all.length]) });
   const logits = floats(out.logits);
   return logits.slice(logits.length - out.logits.dims[2]);
 }
@@ -239,11 +276,15 @@ const maxAbsDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, v, i) => M
 /** Largest logit difference between a cached decode step and a cache-free recompute, per dtype (see the test). */
 const CACHE_TOLERANCE: Record<Precision, number> = { fp32: 1e-4, fp16: 1e-2, q8: 1, q4: 1e-4 };
 
-describe('Qwen3-shaped fixture in onnxruntime-web (wasm)', () => {
-  const prompt = [230, 150, 135, 232, 132, 136, 58, 32, 269, 300, 10]; // "文脈: かな\n" in its byte-level vocabulary
+describe.each([
+  ['Qwen3-shaped', qwenDir, PRECISIONS],
+  ['LFM2-shaped', lfmDir, LFM2_PRECISIONS],
+] as const)('%s LM in onnxruntime-web (wasm)', (_name, dir, precisions) => {
+  // "文脈: かな\n" in the two fixtures' byte-level vocabulary (the same regular ids; only their special tokens differ).
+  const prompt = [230, 150, 135, 232, 132, 136, 58, 32, 269, 300, 10];
 
-  it.each(PRECISIONS)('%s: greedy decoding with the KV cache gives the same tokens as recomputing the whole sequence', async (precision) => {
-    const session = await wasmSession(qwenDir, precision);
+  it.each(precisions)('%s: greedy decoding with the cache gives the same tokens as recomputing the whole sequence', async (precision) => {
+    const session = await wasmSession(dir, precision);
     try {
       const decoder = new CachedDecoder(session, precision);
       let logits = await decoder.step(prompt);
@@ -253,7 +294,7 @@ describe('Qwen3-shaped fixture in onnxruntime-web (wasm)', () => {
         const next = argmax(logits);
         cached.push(next);
         sequence.push(next);
-        const reference = await fullPass(session, precision, sequence.slice(0, -1));
+        const reference = await fullPass(session, sequence.slice(0, -1));
         // Same distribution at this step with and without the cache (the cache holds exactly what recomputing gives),
         // except in q8: dynamic quantization scales each call's activations by that call's own range, so one token
         // quantized alone differs from the same token quantized among the whole sequence (as in real q8 exports).
@@ -262,7 +303,7 @@ describe('Qwen3-shaped fixture in onnxruntime-web (wasm)', () => {
       }
       expect(new Set(cached).size).toBeGreaterThan(3); // not one repeated token, which would hide a broken cache
       const recomputed: number[] = [];
-      for (let t = 0; t < cached.length; t++) recomputed.push(argmax(await fullPass(session, precision, [...prompt, ...cached.slice(0, t)])));
+      for (let t = 0; t < cached.length; t++) recomputed.push(argmax(await fullPass(session, [...prompt, ...cached.slice(0, t)])));
       expect(recomputed).toEqual(cached);
     } finally {
       await session.release();
@@ -270,22 +311,23 @@ describe('Qwen3-shaped fixture in onnxruntime-web (wasm)', () => {
   });
 
   it('left padding is masked: a padded row gives the unpadded row\'s logits (fp32)', async () => {
-    const session = await wasmSession(qwenDir, 'fp32');
+    const session = await wasmSession(dir, 'fp32');
     try {
-      expect(maxAbsDiff(await fullPass(session, 'fp32', prompt, 5), await fullPass(session, 'fp32', prompt))).toBeLessThan(1e-5);
+      expect(maxAbsDiff(await fullPass(session, prompt, 5), await fullPass(session, prompt))).toBeLessThan(1e-5);
     } finally {
       await session.release();
     }
   });
 
   it('every dtype stays near fp32 (q4 furthest)', async () => {
-    const reference = await wasmSession(qwenDir, 'fp32');
-    const base = await fullPass(reference, 'fp32', prompt);
+    const reference = await wasmSession(dir, 'fp32');
+    const base = await fullPass(reference, prompt);
     await reference.release();
-    const bounds: Record<Precision, number> = { fp32: 0, fp16: 0.05, q8: 0.5, q4: 2 };
-    for (const precision of PRECISIONS.slice(1)) {
-      const session = await wasmSession(qwenDir, precision);
-      const logits = await fullPass(session, precision, prompt);
+    // LFM2's q4 also quantizes the embedding table (GatherBlockQuantized), so it moves further than Qwen3's.
+    const bounds: Record<Precision, number> = { fp32: 0, fp16: 0.05, q8: 0.5, q4: 4 };
+    for (const precision of precisions.slice(1)) {
+      const session = await wasmSession(dir, precision);
+      const logits = await fullPass(session, prompt);
       await session.release();
       const diff = maxAbsDiff(logits, base);
       expect(diff, precision).toBeGreaterThan(0);
