@@ -28,8 +28,9 @@ const PLAIN = 0; // printable ASCII other than '"' and '\'
 const QUOTE = 1;
 const ESCAPE = 2;
 const LEAD2 = 3; // C2..DF: a two-byte sequence
-const LEAD3 = 4; // E0..EF
-const LEAD4 = 5; // F0..F4
+const LEAD3 = 4; // E1..EC, EE, EF: a three-byte sequence whose next two bytes are any continuation bytes
+const LEAD_NARROW = 5; // E0, ED, F0..F4: a sequence whose second byte has a narrower range (no overlong forms,
+// surrogates or code points above U+10FFFF)
 const REFUSE = 6; // control characters (JSON requires them escaped), stray continuation bytes, C0, C1, F5..FF
 
 const STRING_CLASS = new Uint8Array(256);
@@ -43,8 +44,8 @@ for (let b = 0; b < 256; b++) {
   else if (b === 0x5c) cls = ESCAPE;
   else if (b < 0x80) cls = PLAIN;
   else if (b >= 0xc2 && b <= 0xdf) cls = LEAD2;
-  else if (b >= 0xe0 && b <= 0xef) cls = LEAD3;
-  else if (b >= 0xf0 && b <= 0xf4) cls = LEAD4;
+  else if (b === 0xe0 || b === 0xed || (b >= 0xf0 && b <= 0xf4)) cls = LEAD_NARROW;
+  else if (b >= 0xe1 && b <= 0xef) cls = LEAD3;
   else cls = REFUSE;
   STRING_CLASS[b] = cls;
   SECOND_LOW[b] = b === 0xe0 ? 0xa0 : b === 0xf0 ? 0x90 : 0x80;
@@ -145,22 +146,25 @@ export class JsonScanner {
       if (cls === PLAIN) {
         i++;
       } else if (cls === LEAD3) {
-        const b1 = bytes[i + 1];
-        const lead = bytes[i];
-        if (b1 < SECOND_LOW[lead] || b1 > SECOND_HIGH[lead] || (bytes[i + 2] & 0xc0) !== 0x80) throw NOT_PLAIN;
+        // Most CJK text: both following bytes must be continuation bytes (10xxxxxx); past the end they read as
+        // undefined, whose bits are 0.
+        if ((((bytes[i + 1] & 0xc0) << 8) | (bytes[i + 2] & 0xc0)) !== 0x8080) throw NOT_PLAIN;
         i += 3;
       } else if (cls === QUOTE) {
         break;
       } else if (cls === LEAD2) {
         if ((bytes[i + 1] & 0xc0) !== 0x80) throw NOT_PLAIN;
         i += 2;
-      } else if (cls === LEAD4) {
-        const b1 = bytes[i + 1];
+      } else if (cls === LEAD_NARROW) {
         const lead = bytes[i];
-        if (b1 < SECOND_LOW[lead] || b1 > SECOND_HIGH[lead] || (bytes[i + 2] & 0xc0) !== 0x80 || (bytes[i + 3] & 0xc0) !== 0x80) {
-          throw NOT_PLAIN;
+        const b1 = bytes[i + 1];
+        if (b1 < SECOND_LOW[lead] || b1 > SECOND_HIGH[lead] || (bytes[i + 2] & 0xc0) !== 0x80) throw NOT_PLAIN;
+        if (lead >= 0xf0) {
+          if ((bytes[i + 3] & 0xc0) !== 0x80) throw NOT_PLAIN;
+          i += 4;
+        } else {
+          i += 3;
         }
-        i += 4;
       } else if (cls === ESCAPE) {
         const e = bytes[i + 1];
         if (e === 0x75) {

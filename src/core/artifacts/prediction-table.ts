@@ -302,23 +302,32 @@ class PredictionReader {
 
   read(): Float64Array {
     // The opening bracket, then each row with the separator before it, is one step: a step that runs past the end
-    // of the window is retried from its start once more bytes are in.
-    this.step(() => {
-      this.s = new JsonScanner(this.window.bytes, this.window.limit); // (again) from the file's start, BOM and all
-      this.s.expect(0x5b);
-    });
+    // of the window is retried from its start once more bytes are in (see refill).
+    for (;;) {
+      try {
+        this.s = new JsonScanner(this.window.bytes, this.window.limit); // (again) from the file's start, BOM and all
+        this.s.expect(0x5b);
+        break;
+      } catch (error) {
+        this.refill(error, 0);
+      }
+    }
     let first = true;
     for (;;) {
+      const mark = this.s.pos;
       let done = false;
-      this.step(() => {
+      try {
         if (this.s.take(0x5d)) {
           this.s.finish();
           done = true;
-          return;
+        } else {
+          if (!first) this.s.expect(0x2c);
+          this.readRow();
         }
-        if (!first) this.s.expect(0x2c);
-        this.readRow();
-      });
+      } catch (error) {
+        this.refill(error, mark);
+        continue;
+      }
       if (done) break;
       first = false;
       const row = this.row;
@@ -336,21 +345,15 @@ class PredictionReader {
     return margins;
   }
 
-  /** Runs `read` from the scanner's position; when it fails before the end of the file, reads more and retries. */
-  private step(read: () => void): void {
-    for (;;) {
-      const mark = this.s.pos;
-      try {
-        read();
-        return;
-      } catch (error) {
-        if (!(error instanceof NotPlainJson) || !this.window.advance(mark)) throw error;
-        this.s.bytes = this.window.bytes;
-        this.s.limit = this.window.limit;
-        this.s.pos = 0;
-        this.row.bytes = this.window.bytes;
-      }
-    }
+  /**
+   * After a step failed: if the file goes on, keeps the window from `mark` (the step's start) and reads more, so the
+   * step can be retried; otherwise the failure stands.
+   */
+  private refill(error: unknown, mark: number): void {
+    if (!(error instanceof NotPlainJson) || !this.window.advance(mark)) throw error;
+    this.s.bytes = this.window.bytes;
+    this.s.limit = this.window.limit;
+    this.s.pos = 0;
   }
 
   private readRow(): void {
@@ -434,9 +437,12 @@ class PredictionReader {
     const tokens = this.marginTokens;
     this.marginRanges.push(tokens.length);
     tokens.reserve(end - start);
-    tokens.data.set(bytes.subarray(start, end), tokens.length);
-    tokens.length += end - start;
-    this.marginRanges.push(tokens.length);
+    // A byte loop, not set(subarray()): a token is a few bytes, and a view per row would be garbage per row.
+    const data = tokens.data;
+    let at = tokens.length;
+    for (let i = start; i < end; i++) data[at++] = bytes[i];
+    tokens.length = at;
+    this.marginRanges.push(at);
     this.marginRows.push(this.rows);
   }
 

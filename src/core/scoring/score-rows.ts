@@ -10,6 +10,9 @@ import { CodePointLevenshtein } from './levenshtein.ts';
 /** How a row's effective MinCER moved against its input MinCER. */
 export type RowChange = 'improved' | 'worsened' | 'unchanged';
 
+/** The code of `clean` in ItemTable.labels. */
+const CLEAN = ITEM_LABELS.indexOf('clean');
+
 /** Changes by their code in RowOutcomes.changes. */
 const CHANGES: readonly RowChange[] = ['unchanged', 'improved', 'worsened'];
 
@@ -190,7 +193,7 @@ export class RowScorer {
       const m = this.decodeHypothesis(bytes, effectiveStart, effectiveEnd);
       this.effectiveMinCers[r] = this.levenshtein.minCerOfCodes(this.hypothesis, 0, m, this.referenceCodes, this.starts, this.lengths, referenceCount);
     }
-    const clean = ITEM_LABELS[items.labels[r]] === 'clean';
+    const clean = items.labels[r] === CLEAN;
     this.overcorrected[r] = clean && !bytesEqual(bytes, effectiveStart, effectiveEnd, text, items.inputs[2 * r], items.inputs[2 * r + 1]) ? 1 : 0;
   }
 
@@ -287,7 +290,7 @@ export class RowOutcomes {
     this.clean = new Uint8Array(rows);
     this.changes = new Uint8Array(rows);
     if ('rows' in items) {
-      for (let r = 0; r < rows; r++) this.clean[r] = ITEM_LABELS[items.labels[r]] === 'clean' ? 1 : 0;
+      for (let r = 0; r < rows; r++) this.clean[r] = items.labels[r] === CLEAN ? 1 : 0;
       return;
     }
     items.forEach((o, r) => {
