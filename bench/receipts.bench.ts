@@ -3,10 +3,11 @@
  * receipts in test/fixtures/receipts/ (real receipts made by the page) with varied timings, devices, commits and
  * thread counts (deterministic PRNG), written one file each into a temp folder. Then the real CLI
  * (`node bin/drb.mjs receipts summarize`) runs in a child process: its wall time (Node and CLI start-up included)
- * and peak RSS are printed, then the same summarise runs in this process for the time without start-up.
+ * and peak RSS are printed, then the same summarise runs in this process for the time without start-up; then
+ * `drb receipts report` draws the same receipts as one page (wall, CPU, peak RSS, page size).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summarize } from '../src/core/stats.ts';
@@ -91,6 +92,19 @@ try {
   console.log(`  CLI child process wall time: ${(wallMs / 1000).toFixed(2)} s (includes Node and CLI start-up), CPU ${cpuS.toFixed(2)} s, peak RSS ${(rssKb / 1024).toFixed(0)} MiB`);
   console.log(`  in-process summarize: ${(inProcessMs / 1000).toFixed(2)} s (${Math.round(COUNT / (inProcessMs / 1000))} receipts/s)`);
   console.log(`  target: 10,000 receipts in seconds -> ${wallMs < 10_000 ? 'met' : 'NOT met'}`);
+
+  // The same receipts drawn as one page (drb receipts report): wall, CPU, peak RSS and the page's size.
+  const reportStarted = performance.now();
+  const report = spawnSync(process.execPath, ['--import', reportRss, 'bin/drb.mjs', 'receipts', 'report', inDir, '--out', join(dir, 'report')], { encoding: 'utf8' });
+  const reportWallMs = performance.now() - reportStarted;
+  if (report.status !== 0) throw new Error(`report failed (${report.status}): ${report.stderr}`);
+  const reportUsage = /drb-bench-maxrss-kb (\d+) cpu-us (\d+)/.exec(report.stderr);
+  const pageBytes = statSync(join(dir, 'report', 'index.html')).size;
+  console.log(`receipts report, ${COUNT} receipts:`);
+  console.log(
+    `  CLI child process wall time: ${(reportWallMs / 1000).toFixed(2)} s, CPU ${(Number(reportUsage?.[2] ?? NaN) / 1e6).toFixed(2)} s, ` +
+      `peak RSS ${(Number(reportUsage?.[1] ?? NaN) / 1024).toFixed(0)} MiB, page ${(pageBytes / 1e6).toFixed(1)} MB`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

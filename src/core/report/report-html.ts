@@ -736,9 +736,8 @@ summary{cursor:pointer;color:#0b5cad}
 .table-wrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
-th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
-td.num{white-space:nowrap}
 tr.stat td{font-weight:600;background:#f4f4f4}
 tr.invalid td{background:#fdf0ef}
 ul.verdicts li{margin:.2rem 0}
