@@ -113,6 +113,42 @@ describe('drb receipts report on the captured receipts', () => {
   });
 });
 
+describe('reviews', () => {
+  it('applies the reviews of a summary folder (--reviews), so evidence states match that summary', async () => {
+    const dir = temp();
+    const out = join(dir, 'summary');
+    expect((await runCli(['receipts', 'summarize', FIXTURE_DIR, '--out', out])).code).toBe(0);
+    const before = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    const target = before.targets.find((t) => t.failures.receipt_ids.length === 0 && t.interrupted.receipt_ids.length === 0)!;
+    const answers = {
+      schema: 'drb.device-review.v1',
+      target: target.key,
+      reviewer: 'qa-1',
+      reviewed_at: '2026-12-01T12:00:00Z',
+      device: { hardware_model: 'CI runner', ram_gb: 16, os_build: 'Debian 12', browser: 'Chromium', browser_version: '156' },
+      conditions: { network: 'loopback', battery_percent: null, charging: null, thermal_state: 'nominal' },
+      public_revision: target.identity.app.commit ?? 'unknown',
+      launch_to_result_ms: 4200,
+      tab: { reloaded_or_evicted: false, details: null },
+      memory_pressure: { observed: false, behaviour: 'none observed' },
+      output_stayed_correct: true,
+      failure_explanations: [],
+      thresholds: { profile: 'mainstream', cold_total_p95_ms: null, warm_p95_ms: null },
+      notes: null,
+    };
+    writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers));
+    const reviewed = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', join(dir, 'answers.json')]);
+    expect(reviewed.code, reviewed.stderr).toBe(0);
+    const after = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
+    const noReview = `no device review stored (drb receipts review --target ${target.key})`;
+    const plain = await writeReport([FIXTURE_DIR], join(dir, 'plain'));
+    expect(plain.data.summary.targets.find((t) => t.key === target.key)!.evidence.not_higher_because).toContain(noReview);
+    const withReviews = await writeReport([FIXTURE_DIR], join(dir, 'reviewed'), { reviewsDir: out });
+    expect(withReviews.data.summary.targets.map((t) => t.evidence)).toEqual(after.targets.map((t) => t.evidence));
+    expect(readFileSync(withReviews.file, 'utf8')).not.toContain(noReview);
+  });
+});
+
 describe('comparisons with an invalid route', () => {
   it('shows the invalid route with its reason, never ranked, never compared', async () => {
     const receipt = pageComparisonReceipt();
