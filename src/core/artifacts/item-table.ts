@@ -1,7 +1,7 @@
 import { ITEM_LABELS } from './artifact-enums.ts';
 import type { ItemFormat, ItemRow } from './items.ts';
 import { JsonScanner, NOT_PLAIN, NotPlainJson } from './json-scanner.ts';
-import { ByteSink, ByteStringIndex, bytesEqual, textOf, U32List } from './text-bytes.ts';
+import { ByteSink, ByteStringIndex, bytesEqual, textOf, U32List, WordCodes } from './text-bytes.ts';
 
 // Label codes in ItemTable.labels: the index in ITEM_LABELS.
 const CLEAN = ITEM_LABELS.indexOf('clean');
@@ -108,32 +108,18 @@ const KEY_INPUT = 2;
 const KEY_REFERENCES = 4;
 const KEY_LABEL = 8;
 const KEY_OTHER = 16;
-const GENERIC_KEYS: [string, number][] = [
+const GENERIC_KEYS = new WordCodes([
   ['id', KEY_ID],
   ['input', KEY_INPUT],
   ['references', KEY_REFERENCES],
   ['label', KEY_LABEL],
-];
-const AJIMEE_KEYS: [string, number][] = [
+]);
+const AJIMEE_KEYS = new WordCodes([
   ['index', KEY_ID],
   ['input', KEY_INPUT],
   ['expected_output', KEY_REFERENCES],
-];
-const LABEL_VALUES: [string, number][] = ITEM_LABELS.map((label, code) => [label, code]);
-
-/**
- * Which of `known` the byte string bytes[start, end) spells, or `otherwise`.
- * @param known [word, code] pairs (ASCII words)
- */
-export function matchWord(bytes: Uint8Array, start: number, end: number, known: readonly [string, number][], otherwise: number): number {
-  for (const [word, code] of known) {
-    if (word.length !== end - start) continue;
-    let k = 0;
-    while (k < word.length && bytes[start + k] === word.charCodeAt(k)) k++;
-    if (k === word.length) return code;
-  }
-  return otherwise;
-}
+]);
+const LABEL_VALUES = new WordCodes(ITEM_LABELS.map((label, code) => [label, code]));
 
 /**
  * Records string tokens as ranges of the table's text: the file's own bytes when the token has no escape, or its
@@ -174,7 +160,7 @@ export class RangeWriter {
 class ItemReader {
   private readonly s: JsonScanner;
   private readonly writer: RangeWriter;
-  private readonly keys: [string, number][];
+  private readonly keys: WordCodes;
   private readonly ids: U32List;
   private readonly inputs: U32List;
   private readonly refIndex: U32List;
@@ -220,7 +206,7 @@ class ItemReader {
       do {
         s.string();
         if (s.escaped) throw NOT_PLAIN; // an escaped key: leave it to JSON.parse
-        const key = matchWord(bytes, s.start, s.end, this.keys, KEY_OTHER);
+        const key = this.keys.match(bytes, s.start, s.end, KEY_OTHER);
         s.expect(0x3a);
         if (key === KEY_OTHER) {
           if (this.format !== 'ajimee') throw NOT_PLAIN; // generic rows allow no other keys
@@ -248,7 +234,7 @@ class ItemReader {
         } else {
           s.string();
           if (s.escaped) throw NOT_PLAIN;
-          label = matchWord(bytes, s.start, s.end, LABEL_VALUES, -1);
+          label = LABEL_VALUES.match(bytes, s.start, s.end, -1);
           if (label < 0) throw NOT_PLAIN;
         }
       } while (s.take(0x2c));

@@ -1,9 +1,9 @@
 import { ByteWindow } from './byte-window.ts';
-import { matchWord, type ItemTable } from './item-table.ts';
+import type { ItemTable } from './item-table.ts';
 import { JsonScanner, NOT_PLAIN, NotPlainJson, numberValues } from './json-scanner.ts';
 import { PROVENANCES } from './artifact-enums.ts';
 import type { PredictionRow } from './predictions.ts';
-import { ByteSink, ByteStringIndex, textOf, U32List } from './text-bytes.ts';
+import { ByteSink, ByteStringIndex, textOf, U32List, WordCodes } from './text-bytes.ts';
 
 /** The values a predictions artifact declares about itself, row by row (summarised by summarizeDeclaredTable). */
 export interface DeclaredColumns {
@@ -260,14 +260,14 @@ const KEY_CANDIDATES = 2;
 const KEY_PROVENANCE = 4;
 const KEY_REASON = 8;
 const KEY_MARGIN = 16;
-const KEYS: [string, number][] = [
+const KEYS = new WordCodes([
   ['id', KEY_ID],
   ['candidates', KEY_CANDIDATES],
   ['provenance', KEY_PROVENANCE],
   ['reason', KEY_REASON],
   ['margin', KEY_MARGIN],
-];
-const PROVENANCE_VALUES: [string, number][] = PROVENANCES.map((value, index) => [value, index + 1]);
+]);
+const PROVENANCE_VALUES = new WordCodes(PROVENANCES.map((value, index) => [value, index + 1]));
 
 class PredictionReader {
   private s: JsonScanner;
@@ -373,7 +373,7 @@ class PredictionReader {
       do {
         s.string();
         if (s.escaped) throw NOT_PLAIN; // an escaped key: leave it to JSON.parse
-        const key = matchWord(bytes, s.start, s.end, KEYS, 0);
+        const key = KEYS.match(bytes, s.start, s.end, 0);
         if (key === 0 || (seen & key) !== 0) throw NOT_PLAIN; // another key, or a key twice
         seen |= key;
         s.expect(0x3a);
@@ -400,7 +400,7 @@ class PredictionReader {
         } else if (key === KEY_PROVENANCE) {
           s.string();
           if (s.escaped) throw NOT_PLAIN;
-          provenance = matchWord(bytes, s.start, s.end, PROVENANCE_VALUES, 0);
+          provenance = PROVENANCE_VALUES.match(bytes, s.start, s.end, 0);
           if (provenance === 0) throw NOT_PLAIN;
         } else if (key === KEY_REASON) {
           s.string();

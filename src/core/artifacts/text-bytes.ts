@@ -105,6 +105,31 @@ export class ByteSink {
   }
 }
 
+/** A few ASCII words, each with a code, to match byte ranges against (JSON keys, enum values). */
+export class WordCodes {
+  private readonly words: Uint8Array[];
+  private readonly codes: number[];
+
+  /** @param entries [word, code] pairs */
+  constructor(entries: readonly (readonly [string, number])[]) {
+    this.words = entries.map(([word]) => Uint8Array.from(word, (c) => c.charCodeAt(0)));
+    this.codes = entries.map(([, code]) => code);
+  }
+
+  /** The code of the word bytes[start, end) spells, or `otherwise`. */
+  match(bytes: Uint8Array, start: number, end: number, otherwise: number): number {
+    const length = end - start;
+    for (let w = 0; w < this.words.length; w++) {
+      const word = this.words[w];
+      if (word.length !== length) continue;
+      let k = 0;
+      while (k < length && bytes[start + k] === word[k]) k++;
+      if (k === length) return this.codes[w];
+    }
+    return otherwise;
+  }
+}
+
 /** True when a[aStart, aEnd) and b[bStart, bEnd) hold the same bytes. */
 export function bytesEqual(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): boolean {
   const length = aEnd - aStart;
