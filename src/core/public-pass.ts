@@ -7,6 +7,7 @@
  * always false so no reader can mistake one for the other.
  */
 import { z } from 'zod';
+import { boundDetail, boundLine, Detail, FileLabel, OriginPathUrl, textLine, Token } from './bounded-text.ts';
 import { firstIssueLine } from './zod-issues.ts';
 import { redactUrl } from './redact.ts';
 import { SHA256_PATTERN } from './sha256.ts';
@@ -22,17 +23,17 @@ export type PassBrowser = z.infer<typeof PassBrowser>;
 
 /** One receipt the pass saved: its file name in the output folder, hash, and what it says about itself. */
 export const PassReceiptFile = z.strictObject({
-  file: z.string().min(1),
+  file: FileLabel.pipe(z.string().min(1)),
   sha256: Sha256,
   bytes: z.number().int().positive(),
   run_kind: z.enum(['cold', 'warm']).nullable(),
   outcome: z.enum(['ok', 'failed']).nullable(),
   /** The receipt's own failure reason (null for an ok run). */
-  reason: z.string().nullable(),
+  reason: Detail.nullable(),
   /** The app commit the receipt records (must match the revision the page reports). */
-  app_commit: z.string().nullable(),
+  app_commit: textLine(256).nullable(),
   /** Schema and invariant problems (`<field path>: <problem>`); empty when the receipt is valid. */
-  problems: z.array(z.string()),
+  problems: z.array(Detail),
 });
 export type PassReceiptFile = z.infer<typeof PassReceiptFile>;
 
@@ -43,28 +44,28 @@ export const PublicPassRecord = z
     evidence_state: z.literal('PUBLIC_PASS').nullable(),
     device_pass_implied: z.literal(false),
     /** The page URL as origin + path (no query, fragment or credentials). */
-    url: z.string().refine((value) => redactUrl(value) === value, { message: 'URL must be origin + path only' }),
+    url: OriginPathUrl,
     /** The revision the page reports about itself (null when the page never reported one). */
-    revision: z.strictObject({ app_version: z.string().nullable(), commit: z.string().nullable() }),
+    revision: z.strictObject({ app_version: textLine(256).nullable(), commit: textLine(256).nullable() }),
     started_at: IsoTime,
     finished_at: IsoTime,
     duration_ms: z.number().finite().nonnegative(),
     browser: z.strictObject({
       name: PassBrowser,
       /** The version the browser reports (playwright's version() or the WebDriver session's browserVersion). */
-      version: z.string().nullable(),
-      user_agent: z.string().nullable(),
+      version: textLine(256).nullable(),
+      user_agent: textLine(1024).nullable(),
       /** Always true: every pass starts a new profile / WebDriver session with no cookies or storage. */
       fresh_profile: z.literal(true),
     }),
     /** The automation contract parameters the pass used (not the user's URL query, which is dropped). */
-    run_params: z.record(z.string(), z.string()),
+    run_params: z.record(Token, textLine(1024)),
     /** What the page ended in: the automation contract's `drbState`, or `timeout` when it never ended. */
     page_state: z.enum(['done', 'failed', 'timeout', 'not-loaded']),
     receipts: z.array(PassReceiptFile),
     /** The receipts summary the pass wrote beside the receipts, when it could (null otherwise). */
-    summary: z.strictObject({ file: z.string(), sha256: Sha256 }).nullable(),
-    outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: z.string().nullable() }),
+    summary: z.strictObject({ file: FileLabel, sha256: Sha256 }).nullable(),
+    outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: Detail.nullable() }),
   })
   .superRefine((record, ctx) => {
     const ok = record.outcome.status === 'ok';
@@ -141,20 +142,31 @@ export function buildPublicPassRecord(findings: PassFindings): PublicPassRecord 
   const problems = passProblems(findings).map((p) => p.message);
   // A failed receipt says why the run failed; that is the most useful line, so it goes first.
   problems.sort((a, b) => Number(!a.includes(' records a failed run')) - Number(!b.includes(' records a failed run')));
-  const reason = findings.fatalReason ?? (problems.length > 0 ? problems.join('; ') : null);
+  // The page under test reports some of these strings itself (its revision, its error text): bounded here, so a
+  // long or hostile value is cut rather than making the record invalid.
+  const joined = findings.fatalReason ?? (problems.length > 0 ? problems.join('; ') : null);
+  const reason = joined === null ? null : boundDetail(joined);
   const record = {
     schema: PUBLIC_PASS_SCHEMA,
     evidence_state: reason === null ? 'PUBLIC_PASS' : null,
     device_pass_implied: false,
     url: findings.url,
-    revision: findings.revision,
+    revision: {
+      app_version: findings.revision.app_version === null ? null : boundLine(findings.revision.app_version, 256),
+      commit: findings.revision.commit === null ? null : boundLine(findings.revision.commit, 256),
+    },
     started_at: findings.startedAt,
     finished_at: findings.finishedAt,
     duration_ms: findings.durationMs,
     browser: { name: findings.browser.name, version: findings.browser.version, user_agent: findings.browser.userAgent, fresh_profile: true },
     run_params: findings.runParams,
     page_state: findings.page_state,
-    receipts: findings.receipts,
+    receipts: findings.receipts.map((r) => ({
+      ...r,
+      reason: r.reason === null ? null : boundDetail(r.reason),
+      app_commit: r.app_commit === null ? null : boundLine(r.app_commit, 256),
+      problems: r.problems.map(boundDetail),
+    })),
     summary: findings.summary,
     outcome: { status: reason === null ? 'ok' : 'failed', reason },
   };

@@ -2,6 +2,10 @@
  * Redaction for everything a receipt records about URLs. A receipt keeps origin + path only: the query, the
  * fragment and any credentials are dropped, because they are where tokens, user text and secrets travel.
  */
+import { boundDetail } from './bounded-text.ts';
+
+/** The longest URL a receipt keeps (a longer path is replaced by a marker). */
+export const MAX_URL_CHARS = 2048;
 
 /** Origin + path of `url` (resolved against `base` when relative). Unparseable input becomes `"[unparseable-url]"`. */
 export function redactUrl(url: string, base?: string): string {
@@ -11,10 +15,12 @@ export function redactUrl(url: string, base?: string): string {
   } catch {
     return '[unparseable-url]';
   }
-  if (parsed.protocol === 'blob:' || parsed.protocol === 'data:') return `${parsed.protocol}[redacted]`;
+  // Only http(s) URLs are kept (as origin + path); a blob:, data:, extension or file URL says nothing a receipt
+  // needs and may carry content, so only its scheme is recorded.
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `${parsed.protocol}[redacted]`;
   // `origin` excludes username/password; `pathname` excludes search and hash.
-  const origin = parsed.origin === 'null' ? `${parsed.protocol}//${parsed.host}` : parsed.origin;
-  return `${origin}${parsed.pathname}`;
+  const kept = `${parsed.origin}${parsed.pathname}`;
+  return kept.length <= MAX_URL_CHARS ? kept : `${parsed.origin}/[redacted-long-path]`;
 }
 
 // A URL inside free text (an error message, say): scheme, then everything up to whitespace or a quote.
@@ -23,6 +29,15 @@ const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi;
 /** Replaces every URL inside `text` with its redacted form (used on error messages before they enter a receipt). */
 export function redactUrlsInText(text: string): string {
   return text.replace(URL_IN_TEXT, (match) => redactUrl(match));
+}
+
+/**
+ * Free text (an error message, a failure or fallback reason) as it enters a receipt: every URL redacted, control
+ * characters replaced and the length cut to the schema's bound (a runtime's message can run to many lines).
+ * @param text the message as the runtime gave it
+ */
+export function receiptText(text: string): string {
+  return boundDetail(redactUrlsInText(text));
 }
 
 /** True when `text` holds a URL with a query, a fragment or credentials (what validation refuses). */

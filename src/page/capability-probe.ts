@@ -2,6 +2,7 @@
  * The capability probe: what this browser can do, recorded in every receipt. Only what the browser really exposes:
  * a missing API is null, never estimated. navigator.gpu's presence is a diagnostic, not a claim that WebGPU works.
  */
+import { boundCapabilities } from '../core/capability-bounds.ts';
 import type { Capabilities } from '../core/receipt.ts';
 
 // The smallest valid module using SIMD (v128) / shared memory + atomics: WebAssembly.validate tells whether the
@@ -115,14 +116,14 @@ function syncFacts(nav: Nav): Pick<Capabilities, 'platform' | 'cross_origin_isol
  */
 export function basicCapabilities(why: string): Capabilities {
   const nav = navigator as Nav;
-  return {
+  return boundCapabilities({
     user_agent: navigator.userAgent,
     ua_client_hints: null,
     ...syncFacts(nav),
     js_heap: null,
     storage: { quota_bytes: null, usage_bytes: null, persisted: null },
     webgpu: { navigator_gpu: Boolean(nav.gpu), adapter_granted: false, adapter_error: why, adapter_info: null, is_fallback_adapter: null, features: [], limits: null },
-  };
+  });
 }
 
 /** Probes this browser (page context). Never throws: every failing sub-probe records null / false. */
@@ -138,7 +139,8 @@ export async function probeCapabilities(): Promise<Capabilities> {
   } catch {
     // Storage API refused (private mode, opaque origin): leave nulls.
   }
-  return {
+  // Bounded as the receipt schema requires: the browser may report strings of any length.
+  return boundCapabilities({
     user_agent: navigator.userAgent,
     ua_client_hints: await probeClientHints(nav),
     ...syncFacts(nav),
@@ -147,5 +149,5 @@ export async function probeCapabilities(): Promise<Capabilities> {
       : null,
     storage,
     webgpu: await probeWebGpu(nav),
-  };
+  });
 }

@@ -20,7 +20,8 @@ import {
   type RouteMeasurement,
 } from '../core/comparison/comparison-receipt.ts';
 import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
-import { redactUrl, redactUrlsInText } from '../core/redact.ts';
+import { boundCode } from '../core/bounded-text.ts';
+import { receiptText, redactUrl } from '../core/redact.ts';
 import type { Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { issueLines } from '../core/zod-issues.ts';
@@ -146,7 +147,7 @@ export class ComparisonController {
       },
     }));
     const failRoute = (state: RouteState, name: string, message: string) => {
-      state.measurement.error ??= { name, message: redactUrlsInText(message) };
+      state.measurement.error ??= { name: boundCode(name), message: receiptText(message) };
       state.handle?.terminate(message);
       state.handle = null;
     };
@@ -308,7 +309,7 @@ export class ComparisonController {
       capabilities,
       previous_run_interrupted: journal.previous,
       lifecycle: lifecycle.stop(),
-      outcome: { status: outcome.status, reason: outcome.reason === null ? null : redactUrlsInText(outcome.reason) },
+      outcome: { status: outcome.status, reason: outcome.reason === null ? null : receiptText(outcome.reason) },
     };
     const problems: string[] = [];
     const parsed = ComparisonReceipt.safeParse(receipt);

@@ -20,7 +20,8 @@ import {
   type GenerationSample,
 } from '../core/generation/generation-receipt.ts';
 import { parsePromptSet, type PromptSet } from '../core/generation/prompt-set.ts';
-import { redactUrl, redactUrlsInText } from '../core/redact.ts';
+import { boundCode } from '../core/bounded-text.ts';
+import { receiptText, redactUrl } from '../core/redact.ts';
 import type { RouteAttempt, Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { issueLines } from '../core/zod-issues.ts';
@@ -274,7 +275,7 @@ export class GenerationController {
     // 6. Assemble, redact, validate.
     const receiptId = crypto.randomUUID();
     const createdAt = new Date().toISOString();
-    const redacted = (text: string) => redactUrlsInText(text);
+    const redacted = (text: string) => receiptText(text);
     const receipt: GenerationReceipt = {
       schema: GENERATION_RECEIPT_SCHEMA,
       receipt_id: receiptId,
@@ -285,7 +286,7 @@ export class GenerationController {
       route: {
         requested_ep: request.ep,
         completed_ep: completedEp,
-        fallback_reason: fallbackReason,
+        fallback_reason: fallbackReason === null ? null : receiptText(fallbackReason),
         allow_fallback: request.allowFallback,
         threads_requested: request.threads,
         threads_effective: threadsEffective,
@@ -318,7 +319,7 @@ export class GenerationController {
       capabilities,
       previous_run_interrupted: journal.previous,
       lifecycle: lifecycle.stop(),
-      errors: errors.map((e) => ({ ...e, message: redacted(e.message) })),
+      errors: errors.map((e) => ({ ...e, name: boundCode(e.name), message: redacted(e.message) })),
       outcome: { status: fatal === null ? 'ok' : 'failed', reason: fatal === null ? null : redacted(fatal) },
     };
     const problems: string[] = [];
@@ -358,7 +359,7 @@ function failedSample(base: Pick<GenerationSample, 'repetition' | 'prompt_id' | 
     decode_tokens_per_s: null,
     engine_reported: null,
     clock_minus_engine: null,
-    error: { name, message: redactUrlsInText(message) },
+    error: { name: boundCode(name), message: receiptText(message) },
   };
 }
 

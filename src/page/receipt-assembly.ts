@@ -16,7 +16,8 @@ import {
   type Stage,
 } from '../core/receipt.ts';
 import type { CatalogModel } from '../core/catalog.ts';
-import { redactUrl, redactUrlsInText } from '../core/redact.ts';
+import { boundCode } from '../core/bounded-text.ts';
+import { receiptText, redactUrl } from '../core/redact.ts';
 import { summarize } from '../core/stats.ts';
 import { issueLines } from '../core/zod-issues.ts';
 import type { LoadedFile, OutputDigestData } from '../../workers/engines/engine.ts';
@@ -109,11 +110,12 @@ export function assembleReceipt(record: RunRecord): AssembledReceipt {
     route: {
       requested_ep: record.request.ep,
       completed_ep: record.completedEp,
-      fallback_reason: record.completedEp !== null && record.completedEp !== record.request.ep ? record.fallbackReason : null,
+      fallback_reason:
+        record.completedEp !== null && record.completedEp !== record.request.ep && record.fallbackReason !== null ? receiptText(record.fallbackReason) : null,
       allow_fallback: record.request.allowFallback,
       threads_requested: record.request.threads,
       threads_effective: record.threadsEffective,
-      attempts: record.attempts.map((a) => ({ ...a, reason: a.reason === null ? null : redactUrlsInText(a.reason) })),
+      attempts: record.attempts.map((a) => ({ ...a, reason: a.reason === null ? null : receiptText(a.reason) })),
     },
     model: {
       id: record.model.id,
@@ -141,9 +143,9 @@ export function assembleReceipt(record: RunRecord): AssembledReceipt {
     resources: record.resources,
     capabilities: record.capabilities,
     lifecycle: record.lifecycle,
-    errors: [...(threadsNote ? [threadsNote] : []), ...record.errors].map((e) => ({ ...e, message: redactUrlsInText(e.message) })),
+    errors: [...(threadsNote ? [threadsNote] : []), ...record.errors].map((e) => ({ ...e, name: boundCode(e.name), message: receiptText(e.message) })),
     outcome: failed
-      ? { status: 'failed', reason: redactUrlsInText(record.failure!.reason), failed_stage: record.failure!.stage }
+      ? { status: 'failed', reason: receiptText(record.failure!.reason), failed_stage: record.failure!.stage }
       : { status: 'ok', reason: null, failed_stage: null },
   };
   const problems: string[] = [];

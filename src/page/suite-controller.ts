@@ -11,7 +11,8 @@
 import type { CatalogModel } from '../core/catalog.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import type { PredictionRow } from '../core/artifacts/predictions.ts';
-import { redactUrl, redactUrlsInText } from '../core/redact.ts';
+import { boundCode } from '../core/bounded-text.ts';
+import { receiptText, redactUrl } from '../core/redact.ts';
 import type { Capabilities, RouteAttempt } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { summarize } from '../core/stats.ts';
@@ -279,11 +280,11 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
     route: {
       requested_ep: request.ep,
       completed_ep: load?.completedEp ?? null,
-      fallback_reason: load && load.completedEp !== request.ep ? load.fallbackReason : null,
+      fallback_reason: load && load.completedEp !== request.ep && load.fallbackReason !== null ? receiptText(load.fallbackReason) : null,
       allow_fallback: request.allowFallback,
       threads_requested: request.threads,
       threads_effective: load?.threadsEffective ?? null,
-      attempts: attempts.map((a) => ({ ...a, reason: a.reason === null ? null : redactUrlsInText(a.reason) })),
+      attempts: attempts.map((a) => ({ ...a, reason: a.reason === null ? null : receiptText(a.reason) })),
     },
     model: {
       id: request.model.id,
@@ -305,8 +306,8 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
     predictions: predictions ? { sha256: await sha256Hex(predictions), bytes: predictions.byteLength, rows: predictionRows.length } : null,
     capabilities,
     previous_run_interrupted: journal.previous,
-    errors: errors.map((e) => ({ ...e, message: redactUrlsInText(e.message) })),
-    outcome: failure ? { status: 'failed', reason: redactUrlsInText(failure.reason), failed_stage: failure.stage } : { status: 'ok', reason: null, failed_stage: null },
+    errors: errors.map((e) => ({ ...e, name: boundCode(e.name), message: receiptText(e.message) })),
+    outcome: failure ? { status: 'failed', reason: receiptText(failure.reason), failed_stage: failure.stage } : { status: 'ok', reason: null, failed_stage: null },
   };
   const problems: string[] = [];
   const parsed = SuiteReceipt.safeParse(receipt);

@@ -54,6 +54,7 @@ describe('hostile receipts: validate', () => {
       if (c.expect === 'refused' || c.expect === 'reported' || c.expect === 'copy-conflict' || c.expect === 'not-a-receipt') {
         expect(own.length, c.name).toBeGreaterThan(0);
       } else expect(own, c.name).toEqual([]);
+      if (c.field !== undefined) expect(own.some((line) => line.startsWith(`${paths.get(c.name)}: ${c.field}: `)), `${c.name}: ${own.join(' / ')}`).toBe(true);
     }
     expect(linesOf('not-json')).toEqual([`${paths.get('not-json')}: (document): not valid JSON: syntax error`]);
     expect(linesOf('invalid-utf8')).toEqual([`${paths.get('invalid-utf8')}: (document): not valid UTF-8`]);

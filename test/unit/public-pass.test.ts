@@ -75,7 +75,7 @@ describe('buildPublicPassRecord', () => {
     const issues = (value: unknown) => PublicPassRecord.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     expect(issues({ ...ok, outcome: { status: 'failed', reason: 'x' } })).toEqual(['evidence_state: is PUBLIC_PASS exactly when the outcome is ok']);
     expect(issues({ ...ok, page_state: 'timeout' })).toEqual(['page_state: the page ended "timeout", not "done"']);
-    expect(issues({ ...ok, url: 'http://127.0.0.1:4173/?token=x' })).toEqual(['url: URL must be origin + path only']);
+    expect(issues({ ...ok, url: 'http://127.0.0.1:4173/?token=x' })).toEqual(['url: URL must be origin + path only (no query, fragment or credentials)']);
     expect(issues({ ...ok, device_pass_implied: true })?.[0]).toMatch(/^device_pass_implied: /);
     expect(() => buildPublicPassRecord(findings({ url: 'http://h/#frag' }))).toThrow('public-pass record: url: URL must be origin + path only');
   });

@@ -12,6 +12,10 @@
  * headline) is refused by validate: it came from an earlier page version.
  */
 import { z } from 'zod';
+import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, textLine, Version } from '../bounded-text.ts';
+
+// An item row's id comes from the user's items file: any one line of text, bounded.
+const ItemId = textLine(256).pipe(z.string().min(1));
 import { AppInfo, Capabilities, EngineName, ExecutionProvider, InputInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
 import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
@@ -23,7 +27,7 @@ const Ms = z.number().finite().nonnegative();
 
 export const ComparisonRoute = z.strictObject({
   /** Short stable id used in the schedule, e.g. `wasm-1`, `wasm-2`, `webgpu`. */
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/),
   requested_ep: ExecutionProvider,
   /** The EP that really ran (null when the route failed before running); a comparison never falls back. */
   completed_ep: ExecutionProvider.nullable(),
@@ -42,16 +46,16 @@ export const ComparisonRoute = z.strictObject({
       /** For candidate rows: every row's candidates in the same order as the baseline's. */
       same_order: z.boolean(),
       /** Candidate rows only: ids of the rows whose candidate order differs from the baseline's (null for a fixed input). */
-      rows_in_other_order: z.array(z.string()).nullable(),
+      rows_in_other_order: z.array(ItemId).nullable(),
     })
     .nullable(),
   ratio_to_baseline: z.number().finite().positive().nullable(),
   speedup_vs_baseline: z.number().finite().positive().nullable(),
   valid: z.boolean(),
-  invalid_reason: z.string().nullable(),
+  invalid_reason: Detail.nullable(),
   /** 1 = fastest median among valid routes; null for an invalid route. */
   rank: z.number().int().positive().nullable(),
-  error: z.strictObject({ name: z.string(), message: z.string() }).nullable(),
+  error: z.strictObject({ name: ErrorCode, message: Detail }).nullable(),
 });
 export type ComparisonRoute = z.infer<typeof ComparisonRoute>;
 
@@ -61,13 +65,13 @@ export type ComparisonRoute = z.infer<typeof ComparisonRoute>;
  * concatenated in this order.
  */
 export const CandidateRowsInfo = z.strictObject({
-  suite_id: z.string().min(1),
+  suite_id: Identifier,
   task: z.enum(['rerank', 'score-candidates']),
   /** The scoring-text template id (drb.rerank-pair.v1 or drb.score-prompt.v1), as in suite receipts. */
-  text_template: z.string().min(1),
+  text_template: textLine(256).pipe(z.string().min(1)),
   items_sha256: z.string().regex(SHA256_PATTERN),
   candidates_sha256: z.string().regex(SHA256_PATTERN),
-  rows: z.array(z.strictObject({ id: z.string().min(1), candidates: z.number().int().positive() })).min(1),
+  rows: z.array(z.strictObject({ id: ItemId, candidates: z.number().int().positive() })).min(1),
 });
 export type CandidateRowsInfo = z.infer<typeof CandidateRowsInfo>;
 
@@ -79,10 +83,10 @@ export type CandidateRowsInfo = z.infer<typeof CandidateRowsInfo>;
  * is null when the baseline is invalid: then nothing can be compared with it.
  */
 export const ComparisonHeadline = z.strictObject({
-  baseline_route_id: z.string(),
+  baseline_route_id: Identifier,
   routes: z.array(
     z.strictObject({
-      route_id: z.string(),
+      route_id: Identifier,
       ratio_to_baseline: z.number().finite().positive(),
       interval: ConfidenceInterval.nullable(),
       verdict: RatioVerdict.nullable(),
@@ -93,11 +97,11 @@ export type ComparisonHeadline = z.infer<typeof ComparisonHeadline>;
 
 export const ComparisonReceipt = z.strictObject({
   schema: z.literal(COMPARISON_RECEIPT_SCHEMA),
-  receipt_id: z.string().min(8),
+  receipt_id: ReceiptId,
   created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
   app: AppInfo,
-  engine: z.strictObject({ name: EngineName, version: z.string() }),
+  engine: z.strictObject({ name: EngineName, version: EngineVersion }),
   model: ModelInfo,
   /** The input every route scored: a catalog fixed input, or (candidate rows) an id naming the suite and row count
    *  with the SHA-256 of the exact scoring inputs sent to the engine. */
@@ -108,9 +112,9 @@ export const ComparisonReceipt = z.strictObject({
     seed: z.number().int(),
     rounds: z.number().int().positive(),
     /** Route ids in the order they ran (rounds x routes). */
-    order: z.array(z.string()),
+    order: z.array(Identifier),
   }),
-  baseline_route_id: z.string(),
+  baseline_route_id: Identifier,
   tolerance: z.strictObject({ max_abs_diff: z.number().finite().nonnegative() }),
   routes: z.array(ComparisonRoute).min(2),
   /** Ratios against the baseline with their 95% intervals and verdicts (see ComparisonHeadline); null when the
@@ -120,7 +124,7 @@ export const ComparisonReceipt = z.strictObject({
   previous_run_interrupted: InterruptedRun.nullable(),
   capabilities: Capabilities,
   lifecycle: Lifecycle,
-  outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: z.string().nullable() }),
+  outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: Detail.nullable() }),
 });
 export type ComparisonReceipt = z.infer<typeof ComparisonReceipt>;
 
@@ -218,7 +222,7 @@ export function compareRoutes(
       agree = agreement(baseline.scores, m.scores, groups);
       if (agree.max_abs_diff > toleranceAbs) invalid = `scores differ from the baseline by ${agree.max_abs_diff} (tolerance ${toleranceAbs})`;
       else if (agree.rows_in_other_order !== null && agree.rows_in_other_order.length > 0) {
-        invalid = `orders the candidates of row ${agree.rows_in_other_order.map((id) => JSON.stringify(id)).join(', ')} differently from the baseline`;
+        invalid = boundDetail(`orders the candidates of row ${agree.rows_in_other_order.map((id) => JSON.stringify(id)).join(', ')} differently from the baseline`);
       } else if (!agree.same_order) invalid = 'orders the candidates differently from the baseline';
     }
     const valid = invalid === null;

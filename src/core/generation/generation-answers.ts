@@ -5,16 +5,17 @@
  * the prompt set's id, version and SHA-256.
  */
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import { EngineName } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 
 export const GENERATION_ANSWERS_SCHEMA = 'drb.generation-answers.v1';
 
 export const GenerationAnswer = z.strictObject({
-  prompt_id: z.string().min(1),
+  prompt_id: detailText(100000).min(1),
   repetition: z.number().int().positive(),
   seed: z.number().int().nullable(),
-  text: z.string(),
+  text: detailText(100000),
   output_tokens: z.number().int().nonnegative(),
   truncated: z.boolean(),
 });
@@ -23,12 +24,12 @@ export type GenerationAnswer = z.infer<typeof GenerationAnswer>;
 export const GenerationAnswers = z.strictObject({
   schema: z.literal(GENERATION_ANSWERS_SCHEMA),
   /** The generation receipt these answers belong to. */
-  receipt_id: z.string().min(8),
+  receipt_id: detailText(100000).min(8),
   created_at: z.string().datetime({ offset: true }),
-  engine: z.strictObject({ name: EngineName, version: z.string() }),
-  model_id: z.string().min(1),
+  engine: z.strictObject({ name: EngineName, version: detailText(100000) }),
+  model_id: detailText(100000).min(1),
   prompt_set: z.strictObject({
-    id: z.string().min(1),
+    id: detailText(100000).min(1),
     version: z.number().int().positive(),
     sha256: z.string().regex(SHA256_PATTERN),
   }),

@@ -8,6 +8,7 @@
  * (WebLLM's usage.extra) sits beside each sample with the difference.
  */
 import { z } from 'zod';
+import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../bounded-text.ts';
 import { AppInfo, Capabilities, EngineName, InterruptedRun, IsoTime, Lifecycle, ModelInfo, Route } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { median, percentile } from '../stats.ts';
@@ -34,7 +35,7 @@ export const EngineReportedTiming = z.strictObject({
 
 export const GenerationSample = z.strictObject({
   repetition: z.number().int().positive(),
-  prompt_id: z.string().min(1),
+  prompt_id: Identifier,
   prompt_index: z.number().int().nonnegative(),
   seed: z.number().int().nullable(),
   outcome: z.enum(['ok', 'failed']),
@@ -47,7 +48,7 @@ export const GenerationSample = z.strictObject({
   decode_tokens_per_s: Rate.nullable(),
   engine_reported: EngineReportedTiming.nullable(),
   clock_minus_engine: z.strictObject({ ttft_ms: Diff.nullable(), e2e_ms: Diff, decode_tokens_per_s: Diff.nullable() }).nullable(),
-  error: z.strictObject({ name: z.string(), message: z.string() }).nullable(),
+  error: z.strictObject({ name: ErrorCode, message: Detail }).nullable(),
 });
 export type GenerationSample = z.infer<typeof GenerationSample>;
 
@@ -80,24 +81,24 @@ export type GenerationSummary = z.infer<typeof GenerationSummary>;
 
 export const GenerationError = z.strictObject({
   stage: GenerationStage,
-  prompt_id: z.string().nullable(),
+  prompt_id: Identifier.nullable(),
   repetition: z.number().int().positive().nullable(),
-  name: z.string(),
-  message: z.string(),
+  name: ErrorCode,
+  message: Detail,
 });
 export type GenerationError = z.infer<typeof GenerationError>;
 
 export const GenerationReceipt = z.strictObject({
   schema: z.literal(GENERATION_RECEIPT_SCHEMA),
-  receipt_id: z.string().min(8),
+  receipt_id: ReceiptId,
   created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
   app: AppInfo,
-  engine: z.strictObject({ name: EngineName, version: z.string() }),
+  engine: z.strictObject({ name: EngineName, version: EngineVersion }),
   route: Route,
   model: ModelInfo,
   prompt_set: z.strictObject({
-    id: z.string().min(1),
+    id: Identifier,
     version: z.number().int().positive(),
     /** SHA-256 of the prompt-set file bytes that ran. */
     sha256: Sha256,
@@ -111,7 +112,7 @@ export const GenerationReceipt = z.strictObject({
     /** True when the run replaced the prompt set's token limit (results then differ from a default run's). */
     max_new_tokens_overridden: z.boolean(),
     temperature: z.number().nonnegative(),
-    warmup_prompt_id: z.string().min(1),
+    warmup_prompt_id: Identifier,
   }),
   /** Where the timings come from: always the page clock; `engine_reported` fields are the engine's own words. */
   timing_source: z.literal('page-clock'),
@@ -130,7 +131,7 @@ export const GenerationReceipt = z.strictObject({
   capabilities: Capabilities,
   lifecycle: Lifecycle,
   errors: z.array(GenerationError),
-  outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: z.string().nullable() }),
+  outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: Detail.nullable() }),
 });
 export type GenerationReceipt = z.infer<typeof GenerationReceipt>;
 

@@ -6,6 +6,7 @@
  * records the SHA-256 of the exact bytes that ran).
  */
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import { jsonSyntaxProblem } from '../json-syntax.ts';
 import { firstIssueLine } from '../zod-issues.ts';
 
@@ -14,13 +15,13 @@ export const PROMPT_SET_SCHEMA = 'drb.prompt-set.v1';
 /** The fewest measured prompts a set may hold: the sustained-speed ratio compares the first five with the last five. */
 export const MIN_MEASURED_PROMPTS = 10;
 
-const PromptId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes');
+const PromptId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes').max(256);
 
 export const Prompt = z.strictObject({
   id: PromptId,
   /** BCP 47 primary language tag of the prompt text (`ja`, `en`). */
   lang: z.enum(['ja', 'en']),
-  text: z.string().min(1),
+  text: detailText(20000).min(1),
 });
 export type Prompt = z.infer<typeof Prompt>;
 
@@ -28,9 +29,9 @@ export const PromptSet = z.strictObject({
   schema: z.literal(PROMPT_SET_SCHEMA),
   id: PromptId,
   version: z.number().int().positive(),
-  description: z.string(),
+  description: detailText(20000),
   /** Who wrote the text and under which licence it may be reused. */
-  licence: z.string().min(1),
+  licence: detailText(20000).min(1),
   /** Generation controls every engine receives for this set (greedy-ish decoding, bounded output). */
   controls: z.strictObject({
     max_new_tokens: z.number().int().positive().max(4096),

@@ -6,15 +6,17 @@
  * to the summary; the evidence rules (evidence.ts) decide whether it promotes the target to DEVICE_PASS.
  */
 import { z } from 'zod';
+import { detailText, ReceiptId } from '../bounded-text.ts';
 import { ProfileName } from './profiles.ts';
 
 export const DEVICE_REVIEW_SCHEMA = 'drb.device-review.v1';
 
-const Text = z.string().trim().min(1);
+// What a reviewer types: one answer per field, bounded (it is printed into summary.md).
+const Text = detailText(2000).trim().min(1);
 
 export const FailureExplanation = z.strictObject({
   /** The receipt that failed, or that recorded an interrupted previous run. */
-  receipt_id: z.string().min(8),
+  receipt_id: ReceiptId,
   explanation: Text,
 });
 
@@ -67,6 +69,6 @@ export const DeviceReview = z.strictObject({
   output_stayed_correct: z.boolean(),
   failure_explanations: z.array(FailureExplanation),
   thresholds: DeclaredThresholds,
-  notes: z.string().nullable(),
+  notes: detailText(20_000).nullable(),
 });
 export type DeviceReview = z.infer<typeof DeviceReview>;

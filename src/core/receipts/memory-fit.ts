@@ -6,6 +6,7 @@
  * device is marked `fits-but-failed`.
  */
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import llmConfigsJson from './llm-configs.v1.json' with { type: 'json' };
 
 export const LLM_CONFIGS_SCHEMA = 'drb.llm-configs.v1';
@@ -13,9 +14,9 @@ export const LLM_CONFIGS_SCHEMA = 'drb.llm-configs.v1';
 /** The published numbers the estimate needs (from the model's config.json and model card). */
 export const LlmConfig = z.strictObject({
   /** Model ids (as receipts record them) this config applies to. */
-  model_ids: z.array(z.string().min(1)).min(1),
+  model_ids: z.array(detailText(1024).min(1)).min(1),
   /** Where the numbers come from (repo + revision or URL), so anyone can check them. */
-  source: z.string().min(1),
+  source: detailText(1024).min(1),
   hidden_size: z.number().int().positive(),
   num_hidden_layers: z.number().int().positive(),
   num_attention_heads: z.number().int().positive(),
@@ -33,7 +34,7 @@ export type LlmConfig = z.infer<typeof LlmConfig>;
 
 export const LlmConfigs = z.strictObject({
   schema: z.literal(LLM_CONFIGS_SCHEMA),
-  version: z.string().min(1),
+  version: detailText(1024).min(1),
   configs: z.array(LlmConfig),
 });
 export type LlmConfigs = z.infer<typeof LlmConfigs>;

@@ -5,6 +5,7 @@
  * `version` string, and every summary records which version judged it.
  */
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import profilesJson from './profiles.v1.json' with { type: 'json' };
 
 export const BUDGET_PROFILES_SCHEMA = 'drb.budget-profiles.v1';
@@ -14,7 +15,7 @@ export type ProfileName = z.infer<typeof ProfileName>;
 
 export const BudgetProfile = z.strictObject({
   name: ProfileName,
-  description: z.string(),
+  description: detailText(4096),
   /** Cold run total (fetch + session + first inference, as the page timed it), nearest-rank p95. */
   cold_load_p95_ms: z.number().positive(),
   /** Warm inference latency, p95 over every clean warm sample. */
@@ -28,8 +29,8 @@ export type BudgetProfile = z.infer<typeof BudgetProfile>;
 
 export const BudgetProfiles = z.strictObject({
   schema: z.literal(BUDGET_PROFILES_SCHEMA),
-  version: z.string().min(1),
-  note: z.string(),
+  version: detailText(4096).min(1),
+  note: detailText(4096),
   profiles: z.array(BudgetProfile).length(3),
 });
 export type BudgetProfiles = z.infer<typeof BudgetProfiles>;

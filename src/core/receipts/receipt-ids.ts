@@ -6,6 +6,7 @@
  * of five.
  */
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 
 /** Where a receipt came from: the file as shown to the user, and a fingerprint of its bytes (their SHA-256). */
 export interface ReceiptSource {
@@ -19,12 +20,12 @@ export type ReceiptIdClaim = { kind: 'first' } | { kind: 'identical' | 'conflict
 
 /** One receipt id seen in more than one file: the file that was counted, and every further copy. */
 export const DuplicateReceipt = z.strictObject({
-  receipt_id: z.string().max(128),
+  receipt_id: detailText(4096).max(128),
   /** The file that was counted (the first in sorted order). */
-  counted_file: z.string().max(4096),
+  counted_file: detailText(4096).max(4096),
   copies: z.array(
     z.strictObject({
-      file: z.string().max(4096),
+      file: detailText(4096).max(4096),
       /** Byte-identical to the counted file (a copy, noted); false: different bytes under the same id (an error). */
       identical: z.boolean(),
     }),

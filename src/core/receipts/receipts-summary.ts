@@ -6,11 +6,15 @@
  * bytes (it is meant to be committed under `receipts/`).
  */
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import { ConfidenceInterval, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { FitStatus, MemoryFit } from './memory-fit.ts';
 import { ProfileVerdict } from './profiles.ts';
 import { DuplicateReceipt } from './receipt-ids.ts';
+
+// Summary strings are copies of receipt fields, file names and reasons: bounded (review reads summaries back).
+const Text = detailText(4096);
 
 /** v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`). */
 export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v2';
@@ -31,25 +35,25 @@ const Stats = z.strictObject({
 const Count = z.number().int().nonnegative();
 
 export const DeviceIdentitySchema = z.strictObject({
-  user_agent: z.string(),
-  platform: z.string().nullable(),
-  platform_version: z.string().nullable(),
-  model: z.string().nullable(),
+  user_agent: Text,
+  platform: Text.nullable(),
+  platform_version: Text.nullable(),
+  model: Text.nullable(),
   mobile: z.boolean().nullable(),
   hardware_concurrency: z.number().nullable(),
   device_memory_gb: z.number().nullable(),
-  webgpu_adapter: z.strictObject({ vendor: z.string(), architecture: z.string(), device: z.string() }).nullable(),
+  webgpu_adapter: z.strictObject({ vendor: Text, architecture: Text, device: Text }).nullable(),
 });
 
 export const TargetIdentitySchema = z.strictObject({
   device: DeviceIdentitySchema,
-  app: z.strictObject({ version: z.string(), commit: z.string().nullable() }),
-  engine: z.strictObject({ name: z.string(), version: z.string() }),
-  model: z.strictObject({ id: z.string(), kind: z.string(), dtype: z.string().nullable(), file_sha256: z.array(z.string()) }),
-  input: z.strictObject({ id: z.string(), sha256: z.string() }),
+  app: z.strictObject({ version: Text, commit: Text.nullable() }),
+  engine: z.strictObject({ name: Text, version: Text }),
+  model: z.strictObject({ id: Text, kind: Text, dtype: Text.nullable(), file_sha256: z.array(Text) }),
+  input: z.strictObject({ id: Text, sha256: Text }),
   route: z.strictObject({
-    requested_ep: z.string(),
-    completed_ep: z.string().nullable(),
+    requested_ep: Text,
+    completed_ep: Text.nullable(),
     allow_fallback: z.boolean(),
     threads_requested: z.number().nullable(),
     threads_effective: z.number().nullable(),
@@ -58,8 +62,8 @@ export const TargetIdentitySchema = z.strictObject({
 
 /** The failed receipts of a target: how many failed at each stage for each reason, and their ids. */
 export const TargetFailures = z.strictObject({
-  by_reason: z.array(z.strictObject({ stage: z.string().nullable(), reason: z.string(), count: Count })),
-  receipt_ids: z.array(z.string()),
+  by_reason: z.array(z.strictObject({ stage: Text.nullable(), reason: Text, count: Count })),
+  receipt_ids: z.array(Text),
 });
 
 /**
@@ -71,9 +75,9 @@ export const TargetFailures = z.strictObject({
 export const TargetInterruptions = z.strictObject({
   /** The interruption group (see ReceiptsSummary.interruptions) these runs come from; null when there are none. */
   group_key: z.string().regex(/^i-[0-9a-f]{12}$/).nullable(),
-  by_stage: z.array(z.strictObject({ stage: z.string(), count: Count })),
+  by_stage: z.array(z.strictObject({ stage: Text, count: Count })),
   /** The receipts that recorded them (each records one interruption: its `previous_run_interrupted`). */
-  receipt_ids: z.array(z.string()),
+  receipt_ids: z.array(Text),
 });
 
 /**
@@ -83,17 +87,17 @@ export const TargetInterruptions = z.strictObject({
  */
 export const InterruptionGroup = z.strictObject({
   key: z.string().regex(/^i-[0-9a-f]{12}$/),
-  label: z.string(),
+  label: Text,
   device: DeviceIdentitySchema,
-  model_id: z.string(),
-  requested_ep: z.string(),
+  model_id: Text,
+  requested_ep: Text,
   interrupted: Count,
-  by_stage: z.array(z.strictObject({ stage: z.string(), count: Count })),
+  by_stage: z.array(z.strictObject({ stage: Text, count: Count })),
   /** `single` (a plain cold/warm run), `suite`, `generation` or `comparison`. */
-  by_run_mode: z.array(z.strictObject({ run_mode: z.string(), count: Count })),
-  receipt_ids: z.array(z.string()),
+  by_run_mode: z.array(z.strictObject({ run_mode: Text, count: Count })),
+  receipt_ids: z.array(Text),
   /** Device (`t-`) and generation (`g-`) targets of this device, model and requested route. */
-  target_keys: z.array(z.string()),
+  target_keys: z.array(Text),
   /** Valid receipts of those targets (0: the model and route never finished a run on this device). */
   receipts: Count,
 });
@@ -105,7 +109,7 @@ export type EvidenceState = z.infer<typeof EvidenceState>;
 export const TargetSummary = z.strictObject({
   key: z.string().regex(/^t-[0-9a-f]{12}$/),
   request_key: z.string().regex(/^r-[0-9a-f]{12}$/),
-  label: z.string(),
+  label: Text,
   identity: TargetIdentitySchema,
   counts: z.strictObject({
     receipts: Count,
@@ -151,39 +155,39 @@ export const TargetSummary = z.strictObject({
   }),
   fallbacks: z.strictObject({
     count: Count,
-    reasons: z.array(z.strictObject({ reason: z.string(), count: Count })),
+    reasons: z.array(z.strictObject({ reason: Text, count: Count })),
   }),
   integrity: z.strictObject({ verified: Count, unpinned: Count, mismatch: Count, 'not-loaded': Count }),
-  noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(z.string()) }),
+  noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(Text) }),
   failures: TargetFailures,
   /** Ids of this target's receipts that further files repeat: the copies were not counted, and the target cannot
    *  reach DEVICE_PASS until they are removed and the receipts summarised again. */
-  duplicate_receipt_ids: z.array(z.string()),
+  duplicate_receipt_ids: z.array(Text),
   interrupted: TargetInterruptions,
   /** Failed runs of other targets with the same request (same device, build, model, input, requested route).
    *  Interruptions need no such list: they are attributed by device, model and requested route already. */
   related: z.strictObject({
-    target_keys: z.array(z.string()),
-    failed_receipt_ids: z.array(z.string()),
+    target_keys: z.array(Text),
+    failed_receipt_ids: z.array(Text),
   }),
   model_bytes: z.number().int().nonnegative().nullable(),
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
   profiles: z.array(ProfileVerdict),
   memory_fit: z
-    .strictObject({ config_source: z.string(), estimate: MemoryFit, status: FitStatus })
+    .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
     .nullable(),
   review: z
     .strictObject({
-      file: z.string(),
+      file: Text,
       sha256: z.string().regex(SHA256_PATTERN),
-      reviewer: z.string(),
-      reviewed_at: z.string(),
+      reviewer: Text,
+      reviewed_at: Text,
     })
     .nullable(),
   evidence: z.strictObject({
     state: EvidenceState,
     /** Why the state is not higher; empty for DEVICE_PASS (HUMAN_GO is a separate human decision, never set here). */
-    not_higher_because: z.array(z.string()),
+    not_higher_because: z.array(Text),
   }),
 });
 export type TargetSummary = z.infer<typeof TargetSummary>;
@@ -196,7 +200,7 @@ export type TargetSummary = z.infer<typeof TargetSummary>;
  */
 export const GenerationTargetSummary = z.strictObject({
   key: z.string().regex(/^g-[0-9a-f]{12}$/),
-  label: z.string(),
+  label: Text,
   identity: TargetIdentitySchema,
   counts: z.strictObject({
     receipts: Count,
@@ -222,16 +226,16 @@ export const GenerationTargetSummary = z.strictObject({
    *  order (below 1 = decoding slowed as the run went on; the sustained-speed ratio); statistics over receipts. */
   decode_sustained_ratio: Stats.nullable(),
   failures: TargetFailures,
-  noisy_receipt_ids: z.array(z.string()),
+  noisy_receipt_ids: z.array(Text),
   interrupted: TargetInterruptions,
   model_bytes: z.number().int().nonnegative().nullable(),
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
   /** Gates with cold load = load p95 and warm latency = TTFT p95. */
   profiles: z.array(ProfileVerdict),
   memory_fit: z
-    .strictObject({ config_source: z.string(), estimate: MemoryFit, status: FitStatus })
+    .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
     .nullable(),
-  evidence: z.strictObject({ state: z.literal('DEVICE_RECEIPT'), not_higher_because: z.array(z.string()) }),
+  evidence: z.strictObject({ state: z.literal('DEVICE_RECEIPT'), not_higher_because: z.array(Text) }),
 });
 export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
 
@@ -242,12 +246,12 @@ export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
  */
 export const SuiteTargetSummary = z.strictObject({
   key: z.string().regex(/^s-[0-9a-f]{12}$/),
-  label: z.string(),
+  label: Text,
   identity: TargetIdentitySchema,
   suite: z.strictObject({
-    id: z.string().nullable(),
-    format: z.string(),
-    task: z.string(),
+    id: Text.nullable(),
+    format: Text,
+    task: Text,
     items_sha256: z.string().regex(SHA256_PATTERN),
     candidates_sha256: z.string().regex(SHA256_PATTERN),
     min_margin: z.number().nullable(),
@@ -276,16 +280,16 @@ export type SuiteTargetSummary = z.infer<typeof SuiteTargetSummary>;
  * measurement (interleaved routes on one device), so it is reported as it ran, not pooled with other comparisons.
  */
 export const ComparisonEntry = z.strictObject({
-  receipt_id: z.string(),
-  label: z.string(),
+  receipt_id: Text,
+  label: Text,
   device: DeviceIdentitySchema,
-  app: z.strictObject({ version: z.string(), commit: z.string().nullable() }),
-  engine: z.strictObject({ name: z.string(), version: z.string() }),
-  model_id: z.string(),
-  input_id: z.string(),
+  app: z.strictObject({ version: Text, commit: Text.nullable() }),
+  engine: z.strictObject({ name: Text, version: Text }),
+  model_id: Text,
+  input_id: Text,
   outcome: z.enum(['ok', 'failed']),
-  reason: z.string().nullable(),
-  baseline_route_id: z.string(),
+  reason: Text.nullable(),
+  baseline_route_id: Text,
   /**
    * Valid routes in rank order (fastest median first), with the speed-up against the baseline and, from the
    * receipt's headline, the time ratio's bootstrap 95% interval and its verdict (null for the baseline itself, and
@@ -293,7 +297,7 @@ export const ComparisonEntry = z.strictObject({
    */
   ranked: z.array(
     z.strictObject({
-      route_id: z.string(),
+      route_id: Text,
       rank: z.number().int().positive(),
       median_ms: z.number(),
       p95_ms: z.number(),
@@ -304,15 +308,15 @@ export const ComparisonEntry = z.strictObject({
     }),
   ),
   /** Routes that failed or disagreed with the baseline: never ranked. */
-  invalid: z.array(z.strictObject({ route_id: z.string(), reason: z.string() })),
+  invalid: z.array(z.strictObject({ route_id: Text, reason: Text })),
 });
 export type ComparisonEntry = z.infer<typeof ComparisonEntry>;
 
 export const ReceiptsSummary = z.strictObject({
   schema: z.literal(RECEIPTS_SUMMARY_SCHEMA),
   protocol: z.strictObject({ min_cold: Count, min_warm: Count }),
-  profiles_version: z.string(),
-  llm_configs_version: z.string(),
+  profiles_version: Text,
+  llm_configs_version: Text,
   inputs: z.strictObject({
     files: Count,
     receipts_valid: Count,
@@ -330,8 +334,8 @@ export const ReceiptsSummary = z.strictObject({
   /** Every receipt id found in more than one file: the file counted and each copy (never counted). */
   duplicates: z.array(DuplicateReceipt),
   /** Receipts that failed validation: excluded from every target, listed with their first problem. */
-  invalid: z.array(z.strictObject({ file: z.string(), problems: Count, first_problem: z.string() })),
-  not_receipts: z.array(z.strictObject({ file: z.string(), schema: z.string().nullable() })),
+  invalid: z.array(z.strictObject({ file: Text, problems: Count, first_problem: Text })),
+  not_receipts: z.array(z.strictObject({ file: Text, schema: Text.nullable() })),
   targets: z.array(TargetSummary),
   generation_targets: z.array(GenerationTargetSummary),
   suite_targets: z.array(SuiteTargetSummary),
@@ -339,6 +343,6 @@ export const ReceiptsSummary = z.strictObject({
   /** Interrupted runs by device, model and requested route, including groups with no receipt of their own. */
   interruptions: z.array(InterruptionGroup),
   /** Stored reviews whose target is not in these receipts (kept, not applied). */
-  orphan_reviews: z.array(z.string()),
+  orphan_reviews: z.array(Text),
 });
 export type ReceiptsSummary = z.infer<typeof ReceiptsSummary>;

@@ -158,6 +158,29 @@ function validateArtifact(schema: string, value: unknown): ReceiptValidation {
  * @returns the verdict; for a receipt, `problems` is empty exactly when `receipt` is set
  */
 export function validateReceipt(value: unknown): ReceiptValidation {
+  const result = validateValue(value);
+  return { ...result, problems: result.problems.map((p) => ({ ...p, path: shownPath(p.path) })) } as ReceiptValidation;
+}
+
+// A key that is not a plain identifier is the file's own content (zod quotes it as ["..."]): it is not repeated in
+// a problem line or a committed summary, and a path is cut to a bounded length.
+const PLAIN_KEY = /^[A-Za-z0-9_$.-]{1,64}$/;
+const MAX_PATH_CHARS = 300;
+
+function shownPath(path: string): string {
+  const keys = path.replace(/\["(?:[^"\\]|\\.)*"\]/g, (segment) => {
+    let key: unknown;
+    try {
+      key = JSON.parse(segment.slice(1, -1));
+    } catch {
+      key = null;
+    }
+    return typeof key === 'string' && PLAIN_KEY.test(key) ? segment : '[(a key not shown)]';
+  });
+  return keys.length <= MAX_PATH_CHARS ? keys : `${keys.slice(0, MAX_PATH_CHARS - 1)}…`;
+}
+
+function validateValue(value: unknown): ReceiptValidation {
   const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
   const schema = isObject ? (value as Record<string, unknown>).schema : undefined;
   if (schema === GENERATION_RECEIPT_SCHEMA) return validateGeneration(value);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import { ArtifactError, decodeJsonBytes, quoteId } from '../artifacts/artifact-error.ts';
 import { issuePath } from '../zod-issues.ts';
 import { ItemLabel, type ItemFormat, type ItemRow } from '../artifacts/items.ts';
@@ -23,7 +24,7 @@ export type PairedCounts = z.infer<typeof PairedCounts>;
 
 /** A row whose effective correctness differs between the two runs. */
 export const ChangedRow = z.strictObject({
-  id: z.string(),
+  id: detailText(4096),
   label: ItemLabel,
   baseline_rank: z.number().int().min(1).nullable(),
   candidate_rank: z.number().int().min(1).nullable(),

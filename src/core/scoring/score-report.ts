@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import { ItemFormat, ItemLabel } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 
@@ -40,13 +41,13 @@ export type ScoreMetrics = z.infer<typeof ScoreMetrics>;
 /** Which error kind dominates among non-abstained rows, and what that means for trying a larger reranker. */
 export const ErrorDiagnosis = z.strictObject({
   dominant_error: z.enum(['selection_error', 'candidate_miss', 'tie', 'none']),
-  text: z.string(),
+  text: detailText(4096),
 });
 export type ErrorDiagnosis = z.infer<typeof ErrorDiagnosis>;
 
 /** Values the predictions artifact declares about itself. Reported, never used by a metric, never verified. */
 export const DeclaredValues = z.strictObject({
-  note: z.string(),
+  note: detailText(4096),
   prediction_rows: Count,
   provenance: z.strictObject({
     provider: Count,
@@ -56,7 +57,7 @@ export const DeclaredValues = z.strictObject({
     unspecified: Count,
     absent: Count,
   }),
-  reasons: z.array(z.strictObject({ reason: z.string(), count: Count.min(1) })),
+  reasons: z.array(z.strictObject({ reason: detailText(4096), count: Count.min(1) })),
   reason_absent: Count,
   margin: z.strictObject({ count: Count, mean: z.number().nullable() }),
 });
@@ -72,22 +73,22 @@ export type DatasetVerification = z.infer<typeof DatasetVerification>;
 
 /** The dataset block of a report. A null field was not declared. */
 export const DatasetInfo = z.strictObject({
-  name: z.string().nullable(),
-  revision: z.string().nullable(),
-  license: z.string().nullable(),
+  name: detailText(4096).nullable(),
+  revision: detailText(4096).nullable(),
+  license: detailText(4096).nullable(),
   format: z.enum(['generic', 'ajimee']),
   verification: DatasetVerification,
-  pinned_sha256: z.string().nullable(),
+  pinned_sha256: detailText(4096).nullable(),
 });
 export type DatasetInfo = z.infer<typeof DatasetInfo>;
 
 /** Which tool produced a report. */
-export const ToolInfo = z.strictObject({ name: z.literal('device-receipts-bench'), version: z.string() });
+export const ToolInfo = z.strictObject({ name: z.literal('device-receipts-bench'), version: detailText(4096) });
 export type ToolInfo = z.infer<typeof ToolInfo>;
 
 /** A scored input file: its base name (so the report does not depend on where the file sat), size and hash. */
 export const InputFileInfo = z.strictObject({
-  file: z.string(),
+  file: detailText(4096),
   bytes: z.number().int().min(0),
   sha256: z.string().regex(SHA256_PATTERN),
   rows: z.number().int().min(0),
@@ -96,7 +97,7 @@ export type InputFileInfo = z.infer<typeof InputFileInfo>;
 
 /** One item row's outcome in a `--per-row` report. */
 export const PerRowEntry = z.strictObject({
-  id: z.string(),
+  id: detailText(4096),
   label: ItemLabel,
   abstained: z.boolean(),
   correct: z.boolean(),

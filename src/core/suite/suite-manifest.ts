@@ -4,6 +4,7 @@
  * differ), and the data licence.
  */
 import { z } from 'zod';
+import { detailText } from '../bounded-text.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 
@@ -12,7 +13,7 @@ export const SUITE_MANIFEST_SCHEMA = 'drb.suite-manifest.v1';
 
 const PinnedFile = z.strictObject({
   /** File name inside the suite folder. */
-  path: z.string().regex(/^[a-z0-9][a-z0-9._-]*\.json$/, 'expected a plain .json file name'),
+  path: z.string().regex(/^[a-z0-9][a-z0-9._-]*\.json$/, 'expected a plain .json file name').max(256),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256'),
 });
@@ -21,14 +22,14 @@ const PinnedFile = z.strictObject({
 export const SuiteManifest = z.strictObject({
   schema: z.literal(SUITE_MANIFEST_SCHEMA),
   id: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/),
-  label: z.string().min(1),
+  label: detailText(4096).min(1),
   format: ItemFormat,
   items: PinnedFile,
   candidates: PinnedFile,
   /** Licence of the data in the files (the demo suite's rows are AJIMEE-Bench rows: CC BY-SA 3.0). */
-  licence: z.string().min(1),
+  licence: detailText(4096).min(1),
   /** How the files were made, in one or two sentences (no row text). */
-  notes: z.string(),
+  notes: detailText(4096),
 });
 export type SuiteManifest = z.infer<typeof SuiteManifest>;
 

@@ -8,6 +8,7 @@ import { parseItems, type ItemFormat, type ItemRow } from '../artifacts/items.ts
 import { decodeJsonBytes } from '../artifacts/artifact-error.ts';
 import { sha256Hex } from '../sha256.ts';
 import { checkCandidatesAgainstItems, parseCandidates } from './candidates.ts';
+import { boundLine } from '../bounded-text.ts';
 
 /** One row to score: the item's input, its left context (AJIMEE `context_text`, else ''), and its candidates. */
 export interface SuiteRow {
@@ -85,9 +86,10 @@ export async function planSuite(items: NamedBytes, candidates: NamedBytes, forma
   }));
   return {
     format,
-    items: { file_name: items.fileName, bytes: items.bytes.byteLength, sha256: await sha256Hex(items.bytes), rows: itemRows.length },
+    // A picked file's name is the user's: bounded as the receipt schema requires.
+    items: { file_name: boundLine(items.fileName, 255), bytes: items.bytes.byteLength, sha256: await sha256Hex(items.bytes), rows: itemRows.length },
     candidates: {
-      file_name: candidates.fileName,
+      file_name: boundLine(candidates.fileName, 255),
       bytes: candidates.bytes.byteLength,
       sha256: await sha256Hex(candidates.bytes),
       rows: candidateRows.length,

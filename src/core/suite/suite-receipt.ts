@@ -4,6 +4,7 @@
  * only as their SHA-256. Engine, route, model and capabilities reuse the device receipt's schemas.
  */
 import { z } from 'zod';
+import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../bounded-text.ts';
 import { AppInfo, Capabilities, EngineName, InterruptedRun, IsoTime, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
@@ -19,7 +20,7 @@ const Count = z.number().int().nonnegative();
 
 /** One input artifact, by its facts only. */
 export const SuiteArtifactRef = z.strictObject({
-  file_name: z.string(),
+  file_name: textLine(255),
   bytes: Count,
   sha256: Sha256,
   rows: Count,
@@ -32,20 +33,20 @@ export type SuiteStage = z.infer<typeof SuiteStage>;
 /** One suite run on one device (see docs/suites.md for every field). */
 export const SuiteReceipt = z.strictObject({
   schema: z.literal(SUITE_RECEIPT_SCHEMA),
-  receipt_id: z.string().min(8),
+  receipt_id: ReceiptId,
   created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
   app: AppInfo,
   suite: z.strictObject({
     /** The shipped suite's id (public/suites/<id>/), or null for files the user picked. */
-    id: z.string().nullable(),
+    id: Identifier.nullable(),
     format: ItemFormat,
     items: SuiteArtifactRef,
     candidates: SuiteArtifactRef,
     /** Which scoring text was built from each row (see scoring-text.ts). */
-    text_template: z.string(),
+    text_template: textLine(256),
   }),
-  engine: z.strictObject({ name: EngineName, version: z.string() }),
+  engine: z.strictObject({ name: EngineName, version: EngineVersion }),
   task: z.enum(['rerank', 'score-candidates']),
   /** Declared in every prediction row: `deberta` for cross-encoders, `lfm` for LLM scoring. */
   provenance: z.enum(['deberta', 'lfm']),
@@ -77,7 +78,7 @@ export const SuiteReceipt = z.strictObject({
   errors: z.array(ReceiptError.extend({ stage: SuiteStage.nullable() })),
   outcome: z.strictObject({
     status: z.enum(['ok', 'failed']),
-    reason: z.string().nullable(),
+    reason: Detail.nullable(),
     failed_stage: SuiteStage.nullable(),
   }),
 });
