@@ -30,7 +30,7 @@ export function boundCapabilities(capabilities: Capabilities): Capabilities {
         : {
             ...hints,
             brands: brands(hints.brands),
-            platform: boundLine(hints.platform, 64),
+            platform: boundLine(hints.platform, 128),
             platform_version: line(hints.platform_version, 64),
             architecture: line(hints.architecture, 64),
             model: line(hints.model, 128),

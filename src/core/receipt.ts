@@ -167,7 +167,7 @@ export const Capabilities = z.strictObject({
     .strictObject({
       brands: z.array(BrandVersion).max(16),
       mobile: z.boolean(),
-      platform: textLine(64),
+      platform: textLine(128),
       platform_version: textLine(64).nullable(),
       architecture: textLine(64).nullable(),
       model: textLine(128).nullable(),
