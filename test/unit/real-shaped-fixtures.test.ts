@@ -112,7 +112,11 @@ describe('real-shaped fixtures: checked by the reference onnx package (python3-o
   let views: Record<string, PythonView>;
   const path = (dir: string, precision: Precision) => join(dir, 'onnx', PRECISION_FILE[precision]);
   beforeAll(() => {
-    const files = [...PRECISIONS.flatMap((p) => [path(qwenDir, p), path(xlmrDir, p)]), ...LFM2_PRECISIONS.map((p) => path(lfmDir, p))];
+    const files = [
+      ...PRECISIONS.flatMap((p) => [path(qwenDir, p), path(xlmrDir, p)]),
+      ...LFM2_PRECISIONS.map((p) => path(lfmDir, p)),
+      join(root, 'public/models/tfjs-tiny-xlmr-perturbed/onnx/model.onnx'),
+    ];
     const before = files.map((file) => readFileSync(file));
     views = inspectWithPythonOnnx(files);
     // The check reads only: every committed graph is byte for byte what it was.
@@ -161,6 +165,13 @@ describe('real-shaped fixtures: checked by the reference onnx package (python3-o
     expect(view.outputs).toEqual([{ name: 'logits', type: precision === 'fp16' ? 'FLOAT16' : 'FLOAT', dims: ['batch_size', 1] }]);
     expect(view.ops).toContain('ai.onnx:CumSum'); // RoBERTa's position ids are computed in the graph
     checkQuantization(view, precision);
+  });
+
+  it('the perturbed cross-encoder: the same inputs and output, a sine over a hugely scaled head', () => {
+    const view = views[join(root, 'public/models/tfjs-tiny-xlmr-perturbed/onnx/model.onnx')];
+    expect(view.inputs).toEqual(views[path(xlmrDir, 'fp32')].inputs);
+    expect(view.outputs).toEqual(views[path(xlmrDir, 'fp32')].outputs);
+    expect(view.ops).toContain('ai.onnx:Sin');
   });
 
   function checkQuantization(view: PythonView, precision: Precision) {
