@@ -1,6 +1,7 @@
 /**
- * The object the bench worker exposes through comlink. The page imports its TYPE only (`BenchWorkerApi`) and owns
- * the worker's lifecycle (create per cold run, terminate on crash or time limit).
+ * The object the bench worker exposes through comlink: `BenchWorker` (src/worker-api/protocol.ts), which the page
+ * calls through its worker session (src/page/worker-session.ts). The worker entry (bench.worker.ts) only exposes an
+ * instance; everything is here, so Node tests can drive it.
  *
  * Engine failures are returned as plain `EngineFailure` objects, not thrown: comlink keeps only name/message/stack of
  * a thrown error, and a failed receipt still needs the route attempts and the stage where it failed.
@@ -9,48 +10,22 @@ import { parseFixedInput, type CatalogInput } from '../src/core/catalog.ts';
 import type { RouteAttempt, Stage } from '../src/core/receipt.ts';
 import { redactUrl, redactUrlsInText, type ResourceTimingLike } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
-import type { EngineHooks, EngineInput, LoadedFile, LoadRequest, LoadResult, RunResult } from './engines/engine.ts';
+import type {
+  BenchWorker,
+  EngineFailure,
+  EngineHooks,
+  EngineInput,
+  FetchedFacts,
+  InputOutcome,
+  LoadOutcome,
+  LoadRequest,
+  RunOutcome,
+  RunResult,
+  SeriesHooks,
+  SeriesOutcome,
+} from '../src/worker-api/protocol.ts';
 import type { Engine } from './engines/engine.ts';
 import { engineFactories } from './engines/engine-registry.ts';
-
-/** A failure inside the worker, as plain data. */
-export interface EngineFailure {
-  ok: false;
-  name: string;
-  /** URLs already redacted. */
-  message: string;
-  stage: Stage | null;
-  attempts: RouteAttempt[];
-  /** `IntegrityError` failures set this so the receipt can say `mismatch`. */
-  integrityMismatch: boolean;
-  /** Files fetched before the failure (a RouteError after a successful fetch), else null. */
-  fetched: { files: LoadedFile[]; integrity: 'verified' | 'unpinned'; fetchMs: number } | null;
-}
-
-export type LoadOutcome = ({ ok: true } & LoadResult) | EngineFailure;
-
-/** A loaded fixed input: its id and the SHA-256 of the artifact bytes exactly as served. */
-export interface InputInfoData {
-  id: string;
-  sha256: string;
-  bytes: number;
-}
-export type InputOutcome = ({ ok: true } & InputInfoData) | EngineFailure;
-
-/** Result of a timed series: every sample (ms), plus the last run's output digest. */
-export interface SeriesResult {
-  ok: true;
-  warmupMs: number | null;
-  samplesMs: number[];
-  last: RunResult;
-}
-export type SeriesOutcome = SeriesResult | (EngineFailure & { samplesMs: number[] });
-export type RunOutcome = ({ ok: true } & RunResult) | EngineFailure;
-
-/** Hooks for a series: one call per timed sample, so the page can draw the strip chart live. */
-export interface SeriesHooks extends EngineHooks {
-  onSample?(index: number, durationMs: number): void;
-}
 
 /**
  * Resolves on a fresh macrotask. A runtime call can resolve as a microtask chain that never lets the worker's event
@@ -71,7 +46,7 @@ function nextMacrotask(): Promise<void> {
 function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] = []): EngineFailure {
   const err = error instanceof Error ? error : new Error(String(error));
   const carried = (err as Error & { attempts?: RouteAttempt[] }).attempts;
-  const fetched = (err as Error & { fetched?: EngineFailure['fetched'] }).fetched ?? null;
+  const fetched = (err as Error & { fetched?: FetchedFacts | null }).fetched ?? null;
   return {
     ok: false,
     name: err.name,
@@ -84,7 +59,7 @@ function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] =
 }
 
 /** The worker-side API: holds one engine with at most one loaded model, and the fixed input. */
-export class BenchWorkerApi {
+export class BenchWorkerApi implements BenchWorker {
   private engine: Engine | null = null;
   private input: EngineInput | null = null;
 
@@ -206,6 +181,7 @@ export class BenchWorkerApi {
         warmupMs = performance.now() - t0;
         hooks.onStage?.('warmup', 'end');
       }
+      // The receipt's own field names from here on: the samples are what `timings.warm_samples_ms` records.
       stage = 'warm_inference';
       hooks.onStage?.('warm_inference', 'start');
       let last: RunResult | null = null;
@@ -217,9 +193,9 @@ export class BenchWorkerApi {
       }
       hooks.onStage?.('warm_inference', 'end');
       if (last === null) throw new Error('no timed runs were requested');
-      return { ok: true, warmupMs, samplesMs, last };
+      return { ok: true, timings: { warmup_ms: warmupMs, warm_samples_ms: samplesMs }, last };
     } catch (error) {
-      return { ...failure(error, stage), samplesMs };
+      return { ...failure(error, stage), timings: { warm_samples_ms: samplesMs } };
     }
   }
 

@@ -6,12 +6,14 @@
 import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/catalog.ts';
 import { redactUrl } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
-import { IntegrityError, type EngineHooks, type LoadedFile } from './engines/engine.ts';
+import type { ModelFile } from '../src/core/receipt.ts';
+import type { EngineHooks } from '../src/worker-api/protocol.ts';
+import { IntegrityError } from './engines/engine.ts';
 
 /** The fetched files: bytes in catalog order plus their receipt entries. */
 export interface FetchedModel {
   buffers: Uint8Array[];
-  files: LoadedFile[];
+  files: ModelFile[];
   integrity: 'verified' | 'unpinned';
   fetchMs: number;
 }
@@ -53,7 +55,7 @@ export async function fetchModelFiles(
   let bytesDone = 0;
   let lastReport = 0;
   const buffers: Uint8Array[] = [];
-  const files: LoadedFile[] = [];
+  const files: ModelFile[] = [];
   for (const [fileIndex, file] of model.files.entries()) {
     const url = modelFileUrl(model, file, pageBaseUrl);
     const shownUrl = redactUrl(url);

@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { toSearchParams, type AutomationSettings } from '../core/automation.ts';
 import { buildPublicPassRecord, PassBrowser, type PassReceiptFile, type PublicPassRecord } from '../core/public-pass.ts';
 import { EngineName, ExecutionProvider } from '../core/receipt.ts';
+import { artifactFileName, compactUtcTime, receiptNameParts } from '../core/receipt-envelope.ts';
 import { validateReceipt } from '../core/receipts/validate-receipt.ts';
 import { redactUrl } from '../core/redact.ts';
 import { sha256Hex } from '../core/sha256.ts';
@@ -62,14 +63,18 @@ const READ_PAGE_REPORT = `
   };
 `;
 
-const compactTime = (iso: string) => iso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-
-/** A receipt file name like the page's download names: drb-<engine>-<ep>-<kind>-<time>-<n>.json. */
-function receiptFileName(value: unknown, index: number): string {
-  const r = value as { engine?: { name?: unknown }; route?: { requested_ep?: unknown }; run?: { kind?: unknown }; created_at?: unknown };
-  const part = (v: unknown, fallback: string) => (typeof v === 'string' && /^[a-z0-9-]+$/i.test(v) ? v : fallback);
-  const time = typeof r?.created_at === 'string' ? compactTime(r.created_at).replace(/[^0-9TZ]/g, '') : 'unknown-time';
-  return `drb-${part(r?.engine?.name, 'engine')}-${part(r?.route?.requested_ep, 'ep')}-${part(r?.run?.kind, 'run')}-${time}-${index + 1}.json`;
+/**
+ * A receipt's file name: the page's own download name (`artifactFileName`), with `-<n>` before `.json` when an
+ * earlier receipt of this pass took that name (two receipts made in the same second).
+ * @param receipt the receipt as the page returned it (malformed parts are named `unknown`)
+ * @param taken the names already used in this pass
+ */
+function receiptFileName(receipt: unknown, taken: Set<string>): string {
+  const base = artifactFileName(receiptNameParts(receipt));
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = base.replace(/\.json$/, `-${n}.json`);
+  taken.add(name);
+  return name;
 }
 
 /** What `drb receipts validate` finds wrong with one receipt, as `<field path>: <problem>` lines. */
@@ -169,8 +174,9 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
       if (findings.page_state === 'failed' && report.receipts.length === 0) {
         findings.fatalReason = `the page failed before any receipt: ${report.errorText ?? 'it showed no error'}`;
       }
-      for (const [index, receipt] of report.receipts.entries()) {
-        const file = receiptFileName(receipt, index);
+      const taken = new Set<string>();
+      for (const receipt of report.receipts) {
+        const file = receiptFileName(receipt, taken);
         const text = `${JSON.stringify(receipt, null, 2)}\n`;
         const bytes = new TextEncoder().encode(text);
         await writeNewFile(join(options.outDir, file), bytes);
@@ -283,7 +289,7 @@ export function register(program: Command): void {
       if (ep) settings.ep = ep.data;
       if (opts.threads !== undefined) settings.threads = opts.threads;
       if (opts.warmRuns !== undefined) settings.warmRuns = opts.warmRuns;
-      const outDir = resolve(opts.out ?? join('receipts', 'public-pass', `${compactTime(new Date().toISOString())}-${browser.data}`));
+      const outDir = resolve(opts.out ?? join('receipts', 'public-pass', `${compactUtcTime(new Date().toISOString())}-${browser.data}`));
       const { record, recordPath } = await runPublicPass({
         url: opts.url,
         browser: browser.data,

@@ -261,7 +261,7 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
       errors.push(`Invalid ${name} param: '${shown(all[0])}', expected ${error.message}`);
     }
   }
-  // Cross-parameter rules (H6): generate and compare run alone (each owns the page's done/failed signal), and a
+  // Cross-parameter rules: generate and compare run alone (each owns the page's done/failed signal), and a
   // comparison's baseline must be one of its routes.
   if (settings.autorun.length > 1 && settings.autorun.some((k) => k === 'generate' || k === 'compare')) {
     errors.push(`Invalid autorun param: '${shown(settings.autorun.join(','))}', expected generate or compare alone`);

@@ -8,7 +8,8 @@
 import { z } from 'zod';
 import { detailText } from './bounded-text.ts';
 import { firstIssueLine } from './zod-issues.ts';
-import { EngineName } from './receipt.ts';
+import { ENGINE_CAPABILITIES } from './engine-capabilities.ts';
+import { EngineName, ModelTask } from './receipt.ts';
 import { SHA256_PATTERN } from './sha256.ts';
 
 export const CATALOG_SCHEMA = 'drb.model-catalog.v1';
@@ -25,8 +26,6 @@ const RelativePath = z
     message: 'expected a relative path inside the model folder (no "/" prefix, "..", "?", "#" or "\\")',
   });
 
-export const ModelTask = z.enum(['rerank', 'score-candidates', 'generate', 'raw']);
-export type ModelTask = z.infer<typeof ModelTask>;
 
 /** One file a model needs; `bytes`/`sha256` null when not known in advance (unpinned). */
 export const CatalogFile = z.strictObject({
@@ -94,6 +93,10 @@ export const ModelCatalog = z
     catalog.models.forEach((m, i) => {
       if (seen.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
       seen.add(m.id);
+      const tasks = ENGINE_CAPABILITIES[m.engine].tasks;
+      if (!tasks.includes(m.task)) {
+        ctx.addIssue({ code: 'custom', path: ['models', i, 'task'], message: `engine ${m.engine} runs no "${m.task}" models (its tasks: ${tasks.join(', ')})` });
+      }
       if (m.default_input !== null && !catalog.inputs.some((input) => input.id === m.default_input)) {
         ctx.addIssue({ code: 'custom', path: ['models', i, 'default_input'], message: `names no input "${m.default_input}"` });
       }

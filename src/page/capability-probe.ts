@@ -1,29 +1,18 @@
 /**
  * The capability probe: what this browser can do, recorded in every receipt. Only what the browser really exposes:
- * a missing API is null, never estimated. navigator.gpu's presence is a diagnostic, not a claim that WebGPU works.
+ * a missing API is null, never estimated. WebGPU is probed by the one WebGPU probe (src/browser/webgpu-probe.ts).
  */
 import { boundCapabilities } from '../core/capability-bounds.ts';
 import type { Capabilities } from '../core/receipt.ts';
+import { probeWebGpu, type GpuLike } from '../browser/webgpu-probe.ts';
 
 // The smallest valid module using SIMD (v128) / shared memory + atomics: WebAssembly.validate tells whether the
 // engine supports the feature without running anything (same technique as the wasm-feature-detect package).
 const WASM_SIMD = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
 const WASM_THREADS = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 5, 4, 1, 3, 1, 1, 10, 11, 1, 9, 0, 65, 0, 254, 16, 2, 0, 26, 11]);
 
-const LIMIT_NAMES = [
-  'maxBufferSize',
-  'maxStorageBufferBindingSize',
-  'maxUniformBufferBindingSize',
-  'maxComputeWorkgroupStorageSize',
-  'maxComputeInvocationsPerWorkgroup',
-  'maxComputeWorkgroupSizeX',
-  'maxComputeWorkgroupsPerDimension',
-  'maxStorageBuffersPerShaderStage',
-  'maxBindGroups',
-] as const;
-
 type Nav = Navigator & {
-  gpu?: { requestAdapter(): Promise<GpuAdapterLike | null> };
+  gpu?: GpuLike;
   deviceMemory?: number;
   userAgentData?: {
     brands: Array<{ brand: string; version: string }>;
@@ -32,41 +21,12 @@ type Nav = Navigator & {
     getHighEntropyValues?(hints: string[]): Promise<Record<string, unknown>>;
   };
 };
-interface GpuAdapterLike {
-  info?: { vendor: string; architecture: string; device: string; description: string; isFallbackAdapter?: boolean };
-  isFallbackAdapter?: boolean;
-  features: Iterable<string>;
-  limits: Record<string, number>;
-}
 
 function validates(bytes: Uint8Array): boolean {
   try {
     return WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>);
   } catch {
     return false;
-  }
-}
-
-async function probeWebGpu(nav: Nav): Promise<Capabilities['webgpu']> {
-  const none = { adapter_granted: false, adapter_error: null, adapter_info: null, is_fallback_adapter: null, features: [], limits: null };
-  if (!nav.gpu) return { navigator_gpu: false, ...none };
-  try {
-    const adapter = await nav.gpu.requestAdapter();
-    if (!adapter) return { navigator_gpu: true, ...none };
-    const limits: Record<string, number> = {};
-    for (const name of LIMIT_NAMES) if (typeof adapter.limits[name] === 'number') limits[name] = adapter.limits[name];
-    const info = adapter.info;
-    return {
-      navigator_gpu: true,
-      adapter_granted: true,
-      adapter_error: null,
-      adapter_info: info ? { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description } : null,
-      is_fallback_adapter: info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? null,
-      features: [...adapter.features].sort(),
-      limits,
-    };
-  } catch (error) {
-    return { navigator_gpu: true, ...none, adapter_error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }
 }
 
@@ -148,6 +108,6 @@ export async function probeCapabilities(): Promise<Capabilities> {
       ? { js_heap_size_limit: memory.jsHeapSizeLimit, total_js_heap_size: memory.totalJSHeapSize, used_js_heap_size: memory.usedJSHeapSize }
       : null,
     storage,
-    webgpu: await probeWebGpu(nav),
+    webgpu: await probeWebGpu(nav.gpu),
   });
 }

@@ -20,16 +20,15 @@ import {
   type RouteMeasurement,
 } from '../core/comparison/comparison-receipt.ts';
 import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
+import { appSection, modelSection, receiptProblems, unloadedEngine } from '../core/receipt-envelope.ts';
 import { boundCode } from '../core/bounded-text.ts';
-import { receiptText, redactUrl } from '../core/redact.ts';
+import { receiptText } from '../core/redact.ts';
 import type { Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
-import { issueLines } from '../core/zod-issues.ts';
-import type { InputOutcome, LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
-import { openRunJournal, type ControllerJournal, type RunJournalWriter } from './run-journal.ts';
-import { WorkerHandle } from './worker-client.ts';
+import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
+import { CANCELLED, EngineError, IntegrityFailure, WorkerSession } from './worker-session.ts';
 
 /** One route to compare. */
 export interface ComparisonRouteRequest {
@@ -75,16 +74,9 @@ export interface ComparisonUiHooks {
   onSlot?(done: number, total: number, routeId: string, durationMs: number): void;
 }
 
-/** Page facts the controller needs. */
-export interface ComparisonEnvironment extends PageFacts {
-  /** The page's run journal: the comparison's stages are journaled (requested route: the baseline's EP) and its
-   *  receipt records a pending interruption. */
-  journal?: ControllerJournal;
-}
-
 interface RouteState {
   request: ComparisonRouteRequest;
-  handle: WorkerHandle | null;
+  session: WorkerSession | null;
   measurement: RouteMeasurement;
 }
 
@@ -93,31 +85,37 @@ export class ComparisonController {
   private states: RouteState[] = [];
   private running = false;
 
-  /** @param env page facts (base URL, probe, stage limits, app version) */
-  constructor(private readonly env: ComparisonEnvironment) {}
+  /** @param env page facts (base URL, probe, stage limits, build; the journal records the baseline's EP) */
+  constructor(private readonly env: PageFacts) {}
 
   /**
    * Runs `request`; never throws for an engine or worker failure (the route is invalid, or the receipt failed).
    * @param request model, input, routes, baseline, rounds, seed, tolerance
    * @param ui progress hooks
+   * @param signal cancels the comparison (the receipt ends `failed`, reason `cancelled`)
    */
-  async run(request: ComparisonRequest, ui: ComparisonUiHooks = {}): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
+  async run(request: ComparisonRequest, ui: ComparisonUiHooks = {}, signal?: AbortSignal): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
     if (this.running) throw new Error('a comparison is already in progress');
     this.running = true;
     const baselineEp = request.routes.find((r) => r.id === request.baselineId)?.ep ?? request.routes[0]?.ep ?? 'wasm';
     const journal = await openRunJournal(this.env.journal, { runId: crypto.randomUUID(), mode: 'comparison', kind: null, modelId: request.model.id, requestedEp: baselineEp });
     try {
-      return await this.runInner(request, ui, journal);
+      return await this.runInner(request, ui, journal, signal);
     } finally {
       // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
       journal.end();
-      for (const state of this.states) state.handle?.terminate('comparison finished');
+      for (const state of this.states) state.session?.close('comparison finished');
       this.states = [];
       this.running = false;
     }
   }
 
-  private async runInner(request: ComparisonRequest, ui: ComparisonUiHooks, journal: RunJournalWriter): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
+  private async runInner(
+    request: ComparisonRequest,
+    ui: ComparisonUiHooks,
+    journal: RunJournalWriter,
+    signal: AbortSignal | undefined,
+  ): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
     const { env } = this;
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
@@ -126,13 +124,13 @@ export class ComparisonController {
     ui.onPhase?.('probe');
     journal.stage('probe');
     const capabilities = await env.probe();
-    let engine = { name: request.model.engine, version: 'unknown' };
+    let engine = unloadedEngine(request.model.engine);
     let inputSha256: string | null = null;
     let files: ComparisonReceipt['model']['files'] = [];
     let integrity: ComparisonReceipt['model']['integrity'] = 'not-loaded';
     this.states = request.routes.map((r) => ({
       request: r,
-      handle: null,
+      session: null,
       measurement: {
         id: r.id,
         requested_ep: r.ep,
@@ -146,89 +144,81 @@ export class ComparisonController {
         error: null,
       },
     }));
-    const failRoute = (state: RouteState, name: string, message: string) => {
+    const failRoute = (state: RouteState, error: unknown) => {
+      const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
       state.measurement.error ??= { name: boundCode(name), message: receiptText(message) };
-      state.handle?.terminate(message);
-      state.handle = null;
-    };
-    const call = <T,>(state: RouteState, stage: Stage, body: (h: WorkerHandle) => Promise<T>): Promise<T> => {
-      const handle = state.handle!;
-      return handle.call<T>(stage, env.limits[stage], () => body(handle), (s) => env.limits[s]);
+      state.session?.close(message);
+      state.session = null;
     };
 
     // 2. Load every route in its own worker (one after the other: loading in parallel would race for the cores).
     for (const state of this.states) {
       ui.onPhase?.('load', state.request.id);
+      // The model's integrity is about its files: an input that differs from its pin fails the route only.
+      let loadingModel = false;
       try {
-        state.handle = new WorkerHandle();
-        await state.handle.syncClock(env.limits.probe);
-        const hooks = state.handle.proxy({
-          onStage: (stage: Stage, phase: 'start' | 'end') => {
-            if (phase !== 'start') return;
-            journal.stage(stage);
-            state.handle?.enterStage(stage);
-          },
-        });
-        journal.stage('fetch');
+        state.session = await WorkerSession.open(env.limits, signal);
+        state.session.follow({ onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
         if (request.input.kind === 'fixed') {
-          const fixed = request.input.input;
-          const input = await call<InputOutcome>(state, 'fetch', (h) => h.api.loadInput(fixed, env.pageBaseUrl));
-          if (!input.ok) throw Object.assign(new Error(input.message), { name: input.name });
+          const input = await state.session.loadInput(request.input.input, env.pageBaseUrl);
           inputSha256 ??= input.sha256;
         }
-        const load = await call<LoadOutcome>(state, 'fetch', (h) =>
-          h.api.load({ model: request.model, pageBaseUrl: env.pageBaseUrl, ep: state.request.ep, threads: state.request.threads, allowFallback: false, dtype: request.dtype }, hooks),
-        );
-        if (!load.ok) {
-          if (load.integrityMismatch) integrity = 'mismatch';
-          throw Object.assign(new Error(load.message), { name: load.name });
-        }
+        // No fallback: a comparison compares what was asked.
+        loadingModel = true;
+        const load = await state.session.load({
+          model: request.model,
+          pageBaseUrl: env.pageBaseUrl,
+          ep: state.request.ep,
+          threads: state.request.threads,
+          allowFallback: false,
+          dtype: request.dtype,
+        });
         engine = load.engine;
-        files = load.files;
-        if (integrity !== 'mismatch') integrity = load.integrity;
-        state.measurement.completed_ep = load.completedEp;
-        state.measurement.threads_effective = load.threadsEffective;
-        state.measurement.session_create_ms = load.sessionMs;
+        files = load.model.files;
+        if (integrity !== 'mismatch') integrity = load.model.integrity;
+        state.measurement.completed_ep = load.route.completed_ep;
+        state.measurement.threads_effective = load.route.threads_effective;
+        state.measurement.session_create_ms = load.timings.session_create_ms;
       } catch (error) {
-        failRoute(state, (error as Error).name ?? 'Error', (error as Error).message ?? String(error));
+        if (loadingModel && error instanceof IntegrityFailure) integrity = 'mismatch';
+        failRoute(state, error);
       }
     }
 
     // One timed run on a route: the fixed input once, or every candidate row once (one engine call per row; the
     // sample is the sum of the rows' model-call times, each timed in the worker).
     const rowsInput = request.input.kind === 'rows' ? request.input.rows : null;
-    const runInput = async (state: RouteState, stage: Stage): Promise<{ ok: true; durationMs: number; scores: number[]; sha256: string | null } | { ok: false; name: string; message: string }> => {
+    const runInput = async (session: WorkerSession, stage: Stage): Promise<{ durationMs: number; scores: number[]; sha256: string | null }> => {
       if (rowsInput === null) {
-        const out = await call<RunOutcome>(state, stage, (h) => h.api.runOnce({}));
-        return out.ok ? { ok: true, durationMs: out.durationMs, scores: out.values ?? out.output.head, sha256: out.output.sha256 } : out;
+        const out = await session.runOnce(stage);
+        return { durationMs: out.durationMs, scores: out.values ?? out.output?.head ?? [], sha256: out.output?.sha256 ?? null };
       }
       let durationMs = 0;
       const scores: number[] = [];
       for (const row of rowsInput.rows) {
-        await call(state, stage, (h) => h.api.setInput({ id: row.id, data: row.data }));
-        const out = await call<RunOutcome>(state, stage, (h) => h.api.runOnce({}));
-        if (!out.ok) return { ok: false, name: out.name, message: `row ${JSON.stringify(row.id)}: ${out.message}` };
+        await session.setInput({ id: row.id, data: row.data }, stage);
+        const out = await session.runOnce(stage).catch((error: unknown) => {
+          // An engine failure names the row; a dead worker (crash, time limit, cancel) is about the route as a whole.
+          if (!(error instanceof EngineError)) throw error;
+          throw Object.assign(new Error(`row ${JSON.stringify(row.id)}: ${error.message}`), { name: error.name });
+        });
         const values = out.values ?? [];
         if (values.length !== row.data.candidates.length) {
-          return { ok: false, name: 'Error', message: `row ${JSON.stringify(row.id)}: the engine gave ${values.length} scores for ${row.data.candidates.length} candidates` };
+          throw new Error(`row ${JSON.stringify(row.id)}: the engine gave ${values.length} scores for ${row.data.candidates.length} candidates`);
         }
         durationMs += out.durationMs;
         scores.push(...values);
       }
       // Digested below over all rows' scores (float64, row order).
-      return { ok: true, durationMs, scores, sha256: null };
+      return { durationMs, scores, sha256: null };
     };
 
     // 3. One untimed warm-up per live route (first-run costs: shader compilation, allocator growth, JIT).
-    for (const state of this.states.filter((s) => s.handle !== null)) {
+    for (const state of this.states) {
+      if (state.session === null) continue;
       ui.onPhase?.('warmup', state.request.id);
       journal.stage('warmup');
-      try {
-        const out = await runInput(state, 'warmup');
-        if (!out.ok) failRoute(state, out.name, out.message);
-      } catch (error) {
-        failRoute(state, (error as Error).name, (error as Error).message);
-      }
+      await runInput(state.session, 'warmup').catch((error: unknown) => failRoute(state, error));
     }
 
     // 4. Timed runs in the interleaved order; the last round's output is what the agreement check compares.
@@ -239,13 +229,9 @@ export class ComparisonController {
     for (const slot of schedule) {
       const state = byId.get(slot.route_id)!;
       done++;
-      if (state.handle === null) continue;
+      if (state.session === null) continue;
       try {
-        const out = await runInput(state, 'warm_inference');
-        if (!out.ok) {
-          failRoute(state, out.name, out.message);
-          continue;
-        }
+        const out = await runInput(state.session, 'warm_inference');
         state.measurement.samples_ms.push(out.durationMs);
         if (slot.round === request.rounds) {
           state.measurement.scores = out.scores;
@@ -253,7 +239,7 @@ export class ComparisonController {
         }
         ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs);
       } catch (error) {
-        failRoute(state, (error as Error).name, (error as Error).message);
+        failRoute(state, error);
       }
     }
 
@@ -265,27 +251,21 @@ export class ComparisonController {
       rowsInput?.groups ?? null,
     );
     const baseline = routes.find((r) => r.id === request.baselineId)!;
-    const outcome: ComparisonReceipt['outcome'] = baseline.valid
-      ? { status: 'ok', reason: null }
-      : { status: 'failed', reason: `the baseline route ${baseline.id} is not valid: ${baseline.invalid_reason}` };
+    // A cancelled comparison says so, rather than blaming the baseline route that the cancel stopped.
+    const outcome: ComparisonReceipt['outcome'] = signal?.aborted
+      ? { status: 'failed', reason: CANCELLED }
+      : baseline.valid
+        ? { status: 'ok', reason: null }
+        : { status: 'failed', reason: `the baseline route ${baseline.id} is not valid: ${baseline.invalid_reason}` };
     ui.onPhase?.(outcome.status === 'ok' ? 'done' : 'failed');
     const receipt: ComparisonReceipt = {
       schema: COMPARISON_RECEIPT_SCHEMA,
       receipt_id: crypto.randomUUID(),
       created_at: new Date().toISOString(),
       evidence_state: 'DEVICE_RECEIPT',
-      app: { name: 'device-receipts-bench', version: env.app.version, commit: env.app.commit, page_url: redactUrl(env.pageUrl()) },
+      app: appSection(env.build, env.pageUrl()),
       engine,
-      model: {
-        id: request.model.id,
-        kind: request.model.kind,
-        task: request.model.task,
-        dtype: request.dtype ?? request.model.dtype,
-        source: request.model.source.type,
-        revision: request.model.source.type === 'huggingface' ? request.model.source.revision : null,
-        integrity,
-        files,
-      },
+      model: modelSection(request.model, request.dtype, { files, integrity }),
       input:
         request.input.kind === 'fixed'
           ? { id: request.input.input.id, sha256: inputSha256 ?? request.input.input.sha256 }
@@ -311,15 +291,6 @@ export class ComparisonController {
       lifecycle: lifecycle.stop(),
       outcome: { status: outcome.status, reason: outcome.reason === null ? null : receiptText(outcome.reason) },
     };
-    const problems: string[] = [];
-    const parsed = ComparisonReceipt.safeParse(receipt);
-    if (!parsed.success) problems.push(...issueLines(parsed.error));
-    else for (const p of checkComparisonReceipt(parsed.data)) problems.push(`${p.path}: ${p.message}`);
-    return { receipt, problems };
+    return { receipt, problems: receiptProblems(ComparisonReceipt, receipt, checkComparisonReceipt) };
   }
-}
-
-/** A readable file name: drb-<engine>-compare-<timestamp>.json. */
-export function comparisonFileName(receipt: ComparisonReceipt): string {
-  return `drb-${receipt.engine.name}-compare-${receipt.created_at.replace(/[:.]/g, '-')}.json`;
 }

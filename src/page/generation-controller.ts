@@ -5,12 +5,13 @@
  * Steps: 1. probe; 2. fresh worker; 3. load the model (cold load, timed apart); 4. one untimed warm-up;
  * 5. every measured prompt in the versioned order, once per repetition, with the repetition's seed (a failed prompt
  * is recorded and the run goes on; a crashed or hung worker ends it); 6. assemble and validate.
- * Every worker call runs under a stage time limit (worker-client.ts), so a dead worker never freezes the page.
+ * Every worker call runs under a stage time limit (worker-session.ts), so a dead worker never freezes the page.
  */
 import type { CatalogModel } from '../core/catalog.ts';
 import type { GenerateInput } from '../core/generation/generate-input.ts';
 import { GENERATION_ANSWERS_SCHEMA, GenerationAnswers, type GenerationAnswer } from '../core/generation/generation-answers.ts';
-import { buildGenerationPlan, ENGINE_SEED_CONTROL, type GenerationStep } from '../core/generation/generation-plan.ts';
+import { ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
+import { buildGenerationPlan, type GenerationStep } from '../core/generation/generation-plan.ts';
 import {
   checkGenerationReceipt,
   GENERATION_RECEIPT_SCHEMA,
@@ -20,17 +21,17 @@ import {
   type GenerationSample,
 } from '../core/generation/generation-receipt.ts';
 import { parsePromptSet, type PromptSet } from '../core/generation/prompt-set.ts';
+import { appSection, modelSection, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt-envelope.ts';
 import { boundCode } from '../core/bounded-text.ts';
-import { receiptText, redactUrl } from '../core/redact.ts';
+import { receiptText } from '../core/redact.ts';
 import type { RouteAttempt, Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { issueLines } from '../core/zod-issues.ts';
-import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
-import type { FetchProgress } from '../../workers/engines/engine.ts';
+import type { FetchProgress, LoadResult, RunResult } from '../worker-api/protocol.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
-import { openRunJournal, type ControllerJournal, type RunJournalWriter } from './run-journal.ts';
-import { WorkerFailure, WorkerHandle } from './worker-client.ts';
+import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
+import { EngineError, IntegrityFailure, WorkerFailure, WorkerSession } from './worker-session.ts';
 
 /** A prompt set as the page loaded it: parsed, plus the SHA-256 of the exact bytes. */
 export interface LoadedPromptSet {
@@ -83,12 +84,6 @@ export interface GenerationUiHooks {
   onToken?(tokenIndex: number): void;
 }
 
-/** Page facts the controller needs (the same shape the device-run controller takes). */
-export interface GenerationEnvironment extends PageFacts {
-  /** The page's run journal: the run's stages are journaled and its receipt records a pending interruption. */
-  journal?: ControllerJournal;
-}
-
 /** A finished generation run: the receipt (validated), the answers (only offered on request) and any problems. */
 export interface GenerationRunResult {
   receipt: GenerationReceipt;
@@ -103,56 +98,52 @@ function stageOf(stage: Stage | null): GenerationError['stage'] {
 
 /** Runs generation runs; one at a time, each in its own fresh worker. */
 export class GenerationController {
-  private handle: WorkerHandle | null = null;
+  private session: WorkerSession | null = null;
   private running = false;
 
-  /** @param env page facts (base URL, probe, stage limits, app version) */
-  constructor(private readonly env: GenerationEnvironment) {}
+  /** @param env page facts (base URL, probe, stage limits, build, journal) */
+  constructor(private readonly env: PageFacts) {}
 
-  /** The current worker, for test hooks. */
-  get worker(): WorkerHandle | null {
-    return this.handle;
+  /** The current worker session, for test hooks. */
+  get worker(): WorkerSession | null {
+    return this.session;
   }
 
   /**
    * Runs `request`; never throws for an engine or worker failure (the receipt says `failed` with the reason).
    * @param request model, route, prompt set and repetitions
    * @param ui progress hooks
+   * @param signal cancels the run (it ends `failed`, reason `cancelled`)
    */
-  async run(request: GenerationRequest, ui: GenerationUiHooks = {}): Promise<GenerationRunResult> {
+  async run(request: GenerationRequest, ui: GenerationUiHooks = {}, signal?: AbortSignal): Promise<GenerationRunResult> {
     if (this.running) throw new Error('a generation run is already in progress');
     this.running = true;
     const journal = await openRunJournal(this.env.journal, { runId: crypto.randomUUID(), mode: 'generation', kind: null, modelId: request.model.id, requestedEp: request.ep });
     try {
-      return await this.runInner(request, ui, journal);
+      return await this.runInner(request, ui, journal, signal);
     } finally {
       // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
       journal.end();
       this.running = false;
-      this.handle?.terminate('generation run finished');
-      this.handle = null;
+      this.session?.close('generation run finished');
+      this.session = null;
     }
   }
 
-  private async runInner(request: GenerationRequest, ui: GenerationUiHooks, journal: RunJournalWriter): Promise<GenerationRunResult> {
+  private async runInner(request: GenerationRequest, ui: GenerationUiHooks, journal: RunJournalWriter, signal: AbortSignal | undefined): Promise<GenerationRunResult> {
     const { env } = this;
     const { set } = request.prompts;
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
     const engineName = request.model.engine;
-    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_SEED_CONTROL[engineName], undefined, request.maxNewTokens);
+    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_CAPABILITIES[engineName].seedControl, undefined, request.maxNewTokens);
     const measuredTotal = plan.steps.length - 1;
     const samples: GenerationSample[] = [];
     const answers: GenerationAnswer[] = [];
     const errors: GenerationError[] = [];
-    let engine = { name: engineName, version: 'unknown' };
+    let load: LoadResult | null = null;
     let attempts: RouteAttempt[] = [];
-    let completedEp: 'wasm' | 'webgpu' | null = null;
-    let fallbackReason: string | null = null;
-    let threadsEffective: number | null = null;
-    let files: GenerationReceipt['model']['files'] = [];
     let integrity: GenerationReceipt['model']['integrity'] = 'not-loaded';
-    let loadMs: number | null = null;
     let warmupMs: number | null = null;
     let warmupTtftMs: number | null = null;
     let fatal: string | null = null;
@@ -162,71 +153,53 @@ export class GenerationController {
     journal.stage('probe');
     const capabilities = await env.probe();
     try {
-      // 2. A fresh worker: a generation run's cold load is always a real load.
-      this.handle = new WorkerHandle();
-      const handle = this.handle;
-      await handle.syncClock(env.limits.probe);
-      const toPage = (a: RouteAttempt): RouteAttempt => ({ ...a, started_at_ms: a.started_at_ms + handle.clockOffsetMs, ended_at_ms: a.ended_at_ms + handle.clockOffsetMs });
-      const hooks = handle.proxy({
-        onProgress: (p: FetchProgress) => ui.onProgress?.(p),
-        onStage: (stage: Stage, phase: 'start' | 'end') => {
-          if (phase !== 'start') return;
-          journal.stage(stage);
-          handle.enterStage(stage);
+      // 2. A fresh worker: a generation run's cold load is always a real load (a cancelled run stops here).
+      this.session = await WorkerSession.open(env.limits, signal);
+      const session = this.session;
+      session.follow(
+        {
+          onProgress: (p) => ui.onProgress?.(p),
+          onStage: (stage, phase) => phase === 'start' && journal.stage(stage),
+          onToken: (i) => ui.onToken?.(i),
         },
-        onToken: (i: number) => ui.onToken?.(i),
-      });
-      const limitFor = (stage: Stage) => env.limits[stage];
+        signal,
+      );
 
       // 3. Load (cold; kept out of every warm statistic).
       ui.onPhase?.('load');
-      const load = await handle.call<LoadOutcome>(
-        'probe',
-        env.limits.fetch,
-        () =>
-          handle.api.load(
-            { model: request.model, pageBaseUrl: env.pageBaseUrl, ep: request.ep, threads: request.threads, allowFallback: request.allowFallback, dtype: null },
-            hooks,
-          ),
-        limitFor,
-      );
-      if (!load.ok) {
-        attempts = load.attempts.map(toPage);
-        if (load.integrityMismatch) integrity = 'mismatch';
-        errors.push({ stage: stageOf(load.stage), prompt_id: null, repetition: null, name: load.name, message: load.message });
-        throw new StepFailed(load.message);
+      try {
+        load = await session.load({ model: request.model, pageBaseUrl: env.pageBaseUrl, ep: request.ep, threads: request.threads, allowFallback: request.allowFallback, dtype: null });
+      } catch (error) {
+        if (!(error instanceof EngineError)) throw error;
+        attempts = error.attempts;
+        if (error instanceof IntegrityFailure) integrity = 'mismatch';
+        errors.push({ stage: stageOf(error.stage), prompt_id: null, repetition: null, name: error.name, message: error.message });
+        throw new StepFailed(error.message);
       }
-      engine = load.engine;
-      attempts = load.attempts.map(toPage);
-      completedEp = load.completedEp;
-      fallbackReason = load.fallbackReason;
-      threadsEffective = load.threadsEffective;
-      files = load.files;
-      integrity = load.integrity;
+      attempts = load.route.attempts;
+      integrity = load.model.integrity;
       for (const problem of load.loadErrors ?? []) errors.push({ stage: 'load', prompt_id: null, repetition: null, ...problem });
-      loadMs = load.fetchMs + load.sessionMs;
 
-      const runStep = async (step: GenerationStep): Promise<RunOutcome> => {
+      // One step: its input, then the run, both under the step's limit (a worker that died in between would
+      // otherwise never answer). Engine failures come back as the step's failure, not as a throw.
+      const runStep = async (step: GenerationStep): Promise<RunResult | EngineError> => {
         const prompt = step.kind === 'warmup' ? set.warmup : set.prompts[step.prompt_index!];
         const data: GenerateInput = { task: 'generate', prompt_id: prompt.id, text: prompt.text, max_new_tokens: plan.max_new_tokens, temperature: plan.temperature, seed: step.seed };
         const stage: Stage = step.kind === 'warmup' ? 'warmup' : 'warm_inference';
         journal.stage(stage);
-        // Both calls under the stage limit: a call to a worker that died in between would otherwise never settle.
-        return handle.call<RunOutcome>(
-          stage,
-          env.limits.first_inference,
-          async () => {
-            await handle.api.setInput({ id: prompt.id, data });
-            return handle.api.runOnce(hooks);
-          },
-          () => env.limits.first_inference,
-        );
+        await session.setInput({ id: prompt.id, data }, stage, env.limits.first_inference);
+        try {
+          return await session.runOnce(stage, env.limits.first_inference);
+        } catch (error) {
+          if (error instanceof EngineError) return error;
+          throw error;
+        }
       };
 
       // 4. One untimed warm-up (its duration is kept for the record only).
       ui.onPhase?.('warmup');
       const warm = await runStep(plan.steps[0]);
-      if (!warm.ok) {
+      if (warm instanceof EngineError) {
         errors.push({ stage: 'warmup', prompt_id: plan.warmup_prompt_id, repetition: null, name: warm.name, message: warm.message });
         throw new StepFailed(`warm-up failed: ${warm.message}`);
       }
@@ -237,20 +210,20 @@ export class GenerationController {
       ui.onPhase?.('measured');
       for (const step of plan.steps.slice(1)) {
         const base = { repetition: step.repetition!, prompt_id: step.prompt_id, prompt_index: step.prompt_index!, seed: step.seed };
-        let outcome: RunOutcome;
+        let outcome: RunResult | EngineError;
         try {
           outcome = await runStep(step);
         } catch (error) {
-          // The worker crashed or hung: this sample failed and no later step can run.
+          // The worker crashed, hung or was cancelled: this sample failed and no later step can run.
           const message = error instanceof Error ? error.message : String(error);
           samples.push(failedSample(base, error instanceof Error ? error.name : 'Error', message));
           errors.push({ stage: 'measured', prompt_id: step.prompt_id, repetition: step.repetition, name: error instanceof Error ? error.name : 'Error', message });
           throw new StepFailed(message);
         }
         let sample: GenerationSample;
-        if (!outcome.ok || !outcome.generation) {
-          const name = outcome.ok ? 'Error' : outcome.name;
-          const message = outcome.ok ? 'the engine returned no generation result' : outcome.message;
+        if (outcome instanceof EngineError || !outcome.generation) {
+          const name = outcome instanceof EngineError ? outcome.name : 'Error';
+          const message = outcome instanceof EngineError ? outcome.message : 'the engine returned no generation result';
           sample = failedSample(base, name, message);
           errors.push({ stage: 'measured', prompt_id: step.prompt_id, repetition: step.repetition, name, message });
         } else {
@@ -266,42 +239,26 @@ export class GenerationController {
     } catch (error) {
       fatal = error instanceof StepFailed || error instanceof WorkerFailure ? error.message : `${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`;
       if (!(error instanceof StepFailed)) {
-        const stage: GenerationError['stage'] = samples.length > 0 ? 'measured' : warmupMs !== null ? 'measured' : loadMs !== null ? 'warmup' : 'load';
+        const stage: GenerationError['stage'] = samples.length > 0 ? 'measured' : warmupMs !== null ? 'measured' : load !== null ? 'warmup' : 'load';
         if (!errors.some((e) => e.message === fatal)) errors.push({ stage, prompt_id: null, repetition: null, name: (error as Error)?.name ?? 'Error', message: fatal });
       }
     }
+    this.session?.unfollow();
     ui.onPhase?.(fatal === null ? 'done' : 'failed');
 
     // 6. Assemble, redact, validate.
     const receiptId = crypto.randomUUID();
     const createdAt = new Date().toISOString();
-    const redacted = (text: string) => receiptText(text);
+    const engine = load?.engine ?? unloadedEngine(engineName);
     const receipt: GenerationReceipt = {
       schema: GENERATION_RECEIPT_SCHEMA,
       receipt_id: receiptId,
       created_at: createdAt,
       evidence_state: 'DEVICE_RECEIPT',
-      app: { name: 'device-receipts-bench', version: env.app.version, commit: env.app.commit, page_url: redactUrl(env.pageUrl()) },
+      app: appSection(env.build, env.pageUrl()),
       engine,
-      route: {
-        requested_ep: request.ep,
-        completed_ep: completedEp,
-        fallback_reason: fallbackReason === null ? null : receiptText(fallbackReason),
-        allow_fallback: request.allowFallback,
-        threads_requested: request.threads,
-        threads_effective: threadsEffective,
-        attempts: attempts.map((a) => ({ ...a, reason: a.reason === null ? null : redacted(a.reason) })),
-      },
-      model: {
-        id: request.model.id,
-        kind: request.model.kind,
-        task: request.model.task,
-        dtype: request.model.dtype,
-        source: request.model.source.type,
-        revision: request.model.source.type === 'huggingface' ? request.model.source.revision : null,
-        integrity,
-        files,
-      },
+      route: routeSection(request, load?.route ?? null, attempts),
+      model: modelSection(request.model, null, { files: load?.model.files ?? [], integrity }),
       prompt_set: { id: set.id, version: set.version, sha256: request.prompts.sha256, measured_prompts: set.prompts.length },
       plan: {
         repetitions: plan.repetitions,
@@ -313,19 +270,16 @@ export class GenerationController {
         warmup_prompt_id: plan.warmup_prompt_id,
       },
       timing_source: 'page-clock',
-      cold: { load_ms: loadMs, warmup_e2e_ms: warmupMs, warmup_ttft_ms: warmupTtftMs },
+      cold: { load_ms: load ? load.timings.model_fetch_ms + load.timings.session_create_ms : null, warmup_e2e_ms: warmupMs, warmup_ttft_ms: warmupTtftMs },
       samples,
       summary: summarizeGeneration(samples, measuredTotal),
       capabilities,
       previous_run_interrupted: journal.previous,
       lifecycle: lifecycle.stop(),
-      errors: errors.map((e) => ({ ...e, name: boundCode(e.name), message: redacted(e.message) })),
-      outcome: { status: fatal === null ? 'ok' : 'failed', reason: fatal === null ? null : redacted(fatal) },
+      errors: redactedErrors(errors),
+      outcome: { status: fatal === null ? 'ok' : 'failed', reason: fatal === null ? null : receiptText(fatal) },
     };
-    const problems: string[] = [];
-    const parsed = GenerationReceipt.safeParse(receipt);
-    if (!parsed.success) problems.push(...issueLines(parsed.error));
-    else for (const p of checkGenerationReceipt(parsed.data)) problems.push(`${p.path}: ${p.message}`);
+    const problems = receiptProblems(GenerationReceipt, receipt, checkGenerationReceipt);
     const answersArtifact: GenerationAnswers = {
       schema: GENERATION_ANSWERS_SCHEMA,
       receipt_id: receiptId,
@@ -361,10 +315,4 @@ function failedSample(base: Pick<GenerationSample, 'repetition' | 'prompt_id' | 
     clock_minus_engine: null,
     error: { name: boundCode(name), message: receiptText(message) },
   };
-}
-
-/** A readable file name: drb-<engine>-<ep>-generation-<timestamp>.json (or -answers-). */
-export function generationFileName(receipt: GenerationReceipt, kind: 'generation' | 'answers'): string {
-  const stamp = receipt.created_at.replace(/[:.]/g, '-');
-  return `drb-${receipt.engine.name}-${receipt.route.requested_ep}-${kind}-${stamp}.json`;
 }

@@ -1,33 +1,21 @@
 /**
- * Runs cold and warm measurements through the bench worker and turns each into a validated device receipt.
+ * Cold and warm device runs: each becomes a validated device receipt, built directly from what the run measures.
  *
  * Cold: a fresh worker (no session, no runtime initialised): fetch input and model, create the session, one timed
  * inference. Warm: on the live session (created first, untimed for the receipt, when none matches), one untimed
- * warm-up, then N timed runs. Every stage runs under a time limit; a crash or overrun terminates the worker and the
- * run ends `failed` with the reason. Numbered steps keep the orchestration readable.
+ * warm-up, then N timed runs. The worker session (worker-session.ts) puts every stage under its time limit; a
+ * crash, an overrun or a cancel ends the run `failed` with the reason. Numbered steps keep the orchestration readable.
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
+import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type FinishedReceipt } from '../core/device-receipt-builder.ts';
 import { redactUrl, toResourceEntry } from '../core/redact.ts';
-import type { Capabilities, DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt.ts';
-import type { FetchProgress, LoadResult } from '../../workers/engines/engine.ts';
-import type { EngineFailure, InputOutcome, LoadOutcome, RunOutcome, SeriesOutcome } from '../../workers/bench-worker-api.ts';
+import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt.ts';
+import type { FetchProgress, LoadResult } from '../worker-api/protocol.ts';
 import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
-import { assembleReceipt, type AssembledReceipt, type RunRecord } from './receipt-assembly.ts';
-import { WorkerFailure, WorkerHandle } from './worker-client.ts';
-import type { JournalEvent } from './run-journal.ts';
 import type { PageFacts } from './page-facts.ts';
-
-/** Per-stage time limits in ms. Generous defaults: real models on phones can take minutes to fetch and compile. */
-export type StageLimits = Record<Stage, number>;
-export const DEFAULT_STAGE_LIMITS: Readonly<StageLimits> = Object.freeze({
-  probe: 30_000,
-  fetch: 15 * 60_000,
-  session: 5 * 60_000,
-  first_inference: 5 * 60_000,
-  warmup: 5 * 60_000,
-  warm_inference: 30 * 60_000,
-});
+import { openRunJournal } from './run-journal.ts';
+import { EngineError, IntegrityFailure, pageStage, WorkerFailure, WorkerSession } from './worker-session.ts';
 
 /** What to run. */
 export interface RunRequest {
@@ -46,24 +34,6 @@ export interface RunUiHooks {
   onProgress?(progress: FetchProgress): void;
   onStage?(stage: Stage, phase: 'start' | 'end', atMs: number): void;
   onSample?(index: number, durationMs: number): void;
-}
-
-/** Page facts the controller needs; injected so the controller holds no UI. */
-export interface RunEnvironment extends PageFacts {
-  /** The interrupted previous run to record in the next receipt (journal), consumed once. */
-  takePreviousRunInterrupted?: () => DeviceReceipt['run']['previous_run_interrupted'];
-  /** Called before each stage (run journal); `null` stage = the run ended cleanly. */
-  onJournal?: (event: JournalEvent) => void;
-}
-
-class RunFailed extends Error {
-  constructor(
-    message: string,
-    readonly stage: Stage | null,
-    readonly name2: string,
-  ) {
-    super(message);
-  }
 }
 
 /** How often buffered warm samples are handed to the UI. */
@@ -90,23 +60,6 @@ class SampleBatcher {
   }
 }
 
-/** `promise`, or a RunFailed when it takes longer than `limitMs` (page-side stages have time limits too). */
-function withLimit<T>(promise: Promise<T>, limitMs: number, stage: Stage): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new RunFailed(`stage ${stage} did not finish within its time limit of ${limitMs} ms`, stage, 'TimeoutError')), limitMs);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
 function liveKey(request: RunRequest): string {
   return JSON.stringify([request.model.id, request.input.id, request.ep, request.threads, request.allowFallback]);
 }
@@ -128,254 +81,228 @@ function navigationEntry(): DeviceReceipt['navigation'] {
   };
 }
 
-/** Owns the worker and the live session; one run at a time. */
+/**
+ * Writes a load's receipt sections into the draft (the worker returns them in the receipt's shape).
+ * @param draft the run's receipt draft
+ * @param load the load result, attempts on the page clock
+ */
+function applyLoad(draft: DeviceReceiptDraft, load: LoadResult): void {
+  draft.engine = load.engine;
+  draft.route = { ...draft.route, ...load.route };
+  draft.model = { ...draft.model, ...load.model };
+}
+
+/** Owns the live session (a warm run reuses it); one run at a time. */
 export class RunController {
-  private handle: WorkerHandle | null = null;
-  private live: { key: string; load: LoadResult; input: { id: string; sha256: string } } | null = null;
+  private session: WorkerSession | null = null;
+  private live: { key: string; load: LoadResult; input: DeviceReceipt['input'] } | null = null;
   private running = false;
 
-  constructor(private readonly env: RunEnvironment) {}
+  constructor(private readonly env: PageFacts) {}
 
-  /** The current worker, for test hooks (crash / kill). */
-  get worker(): WorkerHandle | null {
-    return this.handle;
+  /** The current worker session, for test hooks (crash / kill / ping). */
+  get worker(): WorkerSession | null {
+    return this.session;
   }
 
   /** Whether a session is live for `request`'s model/route (a warm run would reuse it). */
   hasLiveSession(request: RunRequest): boolean {
-    return this.live?.key === liveKey(request) && this.handle !== null && !this.handle.isDead;
+    return this.live?.key === liveKey(request) && this.session !== null && !this.session.isDead;
   }
 
   /**
-   * Runs `request` and returns the assembled, validated receipt (failed runs give failed receipts; never throws for
-   * an engine or worker failure).
+   * Runs `request` and returns the finished, validated receipt (failed and cancelled runs give failed receipts; never
+   * throws for an engine or worker failure).
    * @param request what to run
    * @param ui progress hooks
+   * @param signal cancels the run (it ends `failed`, reason `cancelled`)
    */
-  async run(request: RunRequest, ui: RunUiHooks = {}): Promise<AssembledReceipt> {
+  async run(request: RunRequest, ui: RunUiHooks = {}, signal?: AbortSignal): Promise<FinishedReceipt> {
     if (this.running) throw new Error('a run is already in progress');
     this.running = true;
     try {
-      return await this.runInner(request, ui);
+      return await this.runInner(request, ui, signal);
     } finally {
       this.running = false;
     }
   }
 
-  private async runInner(request: RunRequest, ui: RunUiHooks): Promise<AssembledReceipt> {
+  private async runInner(request: RunRequest, ui: RunUiHooks, signal: AbortSignal | undefined): Promise<FinishedReceipt> {
     const { env } = this;
     const startedAtMs = performance.now();
     const runId = crypto.randomUUID();
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
-    const record: RunRecord = {
+    const journal = await openRunJournal(env.journal, { runId, mode: 'single', kind: request.kind, modelId: request.model.id, requestedEp: request.ep });
+    const draft = draftDeviceReceipt({
       receiptId: crypto.randomUUID(),
-      createdAt: '',
       runId,
       kind: request.kind,
       startedAt: new Date().toISOString(),
       startedAtMs,
-      endedAtMs: startedAtMs,
-      warmRunsRequested: request.kind === 'warm' ? request.warmRuns : null,
-      app: { ...env.app, pageUrl: env.pageUrl() },
-      engine: { name: request.model.engine, version: 'unknown' },
-      request: { ep: request.ep, threads: request.threads, allowFallback: request.allowFallback },
-      attempts: [],
-      completedEp: null,
-      fallbackReason: null,
-      threadsEffective: null,
+      warmRuns: request.kind === 'warm' ? request.warmRuns : null,
+      build: env.build,
+      pageUrl: env.pageUrl(),
       model: request.model,
-      files: [],
-      integrity: 'not-loaded',
-      // The pinned hash until the page has hashed the served bytes itself (replaced below on load).
+      // The pinned hash until the worker has hashed the served bytes itself (replaced on load).
       input: { id: request.input.id, sha256: request.input.sha256 },
-      output: null,
-      fetchMs: null,
-      sessionMs: null,
-      firstInferenceMs: null,
-      warmupMs: null,
-      warmSamplesMs: [],
-      inferencesCompleted: 0,
-      transitions: [{ status: 'idle', at_ms: startedAtMs }],
-      navigation: null,
-      resources: [],
-      capabilities: null as unknown as Capabilities,
-      lifecycle: null as unknown as DeviceReceipt['lifecycle'],
-      errors: [],
-      failure: null,
-      previousRunInterrupted: env.takePreviousRunInterrupted?.() ?? null,
-    };
-    // Set once the run has ended. Hook messages travel on their own MessagePort, and WebKit can deliver one AFTER
-    // the call's result: a late "session start" must neither append a status to the finished (already validated)
-    // receipt nor reopen the run in the journal (H5, WebKit lane).
+      request,
+      previousRunInterrupted: journal.previous,
+    });
+    // Set once the run has ended: a late status must not append to the finished (already validated) receipt.
     let ended = false;
     const setStatus = (status: ModelStatus) => {
       if (ended) return;
       const at = performance.now();
-      record.transitions.push({ status, at_ms: at });
+      draft.status_transitions.push({ status, at_ms: at });
       ui.onStatus?.(status, at);
     };
-    const journal = (stage: Stage | null) =>
-      env.onJournal?.({ runId, mode: 'single', kind: request.kind, stage, modelId: request.model.id, requestedEp: request.ep });
+    let failure: { reason: string; stage: Stage | null } | null = null;
     let workerSince = 0;
     // Warm samples reach the UI in batches (every UI_SAMPLE_INTERVAL_MS): re-rendering the live chart per sample
     // would compete with the runtime's threads for the device's cores and slow the very runs being measured.
     const samples = new SampleBatcher((index, durationMs) => ui.onSample?.(index, durationMs));
+    // Every sample the worker reported as it went: what a series that dies mid-way (crash, overrun, cancel) finished.
+    const heard: number[] = [];
 
     try {
       // 1. Probe (the page context; cheap, and storage or adapter state may have changed since load).
-      journal('probe');
-      record.capabilities = await withLimit(env.probe(), env.limits.probe, 'probe');
+      journal.stage('probe');
+      draft.capabilities = await pageStage(env.probe(), 'probe', env.limits.probe, signal);
 
       // 2. Worker: a fresh one for a cold run or when no live session matches; otherwise reuse.
       const reuse = request.kind === 'warm' && this.hasLiveSession(request);
       if (!reuse) {
         this.disposeWorker('replaced by a new run');
-        this.handle = new WorkerHandle();
-        await this.handle.syncClock(env.limits.probe);
+        this.session = await WorkerSession.open(env.limits, signal);
       }
-      const handle = this.handle!;
-      workerSince = performance.now() - handle.clockOffsetMs;
-      const toPage = (workerMs: number) => workerMs + handle.clockOffsetMs;
-      const stageHooks = handle.proxy({
-        onProgress: (p: FetchProgress) => ui.onProgress?.(p),
-        onStage: (stage: Stage, phase: 'start' | 'end') => {
-          if (ended) return;
-          if (phase === 'start') {
-            handle.enterStage(stage);
-            journal(stage);
-            if (stage === 'session') setStatus('creating_session');
-          }
-          ui.onStage?.(stage, phase, performance.now());
+      const session = this.session!;
+      session.follow(
+        {
+          onProgress: (p) => ui.onProgress?.(p),
+          onStage: (stage, phase, atMs) => {
+            if (phase === 'start') {
+              journal.stage(stage);
+              if (stage === 'session') setStatus('creating_session');
+            }
+            ui.onStage?.(stage, phase, atMs);
+          },
+          onSample: (index, durationMs) => {
+            heard[index] = durationMs;
+            samples.push(index, durationMs);
+          },
         },
-        onSample: (index: number, durationMs: number) => samples.push(index, durationMs),
-      });
-      const limitFor = (stage: Stage) => env.limits[stage];
+        signal,
+      );
+      workerSince = session.workerNow();
 
       // 3. Input and model (skipped when a warm run reuses the live session).
       if (reuse) {
         const live = this.live!;
-        this.applyLoad(record, live.load, toPage);
-        record.input = live.input;
+        applyLoad(draft, live.load);
+        draft.input = live.input;
       } else {
         this.live = null;
         setStatus('fetching');
-        journal('fetch');
-        const input = await handle.call<InputOutcome>('fetch', env.limits.fetch, () => handle.api.loadInput(request.input, env.pageBaseUrl), limitFor);
-        if (!input.ok) throw this.engineFailure(record, input);
-        record.input = { id: input.id, sha256: input.sha256 };
-        const load = await handle.call<LoadOutcome>(
-          'fetch',
-          env.limits.fetch,
-          () =>
-            handle.api.load(
-              { model: request.model, pageBaseUrl: env.pageBaseUrl, ep: request.ep, threads: request.threads, allowFallback: request.allowFallback, dtype: null },
-              stageHooks,
-            ),
-          limitFor,
-        );
-        if (!load.ok) throw this.engineFailure(record, load);
-        this.applyLoad(record, load, toPage);
-        this.live = { key: liveKey(request), load, input: record.input };
-        if (request.kind === 'cold') {
-          record.fetchMs = load.fetchMs;
-          record.sessionMs = load.sessionMs;
-        }
+        const input = await session.loadInput(request.input, env.pageBaseUrl);
+        draft.input = { id: input.id, sha256: input.sha256 };
+        const load = await session.load({
+          model: request.model,
+          pageBaseUrl: env.pageBaseUrl,
+          ep: request.ep,
+          threads: request.threads,
+          allowFallback: request.allowFallback,
+          dtype: null,
+        });
+        applyLoad(draft, load);
+        this.live = { key: liveKey(request), load, input: draft.input };
+        if (request.kind === 'cold') Object.assign(draft.timings, load.timings);
       }
       setStatus('ready');
 
       // 4. Inference: one timed run (cold) or warm-up + N timed runs (warm).
       setStatus('running');
       if (request.kind === 'cold') {
-        journal('first_inference');
-        const first = await handle.call<RunOutcome>('first_inference', env.limits.first_inference, () => handle.api.runOnce(stageHooks), limitFor);
-        if (!first.ok) throw this.engineFailure(record, first);
-        record.firstInferenceMs = first.durationMs;
-        record.output = first.output;
-        record.inferencesCompleted = 1;
+        const first = await session.runOnce('first_inference');
+        draft.timings.first_inference_ms = first.durationMs;
+        draft.output = first.output;
+        draft.run.inferences_completed = 1;
       } else {
-        journal('warmup');
-        const series = await handle.call<SeriesOutcome>('warmup', env.limits.warmup, () => handle.api.runSeries(1, request.warmRuns, stageHooks), limitFor);
-        record.warmSamplesMs = series.samplesMs;
-        record.inferencesCompleted = series.samplesMs.length;
-        if (!series.ok) throw this.engineFailure(record, series);
-        record.warmupMs = series.warmupMs;
-        record.output = series.last.output;
+        const series = await session.runSeries(1, request.warmRuns);
+        Object.assign(draft.timings, series.timings);
+        draft.run.inferences_completed = series.timings.warm_samples_ms.length;
+        draft.output = series.last.output;
       }
       setStatus('done');
-      journal(null);
     } catch (error) {
-      const failure =
-        error instanceof RunFailed
-          ? { reason: error.message, stage: error.stage, name: error.name2 }
-          : error instanceof WorkerFailure
-            ? { reason: error.message, stage: error.stage, name: error.name }
-            : { reason: error instanceof Error ? error.message : String(error), stage: null, name: error instanceof Error ? error.name : 'Error' };
-      if (error instanceof WorkerFailure) this.disposeWorker(error.message);
-      else if (!(error instanceof RunFailed)) this.disposeWorker('unexpected failure');
-      // A failed warm series may have collected samples: they are recorded, but a failed run never claims stats
-      // it did not finish (the receipt keeps the samples it got and is marked failed).
-      record.failure = { reason: failure.reason, stage: failure.stage };
-      record.errors.push({ stage: failure.stage, name: failure.name, message: failure.reason });
+      failure = this.recordFailure(draft, error, heard);
       setStatus('failed');
-      journal(null);
     }
-
+    journal.end();
     ended = true;
     samples.flush();
+    this.session?.unfollow();
 
     // 5. Page facts after the run: lifecycle, navigation, resources (page and worker timelines).
-    if (record.capabilities === null) record.capabilities = basicCapabilities('the capability probe did not finish');
-    record.lifecycle = lifecycle.stop();
-    record.navigation = navigationEntry();
     const origin = location.origin;
     const pageEntries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => e.startTime >= startedAtMs);
-    record.resources = pageEntries.map((e) => toResourceEntry(e, origin));
-    if (this.handle && !this.handle.isDead) {
-      try {
-        const handle = this.handle;
-        const workerEntries = await handle.call(null, 5_000, () => handle.api.resourceEntries(workerSince));
-        for (const e of workerEntries) record.resources.push(toResourceEntry({ ...e, startTime: e.startTime + handle.clockOffsetMs }, origin));
-      } catch {
-        // The worker died while we asked: the receipt keeps the page's entries only.
+    draft.resources = pageEntries.map((e) => toResourceEntry(e, origin));
+    if (this.session) for (const e of await this.session.resourceEntries(workerSince)) draft.resources.push(toResourceEntry(e, origin));
+    draft.resources.sort((a, b) => a.start_ms - b.start_ms);
+    draft.navigation = navigationEntry();
+    return finishDeviceReceipt(
+      { ...draft, capabilities: draft.capabilities ?? basicCapabilities('the capability probe did not finish'), lifecycle: lifecycle.stop() },
+      { createdAt: new Date().toISOString(), startedAtMs, endedAtMs: performance.now(), failure },
+    );
+  }
+
+  /**
+   * Records what a failed run still knows (attempts, files fetched, samples finished) and returns the failure.
+   * A failed warm series keeps the samples it finished: from the worker's report, or when the worker died (crash,
+   * time limit, cancel) from the samples it reported one by one.
+   * @param draft the run's receipt draft
+   * @param error what ended the run
+   * @param heard the samples the worker reported during the series, by index
+   */
+  private recordFailure(draft: DeviceReceiptDraft, error: unknown, heard: readonly number[]): { reason: string; stage: Stage | null } {
+    let stage: Stage | null = null;
+    const name = error instanceof Error ? error.name : 'Error';
+    const reason = error instanceof Error ? error.message : String(error);
+    if (error instanceof EngineError) {
+      stage = error.stage;
+      if (error.attempts.length > 0 && draft.route.attempts.length === 0) draft.route.attempts = error.attempts;
+      if (error instanceof IntegrityFailure) draft.model.integrity = 'mismatch';
+      const fetched = error.failure.fetched;
+      if (fetched) {
+        draft.model = { ...draft.model, ...fetched.model };
+        if (draft.run.kind === 'cold') draft.timings.model_fetch_ms = fetched.timings.model_fetch_ms;
       }
+      if (error.samplesMs.length > 0) {
+        draft.timings.warm_samples_ms = error.samplesMs;
+        draft.run.inferences_completed = error.samplesMs.length;
+      }
+      // A failed load leaves no usable session.
+      if (stage === 'fetch' || stage === 'session') this.live = null;
+    } else if (error instanceof WorkerFailure) {
+      stage = error.stage;
+      const finished = heard.filter((ms) => ms !== undefined);
+      if (draft.run.kind === 'warm' && finished.length > 0) {
+        draft.timings.warm_samples_ms = finished;
+        draft.run.inferences_completed = finished.length;
+      }
+      // A worker that crashed, overran or was cancelled is gone; a page-side failure (the probe) leaves it alive.
+      if (this.session?.isDead) this.disposeWorker(error.message);
+    } else {
+      this.disposeWorker('unexpected failure');
     }
-    record.resources.sort((a, b) => a.start_ms - b.start_ms);
-    record.endedAtMs = performance.now();
-    record.createdAt = new Date().toISOString();
-    return assembleReceipt(record);
+    draft.errors.push({ stage, name, message: reason });
+    return { reason, stage };
   }
 
   /** Terminates the worker and forgets the live session. */
   disposeWorker(reason: string): void {
-    this.handle?.terminate(reason);
-    this.handle = null;
+    this.session?.close(reason);
+    this.session = null;
     this.live = null;
-  }
-
-  private applyLoad(record: RunRecord, load: LoadResult, toPage: (ms: number) => number): void {
-    record.engine = load.engine;
-    record.attempts = load.attempts.map((a) => ({ ...a, started_at_ms: toPage(a.started_at_ms), ended_at_ms: toPage(a.ended_at_ms) }));
-    record.completedEp = load.completedEp;
-    record.fallbackReason = load.fallbackReason;
-    record.threadsEffective = load.threadsEffective;
-    record.files = load.files;
-    record.integrity = load.integrity;
-  }
-
-  private engineFailure(record: RunRecord, failure: EngineFailure): RunFailed {
-    if (failure.attempts.length > 0 && record.attempts.length === 0) {
-      const offset = this.handle?.clockOffsetMs ?? 0;
-      record.attempts = failure.attempts.map((a) => ({ ...a, started_at_ms: a.started_at_ms + offset, ended_at_ms: a.ended_at_ms + offset }));
-    }
-    if (failure.integrityMismatch) record.integrity = 'mismatch';
-    if (failure.fetched) {
-      record.files = failure.fetched.files;
-      record.integrity = failure.fetched.integrity;
-      if (record.kind === 'cold') record.fetchMs = failure.fetched.fetchMs;
-    }
-    // A failed load leaves no usable session.
-    if (failure.stage === 'fetch' || failure.stage === 'session') this.live = null;
-    return new RunFailed(failure.message, failure.stage, failure.name);
   }
 }

@@ -189,7 +189,7 @@ export class RunJournalStore {
 /** The journal event a controller sends before each stage (`stage` null: the run ended, ok or failed). */
 export interface JournalEvent {
   runId: string;
-  /** Which controller's run: `single` (run-controller), `suite`, `generation` or `comparison`. */
+  /** Which controller's run: `single` (run-controller.ts, cold/warm), `suite`, `generation` or `comparison`. */
   mode: JournalRun['runMode'];
   kind: JournalRun['runKind'];
   stage: JournalStage | null;
@@ -198,7 +198,7 @@ export interface JournalEvent {
 }
 
 /**
- * The two hooks the run controller takes (RunEnvironment.takePreviousRunInterrupted and .onJournal), over `store`.
+ * The journal hooks every run controller uses through `openRunJournal` (`ControllerJournal`), over `store`.
  *
  * The pending interruption is handed to the next run when it starts but cleared from storage only when that run
  * ENDS: if the new run is itself killed before it produces a receipt, nothing was recorded, and the next load
@@ -257,7 +257,7 @@ export interface ControllerJournal {
   onJournal: (event: JournalEvent) => void;
 }
 
-/** One run's journal, as the suite, generation and comparison controllers use it. */
+/** One run's journal, as every run controller (cold/warm, suite, generation, comparison) uses it. */
 export interface RunJournalWriter {
   /** The interruption this run records in its receipt (`previous_run_interrupted`), or null. */
   previous: InterruptedRun | null;

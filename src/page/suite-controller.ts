@@ -11,8 +11,9 @@
 import type { CatalogModel } from '../core/catalog.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import type { PredictionRow } from '../core/artifacts/predictions.ts';
-import { boundCode } from '../core/bounded-text.ts';
-import { receiptText, redactUrl } from '../core/redact.ts';
+import { canRun } from '../core/engine-capabilities.ts';
+import { appSection, artifactFileName, modelSection, receiptNameParts, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt-envelope.ts';
+import { receiptText } from '../core/redact.ts';
 import type { Capabilities, RouteAttempt } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { summarize } from '../core/stats.ts';
@@ -23,12 +24,11 @@ import { rankCandidates } from '../core/suite/rank-candidates.ts';
 import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePrompt } from '../core/suite/scoring-text.ts';
 import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-plan.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
-import { firstIssueLine, issueLines } from '../core/zod-issues.ts';
-import type { LoadOutcome, RunOutcome } from '../../workers/bench-worker-api.ts';
-import type { FetchProgress, LoadResult } from '../../workers/engines/engine.ts';
+import { firstIssueLine } from '../core/zod-issues.ts';
+import type { FetchProgress, LoadResult } from '../worker-api/protocol.ts';
 import type { PageFacts } from './page-facts.ts';
-import { openRunJournal, type ControllerJournal } from './run-journal.ts';
-import { WorkerFailure, WorkerHandle } from './worker-client.ts';
+import { openRunJournal } from './run-journal.ts';
+import { cancellable, EngineError, IntegrityFailure, WorkerSession } from './worker-session.ts';
 
 /** What to run. */
 export interface SuiteRequest {
@@ -60,12 +60,6 @@ export interface SuiteUiHooks {
   onPhase?(phase: 'validate' | 'load' | 'rows' | 'done' | 'failed'): void;
   onProgress?(progress: FetchProgress): void;
   onRows?(progress: SuiteProgress): void;
-}
-
-/** Page facts the controller needs (injected, so it holds no UI). */
-export interface SuiteEnvironment extends PageFacts {
-  /** The page's run journal: the run's stages are journaled and its receipt records a pending interruption. */
-  journal?: ControllerJournal;
 }
 
 /** The result: refused before the run (`refused`), or a receipt (ok or failed) with predictions when ok. */
@@ -112,27 +106,18 @@ export async function loadShippedSuite(pageBaseUrl: string, id: string): Promise
   return { format: manifest.format, items: files[0], candidates: files[1] };
 }
 
-/** A readable file-name stamp from an ISO time (colons and fractions removed). */
-function stamp(iso: string): string {
-  return iso.replace(/\.\d+/, '').replace(/[:]/g, '').replace(/[^0-9A-Za-z+-]/g, '-');
-}
-
-/** Download name of a suite receipt: `drb-suite-receipt-<model>-<ep>-<time>.json`. */
-export function suiteReceiptFileName(receipt: SuiteReceipt): string {
-  return `drb-suite-receipt-${receipt.model.id}-${receipt.route.completed_ep ?? receipt.route.requested_ep}-${stamp(receipt.created_at)}.json`;
-}
-
 /**
  * Runs one suite. Never throws for bad input, engine or worker failures: bad input gives `refused`, the rest a
- * failed receipt.
+ * failed receipt (a cancelled run too, reason `cancelled`).
  * @param env page facts
  * @param request model, route, policy and the two artifacts
  * @param ui progress hooks
+ * @param signal cancels the run
  */
-export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui: SuiteUiHooks = {}): Promise<SuiteOutcome> {
+export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteUiHooks = {}, signal?: AbortSignal): Promise<SuiteOutcome> {
   // 1. Validate both artifacts before anything loads.
   ui.onPhase?.('validate');
-  if (request.model.engine !== 'transformers' || (request.model.task !== 'rerank' && request.model.task !== 'score-candidates')) {
+  if (!canRun(request.model, 'suite')) {
     return { refused: `model ${request.model.id} is not a transformers.js reranker or candidate scorer (engine ${request.model.engine}, task ${request.model.task})` };
   }
   let plan: SuitePlan;
@@ -161,47 +146,34 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
   const samples: number[] = [];
   const predictionRows: PredictionRow[] = [];
   const counts: Record<SuiteReason, number> = { accepted: 0, low_margin: 0, single_candidate: 0, no_candidates: 0 };
-  let handle: WorkerHandle | null = null;
+  let session: WorkerSession | null = null;
 
   try {
     // 2. Probe.
     journal.stage('probe');
-    capabilities = await env.probe();
+    capabilities = await cancellable(env.probe(), signal, 'probe');
 
     // 3. A fresh worker (the runtime's thread count is fixed per worker), then the cold load.
     ui.onPhase?.('load');
-    handle = new WorkerHandle();
-    await handle.syncClock(env.limits.probe);
-    const h = handle;
-    const toPage = (ms: number) => ms + h.clockOffsetMs;
-    const hooks = h.proxy({
-      onProgress: (p: FetchProgress) => ui.onProgress?.(p),
-      onStage: (stage: 'fetch' | 'session', phase: 'start' | 'end') => {
-        if (phase !== 'start') return;
-        journal.stage(stage);
-        h.enterStage(stage);
-      },
-    });
-    journal.stage('fetch');
-    const outcome = await h.call<LoadOutcome>(
-      'fetch',
-      env.limits.fetch,
-      () =>
-        h.api.load(
-          { model: request.model, pageBaseUrl: env.pageBaseUrl, ep: request.ep, threads: request.threads, allowFallback: request.allowFallback, dtype: request.dtype },
-          hooks,
-        ),
-      (stage) => env.limits[stage],
-    );
-    if (!outcome.ok) {
-      attempts = outcome.attempts.map((a) => ({ ...a, started_at_ms: toPage(a.started_at_ms), ended_at_ms: toPage(a.ended_at_ms) }));
-      if (outcome.integrityMismatch) integrity = 'mismatch';
-      failure = { reason: outcome.message, stage: 'load' };
-      errors.push({ stage: 'load', name: outcome.name, message: outcome.message });
-    } else {
-      load = outcome;
-      attempts = outcome.attempts.map((a) => ({ ...a, started_at_ms: toPage(a.started_at_ms), ended_at_ms: toPage(a.ended_at_ms) }));
-      integrity = outcome.integrity;
+    session = await WorkerSession.open(env.limits, signal);
+    session.follow({ onProgress: (p) => ui.onProgress?.(p), onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
+    try {
+      load = await session.load({
+        model: request.model,
+        pageBaseUrl: env.pageBaseUrl,
+        ep: request.ep,
+        threads: request.threads,
+        allowFallback: request.allowFallback,
+        dtype: request.dtype,
+      });
+      attempts = load.route.attempts;
+      integrity = load.model.integrity;
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error;
+      attempts = error.attempts;
+      if (error instanceof IntegrityFailure) integrity = 'mismatch';
+      failure = { reason: error.message, stage: 'load' };
+      errors.push({ stage: 'load', name: error.name, message: error.message });
     }
 
     // 4. Rows, in items order.
@@ -218,11 +190,14 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
             request.model.task === 'rerank'
               ? { task: 'rerank', query: rerankQuery(row.context, row.input), candidates: row.candidates }
               : { task: 'score-candidates', prompt: scorePrompt(row.context, row.input), candidates: row.candidates };
-          await h.call('first_inference', env.limits.first_inference, () => h.api.setInput({ id: row.id, data }));
-          const result = await h.call<RunOutcome>('first_inference', env.limits.first_inference, () => h.api.runOnce(hooks));
-          if (!result.ok) {
-            failure = { reason: `row ${JSON.stringify(row.id)}: ${result.message}`, stage: 'inference' };
-            errors.push({ stage: 'inference', name: result.name, message: failure.reason });
+          await session.setInput({ id: row.id, data }, 'first_inference');
+          let result;
+          try {
+            result = await session.runOnce('first_inference');
+          } catch (error) {
+            if (!(error instanceof EngineError)) throw error;
+            failure = { reason: `row ${JSON.stringify(row.id)}: ${error.message}`, stage: 'inference' };
+            errors.push({ stage: 'inference', name: error.name, message: failure.reason });
             break;
           }
           scores = result.values ?? [];
@@ -240,16 +215,17 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
     const reason = error instanceof Error ? error.message : String(error);
     const stage: SuiteStage = load === null ? 'load' : 'inference';
     failure = { reason, stage };
-    errors.push({ stage, name: error instanceof WorkerFailure ? 'WorkerFailure' : error instanceof Error ? error.name : 'Error', message: reason });
+    errors.push({ stage, name: error instanceof Error ? error.name : 'Error', message: reason });
   } finally {
     // The suite's session is not reused: free its memory now.
-    handle?.terminate('suite run finished');
+    session?.close('suite run finished');
   }
 
   // 5. Predictions (only for a complete run) and the receipt.
   const createdAt = new Date().toISOString();
+  const route = routeSection(request, load?.route ?? null, attempts);
   let predictions: Uint8Array | null = null;
-  const predictionsFileName = `drb-predictions-${request.model.id}-${load?.completedEp ?? request.ep}-${stamp(createdAt)}.json`;
+  const predictionsFileName = artifactFileName({ ...receiptNameParts({ model: { id: request.model.id }, route, created_at: createdAt }), kind: 'predictions' });
   if (failure === null) {
     try {
       predictions = encodePredictions(predictionRows, predictionsFileName);
@@ -259,13 +235,12 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
     }
   }
   const done = counts.accepted + counts.low_margin + counts.single_candidate + counts.no_candidates;
-  const source = request.model.source;
   const receipt: SuiteReceipt = {
     schema: SUITE_RECEIPT_SCHEMA,
     receipt_id: crypto.randomUUID(),
     created_at: createdAt,
     evidence_state: 'DEVICE_RECEIPT',
-    app: { name: 'device-receipts-bench', version: env.app.version, commit: env.app.commit, page_url: redactUrl(env.pageUrl()) },
+    app: appSection(env.build, env.pageUrl()),
     suite: {
       id: request.suiteId,
       format: plan.format,
@@ -273,32 +248,15 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
       candidates: plan.candidates,
       text_template: request.model.task === 'rerank' ? RERANK_PAIR_TEMPLATE_ID : SCORE_PROMPT_TEMPLATE_ID,
     },
-    engine: load?.engine ?? { name: 'transformers', version: 'unknown' },
+    engine: load?.engine ?? unloadedEngine(request.model.engine),
     task: request.model.task as 'rerank' | 'score-candidates',
     provenance,
     policy: request.policy,
-    route: {
-      requested_ep: request.ep,
-      completed_ep: load?.completedEp ?? null,
-      fallback_reason: load && load.completedEp !== request.ep && load.fallbackReason !== null ? receiptText(load.fallbackReason) : null,
-      allow_fallback: request.allowFallback,
-      threads_requested: request.threads,
-      threads_effective: load?.threadsEffective ?? null,
-      attempts: attempts.map((a) => ({ ...a, reason: a.reason === null ? null : receiptText(a.reason) })),
-    },
-    model: {
-      id: request.model.id,
-      kind: request.model.kind,
-      task: request.model.task,
-      dtype: request.dtype ?? request.model.dtype,
-      source: source.type,
-      revision: source.type === 'huggingface' ? source.revision : null,
-      integrity,
-      files: load?.files ?? [],
-    },
+    route,
+    model: modelSection(request.model, request.dtype, { files: load?.model.files ?? [], integrity }),
     rows: { total: plan.rows.length, done, ...counts },
     timings: {
-      model_load_ms: load ? load.fetchMs + load.sessionMs : null,
+      model_load_ms: load ? load.timings.model_fetch_ms + load.timings.session_create_ms : null,
       row_latency_samples_ms: samples,
       row_latency_stats: summarize(samples),
       total_ms: performance.now() - startedAtMs,
@@ -306,14 +264,10 @@ export async function runSuite(env: SuiteEnvironment, request: SuiteRequest, ui:
     predictions: predictions ? { sha256: await sha256Hex(predictions), bytes: predictions.byteLength, rows: predictionRows.length } : null,
     capabilities,
     previous_run_interrupted: journal.previous,
-    errors: errors.map((e) => ({ ...e, name: boundCode(e.name), message: receiptText(e.message) })),
+    errors: redactedErrors(errors),
     outcome: failure ? { status: 'failed', reason: receiptText(failure.reason), failed_stage: failure.stage } : { status: 'ok', reason: null, failed_stage: null },
   };
-  const problems: string[] = [];
-  const parsed = SuiteReceipt.safeParse(receipt);
-  if (!parsed.success) problems.push(...issueLines(parsed.error));
-  else problems.push(...checkSuiteReceipt(parsed.data).map((p) => `${p.path}: ${p.message}`));
   journal.end();
   ui.onPhase?.(failure ? 'failed' : 'done');
-  return { refused: null, receipt, problems, predictions, predictionsFileName };
+  return { refused: null, receipt, problems: receiptProblems(SuiteReceipt, receipt, checkSuiteReceipt), predictions, predictionsFileName };
 }

@@ -5,8 +5,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DEFAULT_ENGINE, parseAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
-import type { FetchProgress } from '../../workers/engines/engine.ts';
+import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
@@ -24,14 +25,11 @@ import { RunProgress } from './RunProgress.tsx';
 import { SuitePanel } from './SuitePanel.tsx';
 import { WarmChart } from './WarmChart.tsx';
 
-/** Engines this build can run from the plain cold/warm controls. */
-const RUNNABLE_ENGINES = new Set(['ort', 'transformers']);
-
 /** The page. `catalog` is the parsed, validated catalog bundled into the build. */
 export function App(props: { catalog: ModelCatalog }) {
   const { catalog } = props;
   const automation = useMemo(() => parseAutomation(location.search, { modelIds: catalog.models.map((m) => m.id) }), [catalog]);
-  const runnable: CatalogModel[] = catalog.models.filter((m) => RUNNABLE_ENGINES.has(m.engine) && m.default_input !== null);
+  const runnable: CatalogModel[] = catalog.models.filter((m) => canRun(m, 'cold-warm'));
   const a = automation.settings;
   const [settings, setSettings] = useState<RunSettings>({
     modelId: a.model ?? catalog.default_model,
@@ -49,29 +47,25 @@ export function App(props: { catalog: ModelCatalog }) {
   const [problems, setProblems] = useState<string[]>([]);
   const [runErrors, setRunErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
+  // The running sequence's cancel (the Cancel button); null when nothing runs.
+  const [cancel, setCancel] = useState<AbortController | null>(null);
 
-  // Run journal (H5): read once at load, before any run (runSequence awaits it); a run whose page is gone was
+  // Run journal: read once at load, before any run (runSequence awaits it); a run whose page is gone was
   // interrupted (tab killed or reloaded) and the banner shows it.
-  const [journal] = useState(() => new RunJournalStore());
+  const [store] = useState(() => new RunJournalStore());
   const [interrupted, setInterrupted] = useState<InterruptedRun | null>(null);
-  const [journalLoaded] = useState(() => journal.load().then(setInterrupted, () => undefined));
-  // One set of hooks for every kind of run (one pending interruption, claimed by whichever run starts first).
-  const [hooks] = useState(() => journalHooks(journal));
-  const [panelJournal] = useState<ControllerJournal>(() => ({ ready: journalLoaded, ...hooks }));
-  const controller = useMemo(() => {
-    return new RunController({
-      ...livePageFacts(a.stageTimeoutMs),
-      ...hooks,
-    });
-  }, []);
+  const [journalLoaded] = useState(() => store.load().then(setInterrupted, () => undefined));
+  // One journal for every kind of run (one pending interruption, claimed by whichever run starts first).
+  const [journal] = useState<ControllerJournal>(() => ({ ready: journalLoaded, ...journalHooks(store) }));
+  const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, journal)), []);
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
 
-  const runOne = async (kind: 'cold' | 'warm'): Promise<DeviceReceipt | null> => {
+  const runOne = async (kind: 'cold' | 'warm', signal: AbortSignal): Promise<DeviceReceipt | null> => {
     const s = settingsRef.current;
     const model = catalog.models.find((m) => m.id === s.modelId);
     const input = catalog.inputs.find((i) => i.id === model?.default_input);
-    if (!model || !input || !RUNNABLE_ENGINES.has(model.engine)) {
+    if (!model || !input || !canRun(model, 'cold-warm')) {
       setRunErrors([`Model ${s.modelId} cannot be run from these controls (engine ${model?.engine ?? 'unknown'})`]);
       return null;
     }
@@ -85,6 +79,7 @@ export function App(props: { catalog: ModelCatalog }) {
         onProgress: setProgress,
         onSample: (_i, ms) => setLiveSamples((prev) => [...prev, ms]),
       },
+      signal,
     );
     setProblems(found);
     if (found.length > 0) return null;
@@ -97,13 +92,18 @@ export function App(props: { catalog: ModelCatalog }) {
     setBusy(true);
     setRunErrors([]);
     setDrbState('running');
+    const abort = new AbortController();
+    setCancel(abort);
     await journalLoaded;
     let ok = true;
     for (const kind of kinds) {
-      const receipt = await runOne(kind as 'cold' | 'warm');
+      // A cancelled sequence starts nothing more: the cancelled run's receipt says so.
+      if (abort.signal.aborted) break;
+      const receipt = await runOne(kind as 'cold' | 'warm', abort.signal);
       if (!receipt || receipt.outcome.status !== 'ok') ok = false;
     }
     setDrbState(ok ? 'done' : 'failed');
+    setCancel(null);
     setBusy(false);
   };
 
@@ -121,12 +121,12 @@ export function App(props: { catalog: ModelCatalog }) {
       };
     }
     const s = settingsRef.current;
-    // autorun=generate / autorun=compare belong to their panels (H6), which start them and set done/failed themselves.
+    // autorun=generate / autorun=compare belong to their panels, which start them and set done/failed themselves.
     if (a.autorun.some((k) => k === 'generate' || k === 'compare')) return;
     // autorun=suite belongs to the suite panel, which starts it and sets the done/failed state itself.
     if (a.autorun.includes('suite')) return;
     const engine = a.engine ?? DEFAULT_ENGINE;
-    if (!RUNNABLE_ENGINES.has(engine)) {
+    if (!ENGINE_CAPABILITIES[engine].coldWarm) {
       setRunErrors([`engine=${engine} has no cold/warm runs on this page yet`]);
       if (a.autorun.length > 0) setDrbState('failed');
       return;
@@ -162,13 +162,14 @@ export function App(props: { catalog: ModelCatalog }) {
         hasSession={model && input ? controller.hasLiveSession({ kind: 'warm', model, input, ...settings }) : false}
         onChange={setSettings}
         onRun={(kind) => void runSequence([kind])}
+        onCancel={cancel ? () => cancel.abort() : null}
       />
       <RunProgress status={status} progress={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} />
-      <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={panelJournal} />
-      <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={panelJournal} />
-      <SuitePanel catalog={catalog} automation={automation} journal={panelJournal} />
+      <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
+      <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
+      <SuitePanel catalog={catalog} automation={automation} journal={journal} />
       <CapabilityPanel capabilities={capabilities} />
       <footer>
         <small>

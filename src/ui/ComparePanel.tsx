@@ -14,14 +14,17 @@ import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
+import { canRun, scoresCandidates } from '../core/engine-capabilities.ts';
+import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import { planSuite } from '../core/suite/suite-plan.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { ComparisonController, comparisonFileName, type ComparisonInput } from '../page/comparison-controller.ts';
+import { ComparisonController, type ComparisonInput } from '../page/comparison-controller.ts';
 import { loadShippedSuite } from '../page/suite-controller.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
+import { CancelButton } from './CancelButton.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 
 function fmt(value: number | null | undefined, digits = 2): string {
@@ -74,11 +77,6 @@ function CompareTable(props: { receipt: ComparisonReceipt }) {
   );
 }
 
-/** Whether a model compares on candidate rows (rerankers and candidate scorers) rather than a fixed input. */
-function onCandidateRows(model: CatalogModel): model is CatalogModel & { task: 'rerank' | 'score-candidates' } {
-  return model.task === 'rerank' || model.task === 'score-candidates';
-}
-
 /**
  * The comparison panel.
  * @param props.catalog the bundled catalog (models with a fixed input, rerankers and candidate scorers are offered)
@@ -89,7 +87,7 @@ function onCandidateRows(model: CatalogModel): model is CatalogModel & { task: '
  */
 export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean; journal?: ControllerJournal }) {
   const { catalog, automation: a } = props;
-  const models: CatalogModel[] = catalog.models.filter((m) => (m.engine === 'ort' || m.engine === 'transformers') && (m.default_input !== null || onCandidateRows(m)));
+  const models: CatalogModel[] = catalog.models.filter((m) => canRun(m, 'compare'));
   // The heavier fixture is the natural default: thread counts make a difference on it.
   // A URL model meant for another panel does not blank this one; with autorun=compare it is used as given.
   const urlModel = props.autorun || models.some((m) => m.id === a.model) ? a.model : null;
@@ -104,13 +102,9 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
   const [result, setResult] = useState<{ receipt: ComparisonReceipt; problems: string[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  const [cancel, setCancel] = useState<AbortController | null>(null);
 
-  const controller = useMemo(() => {
-    return new ComparisonController({
-      ...livePageFacts(a.stageTimeoutMs),
-      journal: props.journal,
-    });
-  }, []);
+  const controller = useMemo(() => new ComparisonController(livePageFacts(a.stageTimeoutMs, props.journal)), []);
 
   const run = async (settings: { modelId: string; routesText: string; baseline: string; rounds: number; rowCount: number }): Promise<boolean> => {
     setError(null);
@@ -119,7 +113,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
     const model = models.find((m) => m.id === settings.modelId);
     const fixed = catalog.inputs.find((i) => i.id === model?.default_input);
     const routes = parseRouteSpec(settings.routesText);
-    if (!model || (!onCandidateRows(model) && !fixed)) {
+    if (!model || (!scoresCandidates(model) && !fixed)) {
       setError(`Model ${settings.modelId || '(none)'} has no fixed input or candidate rows to compare routes on`);
       return false;
     }
@@ -134,9 +128,11 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
     }
     const baselineId = routes.some((r) => r.id === settings.baseline) ? settings.baseline : routes[0].id;
     setBusy(true);
+    const abort = new AbortController();
+    setCancel(abort);
     try {
       let input: ComparisonInput;
-      if (onCandidateRows(model)) {
+      if (scoresCandidates(model)) {
         // The suite is checked (manifest pins, schemas, ids) before any worker starts, exactly as a suite run checks it.
         setProgress('loading the suite');
         const suiteId = a.suite ?? DEMO_SUITE_ID;
@@ -154,6 +150,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
           onPhase: (phase, routeId) => setProgress(`${phase}${routeId ? ` ${routeId}` : ''}`),
           onSlot: (done, total, routeId) => setProgress(`timed run ${done} / ${total} (${routeId})`),
         },
+        abort.signal,
       );
       setResult(out);
       if (out.problems.length > 0) return false;
@@ -163,6 +160,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
       setError(e instanceof Error ? e.message : String(e));
       return false;
     } finally {
+      setCancel(null);
       setBusy(false);
     }
   };
@@ -207,7 +205,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
           Rounds
           <input type="number" min={1} max={200} value={rounds} disabled={busy} data-testid="cmp-rounds" onChange={(e) => setRounds(Math.max(1, Math.min(200, Math.round(Number(e.currentTarget.value)) || 1)))} />
         </label>
-        {selected && onCandidateRows(selected) && (
+        {selected && scoresCandidates(selected) && (
           <label>
             Candidate rows
             <input type="number" min={1} max={64} value={rowCount} disabled={busy} data-testid="cmp-rows" onChange={(e) => setRowCount(Math.max(1, Math.min(64, Math.round(Number(e.currentTarget.value)) || 1)))} />
@@ -218,6 +216,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         <button type="button" disabled={busy || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds, rowCount })}>
           Run comparison
         </button>
+        <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="cmp-cancel" />
         {busy && <span role="status">{progress ?? 'starting'}</span>}
         {parsedRoutes === null && <span class="error">Routes: expected {ROUTE_SPEC_EXPECTED}</span>}
       </div>
@@ -237,7 +236,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
           <CompareTable receipt={receipt} />
           {result!.problems.length === 0 && (
             <div class="buttons">
-              <button type="button" data-testid="cmp-download" onClick={() => downloadJson(receipt, comparisonFileName(receipt))}>
+              <button type="button" data-testid="cmp-download" onClick={() => downloadJson(receipt, artifactFileName(receiptNameParts(receipt)))}>
                 Download comparison receipt
               </button>
               <button type="button" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>

@@ -9,13 +9,16 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AutomationSettings } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
-import { GenerationController, generationFileName, loadPromptSet } from '../page/generation-controller.ts';
+import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
+import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
+import { CancelButton } from './CancelButton.tsx';
 import { GenerationChart } from './GenerationChart.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
@@ -78,7 +81,7 @@ function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
  */
 export function GenerationPanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean; journal?: ControllerJournal }) {
   const { catalog, automation: a } = props;
-  const models: CatalogModel[] = catalog.models.filter((m) => m.task === 'generate');
+  const models: CatalogModel[] = catalog.models.filter((m) => canRun(m, 'generate'));
   // A model named in the URL is used as given (a non-generate model then fails clearly, never swapped silently).
   // A URL model meant for another panel (say an ORT fixture for cold/warm runs) does not blank this one; with
   // autorun=generate it is used as given, so a wrong model fails clearly instead of being swapped.
@@ -97,13 +100,9 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
   const [result, setResult] = useState<{ receipt: GenerationReceipt; answers: GenerationAnswers; problems: string[] } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  const [cancel, setCancel] = useState<AbortController | null>(null);
 
-  const controller = useMemo(() => {
-    return new GenerationController({
-      ...livePageFacts(a.stageTimeoutMs),
-      journal: props.journal,
-    });
-  }, []);
+  const controller = useMemo(() => new GenerationController(livePageFacts(a.stageTimeoutMs, props.journal)), []);
 
   const run = async (settings: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; reps: number; promptSetId: string }): Promise<boolean> => {
     const model = models.find((m) => m.id === settings.modelId);
@@ -122,6 +121,8 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
     setBusy(true);
     setProgress(null);
     setLiveSamples([]);
+    const abort = new AbortController();
+    setCancel(abort);
     try {
       const prompts = await loadPromptSet(new URL(import.meta.env.BASE_URL, location.href).href, settings.promptSetId);
       const out = await controller.run(
@@ -135,6 +136,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
           },
           onToken: (i: number) => setTokens(i + 1),
         },
+        abort.signal,
       );
       setResult(out);
       if (out.problems.length > 0) return false;
@@ -145,6 +147,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
       setError(e instanceof Error ? e.message : String(e));
       return false;
     } finally {
+      setCancel(null);
       setBusy(false);
     }
   };
@@ -164,7 +167,9 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
         One untimed warm-up, then every prompt of the versioned prompt set in order, once per repetition (seeds 17, 29,
         41 where the engine takes a seed). The receipt holds timings only; the answers are a separate download.
         {model?.kind === 'fixture' ? ' This model is a fixture with random weights: its text is noise, its timings exercise the pipeline.' : ''}
-        {model?.engine === 'webllm' ? ' WebLLM needs WebGPU (and shader-f16 for q4f16 models); it is checked before anything is downloaded.' : ''}
+        {model && !ENGINE_CAPABILITIES[model.engine].devices.includes('wasm')
+          ? ` ${model.label} runs on WebGPU only (WebLLM also needs shader-f16 for q4f16 models); it is checked before anything is downloaded.`
+          : ''}
       </p>
       <div class="controls">
         <ModelSelect models={models} value={modelId} busy={busy} testId="gen-model" onChange={setModelId} />
@@ -205,6 +210,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
         <button type="button" disabled={busy || !model} data-testid="gen-run" onClick={() => void run({ modelId, ep, threads, reps, promptSetId })}>
           Run generation
         </button>
+        <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="gen-cancel" />
         {busy && (
           <span role="status" data-testid="gen-progress">
             {phase ?? 'starting'}
@@ -235,7 +241,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
           <GenerationCharts samples={receipt.samples} />
           {result!.problems.length === 0 && (
             <div class="buttons">
-              <button type="button" data-testid="gen-download" onClick={() => downloadJson(receipt, generationFileName(receipt, 'generation'))}>
+              <button type="button" data-testid="gen-download" onClick={() => downloadJson(receipt, artifactFileName(receiptNameParts(receipt)))}>
                 Download generation receipt
               </button>
               <button type="button" data-testid="gen-copy" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>
@@ -245,7 +251,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
                 type="button"
                 data-testid="gen-download-answers"
                 title="The model's answers, for scoring on your own machine. Not part of the receipt."
-                onClick={() => downloadJson(result!.answers, generationFileName(receipt, 'answers'))}
+                onClick={() => downloadJson(result!.answers, artifactFileName(receiptNameParts(receipt, 'answers')))}
               >
                 Download answers (separate, holds the generated text)
               </button>

@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
+import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import type { DeviceReceipt } from '../core/receipt.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
-import { receiptFileName } from '../page/receipt-assembly.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
 import { WarmChart } from './WarmChart.tsx';
 
 function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
   const { receipt } = props;
   const [copied, setCopied] = useState<string | null>(null);
-  const name = receiptFileName(receipt);
+  const name = artifactFileName(receiptNameParts(receipt));
   const route = receipt.route;
   return (
     <li class={`receipt ${receipt.outcome.status}`} data-testid="receipt" data-kind={receipt.run.kind} data-outcome={receipt.outcome.status}>

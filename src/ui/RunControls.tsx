@@ -1,4 +1,5 @@
 import type { CatalogModel } from '../core/catalog.ts';
+import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 
@@ -18,6 +19,7 @@ export interface RunSettings {
  * @param props.maxThreads upper bound for the threads choice (hardwareConcurrency)
  * @param props.busy disables everything while a run is going
  * @param props.hasSession whether a warm run would reuse a live session
+ * @param props.onCancel cancels the running run (null when nothing runs)
  */
 export function RunControls(props: {
   models: CatalogModel[];
@@ -27,6 +29,7 @@ export function RunControls(props: {
   hasSession: boolean;
   onChange(settings: RunSettings): void;
   onRun(kind: 'cold' | 'warm'): void;
+  onCancel: (() => void) | null;
 }) {
   const { settings, onChange } = props;
   const model = props.models.find((m) => m.id === settings.modelId);
@@ -92,6 +95,7 @@ export function RunControls(props: {
         <button type="button" disabled={props.busy} data-testid="run-warm" onClick={() => props.onRun('warm')}>
           Warm run ({settings.warmRuns}){props.hasSession ? '' : ' – loads the model first'}
         </button>
+        <CancelButton onCancel={props.onCancel} testId="run-cancel" />
       </div>
     </section>
   );

@@ -1,5 +1,5 @@
 import type { ModelStatus } from '../core/receipt.ts';
-import type { FetchProgress } from '../../workers/engines/engine.ts';
+import type { FetchProgress } from '../worker-api/protocol.ts';
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

@@ -7,23 +7,26 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import { canRun } from '../core/engine-capabilities.ts';
+import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import { marginPolicy } from '../core/suite/abstention-policy.ts';
 import { availableDtypes } from '../core/transformers-dtype.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
-import type { FetchProgress } from '../../workers/engines/engine.ts';
+import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
-import { loadShippedSuite, runSuite, suiteReceiptFileName, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
+import { loadShippedSuite, runSuite, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
+import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 
-/** Models a suite can run: transformers.js rerankers and candidate scorers. */
+/** Models a suite can run (rerankers and candidate scorers on an engine with suite runs). */
 function suiteModels(catalog: ModelCatalog): CatalogModel[] {
-  return catalog.models.filter((m) => m.engine === 'transformers' && (m.task === 'rerank' || m.task === 'score-candidates'));
+  return catalog.models.filter((m) => canRun(m, 'suite'));
 }
 
 function seconds(ms: number): string {
@@ -63,6 +66,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
   const [rows, setRows] = useState<SuiteProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<Result | null>(null);
+  const [cancel, setCancel] = useState<AbortController | null>(null);
 
   const start = async (
     choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; allowFallback: boolean; dtype: string | null; threshold: string; suiteId: string | null },
@@ -74,7 +78,10 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
     setRows(null);
     setDownload(null);
     if (automated) setDrbState('running');
+    const abort = new AbortController();
+    setCancel(abort);
     const finish = (ok: boolean) => {
+      setCancel(null);
       setBusy(false);
       if (automated) setDrbState(ok ? 'done' : 'failed');
     };
@@ -83,7 +90,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       if (!model) throw new Error(`Invalid model param: '${choice.modelId}' is not a transformers.js reranker or candidate scorer`);
       const minMargin = choice.threshold.trim() === '' ? null : Number(choice.threshold);
       if (minMargin !== null && !(Number.isFinite(minMargin) && minMargin >= 0)) throw new Error(`margin threshold must be a number >= 0, got '${choice.threshold}'`);
-      const facts = livePageFacts(a.stageTimeoutMs);
+      const facts = livePageFacts(a.stageTimeoutMs, props.journal);
       let inputs: Pick<SuiteRequest, 'format' | 'items' | 'candidates' | 'suiteId'>;
       if (choice.suiteId !== null) {
         inputs = { suiteId: choice.suiteId, ...(await loadShippedSuite(facts.pageBaseUrl, choice.suiteId)) };
@@ -98,9 +105,10 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         };
       }
       const outcome = await runSuite(
-        { ...facts, journal: props.journal },
+        facts,
         { model, ep: choice.ep, threads: choice.threads, allowFallback: choice.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
         { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
+        abort.signal,
       );
       if (outcome.refused !== null) {
         setPhase('refused');
@@ -229,6 +237,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         >
           Run suite
         </button>
+        <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="suite-cancel" />
         <span data-testid="suite-phase">{phase}</span>
       </div>
       {download && phase === 'load' && (
@@ -270,7 +279,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
                 Download predictions
               </button>
             )}
-            <button type="button" data-testid="download-suite-receipt" onClick={() => downloadJson(receipt, suiteReceiptFileName(receipt))}>
+            <button type="button" data-testid="download-suite-receipt" onClick={() => downloadJson(receipt, artifactFileName(receiptNameParts(receipt)))}>
               Download suite receipt
             </button>
           </div>

@@ -73,7 +73,7 @@ describe('comparison of execution routes', () => {
     expect(receipt.routes.map((r) => r.rank).sort()).toEqual([1, 2, 3]);
     expect(await page.getByTestId('route-webgpu').getAttribute('data-valid')).toBe('true');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('cmp-download').click()]);
-    expect(download.suggestedFilename()).toMatch(/^drb-ort-compare-.*\.json$/);
+    expect(download.suggestedFilename()).toMatch(/^drb-ort-heavy-xenc-wasm-1\+wasm-2\+webgpu-compare-\d{8}T\d{6}Z\.json$/);
     expect(JSON.parse(await readFile((await download.path())!, 'utf8'))).toEqual(receipt);
     await page.close();
   });

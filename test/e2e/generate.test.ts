@@ -97,11 +97,11 @@ describe('transformers.js generation run', () => {
 
     // The real download buttons give the same artifacts (the answers only through their own button).
     const [receiptDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('gen-download').click()]);
-    expect(receiptDownload.suggestedFilename()).toMatch(/^drb-transformers-wasm-generation-.*\.json$/);
+    expect(receiptDownload.suggestedFilename()).toMatch(/^drb-tfjs-tiny-causal-lm-gen-wasm-1-generation-\d{8}T\d{6}Z\.json$/);
     const downloaded = JSON.parse(await readFile((await receiptDownload.path())!, 'utf8'));
     expect(downloaded).toEqual(receipt);
     const [answersDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('gen-download-answers').click()]);
-    expect(answersDownload.suggestedFilename()).toMatch(/^drb-transformers-wasm-answers-.*\.json$/);
+    expect(answersDownload.suggestedFilename()).toMatch(/^drb-tfjs-tiny-causal-lm-gen-wasm-1-answers-\d{8}T\d{6}Z\.json$/);
     expect(JSON.parse(await readFile((await answersDownload.path())!, 'utf8'))).toEqual(answers);
     await page.close();
 

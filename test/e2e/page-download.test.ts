@@ -31,7 +31,8 @@ describe('download', () => {
     expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')))).toEqual(['warm', 'cold']);
     for (const [index, kind] of [[0, 'warm'], [1, 'cold']] as const) {
       const [download] = await Promise.all([page.waitForEvent('download'), items.nth(index).getByTestId('download').click()]);
-      expect(download.suggestedFilename()).toMatch(new RegExp(`^drb-ort-wasm-${kind}-\\d{4}-\\d{2}-\\d{2}T\\d{6}Z\\.json$`));
+      // drb-<model>-<route>-<kind>-<compact UTC time>.json: readable, and unique per second.
+      expect(download.suggestedFilename()).toMatch(new RegExp(`^drb-ort-tiny-xenc-wasm-2-${kind}-\\d{8}T\\d{6}Z\\.json$`));
       const saved = JSON.parse(await readFile((await download.path())!, 'utf8'));
       expect(receiptProblems(saved)).toEqual([]);
       expect(saved.run.kind).toBe(kind);

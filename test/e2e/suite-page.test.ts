@@ -139,7 +139,7 @@ describe('suite runs in the page (transformers.js)', () => {
     await page.getByTestId('suite-result').waitFor({ timeout: 120_000 });
     expect(await page.getByTestId('suite-rows').textContent()).toMatch(/Rows 24 \/ 24 · elapsed \d+\.\d s/);
     const [predictionsDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-predictions').click()]);
-    expect(predictionsDownload.suggestedFilename()).toMatch(/^drb-predictions-tfjs-tiny-reranker-wasm-\d{4}-\d{2}-\d{2}T\d{6}Z\.json$/);
+    expect(predictionsDownload.suggestedFilename()).toMatch(/^drb-tfjs-tiny-reranker-wasm-\d+-predictions-\d{8}T\d{6}Z\.json$/);
     const predictionsPath = join(outDir, 'predictions.json');
     await predictionsDownload.saveAs(predictionsPath);
     const [receiptDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-suite-receipt').click()]);

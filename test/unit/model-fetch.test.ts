@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCatalog, type CatalogModel } from '../../src/core/catalog.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 import { fetchModelFiles } from '../../workers/model-fetch.ts';
-import type { FetchProgress } from '../../workers/engines/engine.ts';
+import type { FetchProgress } from '../../src/worker-api/protocol.ts';
 
 const root = new URL('../../', import.meta.url);
 const catalog = parseCatalog(JSON.parse(await readFile(new URL('src/catalog/catalog.json', root), 'utf8')), 'catalog.json');

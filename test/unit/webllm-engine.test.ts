@@ -13,7 +13,7 @@ import { modelHosts } from '../../src/core/csp.ts';
 import type { WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
 import { quantizationNeedsShaderF16, webLlmGate } from '../../src/core/generation/webllm-gate.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
-import type { LoadRequest } from '../../workers/engines/engine.ts';
+import type { LoadRequest } from '../../src/worker-api/protocol.ts';
 import {
   hashWebLlmFiles,
   hexToSri,
@@ -294,10 +294,14 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
       onProgress: (p) => progress.push({ bytesDone: p.bytesDone, bytesTotal: p.bytesTotal }),
     });
     expect(created[0].calls).toEqual(['reload:Qwen2.5-0.5B-Instruct-q4f16_1-MLC']);
-    expect(result).toMatchObject({ completedEp: 'webgpu', fallbackReason: null, threadsEffective: null, integrity: 'unpinned', fetchMs: 500, sessionMs: 250 });
-    expect(result.files).toHaveLength(6);
+    expect(result).toMatchObject({
+      route: { completed_ep: 'webgpu', fallback_reason: null, threads_effective: null },
+      model: { integrity: 'unpinned' },
+      timings: { model_fetch_ms: 500, session_create_ms: 250 },
+    });
+    expect(result.model.files).toHaveLength(6);
     expect(result.engine).toEqual({ name: 'webllm', version: '0.2.86' });
-    expect(result.attempts).toEqual([{ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1000, ended_at_ms: 1750 }]);
+    expect(result.route.attempts).toEqual([{ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1000, ended_at_ms: 1750 }]);
     expect(stages).toEqual(['probe:start', 'probe:end', 'fetch:start', 'fetch:end', 'session:start', 'session:end']);
     expect(progress[0]).toEqual({ bytesDone: 150 * 1048576, bytesTotal: 300 * 1048576 });
   });
@@ -339,17 +343,17 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     const result = await engine.load(request(), {});
     // Config, library, the tokenizer WebLLM chose, the tensor manifest and both shards: not tokenizer.model, not
     // another model's shard, though both sit in the same cache.
-    expect(result.files).toEqual(expectedFiles());
-    expect(result.files[1].url).toBe('https://example.invalid/libs/qwen.wasm');
-    expect(JSON.stringify(result.files)).not.toContain('secret');
-    expect(result.integrity).toBe('unpinned');
+    expect(result.model.files).toEqual(expectedFiles());
+    expect(result.model.files[1].url).toBe('https://example.invalid/libs/qwen.wasm');
+    expect(JSON.stringify(result.model.files)).not.toContain('secret');
+    expect(result.model.integrity).toBe('unpinned');
     expect(result.loadErrors).toBeUndefined();
     expect(new Set(storage.opened)).toEqual(new Set(['webllm/config', 'webllm/wasm', 'webllm/model']));
   });
 
   it('still hashes the files when they were cached by an earlier run (what is recorded is what was loaded)', async () => {
     const { engine } = setup({ cache: 'cached' });
-    expect((await engine.load(request(), {})).files).toEqual(expectedFiles());
+    expect((await engine.load(request(), {})).model.files).toEqual(expectedFiles());
   });
 
   it('a one-byte change in a cached shard changes its recorded hash', async () => {
@@ -357,7 +361,7 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     const changed = shardBytes(50000, 2);
     changed[100] ^= 1;
     storage.put(WEBLLM_CACHE_NAMES.model, `${FOLDER}params_shard_1.bin`, changed);
-    const files = (await engine.load(request(), {})).files;
+    const files = (await engine.load(request(), {})).model.files;
     expect(files[5].sha256).toBe(nodeSha256(changed));
     expect(files[5].sha256).not.toBe(expectedFiles()[5].sha256);
   });
@@ -371,8 +375,8 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     const m = model({ files: Object.entries(pins).map(([path, pin]) => ({ path, ...pin })) });
     const { engine } = setup();
     const result = await engine.load(request({ model: m }), {});
-    expect(result.files).toEqual(expectedFiles(pins));
-    expect(result.integrity).toBe('unpinned');
+    expect(result.model.files).toEqual(expectedFiles(pins));
+    expect(result.model.integrity).toBe('unpinned');
   });
 
   it('refuses a file whose bytes differ from the catalog pin (IntegrityError, model unloaded)', async () => {
@@ -398,8 +402,8 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
   it('without the Cache API: files [], unpinned, and a load error saying why (never verified)', async () => {
     const { engine } = setup({ cache: 'unavailable' });
     const result = await engine.load(request(), {});
-    expect(result.files).toEqual([]);
-    expect(result.integrity).toBe('unpinned');
+    expect(result.model.files).toEqual([]);
+    expect(result.model.integrity).toBe('unpinned');
     expect(result.loadErrors).toEqual([{ name: 'WebLlmFilesNotHashed', message: "the Cache API is not available here, so WebLLM's files could not be read back and hashed" }]);
     // A pinned entry cannot be checked then: the run is refused rather than recorded as verified or unpinned.
     const m = model({ files: [{ path: 'mlc-chat-config.json', bytes: null, sha256: 'c'.repeat(64) }] });
@@ -413,8 +417,8 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     storage.stores.get(WEBLLM_CACHE_NAMES.model)!.delete(`${FOLDER}params_shard_0.bin`);
     storage.stores.get(WEBLLM_CACHE_NAMES.wasm)!.delete(LIB);
     const result = await engine.load(request(), {});
-    expect(result.files.map((f) => f.url)).toEqual([`${FOLDER}mlc-chat-config.json`, `${FOLDER}tokenizer.json`, `${FOLDER}tensor-cache.json`, `${FOLDER}params_shard_1.bin`]);
-    expect(result.integrity).toBe('unpinned');
+    expect(result.model.files.map((f) => f.url)).toEqual([`${FOLDER}mlc-chat-config.json`, `${FOLDER}tokenizer.json`, `${FOLDER}tensor-cache.json`, `${FOLDER}params_shard_1.bin`]);
+    expect(result.model.integrity).toBe('unpinned');
     expect(result.loadErrors).toEqual([
       { name: 'WebLlmFilesNotHashed', message: `https://example.invalid/libs/qwen.wasm is not in WebLLM's cache "webllm/wasm", so it was not hashed` },
       { name: 'WebLlmFilesNotHashed', message: `${FOLDER}params_shard_0.bin is not in WebLLM's cache "webllm/model", so it was not hashed` },

@@ -11,8 +11,9 @@ import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { parseFixedInput, type FixedInput } from '../../src/core/catalog.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { fetchModelFiles } from '../model-fetch.ts';
-import { createOnRoute, effectiveThreads } from './route.ts';
-import { type Engine, type EngineHooks, type EngineInput, type LoadRequest, type LoadResult, type RunOptions, type RunResult } from './engine.ts';
+import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import type { Engine } from './engine.ts';
+import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
 
@@ -36,7 +37,7 @@ export class OrtEngine implements Engine {
     hooks.onStage?.('fetch', 'end');
     if (fetched.buffers.length !== 1) throw new Error(`the ort engine expects one .onnx file, the catalog lists ${fetched.buffers.length}`);
 
-    const fetchedFacts = { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs };
+    const fetchedFacts: FetchedFacts = { model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } };
     const route = await createOnRoute(
       request,
       threadsEffective,
@@ -51,7 +52,7 @@ export class OrtEngine implements Engine {
       fetchedFacts,
       hooks,
     );
-    return { engine: { name: 'ort', version: ort.env.versions.web ?? 'unknown' }, ...route, threadsEffective, ...fetchedFacts };
+    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, fetchedFacts, route);
   }
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {
@@ -65,9 +66,9 @@ export class OrtEngine implements Engine {
     const data = tensor.data as Float32Array;
     const head = Array.from(data.subarray(0, OUTPUT_HEAD_LENGTH));
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    const sha256 = options.digest ? await sha256Hex(bytes) : null;
+    const output = options.digest ? { name, dims: tensor.dims.map(Number), head, sha256: await sha256Hex(bytes) } : null;
     for (const t of Object.values(results)) t.dispose();
-    return { durationMs, output: { name, dims: tensor.dims.map(Number), head, sha256 } };
+    return { durationMs, output };
   }
 
   async dispose(): Promise<void> {

@@ -4,8 +4,10 @@
  * One copy, so the honesty rules (a completed EP has a succeeded attempt; a fallback happens only when allowed and
  * carries the first failure as its reason) cannot drift apart between engines.
  */
+import { probeWebGpu, webgpuUnavailableReason } from '../../src/browser/webgpu-probe.ts';
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
-import { RouteError, type EngineHooks, type LoadRequest } from './engine.ts';
+import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
+import { RouteError } from './engine.ts';
 
 /** ORT's own default for numThreads (half the cores, at most 4), made explicit so the receipt can record it. */
 function defaultThreads(): number {
@@ -22,24 +24,10 @@ export function effectiveThreads(requested: number | null): number {
   return self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? (requested ?? defaultThreads()) : 1;
 }
 
-/** Why WebGPU cannot run here, or null when an adapter was granted. Checked before the runtime so the reason is ours. */
-export async function webgpuUnavailableReason(): Promise<string | null> {
-  const gpu = (navigator as Navigator & { gpu?: { requestAdapter(): Promise<unknown> } }).gpu;
-  if (!gpu) return 'WebGPU is not available: navigator.gpu is missing in this browser';
-  try {
-    const adapter = await gpu.requestAdapter();
-    return adapter ? null : 'WebGPU is not available: navigator.gpu exists but no adapter was granted';
-  } catch (error) {
-    return `WebGPU is not available: requestAdapter failed (${error instanceof Error ? error.message : String(error)})`;
-  }
-}
-
-/** What `createOnRoute` returns: the attempts made, the EP that completed (differing from the request only by an
- *  allowed fallback), and the time the session stage took (every attempt, fallback included). */
+/** What `createOnRoute` returns: the receipt's route facts (the attempts made, the EP that completed, differing
+ *  from the request only by an allowed fallback) and the time the session stage took (every attempt included). */
 export interface RouteOutcome {
-  attempts: RouteAttempt[];
-  completedEp: ExecutionProvider;
-  fallbackReason: string | null;
+  route: LoadedRoute;
   sessionMs: number;
 }
 
@@ -58,7 +46,7 @@ export async function createOnRoute(
   request: Pick<LoadRequest, 'ep' | 'allowFallback'>,
   threads: number,
   create: (ep: ExecutionProvider) => Promise<void>,
-  fetched: ConstructorParameters<typeof RouteError>[2],
+  fetched: FetchedFacts,
   hooks: EngineHooks,
   failureDetail: () => string = () => '',
 ): Promise<RouteOutcome> {
@@ -67,7 +55,8 @@ export async function createOnRoute(
   const attempts: RouteAttempt[] = [];
   const tryEp = async (ep: ExecutionProvider): Promise<boolean> => {
     const started = performance.now();
-    const unavailable = ep === 'webgpu' ? await webgpuUnavailableReason() : null;
+    // Checked before the runtime is asked, so the reason is ours (and the same words as the capability probe's).
+    const unavailable = ep === 'webgpu' ? webgpuUnavailableReason(await probeWebGpu()) : null;
     if (unavailable) {
       attempts.push({ ep, threads, outcome: 'failed', reason: unavailable, started_at_ms: started, ended_at_ms: performance.now() });
       return false;
@@ -86,11 +75,26 @@ export async function createOnRoute(
   const completed = (completedEp: ExecutionProvider, fallbackReason: string | null): RouteOutcome => {
     const sessionMs = performance.now() - sessionStarted;
     hooks.onStage?.('session', 'end');
-    return { attempts, completedEp, fallbackReason, sessionMs };
+    return { route: { completed_ep: completedEp, fallback_reason: fallbackReason, threads_effective: threads, attempts }, sessionMs };
   };
   if (await tryEp(request.ep)) return completed(request.ep, null);
   if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm'))) return completed('wasm', attempts[0].reason);
   const first = attempts[0]?.reason ?? 'unknown failure';
   const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
   throw new RouteError(`${first}${hint}`, attempts, fetched);
+}
+
+/**
+ * The load result every local-runtime engine returns, as receipt sections.
+ * @param engine the engine's name and runtime version
+ * @param fetched the fetched files' facts (hashes, integrity, fetch time)
+ * @param outcome what `createOnRoute` returned
+ */
+export function localLoadResult(engine: LoadResult['engine'], fetched: FetchedFacts, outcome: RouteOutcome): LoadResult {
+  return {
+    engine,
+    route: outcome.route,
+    model: fetched.model,
+    timings: { model_fetch_ms: fetched.timings.model_fetch_ms, session_create_ms: outcome.sessionMs },
+  };
 }

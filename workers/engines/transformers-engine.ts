@@ -1,7 +1,7 @@
 /**
  * The transformers.js engine adapter: `rerank` (cross-encoder: one (query, candidate) pair per candidate, one logit
  * each) and `score-candidates` (causal LM: sum of each candidate's token log-probabilities after the prompt). The
- * `generate` task lives in transformers-generate.ts (H6) and reuses the same loaded session.
+ * `generate` task lives in transformers-generate.ts (loaded only when a generation run asks for it) and reuses the same loaded session.
  *
  * Timing: `durationMs` is the model call alone; tokenization and the log-softmax sums are reported apart in
  * `metrics` (tokenize_ms, postprocess_ms) and together in `metrics.row_ms`, the suite's per-row latency.
@@ -12,7 +12,8 @@ import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite
 import { ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { firstIssueLine } from '../../src/core/zod-issues.ts';
-import type { Engine, EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from './engine.ts';
+import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import type { Engine } from './engine.ts';
 import { loadTransformersModel, type TransformersSession } from './transformers-loader.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
@@ -52,7 +53,7 @@ export class TransformersEngine implements Engine {
     const session = this.ready();
     const task = (input.data as { task?: unknown } | null)?.task;
     if (task === 'generate') {
-      // Streamed generation lives in its own module (H6), on this same loaded session.
+      // Streamed generation lives in its own module, imported on first use, on this same loaded session.
       return (await import('./transformers-generate.ts')).runTransformersGenerate(session, input, options, hooks);
     }
     if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA) return this.runTokens(session, input, options);
@@ -70,12 +71,9 @@ export class TransformersEngine implements Engine {
     const raw = new Float64Array(scored.scores);
     return {
       durationMs: scored.modelMs,
-      output: {
-        name: 'scores',
-        dims: [scored.scores.length],
-        head: scored.scores.slice(0, OUTPUT_HEAD_LENGTH),
-        sha256: options.digest ? await sha256Hex(new Uint8Array(raw.buffer)) : null,
-      },
+      output: options.digest
+        ? { name: 'scores', dims: [scored.scores.length], head: scored.scores.slice(0, OUTPUT_HEAD_LENGTH), sha256: await sha256Hex(new Uint8Array(raw.buffer)) }
+        : null,
       values: scored.scores,
       metrics: {
         tokenize_ms: scored.tokenizeMs,
@@ -110,12 +108,14 @@ export class TransformersEngine implements Engine {
     const logits = float32Data(output.logits);
     const result: RunResult = {
       durationMs,
-      output: {
-        name: 'logits',
-        dims: output.logits.dims.map(Number),
-        head: Array.from(logits.subarray(0, OUTPUT_HEAD_LENGTH)),
-        sha256: options.digest ? await sha256Hex(new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength)) : null,
-      },
+      output: options.digest
+        ? {
+            name: 'logits',
+            dims: output.logits.dims.map(Number),
+            head: Array.from(logits.subarray(0, OUTPUT_HEAD_LENGTH)),
+            sha256: await sha256Hex(new Uint8Array(logits.buffer, logits.byteOffset, logits.byteLength)),
+          }
+        : null,
     };
     for (const t of [...Object.values(feeds), ...Object.values(output)]) t.dispose?.();
     return result;

@@ -1,7 +1,7 @@
 /**
  * The transformers.js `generate` path: streamed generation with a causal LM, timed by the worker's clock.
  *
- * Loading is H4's TransformersEngine + shared `loadTransformersModel` (fetch with SHA-256, offline local models,
+ * Loading is TransformersEngine's, through the shared `loadTransformersModel` (fetch with SHA-256, offline local models,
  * route attempts); TransformersEngine.run hands inputs with task "generate" to `runTransformersGenerate`. Each call
  * is one step of a generation run (see src/core/generation/generation-plan.ts): the prompt goes through the
  * tokenizer's chat template when it has one, the model generates with a TextStreamer whose per-token callback
@@ -12,7 +12,7 @@ import { random, TextStreamer, type Tensor } from '@huggingface/transformers';
 import { parseGenerateInput } from '../../src/core/generation/generate-input.ts';
 import { timeGeneration, type StreamObservation } from '../../src/core/generation/generation-timing.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
-import type { EngineHooks, EngineInput, RunOptions, RunResult } from './engine.ts';
+import type { EngineHooks, EngineInput, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
 import type { TransformersSession } from './transformers-loader.ts';
 
 /** The end-of-sequence ids a model's generation config names (a number or a list), as bigints. */
@@ -25,7 +25,7 @@ function eosIds(session: TransformersSession): Set<bigint> {
 
 /**
  * One generate step on a loaded causal LM (called by TransformersEngine.run for inputs with task "generate").
- * @param session the tokenizer + causal LM that TransformersEngine loaded (through H4's shared loader)
+ * @param session the tokenizer + causal LM that TransformersEngine loaded (through the shared loader)
  * @param input a GenerateInput (prompt id, text, token limit, temperature, seed)
  * @param _options unused: the digest of a generation is always computed (it is cheap: a hash of the text)
  * @param hooks `onToken` per generated token

@@ -18,8 +18,8 @@ import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
 import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { redactUrl } from '../../src/core/redact.ts';
 import { fetchModelFiles, type FetchedModel } from '../model-fetch.ts';
-import type { EngineHooks, LoadRequest, LoadResult } from './engine.ts';
-import { createOnRoute, effectiveThreads } from './route.ts';
+import type { EngineHooks, FetchedFacts, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
+import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
 
 /** Which transformers.js auto class a task needs. */
 export type TransformersModelKind = 'sequence-classification' | 'causal-lm';
@@ -136,7 +136,7 @@ export async function loadTransformersModel(
   env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
   const externalDataChunks = model.files.filter((f) => /\.onnx_data(?:_\d+)?$/.test(f.path)).length;
-  const fetchedFacts = { files: fetched.files, integrity: fetched.integrity, fetchMs: fetched.fetchMs };
+  const fetchedFacts: FetchedFacts = { model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } };
   let session: TransformersSession | null = null;
   const route = await createOnRoute(
     request,
@@ -160,6 +160,6 @@ export async function loadTransformersModel(
   if (session === null) throw new Error('transformers.js reported success without a session');
   return {
     session,
-    result: { engine: { name: 'transformers', version: transformersVersion() }, ...route, threadsEffective, ...fetchedFacts },
+    result: localLoadResult({ name: 'transformers', version: transformersVersion() }, fetchedFacts, route),
   };
 }

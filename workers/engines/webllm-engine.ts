@@ -19,24 +19,15 @@ import type { CatalogModel } from '../../src/core/catalog.ts';
 import { parseGenerateInput } from '../../src/core/generation/generate-input.ts';
 import { fromWebLlmUsage, timeGeneration, type StreamObservation } from '../../src/core/generation/generation-timing.ts';
 import { webLlmGate, type WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
-import type { RouteAttempt } from '../../src/core/receipt.ts';
+import type { ModelFile, RouteAttempt } from '../../src/core/receipt.ts';
 import { redactUrl, redactUrlsInText } from '../../src/core/redact.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { firstIssueLine } from '../../src/core/zod-issues.ts';
 import { z } from 'zod';
 import { checkPins } from '../model-fetch.ts';
-import {
-  IntegrityError,
-  RouteError,
-  type Engine,
-  type EngineHooks,
-  type EngineInput,
-  type LoadedFile,
-  type LoadRequest,
-  type LoadResult,
-  type RunOptions,
-  type RunResult,
-} from './engine.ts';
+import { probeWebGpu } from '../../src/browser/webgpu-probe.ts';
+import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import { IntegrityError, RouteError, type Engine } from './engine.ts';
 
 /** The slice of a WebLLM model record this adapter reads or writes (see web-llm's `ModelRecord`). */
 export interface MlcModelRecord {
@@ -111,22 +102,9 @@ export interface WebLlmDeps {
 // Kept in sync with package.json by hand: WebLLM does not export its version, and the receipt must name it.
 export const WEBLLM_VERSION = '0.2.86';
 
-/** The browser's WebGPU probe, reduced to what the gate reads. */
-export async function probeBrowserWebGpu(): Promise<WebGpuProbe> {
-  type GpuLike = { requestAdapter(): Promise<{ features: Iterable<string> } | null> };
-  const gpu = (globalThis.navigator as Navigator & { gpu?: GpuLike }).gpu;
-  if (!gpu) return { navigator_gpu: false, adapter_granted: false, adapter_error: null, features: [] };
-  try {
-    const adapter = await gpu.requestAdapter();
-    if (!adapter) return { navigator_gpu: true, adapter_granted: false, adapter_error: null, features: [] };
-    return { navigator_gpu: true, adapter_granted: true, adapter_error: null, features: [...adapter.features] };
-  } catch (error) {
-    return { navigator_gpu: true, adapter_granted: false, adapter_error: error instanceof Error ? error.message : String(error), features: [] };
-  }
-}
-
 const browserDeps: WebLlmDeps = {
-  probeWebGpu: probeBrowserWebGpu,
+  // The one WebGPU probe (the capability probe's), run in this worker: the gate reads its features.
+  probeWebGpu,
   // The only import of WebLLM in the project: a dynamic one, so its code is a separate chunk fetched on this path only.
   importWebLlm: async () => (await import('@mlc-ai/web-llm')) as unknown as WebLlmModule,
   cacheStorage: () => (typeof caches === 'undefined' ? null : caches),
@@ -300,7 +278,7 @@ export async function hashWebLlmFiles(record: MlcModelRecord, storage: CacheStor
  * @throws IntegrityError when a file differs from its pin, or a pinned file is not among the files WebLLM loaded
  *   although the read-back was complete; Error when a pinned file could not be read back (unverifiable: refused)
  */
-export function webLlmIntegrity(model: CatalogModel, readBack: WebLlmCacheReadBack): { files: LoadedFile[]; integrity: 'verified' | 'unpinned' } {
+export function webLlmIntegrity(model: CatalogModel, readBack: WebLlmCacheReadBack): { files: ModelFile[]; integrity: 'verified' | 'unpinned' } {
   const pins = new Map(model.files.map((f) => [f.path, f]));
   for (const pin of model.files) {
     if (pin.bytes === null && pin.sha256 === null) continue;
@@ -310,7 +288,7 @@ export function webLlmIntegrity(model: CatalogModel, readBack: WebLlmCacheReadBa
       throw new Error(`integrity unverifiable: the catalog pins ${pin.path}, which could not be read back from WebLLM's cache (${readBack.problems[0]})`);
     } else throw new IntegrityError(`integrity failure: the catalog pins ${pin.path}, but WebLLM did not load that file`);
   }
-  const files = readBack.files.map((f): LoadedFile => {
+  const files = readBack.files.map((f): ModelFile => {
     const pin = f.path === null ? undefined : pins.get(f.path);
     return { url: redactUrl(f.url), bytes: f.bytes, sha256: f.sha256, expected_bytes: pin?.bytes ?? null, expected_sha256: pin?.sha256 ?? null };
   });
@@ -415,15 +393,10 @@ export class WebLlmEngine implements Engine {
     const hashMs = this.deps.now() - hashStarted;
     return {
       engine: { name: 'webllm', version: this.deps.version },
-      attempts,
-      completedEp: 'webgpu',
-      fallbackReason: null,
-      threadsEffective: null,
-      files: checked.files,
-      integrity: checked.integrity,
+      route: { completed_ep: 'webgpu', fallback_reason: null, threads_effective: null, attempts },
+      model: { files: checked.files, integrity: checked.integrity },
+      timings: { model_fetch_ms: fetchEnd - loadStarted + hashMs, session_create_ms: loadedAt - fetchEnd },
       ...(readBack.problems.length > 0 ? { loadErrors: readBack.problems.map((message) => ({ name: 'WebLlmFilesNotHashed', message })) } : {}),
-      fetchMs: fetchEnd - loadStarted + hashMs,
-      sessionMs: loadedAt - fetchEnd,
     };
   }
 

@@ -16,7 +16,7 @@ import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, t
 
 // An item row's id comes from the user's items file: any one line of text, bounded.
 const ItemId = textLine(256).pipe(z.string().min(1));
-import { AppInfo, Capabilities, EngineName, ExecutionProvider, InputInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
 import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -101,7 +101,7 @@ export const ComparisonReceipt = z.strictObject({
   created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
   app: AppInfo,
-  engine: z.strictObject({ name: EngineName, version: EngineVersion }),
+  engine: EngineInfo,
   model: ModelInfo,
   /** The input every route scored: a catalog fixed input, or (candidate rows) an id naming the suite and row count
    *  with the SHA-256 of the exact scoring inputs sent to the engine. */

@@ -8,17 +8,6 @@ import type { PromptSet } from './prompt-set.ts';
 /** The seeds of the reference protocol's three repetitions (posa-bench-methodology: 17, 29, 41). */
 export const DECLARED_SEEDS: readonly number[] = Object.freeze([17, 29, 41]);
 
-/**
- * Which engines take a sampling seed: WebLLM's chat completions accept `seed`; transformers.js (4.x) samples from its
- * global seedable Mersenne Twister (`random.seed(n)`), which the worker seeds before each generation. ORT alone does
- * not generate. An engine listed false records "no seed control".
- */
-export const ENGINE_SEED_CONTROL: Readonly<Record<'ort' | 'transformers' | 'webllm', boolean>> = Object.freeze({
-  ort: false,
-  transformers: true,
-  webllm: true,
-});
-
 /** `seeded`: the engine received each repetition's seed; `no-seed-control`: the engine cannot take one. */
 export type SeedControl = 'seeded' | 'no-seed-control';
 
@@ -53,7 +42,7 @@ export interface GenerationPlan {
  * Builds the plan.
  * @param promptSet the parsed prompt set (its order is the measured order)
  * @param repetitions how many times every measured prompt runs (1 to the number of declared seeds)
- * @param engineSupportsSeed whether the engine takes a sampling seed (see ENGINE_SEED_CONTROL)
+ * @param engineSupportsSeed whether the engine takes a sampling seed (`seedControl` in src/core/engine-capabilities.ts)
  * @param seeds the declared seeds, one per repetition (defaults to 17, 29, 41)
  * @param maxNewTokensOverride a token limit replacing the set's (slow devices, smoke tests); null = the set's
  */

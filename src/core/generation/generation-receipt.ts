@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineName, InterruptedRun, IsoTime, Lifecycle, ModelInfo, Route } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, Route } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { median, percentile } from '../stats.ts';
 
@@ -94,7 +94,7 @@ export const GenerationReceipt = z.strictObject({
   created_at: IsoTime,
   evidence_state: z.literal('DEVICE_RECEIPT'),
   app: AppInfo,
-  engine: z.strictObject({ name: EngineName, version: EngineVersion }),
+  engine: EngineInfo,
   route: Route,
   model: ModelInfo,
   prompt_set: z.strictObject({

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineName, InterruptedRun, IsoTime, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, IsoTime, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -46,7 +46,7 @@ export const SuiteReceipt = z.strictObject({
     /** Which scoring text was built from each row (see scoring-text.ts). */
     text_template: textLine(256),
   }),
-  engine: z.strictObject({ name: EngineName, version: EngineVersion }),
+  engine: EngineInfo,
   task: z.enum(['rerank', 'score-candidates']),
   /** Declared in every prediction row: `deberta` for cross-encoders, `lfm` for LLM scoring. */
   provenance: z.enum(['deberta', 'lfm']),
