@@ -11,8 +11,9 @@
  *    predictions, then buildScoreReport, as the CLI does).
  * 3. If a Python with the C `Levenshtein` extension is found (Debian: `apt-get install python3-levenshtein`), an
  *    equivalent minimal Python scorer (what a user would reach for, as AJIMEE's own utilities do) runs on the same
- *    files, side by side, and its metrics are checked against ours. Otherwise the issue's reference figure (about
- *    2 s for 100,000 rows, start-up and JSON parsing included) is printed, clearly labelled as not measured here.
+ *    files, side by side, and its metrics are checked against ours. Otherwise a reference figure for such a scorer
+ *    (about 2 s for 100,000 rows, start-up and JSON parsing included, on these machines) is printed, clearly labelled
+ *    as not measured here.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,8 @@ import { buildScoreReport } from '../src/core/scoring/score-run.ts';
 const ROWS = Number(process.env.DRB_BENCH_SCORE_ROWS ?? 100_000);
 const CANDIDATES = 8;
 const RUNS = Number(process.env.DRB_BENCH_SCORE_RUNS ?? 5);
-const PYTHON_REFERENCE_SECONDS = 2; // from issue 2: "about 2 s for 100,000 such rows on these machines"
+// A Python scorer with the C Levenshtein extension took about 2 s for 100,000 such rows on these machines.
+const PYTHON_REFERENCE_SECONDS = 2;
 
 const random = mulberry32(20261129);
 const pick = (from: number, to: number) => from + Math.floor(random() * (to - from + 1));
@@ -222,7 +224,7 @@ try {
   } else {
     console.log(lines.join('\n'));
     console.log(`\nNo Python with the C Levenshtein extension here (apt-get install python3-levenshtein to measure it).`);
-    console.log(`Reference figure from issue 2 (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`);
+    console.log(`Reference figure for a Python scorer (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`);
   }
   const [load1] = loadavg();
   console.log(`\nmachine: ${cpus().length} logical CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (wall times mean little when it is far above the CPU count)`);

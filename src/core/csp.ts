@@ -19,7 +19,7 @@ export const HUGGINGFACE_HOSTS: readonly string[] = [
  */
 export const EXTRA_MODEL_HOSTS: readonly string[] = [];
 
-/** Where WebLLM 0.2.86's prebuilt model libraries (.wasm) live (H6); needed only when the catalog has a WebLLM model. */
+/** Where WebLLM 0.2.86's prebuilt model libraries (.wasm) live; needed only when the catalog has a WebLLM model. */
 export const WEBLLM_LIBRARY_HOSTS: readonly string[] = ['https://raw.githubusercontent.com'];
 
 /**

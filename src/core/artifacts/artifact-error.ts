@@ -36,7 +36,7 @@ export function quoteId(id: string): string {
 export type Utf8Decoder = (bytes: Uint8Array) => string | undefined;
 
 // fatal: true refuses malformed UTF-8 instead of silently inserting U+FFFD; ignoreBOM false (the default) strips
-// one leading BOM, which the issue says to accept (the hash is over the raw bytes, computed elsewhere).
+// one leading BOM, as editors on Windows write one (the hash is over the raw bytes, computed elsewhere).
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**

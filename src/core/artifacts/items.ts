@@ -38,7 +38,8 @@ export type GenericItemsFile = z.infer<typeof GenericItemsFile>;
 
 /**
  * One row of AJIMEE-Bench's `evaluation_items.json`. Only `index`, `input` and `expected_output` are read; other
- * fields (context_text, original_text, ...) are allowed and ignored, as the issue asks.
+ * fields (context_text, original_text, ...) are allowed and ignored, so the upstream file
+ * is read as published.
  */
 export const AjimeeItemRow = z.looseObject({
   index: RowId,

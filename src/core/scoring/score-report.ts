@@ -10,7 +10,7 @@ const Rate = z.number().min(0).max(1);
 const Count = z.number().int().min(0);
 
 /**
- * The metrics of one scored run. The first fourteen keys are the ones issue 2 fixes; the rest are the counts
+ * The metrics of one scored run. The first fourteen keys are the headline metrics (docs/scoring.md); the rest are the counts
  * behind them, so every rate can be re-derived from the report. Rates are fractions in [0, 1].
  */
 export const ScoreMetrics = z.strictObject({

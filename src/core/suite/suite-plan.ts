@@ -1,6 +1,6 @@
 /**
- * Everything a suite run checks before it starts, in one pure step: both artifacts parsed (items with H1's shared
- * parser, candidates with ours), cross-checked, hashed, and joined into the rows the engine will score. A bad file
+ * Everything a suite run checks before it starts, in one pure step: both artifacts parsed (items with the scorer's own
+ * parser, so the page and `drb score` read an items file alike; candidates with ours), cross-checked, hashed, and joined into the rows the engine will score. A bad file
  * throws an ArtifactError naming the file and the row, so the page refuses it before any model is loaded.
  */
 import { z } from 'zod';
