@@ -13,6 +13,7 @@
  *   adapter, which lacks `shader-f16`, fails with that reason in the receipt instead of running something else.
  */
 import type { Page } from 'playwright-core';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import type { PredictionRow } from '../../src/core/artifacts/predictions.ts';
@@ -88,7 +89,7 @@ describe('a quantized operator the wasm runtime lacks', () => {
   it('tfjs-tiny-lfm2 q4 on wasm: GatherBlockQuantized has no kernel in the page\'s WebAssembly build; the run fails with that reason', async () => {
     // onnxruntime-web's asyncify build (the `onnxruntime-web/webgpu` entry both engines load) has no CPU kernel for
     // com.microsoft GatherBlockQuantized, which LiquidAI's q4 exports use for the embedding; WebGPU has one.
-    const { page, state } = await runPage('?autorun=cold&engine=transformers&model=tfjs-tiny-lfm2&ep=wasm&threads=1&allow_fallback=0');
+    const { page, state } = await runPage(`?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', ep: 'wasm', threads: 1, allowFallback: false })}`);
     const receipts = (await page.evaluate(() => window.drbReceipts)) as DeviceReceipt[];
     await page.close();
     expect(state).toBe('failed');
@@ -106,7 +107,7 @@ describe('generation runs through the cache', () => {
     ['tfjs-tiny-qwen3-gen', 'webgpu'],
     ['tfjs-tiny-lfm2-gen', 'webgpu'],
   ] as const)('%s on %s: chat-templated prompts, TTFT and decode speed from the cached path', async (model, ep) => {
-    const { page, state, artifacts, requests } = await runPage(`?autorun=generate&model=${model}&ep=${ep}&threads=1&reps=1&max_tokens=4`);
+    const { page, state, artifacts, requests } = await runPage(`?${toSearchParams({ autorun: ['generate'], model, ep, threads: 1, reps: 1, maxNewTokens: 4 })}`);
     await page.close();
     expect(state).toBe('done');
     const receipt = GenerationReceipt.parse(artifacts.find((a) => a.kind === 'generation-receipt')!.data);
@@ -127,8 +128,8 @@ describe('generation runs through the cache', () => {
 });
 
 describe('suite runs on the other dtypes', () => {
-  async function suite(query: string): Promise<{ state: string; receipt: SuiteReceipt; predictions: PredictionRow[] | undefined; requests: string[] }> {
-    const { page, state, artifacts, requests } = await runPage(`?autorun=suite&engine=transformers&${query}`);
+  async function suite(settings: Partial<AutomationSettings>): Promise<{ state: string; receipt: SuiteReceipt; predictions: PredictionRow[] | undefined; requests: string[] }> {
+    const { page, state, artifacts, requests } = await runPage(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', ...settings })}`);
     await page.close();
     const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')!.data);
     expect(checkSuiteReceipt(receipt)).toEqual([]);
@@ -136,7 +137,7 @@ describe('suite runs on the other dtypes', () => {
   }
 
   it('the LM in fp32 loads its weights from onnx/model.onnx_data and scores every row', async () => {
-    const run = await suite('model=tfjs-tiny-qwen3&ep=wasm&threads=1&dtype=fp32');
+    const run = await suite({ model: 'tfjs-tiny-qwen3', ep: 'wasm', threads: 1, dtype: 'fp32' });
     expect(run.state).toBe('done');
     expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
     expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
@@ -146,7 +147,7 @@ describe('suite runs on the other dtypes', () => {
   });
 
   it('the LFM2-shaped LM in fp32 on wasm: external data the config does not declare, convolution cache, every row scored', async () => {
-    const run = await suite('model=tfjs-tiny-lfm2&ep=wasm&threads=1&dtype=fp32');
+    const run = await suite({ model: 'tfjs-tiny-lfm2', ep: 'wasm', threads: 1, dtype: 'fp32' });
     expect(run.state).toBe('done');
     expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
     expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
@@ -155,7 +156,7 @@ describe('suite runs on the other dtypes', () => {
   });
 
   it('the cross-encoder in fp16 ranks every row on wasm', async () => {
-    const run = await suite('model=tfjs-tiny-xlmr-reranker&ep=wasm&threads=1&dtype=fp16');
+    const run = await suite({ model: 'tfjs-tiny-xlmr-reranker', ep: 'wasm', threads: 1, dtype: 'fp16' });
     expect(run.state).toBe('done');
     expect(run.receipt.model).toMatchObject({ dtype: 'fp16', integrity: 'verified' });
     expect(onnxFiles(run.receipt)).toEqual(['onnx/model_fp16.onnx']);
@@ -163,7 +164,7 @@ describe('suite runs on the other dtypes', () => {
   });
 
   it('fp16 on the WebGPU adapter without shader-f16 fails with the reason, no fallback, no predictions', async () => {
-    const run = await suite('model=tfjs-tiny-xlmr-reranker&ep=webgpu&dtype=fp16&allow_fallback=0');
+    const run = await suite({ model: 'tfjs-tiny-xlmr-reranker', ep: 'webgpu', dtype: 'fp16', allowFallback: false });
     expect(run.state).toBe('failed');
     expect(run.receipt.outcome.status).toBe('failed');
     expect(run.receipt.outcome.reason).toMatch(/does not support fp16/);
