@@ -4,6 +4,7 @@
  * own origin, plus the model hosts the catalog is configured for; no third-party scripts at all.
  */
 import type { ModelCatalog } from './catalog.ts';
+import { ENGINE_CAPABILITIES } from './engine-capabilities.ts';
 
 /** Hosts a Hugging Face download touches: the API host, then the CDN hosts its `resolve` URLs redirect to. */
 export const HUGGINGFACE_HOSTS: readonly string[] = [
@@ -15,21 +16,14 @@ export const HUGGINGFACE_HOSTS: readonly string[] = [
 ];
 
 /**
- * Extra hosts an engine fetches from besides the model files (e.g. WebLLM's model libraries); engine helpers add theirs.
- */
-export const EXTRA_MODEL_HOSTS: readonly string[] = [];
-
-/** Where WebLLM 0.2.86's prebuilt model libraries (.wasm) live; needed only when the catalog has a WebLLM model. */
-export const WEBLLM_LIBRARY_HOSTS: readonly string[] = ['https://raw.githubusercontent.com'];
-
-/**
  * The `connect-src` hosts the catalog needs (page origin excluded).
  * @param catalog the parsed catalog
  */
 export function modelHosts(catalog: ModelCatalog): string[] {
-  const hosts = new Set<string>(EXTRA_MODEL_HOSTS);
+  const hosts = new Set<string>();
   if (catalog.models.some((m) => m.source.type === 'huggingface')) for (const host of HUGGINGFACE_HOSTS) hosts.add(host);
-  if (catalog.models.some((m) => m.engine === 'webllm')) for (const host of WEBLLM_LIBRARY_HOSTS) hosts.add(host);
+  // Hosts an engine's runtime fetches from (the capability table), for the engines the catalog uses.
+  for (const model of catalog.models) for (const host of ENGINE_CAPABILITIES[model.engine].runtimeHosts) hosts.add(host);
   return [...hosts].sort();
 }
 

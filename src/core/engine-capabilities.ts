@@ -38,6 +38,11 @@ export interface EngineCapabilities {
   generate: boolean;
   /** The execution providers it can run on. */
   devices: readonly ExecutionProvider[];
+  /** Hosts its runtime fetches from besides the model files (the page's CSP allows them when the catalog has one of
+   *  its models): WebLLM 0.2.86 downloads its prebuilt model libraries (.wasm) from GitHub. */
+  runtimeHosts: readonly string[];
+  /** Whether the run can pick the model's dtype (transformers.js picks the ONNX file by dtype: fp32, fp16, q8 ...). */
+  dtypeChoice: boolean;
   /** Whether its sampler takes a seed, so a generation plan can declare one per repetition. WebLLM's chat
    *  completions accept `seed`; transformers.js 4.x samples from its seedable global Mersenne Twister, which the
    *  worker seeds before each generation. */
@@ -46,7 +51,7 @@ export interface EngineCapabilities {
 
 /** The table: one row per engine. Its keys are the engine names receipts and URL parameters use. */
 const TABLE = {
-  ort: { tasks: ['raw'], coldWarm: true, compare: true, suite: false, generate: false, devices: ['wasm', 'webgpu'], seedControl: false },
+  ort: { tasks: ['raw'], coldWarm: true, compare: true, suite: false, generate: false, devices: ['wasm', 'webgpu'], runtimeHosts: [], dtypeChoice: false, seedControl: false },
   transformers: {
     tasks: ['rerank', 'score-candidates', 'generate'],
     coldWarm: true,
@@ -54,9 +59,21 @@ const TABLE = {
     suite: true,
     generate: true,
     devices: ['wasm', 'webgpu'],
+    runtimeHosts: [],
+    dtypeChoice: true,
     seedControl: true,
   },
-  webllm: { tasks: ['generate'], coldWarm: false, compare: false, suite: false, generate: true, devices: ['webgpu'], seedControl: true },
+  webllm: {
+    tasks: ['generate'],
+    coldWarm: false,
+    compare: false,
+    suite: false,
+    generate: true,
+    devices: ['webgpu'],
+    runtimeHosts: ['https://raw.githubusercontent.com'],
+    dtypeChoice: false,
+    seedControl: true,
+  },
 } as const satisfies Record<string, EngineCapabilities>;
 
 /** An engine's name, as receipts, the catalog and the `engine` URL parameter write it: a row of the table. */
@@ -65,6 +82,11 @@ export const EngineName = z.enum(Object.keys(TABLE) as [EngineName, ...EngineNam
 
 /** What each engine can do. */
 export const ENGINE_CAPABILITIES: Readonly<Record<EngineName, Readonly<EngineCapabilities>>> = Object.freeze(TABLE);
+
+/** The engines that offer run kind `kind` (for messages that name them). */
+export function enginesFor(kind: keyof Pick<EngineCapabilities, 'coldWarm' | 'compare' | 'suite' | 'generate'>): EngineName[] {
+  return EngineName.options.filter((name) => ENGINE_CAPABILITIES[name][kind]);
+}
 
 /** The tasks whose models score candidate lists (a suite run's rows, a comparison's candidate rows). */
 export const CANDIDATE_TASKS: readonly ModelTask[] = Object.freeze(['rerank', 'score-candidates']);

@@ -11,7 +11,7 @@
 import type { CatalogModel } from '../core/catalog.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import type { PredictionRow } from '../core/artifacts/predictions.ts';
-import { canRun } from '../core/engine-capabilities.ts';
+import { canRun, enginesFor } from '../core/engine-capabilities.ts';
 import { appSection, artifactFileName, modelSection, receiptNameParts, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt-envelope.ts';
 import { receiptText } from '../core/redact.ts';
 import type { Capabilities, RouteAttempt } from '../core/receipt.ts';
@@ -118,7 +118,7 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
   // 1. Validate both artifacts before anything loads.
   ui.onPhase?.('validate');
   if (!canRun(request.model, 'suite')) {
-    return { refused: `model ${request.model.id} is not a transformers.js reranker or candidate scorer (engine ${request.model.engine}, task ${request.model.task})` };
+    return { refused: `model ${request.model.id} is not a reranker or candidate scorer on the ${enginesFor('suite').join(' or ')} engine (engine ${request.model.engine}, task ${request.model.task})` };
   }
   let plan: SuitePlan;
   try {

@@ -14,7 +14,7 @@ import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import type { ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
-import { canRun, scoresCandidates } from '../core/engine-capabilities.ts';
+import { canRun, ENGINE_CAPABILITIES, scoresCandidates } from '../core/engine-capabilities.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import { planSuite } from '../core/suite/suite-plan.ts';
@@ -144,8 +144,8 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         input = { kind: 'fixed', input: fixed! };
       }
       const out = await controller.run(
-        // The dtype parameter picks a transformers.js ONNX file; the ORT fixtures have one file each.
-        { model, input, routes, baselineId, rounds: settings.rounds, seed: a.seed, toleranceAbs: a.tolerance, dtype: model.engine === 'transformers' ? a.dtype : null },
+        // The dtype parameter picks the ONNX file where the engine can (the ORT fixtures have one file each).
+        { model, input, routes, baselineId, rounds: settings.rounds, seed: a.seed, toleranceAbs: a.tolerance, dtype: ENGINE_CAPABILITIES[model.engine].dtypeChoice ? a.dtype : null },
         {
           onPhase: (phase, routeId) => setProgress(`${phase}${routeId ? ` ${routeId}` : ''}`),
           onSlot: (done, total, routeId) => setProgress(`timed run ${done} / ${total} (${routeId})`),

@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
-import { canRun } from '../core/engine-capabilities.ts';
+import { canRun, ENGINE_CAPABILITIES, enginesFor } from '../core/engine-capabilities.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import { marginPolicy } from '../core/suite/abstention-policy.ts';
@@ -87,7 +87,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
     };
     try {
       const model = models.find((m) => m.id === choice.modelId);
-      if (!model) throw new Error(`Invalid model param: '${choice.modelId}' is not a transformers.js reranker or candidate scorer`);
+      if (!model) throw new Error(`Invalid model param: '${choice.modelId}' is not a reranker or candidate scorer on the ${enginesFor('suite').join(' or ')} engine`);
       const minMargin = choice.threshold.trim() === '' ? null : Number(choice.threshold);
       if (minMargin !== null && !(Number.isFinite(minMargin) && minMargin >= 0)) throw new Error(`margin threshold must be a number >= 0, got '${choice.threshold}'`);
       const facts = livePageFacts(a.stageTimeoutMs, props.journal);
@@ -134,8 +134,8 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
 
   useEffect(() => {
     if (!a.autorun.includes('suite') || props.automation.errors.length > 0) return;
-    if (a.engine !== null && a.engine !== 'transformers') {
-      setError(`Invalid engine param: '${a.engine}', suite runs use the transformers engine`);
+    if (a.engine !== null && !ENGINE_CAPABILITIES[a.engine].suite) {
+      setError(`Invalid engine param: '${a.engine}', suite runs use the ${enginesFor('suite').join(' or ')} engine`);
       setDrbState('failed');
       return;
     }
