@@ -125,7 +125,7 @@ const LABEL_VALUES = new WordCodes(ITEM_LABELS.map((label, code) => [label, code
  * Records string tokens as ranges of the table's text: the file's own bytes when the token has no escape, or its
  * decoded form appended to `arena` (numbered after the file's bytes, which the final text buffer puts first).
  */
-export class RangeWriter {
+class RangeWriter {
   readonly arena = new ByteSink(256);
 
   constructor(readonly scanner: JsonScanner) {}

@@ -75,20 +75,24 @@ export interface ArtifactReader {
 export function readWhole(source: ArtifactStream): ArtifactBytes {
   if (source.size !== undefined && source.size > MAX_ARTIFACT_BYTES) throw tooLargeError(source.fileName, source.size);
   const reader = source.open();
-  let bytes = new Uint8Array(Math.max(source.size ?? 0, 1 << 16));
+  let bytes = new Uint8Array(source.size ?? 1 << 16);
   let length = 0;
+  const spare = new Uint8Array(1 << 16);
   for (;;) {
-    if (length === bytes.length) {
-      if (length >= MAX_ARTIFACT_BYTES) {
-        if (reader.read(new Uint8Array(1), 0, 1) === 0) break;
-        throw tooLargeError(source.fileName, undefined);
-      }
-      const larger = new Uint8Array(Math.min(2 * bytes.length, MAX_ARTIFACT_BYTES));
-      larger.set(bytes);
-      bytes = larger;
+    if (length < bytes.length) {
+      const read = reader.read(bytes, length, bytes.length - length);
+      if (read === 0) break;
+      length += read;
+      continue;
     }
-    const read = reader.read(bytes, length, bytes.length - length);
+    // Full: a larger buffer only if more bytes come (a file of the size it reported is never copied).
+    const read = reader.read(spare, 0, spare.length);
     if (read === 0) break;
+    if (length + read > MAX_ARTIFACT_BYTES) throw tooLargeError(source.fileName, undefined);
+    const larger = new Uint8Array(Math.min(Math.max(2 * bytes.length, length + read), MAX_ARTIFACT_BYTES));
+    larger.set(bytes.subarray(0, length));
+    larger.set(spare.subarray(0, read), length);
+    bytes = larger;
     length += read;
   }
   return { bytes: bytes.subarray(0, length), fileName: source.fileName, reportName: source.reportName, fastDecode: source.fastDecode, sha256: reader.sha256() };
@@ -120,11 +124,12 @@ export interface LoadedItems {
  * or an unusual but valid shape) goes through parseItems, which names the problem or reads the file.
  * @param source the items file
  * @param format its layout
- * @param sha256 the file's hash if already started (hashing runs off the main thread, so callers start it early)
+ * @param hashing the file's hash if already started (Web Crypto digests off the main thread, so callers start it early)
  * @throws ArtifactError when the file is bad
  */
-export async function loadItems(source: ArtifactBytes, format: ItemFormat, sha256 = startArtifactHash(source)): Promise<LoadedItems> {
+export async function loadItems(source: ArtifactBytes, format: ItemFormat, hashing?: Promise<string>): Promise<LoadedItems> {
   checkArtifactSize(source.bytes, source.fileName);
+  const sha256 = hashing ?? startArtifactHash(source);
   let rows: ItemRow[] | undefined;
   let table = readItemTable(source.bytes, format);
   if (table === undefined) {
