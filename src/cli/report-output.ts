@@ -150,15 +150,6 @@ function cannotRead(path: string, error: unknown): CliError {
 }
 
 /**
- * SHA-256 of a file's bytes as lowercase hex, with Node's hash (SHA-NI accelerated here): it reads the bytes where
- * they are, while Web Crypto's digest first copies them.
- * @param bytes the raw bytes to hash
- */
-export function sha256HexOf(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-/**
  * Parses `--candidate-limit`.
  * @param text the flag's value as typed
  */

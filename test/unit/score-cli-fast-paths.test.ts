@@ -1,6 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sha256HexOf } from '../../src/cli/report-output.ts';
+import { openArtifact, readArtifact } from '../../src/cli/report-output.ts';
 import { decodeUtf8Text } from '../../src/cli/utf8-text.ts';
+import { readWhole } from '../../src/core/scoring/score-run.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 
 const encoder = new TextEncoder();
@@ -38,12 +42,26 @@ describe('decodeUtf8Text (the CLI fast path for reading artifacts)', () => {
   });
 });
 
-describe('sha256HexOf (the CLI hash of input files)', () => {
+describe('the CLI hash of input files (readArtifact and openArtifact hash each chunk as they read it)', () => {
+  /** The hashes both readers give for a file holding `bytes`. */
+  function cliHashes(bytes: Uint8Array): string[] {
+    const dir = mkdtempSync(join(tmpdir(), 'drb-hash-'));
+    const path = join(dir, 'f.json');
+    writeFileSync(path, bytes);
+    const stream = openArtifact(path);
+    try {
+      const streamed = 'bytes' in stream ? stream.sha256 : readWhole(stream).sha256;
+      return [readArtifact(path).sha256 ?? '', streamed ?? ''];
+    } finally {
+      stream.close();
+    }
+  }
+
   it('agrees with the Web Crypto hash the core uses, and with a published test vector', async () => {
-    expect(sha256HexOf(encoder.encode('abc'))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-    const bytes = new Uint8Array(100_003).map((_, i) => (i * 7919) & 0xff);
-    expect(sha256HexOf(bytes)).toBe(await sha256Hex(bytes));
-    const view = bytes.subarray(5, 70_000); // a view into a larger buffer hashes only its own bytes
-    expect(sha256HexOf(view)).toBe(await sha256Hex(view));
+    expect(cliHashes(encoder.encode('abc'))).toEqual(Array(2).fill('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'));
+    const bytes = new Uint8Array(3 * (1 << 20) + 100_003).map((_, i) => (i * 7919) & 0xff); // several read chunks
+    expect(cliHashes(bytes)).toEqual(Array(2).fill(await sha256Hex(bytes)));
+    const view = bytes.subarray(5, 70_000); // a view into a larger buffer: only its own bytes are written and hashed
+    expect(cliHashes(view)).toEqual(Array(2).fill(await sha256Hex(view)));
   });
 });
