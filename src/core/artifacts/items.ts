@@ -23,7 +23,11 @@ export const RowId = z.string({ error: (issue) => `id must be a string, got ${ty
 const Reference = z.string().min(1, 'must not be an empty string (CER divides by the reference length)');
 const References = z.array(Reference).min(1, 'must list at least one reference');
 
-/** One row of a generic items file: `{id, input, references, label?}`; no other keys (a typo in a key is an error). */
+/**
+ * One row of a generic items file: `{id, input, references, label?}`; no other keys (a typo in a key is an error).
+ * The scorer's byte reader (item-table.ts) checks the same rules without zod: a change here needs the same change
+ * there (score-byte-readers.test.ts fails when the byte reader accepts a row this schema refuses).
+ */
 export const GenericItemRow = z.strictObject({
   id: RowId,
   input: z.string(),
@@ -40,6 +44,7 @@ export type GenericItemsFile = z.infer<typeof GenericItemsFile>;
  * One row of AJIMEE-Bench's `evaluation_items.json`. Only `index`, `input` and `expected_output` are read; other
  * fields (context_text, original_text, ...) are allowed and ignored, so the upstream file
  * is read as published.
+ * The scorer's byte reader (item-table.ts) mirrors this schema too.
  */
 export const AjimeeItemRow = z.looseObject({
   index: RowId,

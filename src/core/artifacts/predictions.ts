@@ -14,6 +14,8 @@ export type Provenance = z.infer<typeof Provenance>;
  * One prediction row: `{id, candidates, provenance?, reason?, margin?}`. `candidates` missing, null or `[]` means
  * the row abstains (its effective output is the item's input); an empty string inside a non-empty list is a real
  * candidate. `reason` is a free machine-readable string and `margin` a finite number; both are declared values.
+ * The scorer's byte reader (prediction-table.ts) checks the same rules without zod: a change here needs the same
+ * change there (score-byte-readers.test.ts fails when the byte reader accepts a row this schema refuses).
  */
 export const PredictionRow = z.strictObject({
   id: RowId,
