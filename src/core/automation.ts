@@ -13,7 +13,7 @@
  * one entry in `PARAMS` (its parser and its writer) plus its field in `AutomationSettings` and `DEFAULT_SETTINGS`.
  */
 import { DEFAULT_COMPARISON_ROUTES, parseRouteSpec, ROUTE_SPEC_EXPECTED, type RouteSpec } from './comparison/route-spec.ts';
-import { EngineName, ExecutionProvider } from './receipt.ts';
+import { DeviceDetails, EngineName, ExecutionProvider } from './receipt.ts';
 import { TRANSFORMERS_DTYPE_SUFFIX } from './transformers-dtype.ts';
 
 /** Values `autorun` accepts (comma-separated, each at most once, run in the given order). */
@@ -57,6 +57,8 @@ export interface AutomationSettings {
   minMargin: number | null;
   /** transformers.js dtype (picks the ONNX file: fp32, fp16, q8, q4, ...); null = the catalog's. */
   dtype: string | null;
+  /** How much of the device receipts record: `reduced` unless the tester chose `full` (see DeviceDetails). */
+  deviceDetails: DeviceDetails;
 }
 
 /** The engine of the plain cold/warm controls when the URL names none. */
@@ -84,6 +86,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   suite: null,
   minMargin: null,
   dtype: null,
+  deviceDetails: 'reduced',
 });
 
 /** A parameter parser: returns the value or throws ParamError with the "expected ..." part. */
@@ -216,6 +219,7 @@ export const PARAMS: Record<string, Param> = {
     write: text,
   },
   dtype: { field: 'dtype', parse: oneOf(Object.keys(TRANSFORMERS_DTYPE_SUFFIX)), write: text },
+  device_details: { field: 'deviceDetails', parse: oneOf(DeviceDetails.options), write: text },
   min_margin: {
     field: 'minMargin',
     parse: (raw) => {

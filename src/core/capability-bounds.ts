@@ -6,6 +6,17 @@
 import { boundDetail, boundLine } from './bounded-text.ts';
 import type { Capabilities } from './receipt.ts';
 
+/**
+ * A user agent with every dotted or underscored version cut to its major (`Chrome/156.0.7390.54` ->
+ * `Chrome/156.0.0.0`, `iPhone OS 18_1_1` -> `iPhone OS 18_0_0`, `Version/18.1` -> `Version/18.0`), the form Chromium
+ * already sends: enough to tell browsers and major versions apart, not the build a fingerprint would key on.
+ * @param userAgent navigator.userAgent
+ */
+export function reduceUserAgent(userAgent: string): string {
+  // A version starts after '/', a space, '(' or ';' (never inside a token such as x86_64).
+  return userAgent.replace(/(^|[/ (;])(\d+)((?:[._]\d+)+)/g, (_all, before: string, major: string, rest: string) => `${before}${major}${rest.replace(/\d+/g, '0')}`);
+}
+
 const FEATURE = /^[a-z0-9][a-z0-9-]{0,79}$/;
 
 type BrandVersion = { brand: string; version: string };

@@ -1,5 +1,5 @@
 /**
- * The device receipt (`drb.device-receipt.v1`): what one cold or warm run measured on one device.
+ * The device receipt (`drb.device-receipt.v2`): what one cold or warm run measured on one device.
  *
  * Every object is strict (unknown keys are refused), so a receipt cannot smuggle input or output text in a
  * field the schema does not know. URLs are stored redacted to origin + path (see redact.ts); times are
@@ -12,7 +12,8 @@ import { SHA256_PATTERN } from './sha256.ts';
 
 export { RedactedUrl } from './bounded-text.ts';
 
-export const DEVICE_RECEIPT_SCHEMA = 'drb.device-receipt.v1';
+/** v2: new fields of this round (the device-details choice first); a v1 receipt is refused with one line. */
+export const DEVICE_RECEIPT_SCHEMA = 'drb.device-receipt.v2';
 
 const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
 const Ms = z.number().finite().nonnegative();
@@ -165,7 +166,18 @@ export const WebGpuCapabilities = z.strictObject({
 
 const BrandVersion = z.strictObject({ brand: textLine(128), version: textLine(64) });
 
+/**
+ * How much of the device a receipt records. `reduced` (the default): what a device pass needs to tell targets apart:
+ * browser brands with their major versions, platform and mobile flag, and the user agent with every version cut to
+ * its major (Chromium's own reduced form). `full`: the tester chose to share the full user agent and the
+ * high-entropy client hints (platform version, CPU architecture, device model, full browser versions).
+ */
+export const DeviceDetails = z.enum(['reduced', 'full']);
+export type DeviceDetails = z.infer<typeof DeviceDetails>;
+
 export const Capabilities = z.strictObject({
+  /** The tester's choice of how much of the device is recorded (see DeviceDetails). */
+  device_details: DeviceDetails,
   user_agent: textLine(1024),
   ua_client_hints: z
     .strictObject({

@@ -2,8 +2,8 @@
  * The capability probe: what this browser can do, recorded in every receipt. Only what the browser really exposes:
  * a missing API is null, never estimated. WebGPU is probed by the one WebGPU probe (src/browser/webgpu-probe.ts).
  */
-import { boundCapabilities } from '../core/capability-bounds.ts';
-import type { Capabilities } from '../core/receipt.ts';
+import { boundCapabilities, reduceUserAgent } from '../core/capability-bounds.ts';
+import type { Capabilities, DeviceDetails } from '../core/receipt.ts';
 import { probeWebGpu, type GpuLike } from '../browser/webgpu-probe.ts';
 
 // The smallest valid module using SIMD (v128) / shared memory + atomics: WebAssembly.validate tells whether the
@@ -30,14 +30,29 @@ function validates(bytes: Uint8Array): boolean {
   }
 }
 
-async function probeClientHints(nav: Nav): Promise<Capabilities['ua_client_hints']> {
+// The tester's choice, shared by every panel and every probe: reduced until they choose full device details on the
+// page (or the URL says device_details=full). A probe reads it when it runs, so a receipt records the choice then.
+let chosenDeviceDetails: DeviceDetails = 'reduced';
+
+/**
+ * Sets the device-details choice every later probe records.
+ * @param details `full` only after the tester chose to share full device details
+ */
+export function chooseDeviceDetails(details: DeviceDetails): void {
+  chosenDeviceDetails = details;
+}
+
+async function probeClientHints(nav: Nav, details: DeviceDetails): Promise<Capabilities['ua_client_hints']> {
   const data = nav.userAgentData;
   if (!data) return null;
   let high: Record<string, unknown> = {};
-  try {
-    high = (await data.getHighEntropyValues?.(['platformVersion', 'architecture', 'model', 'fullVersionList'])) ?? {};
-  } catch {
-    high = {};
+  // The high-entropy hints are asked for only when the tester chose to share full device details.
+  if (details === 'full') {
+    try {
+      high = (await data.getHighEntropyValues?.(['platformVersion', 'architecture', 'model', 'fullVersionList'])) ?? {};
+    } catch {
+      high = {};
+    }
   }
   const str = (value: unknown) => (typeof value === 'string' ? value : null);
   const list = Array.isArray(high.fullVersionList) ? (high.fullVersionList as Array<{ brand: string; version: string }>) : null;
@@ -73,11 +88,13 @@ function syncFacts(nav: Nav): Pick<Capabilities, 'platform' | 'cross_origin_isol
  * The synchronous part of the probe only (no storage estimate, no WebGPU adapter request), for a receipt whose
  * full probe did not finish in time.
  * @param why recorded as the WebGPU adapter error, since the adapter was never asked
+ * @param details the device-details choice (default: the tester's current choice)
  */
-export function basicCapabilities(why: string): Capabilities {
+export function basicCapabilities(why: string, details: DeviceDetails = chosenDeviceDetails): Capabilities {
   const nav = navigator as Nav;
   return boundCapabilities({
-    user_agent: navigator.userAgent,
+    device_details: details,
+    user_agent: details === 'full' ? navigator.userAgent : reduceUserAgent(navigator.userAgent),
     ua_client_hints: null,
     ...syncFacts(nav),
     js_heap: null,
@@ -86,8 +103,12 @@ export function basicCapabilities(why: string): Capabilities {
   });
 }
 
-/** Probes this browser (page context). Never throws: every failing sub-probe records null / false. */
-export async function probeCapabilities(): Promise<Capabilities> {
+/**
+ * Probes this browser (page context). Never throws: every failing sub-probe records null / false.
+ * @param details `reduced`: major versions only and no high-entropy client hints; `full`: the full user agent and
+ *   the high-entropy hints (default: the tester's current choice, reduced until they choose full)
+ */
+export async function probeCapabilities(details: DeviceDetails = chosenDeviceDetails): Promise<Capabilities> {
   const nav = navigator as Nav;
   const memory = (performance as Performance & { memory?: { jsHeapSizeLimit: number; totalJSHeapSize: number; usedJSHeapSize: number } })
     .memory;
@@ -101,8 +122,9 @@ export async function probeCapabilities(): Promise<Capabilities> {
   }
   // Bounded as the receipt schema requires: the browser may report strings of any length.
   return boundCapabilities({
-    user_agent: navigator.userAgent,
-    ua_client_hints: await probeClientHints(nav),
+    device_details: details,
+    user_agent: details === 'full' ? navigator.userAgent : reduceUserAgent(navigator.userAgent),
+    ua_client_hints: await probeClientHints(nav, details),
     ...syncFacts(nav),
     js_heap: memory
       ? { js_heap_size_limit: memory.jsHeapSizeLimit, total_js_heap_size: memory.totalJSHeapSize, used_js_heap_size: memory.usedJSHeapSize }

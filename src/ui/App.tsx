@@ -6,10 +6,10 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DEFAULT_ENGINE, parseAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
-import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
+import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
 import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { probeCapabilities } from '../page/capability-probe.ts';
+import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import type { InterruptedRun } from '../core/journal.ts';
@@ -39,6 +39,18 @@ export function App(props: { catalog: ModelCatalog }) {
     allowFallback: a.allowFallback,
   });
   const [capabilities, setCapabilities] = useState<Capabilities | null>(null);
+  // Receipts record a reduced device identity unless the tester ticks the box (or the URL says device_details=full);
+  // set before the first render's effects, so an autorun records the choice too.
+  const [deviceDetails, setDeviceDetails] = useState<DeviceDetails>(() => {
+    chooseDeviceDetails(a.deviceDetails);
+    return a.deviceDetails;
+  });
+  const onDeviceDetails = (full: boolean) => {
+    const details: DeviceDetails = full ? 'full' : 'reduced';
+    chooseDeviceDetails(details);
+    setDeviceDetails(details);
+    void probeCapabilities(details).then(setCapabilities);
+  };
   const [status, setStatus] = useState<ModelStatus>('idle');
   const [progress, setProgress] = useState<FetchProgress | null>(null);
   const [liveSamples, setLiveSamples] = useState<number[]>([]);
@@ -170,6 +182,12 @@ export function App(props: { catalog: ModelCatalog }) {
       <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
       <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
       <SuitePanel catalog={catalog} automation={automation} journal={journal} />
+      <label class="device-details">
+        <input type="checkbox" data-testid="device-details" checked={deviceDetails === 'full'} disabled={busy} onChange={(e) => onDeviceDetails(e.currentTarget.checked)} />{' '}
+        Record full device details in receipts: the full user agent, OS version, CPU architecture, device model and full
+        browser versions. Unticked, a receipt keeps the browser with its major version, the platform and the mobile flag
+        only, and records which you chose.
+      </label>
       <CapabilityPanel capabilities={capabilities} />
       <footer>
         <small>

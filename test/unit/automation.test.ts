@@ -83,6 +83,7 @@ describe('toSearchParams', () => {
     suite: 'my.suite_1',
     minMargin: 1e-7,
     dtype: 'q4f16',
+    deviceDetails: 'full',
   };
 
   it('writes every parameter, and parsing what it writes gives the same settings back', () => {

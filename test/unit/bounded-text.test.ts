@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { boundCode, boundDetail, Detail, DETAIL_MAX_CHARS, ErrorCode, isOriginPathUrl, RedactedUrl } from '../../src/core/bounded-text.ts';
-import { boundCapabilities } from '../../src/core/capability-bounds.ts';
+import { boundCapabilities, reduceUserAgent } from '../../src/core/capability-bounds.ts';
 import { Capabilities, type DeviceReceipt } from '../../src/core/receipt.ts';
 import { receiptText, redactUrl } from '../../src/core/redact.ts';
 
@@ -88,5 +88,30 @@ describe('bounding at the source', () => {
     expect(bounded.webgpu.features).toEqual(['shader-f16']);
     expect(bounded.ua_client_hints?.platform).toBe('Linux\uFFFD\uFFFD| forged |');
     expect(boundCapabilities(receipt.capabilities)).toEqual(receipt.capabilities);
+  });
+});
+
+describe('device details: reduced unless the tester chose full', () => {
+  it.each([
+    [
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.7390.54 Mobile Safari/537.36',
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.0 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.0',
+    ],
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0_0 like Mac OS X) AppleWebKit/605.0.0 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.0',
+    ],
+    ['Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'],
+  ])('reduceUserAgent(%s)', (ua, reduced) => {
+    expect(reduceUserAgent(ua)).toBe(reduced);
+    expect(reduceUserAgent(reduced)).toBe(reduced);
+  });
+
+  it('a receipt records the choice: device_details is required and only reduced or full', () => {
+    const receipt = JSON.parse(readFileSync(new URL('../fixtures/receipts/01-ort-wasm-t1-cold-ok.json', import.meta.url), 'utf8')) as DeviceReceipt;
+    expect(receipt.capabilities.device_details).toBe('reduced');
+    const { device_details: _dropped, ...without } = receipt.capabilities;
+    expect(Capabilities.safeParse(without).success).toBe(false);
+    expect(Capabilities.safeParse({ ...receipt.capabilities, device_details: 'some' }).success).toBe(false);
   });
 });

@@ -10,6 +10,7 @@ const model = catalog.models.find((m) => m.id === 'ort-tiny-xenc')!;
 const SHA = 'a'.repeat(64);
 
 const capabilities: Capabilities = {
+  device_details: 'reduced',
   user_agent: 'UA',
   ua_client_hints: null,
   platform: null,

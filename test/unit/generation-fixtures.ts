@@ -8,6 +8,7 @@ import type { Capabilities } from '../../src/core/receipt.ts';
 
 /** A Chromium-like capability probe with a SwiftShader adapter. */
 export const capabilities: Capabilities = {
+  device_details: 'reduced',
   user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0',
   ua_client_hints: null,
   platform: 'Linux x86_64',
@@ -72,7 +73,7 @@ export function okSample(repetition: number, promptIndex: number, over: Partial<
 export function makeGenerationReceipt(): GenerationReceipt {
   const samples = Array.from({ length: 10 }, (_, i) => okSample(1, i, { seed: 17, ttft_ms: 40 + i, decode_tokens_per_s: 80 - i }));
   return {
-    schema: 'drb.generation-receipt.v1',
+    schema: 'drb.generation-receipt.v2',
     receipt_id: 'gen-0123456789',
     created_at: '2026-11-29T12:00:00.000Z',
     evidence_state: 'DEVICE_RECEIPT',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COMPARISON_RECEIPT_SCHEMA, type ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { DEVICE_RECEIPT_SCHEMA, type DeviceReceipt } from '../../src/core/receipt.ts';
-import type { SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
+import { SUITE_RECEIPT_SCHEMA, type SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 
 /** Folder of the captured page receipts. */
 export const FIXTURE_DIR = fileURLToPath(new URL('../fixtures/receipts/', import.meta.url));
@@ -34,7 +34,7 @@ export function pageReceipts(): DeviceReceipt[] {
 
 /** The captured suite receipt (a fresh copy); throws when the capture holds none. */
 export function pageSuiteReceipt(): SuiteReceipt {
-  const found = pageArtifacts().find((a) => a.schema === 'drb.suite-receipt.v1');
+  const found = pageArtifacts().find((a) => a.schema === SUITE_RECEIPT_SCHEMA);
   if (!found) throw new Error(`no captured suite receipt in ${FIXTURE_DIR}: re-run scripts/capture-receipts.ts`);
   return found as SuiteReceipt;
 }

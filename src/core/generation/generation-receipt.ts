@@ -1,5 +1,5 @@
 /**
- * The generation receipt (`drb.generation-receipt.v1`): what one generation run (warm-up + measured prompts x
+ * The generation receipt (`drb.generation-receipt.v2`): what one generation run (warm-up + measured prompts x
  * repetitions) measured on one device. It holds timings and token counts only: never a prompt or an answer (the
  * answers travel in a separate artifact the user downloads on purpose, see generation-answers.ts).
  *
@@ -13,7 +13,7 @@ import { AppInfo, Capabilities, EngineInfo, InterruptedRun, IsoTime, Lifecycle, 
 import { SHA256_PATTERN } from '../sha256.ts';
 import { median, percentile } from '../stats.ts';
 
-export const GENERATION_RECEIPT_SCHEMA = 'drb.generation-receipt.v1';
+export const GENERATION_RECEIPT_SCHEMA = 'drb.generation-receipt.v2';
 
 /** How many samples each end of the run contributes to the sustained-speed ratio. */
 export const SUSTAINED_WINDOW = 5;

@@ -1,5 +1,5 @@
 /**
- * Folding of generation receipts (`drb.generation-receipt.v1`) into per-target numbers, and the finished
+ * Folding of generation receipts (`drb.generation-receipt.v2`) into per-target numbers, and the finished
  * generation target: load, TTFT, end-to-end and decode-speed statistics, failures, profile gates and memory fit.
  * Used by ReceiptsSummarizer; kept apart because generation runs measure other things than cold/warm runs.
  */

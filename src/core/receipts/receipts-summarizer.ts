@@ -193,7 +193,7 @@ export class ReceiptsSummarizer {
 
   /**
    * Folds one suite receipt that passed validation into its suite target.
-   * @param receipt a `drb.suite-receipt.v1` that `validateReceipt` accepted
+   * @param receipt a `drb.suite-receipt.v2` that `validateReceipt` accepted
    * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
    * @returns true when the receipt was counted, false for a copy of one already added
    */
@@ -230,7 +230,7 @@ export class ReceiptsSummarizer {
 
   /**
    * Folds one generation receipt that passed validation into its generation target.
-   * @param receipt a `drb.generation-receipt.v1` that `validateReceipt` accepted
+   * @param receipt a `drb.generation-receipt.v2` that `validateReceipt` accepted
    * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
    * @returns true when the receipt was counted, false for a copy of one already added
    */

@@ -193,7 +193,7 @@ export const TargetSummary = z.strictObject({
 export type TargetSummary = z.infer<typeof TargetSummary>;
 
 /**
- * A generation target (`drb.generation-receipt.v1` runs: LLM generation with TTFT and decode speed). Same identity
+ * A generation target (`drb.generation-receipt.v2` runs: LLM generation with TTFT and decode speed). Same identity
  * fields as a device target, with the prompt set as its input. Memory fit for LLMs is shown here beside the
  * measured result. DEVICE_PASS is defined for the cold/warm procedure of device receipts only, so a generation
  * target stays DEVICE_RECEIPT and says so.
@@ -240,7 +240,7 @@ export const GenerationTargetSummary = z.strictObject({
 export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
 
 /**
- * A suite target (`drb.suite-receipt.v1` runs): one device, build, engine, model and route scoring one suite (items
+ * A suite target (`drb.suite-receipt.v2` runs): one device, build, engine, model and route scoring one suite (items
  * and candidates by SHA-256, with the abstention threshold). Per-row latency is the statistic of a suite run; the
  * model load is kept apart. Suite runs are quality + speed evidence beside the device procedure, never DEVICE_PASS.
  */

@@ -1,5 +1,5 @@
 /**
- * Folding of suite receipts (`drb.suite-receipt.v1`) into per-target numbers, and the one-line-per-receipt entry of
+ * Folding of suite receipts (`drb.suite-receipt.v2`) into per-target numbers, and the one-line-per-receipt entry of
  * a comparison receipt (`drb.comparison-receipt.v2`). Used by ReceiptsSummarizer; kept apart because these runs
  * measure other things than cold/warm runs (per-row latency; routes side by side).
  */

@@ -248,7 +248,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     lines.push(
       '## Suite targets',
       '',
-      'Suite runs (`drb.suite-receipt.v1`): per-row latency pooled over the ok receipts; model load kept apart. Evidence beside the device procedure, never DEVICE_PASS.',
+      'Suite runs (`drb.suite-receipt.v2`): per-row latency pooled over the ok receipts; model load kept apart. Evidence beside the device procedure, never DEVICE_PASS.',
       '',
       '| target | model | engine | route | suite | receipts ok / all | rows done | row latency median / p95 ms | load median ms | failed | interrupted |',
       '| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',

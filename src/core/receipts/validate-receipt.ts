@@ -24,8 +24,8 @@ export interface ReceiptProblem {
 /**
  * The verdict on one JSON value:
  * - `receipt`: it claims to be a device receipt; `receipt` is set only when it passed every check;
- * - `generation-receipt`: it claims to be a generation receipt (`drb.generation-receipt.v1`, LLM generation runs);
- * - `suite-receipt`: a suite run's receipt (`drb.suite-receipt.v1`);
+ * - `generation-receipt`: it claims to be a generation receipt (`drb.generation-receipt.v2`, LLM generation runs);
+ * - `suite-receipt`: a suite run's receipt (`drb.suite-receipt.v2`);
  * - `comparison-receipt`: a side-by-side route comparison's receipt (`drb.comparison-receipt.v2`; a v1 receipt is
  *   refused with one line: it came from an earlier page version);
  * - `not-a-receipt`: its `schema` string is something else (or missing), so it is not judged as a receipt.
@@ -121,8 +121,11 @@ function validateComparison(value: unknown): ReceiptValidation {
  * Schema strings of receipt versions no current page writes, with the kind they were. Such a receipt is refused with
  * one line instead of being read as something it is not (a v1 comparison receipt has no headline intervals).
  */
-const RETIRED_RECEIPT_SCHEMAS: ReadonlyMap<string, { kind: 'comparison-receipt'; current: string }> = new Map([
+const RETIRED_RECEIPT_SCHEMAS: ReadonlyMap<string, { kind: 'receipt' | 'generation-receipt' | 'suite-receipt' | 'comparison-receipt'; current: string }> = new Map([
   ['drb.comparison-receipt.v1', { kind: 'comparison-receipt', current: COMPARISON_RECEIPT_SCHEMA }],
+  ['drb.device-receipt.v1', { kind: 'receipt', current: DEVICE_RECEIPT_SCHEMA }],
+  ['drb.generation-receipt.v1', { kind: 'generation-receipt', current: GENERATION_RECEIPT_SCHEMA }],
+  ['drb.suite-receipt.v1', { kind: 'suite-receipt', current: SUITE_RECEIPT_SCHEMA }],
 ]);
 
 function zodProblems(error: z.ZodError): ReceiptProblem[] {

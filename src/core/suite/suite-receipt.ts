@@ -1,5 +1,5 @@
 /**
- * The suite receipt (`drb.suite-receipt.v1`): what one suite run on one device measured. Like the device receipt it
+ * The suite receipt (`drb.suite-receipt.v2`): what one suite run on one device measured. Like the device receipt it
  * holds no text: the two input artifacts appear only as file name, size, row count and SHA-256; the predictions
  * only as their SHA-256. Engine, route, model and capabilities reuse the device receipt's schemas.
  */
@@ -12,7 +12,7 @@ import { summarize } from '../stats.ts';
 import { AbstentionPolicy } from './abstention-policy.ts';
 
 /** The schema string inside every suite receipt. */
-export const SUITE_RECEIPT_SCHEMA = 'drb.suite-receipt.v1';
+export const SUITE_RECEIPT_SCHEMA = 'drb.suite-receipt.v2';
 
 const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
 const Ms = z.number().finite().nonnegative();
