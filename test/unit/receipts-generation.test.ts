@@ -1,5 +1,5 @@
 /**
- * Generation receipts (`drb.generation-receipt.v1`) in `drb receipts validate` and `summarize`: validation
+ * Generation receipts (`drb.generation-receipt.v2`) in `drb receipts validate` and `summarize`: validation
  * problems, generation targets with TTFT / decode statistics, and memory fit beside the measured result.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

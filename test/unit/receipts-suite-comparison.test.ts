@@ -1,5 +1,5 @@
 /**
- * `drb receipts validate|summarize` on suite receipts (`drb.suite-receipt.v1`) and comparison receipts
+ * `drb receipts validate|summarize` on suite receipts (`drb.suite-receipt.v2`) and comparison receipts
  * (`drb.comparison-receipt.v2`): each validation rule triggered by mutating a copy of the receipt the real page
  * produced (test/fixtures/receipts/, captured by scripts/capture-receipts.ts), and the summary's suite targets
  * (per-row latency median/p95), comparison entries (ranked valid routes) and counts per kind.
