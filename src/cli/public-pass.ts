@@ -19,6 +19,7 @@ import { CliError } from './cli-error.ts';
 import { fsProblem, makeOutputDir } from './output-files.ts';
 import { setExitCode } from './exit-code.ts';
 import { summarizeReceipts } from './summarize-receipts.ts';
+import { reduceUserAgent } from '../core/capability-bounds.ts';
 
 /** The record's file name inside the output folder. */
 export const PUBLIC_PASS_FILE = 'public-pass.json';
@@ -169,7 +170,9 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
       }
       const report = await page.evaluate<PageReport>(READ_PAGE_REPORT);
       if (report.state === 'done' || report.state === 'failed') findings.page_state = report.state;
-      findings.browser.userAgent = report.userAgent;
+      // Recorded as the receipts record it by default (versions cut to their majors): the pass makes no choice to
+      // share full device details, so its record says no more about the browser than its receipts do.
+      findings.browser.userAgent = reduceUserAgent(report.userAgent);
       findings.revision = { app_version: report.app?.version ?? null, commit: report.app?.commit ?? null };
       if (findings.page_state === 'failed' && report.receipts.length === 0) {
         findings.fatalReason = `the page failed before any receipt: ${report.errorText ?? 'it showed no error'}`;
