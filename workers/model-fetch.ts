@@ -9,6 +9,7 @@ import { sha256Hex } from '../src/core/sha256.ts';
 import type { ModelFile } from '../src/core/receipt.ts';
 import type { EngineHooks } from '../src/worker-api/protocol.ts';
 import { IntegrityError } from './engines/engine.ts';
+import { cacheFactsOf, settleEntries } from './cache-evidence.ts';
 
 /** The fetched files: bytes in catalog order plus their receipt entries. */
 export interface FetchedModel {
@@ -55,9 +56,11 @@ export async function fetchModelFiles(
   let bytesDone = 0;
   let lastReport = 0;
   const buffers: Uint8Array[] = [];
-  const files: ModelFile[] = [];
+  const files: Array<Omit<ModelFile, 'cache_state' | 'cache_note'>> = [];
+  const urls: string[] = [];
   for (const [fileIndex, file] of model.files.entries()) {
     const url = modelFileUrl(model, file, pageBaseUrl);
+    urls.push(url);
     const shownUrl = redactUrl(url);
     const response = await fetch(url, { cache, credentials: 'same-origin' });
     if (!response.ok) throw new Error(`model file ${shownUrl} answered HTTP ${response.status}`);
@@ -92,6 +95,11 @@ export async function fetchModelFiles(
     buffers.push(bytes);
     files.push({ url: shownUrl, bytes: fileBytes, sha256, expected_bytes: file.bytes, expected_sha256: file.sha256 });
   }
+  const fetchMs = performance.now() - started;
   const integrity = model.files.every((f) => f.sha256 !== null) ? 'verified' : 'unpinned';
-  return { buffers, files, integrity, fetchMs: performance.now() - started };
+  // Where each file's bytes came from (after the fetch time: waiting for timing entries is not part of the fetch).
+  await settleEntries(urls);
+  const bypassedHttpCache = cache === 'no-store' || cache === 'reload' ? `cache: ${cache}` : null;
+  const withCache = files.map((f, i): ModelFile => ({ ...f, ...cacheFactsOf(urls[i], { storedBefore: false, bypassedHttpCache }) }));
+  return { buffers, files: withCache, integrity, fetchMs };
 }

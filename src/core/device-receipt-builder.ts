@@ -7,6 +7,7 @@
  */
 import type { CatalogModel } from './catalog.ts';
 import { appSection, modelSection, receiptProblems, redactedErrors, routeSection, unloadedEngine, type PageBuild, type RouteRequest } from './receipt-envelope.ts';
+import { coldFromCache } from './cache-state.ts';
 import { checkReceiptInvariants } from './receipt-invariants.ts';
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt, type Capabilities, type RunKind, type Stage, type Timings } from './receipt.ts';
 import { receiptText } from './redact.ts';
@@ -57,10 +58,15 @@ export function draftDeviceReceipt(start: DeviceRunStart): DeviceReceiptDraft {
       warm_runs_requested: start.warmRuns,
       inferences_completed: 0,
       previous_run_interrupted: start.previousRunInterrupted,
+      // Derived from the files' cache states when the run finishes.
+      cold_from_cache: null,
+      wake_lock: 'unsupported',
     },
     engine: unloadedEngine(start.model.engine),
     route: routeSection(start.request, null),
     model: modelSection(start.model, null, { files: [], integrity: 'not-loaded' }),
+    runtime: { files: [] },
+    site_storage: { usage_before_bytes: null, usage_after_bytes: null, cache_names_before: [], other_caches_before: 0 },
     input: start.input,
     output: null,
     timings: { model_fetch_ms: null, session_create_ms: null, first_inference_ms: null, warmup_ms: null, warm_samples_ms: [] },
@@ -121,6 +127,7 @@ export function finishDeviceReceipt(
   const { route } = draft;
   const receipt: DeviceReceipt = {
     ...draft,
+    run: { ...draft.run, cold_from_cache: draft.run.kind === 'cold' ? coldFromCache([...draft.model.files, ...draft.runtime.files]) : null },
     created_at: end.createdAt,
     // The fallback rule and redaction, once, whatever the load wrote into the route.
     route: routeSection({ ep: route.requested_ep, threads: route.threads_requested, allowFallback: route.allow_fallback }, route),

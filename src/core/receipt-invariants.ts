@@ -4,6 +4,7 @@
  * a receipt may only claim a route that really completed, and every divergence from the request is explained.
  */
 import type { DeviceReceipt } from './receipt.ts';
+import { coldFromCache } from './cache-state.ts';
 import { containsUnredactedUrl } from './redact.ts';
 import { summarize } from './stats.ts';
 
@@ -140,9 +141,34 @@ export function checkResources(receipt: DeviceReceipt): InvariantProblem[] {
   return problems;
 }
 
-/** Every invariant, in a stable order (route, timings, outcome, resources, URLs anywhere). */
+/**
+ * Cache honesty: a cold receipt's `cold_from_cache` is exactly what its files' cache states give (a receipt cannot
+ * call itself truly cold while a file came from a cache), a warm receipt's is null, and an `unknown` state says why.
+ */
+export function checkCacheStates(receipt: DeviceReceipt): InvariantProblem[] {
+  const problems: InvariantProblem[] = [];
+  const files = [...receipt.model.files, ...receipt.runtime.files];
+  const expected = receipt.run.kind === 'cold' ? coldFromCache(files) : null;
+  if (receipt.run.cold_from_cache !== expected) {
+    problems.push({
+      path: 'run.cold_from_cache',
+      message: `is ${receipt.run.cold_from_cache} but the ${receipt.run.kind === 'cold' ? "files' cache states give" : 'run kind (warm) needs'} ${expected}`,
+    });
+  }
+  const unexplained = (list: ReadonlyArray<{ cache_state: string; cache_note: string | null }>, section: string) =>
+    list.forEach((f, i) => {
+      if (f.cache_state === 'unknown' && (f.cache_note === null || f.cache_note.trim() === '')) {
+        problems.push({ path: `${section}[${i}].cache_note`, message: 'an unknown cache state must say why' });
+      }
+    });
+  unexplained(receipt.model.files, 'model.files');
+  unexplained(receipt.runtime.files, 'runtime.files');
+  return problems;
+}
+
+/** Every invariant, in a stable order (route, timings, outcome, resources, cache states, URLs anywhere). */
 export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem[] {
-  const problems = [...checkRoute(receipt), ...checkTimings(receipt), ...checkOutcome(receipt), ...checkResources(receipt)];
+  const problems = [...checkRoute(receipt), ...checkTimings(receipt), ...checkOutcome(receipt), ...checkResources(receipt), ...checkCacheStates(receipt)];
   findUnredactedUrls(receipt, '', problems);
   return problems;
 }

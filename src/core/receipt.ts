@@ -9,8 +9,10 @@ import { z } from 'zod';
 import { Detail, EngineVersion, ErrorCode, GitCommit, Identifier, OriginPathUrl, ReceiptId, RedactedUrl, RunId, Token, Version, WebGpuFeature, WebGpuLimitName, textLine } from './bounded-text.ts';
 import { EngineName, ExecutionProvider, ModelTask } from './engine-capabilities.ts';
 import { SHA256_PATTERN } from './sha256.ts';
+import { CacheFacts, CacheState } from './cache-state.ts';
 
 export { RedactedUrl } from './bounded-text.ts';
+export { CacheState };
 
 /** v2: new fields of this round (the device-details choice first); a v1 receipt is refused with one line. */
 export const DEVICE_RECEIPT_SCHEMA = 'drb.device-receipt.v2';
@@ -65,15 +67,55 @@ export const Route = z.strictObject({
 });
 export type Route = z.infer<typeof Route>;
 
-/** One model file as loaded: the URL redacted (origin + path), the bytes the browser hashed, and the catalog's pins. */
+/** One model file as loaded: the URL redacted (origin + path), the bytes the browser hashed, the catalog's pins, and
+ *  where the bytes came from (`cache_state`: network, the HTTP cache, the engine's own storage, or unknown and why). */
 export const ModelFile = z.strictObject({
   url: RedactedUrl,
   bytes: z.number().int().nonnegative(),
   sha256: Sha256,
   expected_bytes: z.number().int().nonnegative().nullable(),
   expected_sha256: Sha256.nullable(),
+  ...CacheFacts.shape,
 });
 export type ModelFile = z.infer<typeof ModelFile>;
+
+/**
+ * One runtime file the run loaded (onnxruntime-web's `.wasm` and `.mjs`): which build it is and where its bytes came
+ * from. `bytes` is the body size resource timing reports (null when hidden); `sha256` is set only when the page read
+ * the bytes itself (null when the runtime fetched the file on its own).
+ */
+export const RuntimeFile = z.strictObject({
+  url: RedactedUrl,
+  bytes: z.number().int().nonnegative().nullable(),
+  sha256: Sha256.nullable(),
+  ...CacheFacts.shape,
+});
+export type RuntimeFile = z.infer<typeof RuntimeFile>;
+
+/** The runtime files a load used, in load order (empty when the engine's runtime is part of the page's own code). */
+export const RuntimeInfo = z.strictObject({ files: z.array(RuntimeFile).max(32) });
+export type RuntimeInfo = z.infer<typeof RuntimeInfo>;
+
+/**
+ * The origin's storage around the run: usage before and after (navigator.storage.estimate; null where the browser
+ * has none) and the Cache API caches that existed before the run (the engines' own stores, e.g. `transformers-cache`,
+ * `webllm/model`; names that are not plain ids are counted, not recorded).
+ */
+export const SiteStorage = z.strictObject({
+  usage_before_bytes: z.number().nonnegative().nullable(),
+  usage_after_bytes: z.number().nonnegative().nullable(),
+  cache_names_before: z.array(Identifier).max(64),
+  other_caches_before: z.number().int().nonnegative(),
+});
+export type SiteStorage = z.infer<typeof SiteStorage>;
+
+/**
+ * The Screen Wake Lock during the run: `held` from start to end; `released` acquired but released by the browser
+ * before the end (the page was hidden, the battery got low); `refused` the browser declined the request;
+ * `unsupported` the browser offers no wake lock.
+ */
+export const WakeLockState = z.enum(['held', 'released', 'refused', 'unsupported']);
+export type WakeLockState = z.infer<typeof WakeLockState>;
 
 export const ModelInfo = z.strictObject({
   id: Identifier,
@@ -278,10 +320,16 @@ export const DeviceReceipt = z.strictObject({
     warm_runs_requested: z.number().int().positive().nullable(),
     inferences_completed: z.number().int().nonnegative(),
     previous_run_interrupted: InterruptedRun.nullable(),
+    /** Cold runs: true when any model or runtime byte came from a cache (not a truly cold run), false when every
+     *  file crossed the network, null when a file's source is unknown. Always null for a warm run. */
+    cold_from_cache: z.boolean().nullable(),
+    wake_lock: WakeLockState,
   }),
   engine: EngineInfo,
   route: Route,
   model: ModelInfo,
+  runtime: RuntimeInfo,
+  site_storage: SiteStorage,
   input: InputInfo,
   output: OutputDigest.nullable(),
   timings: Timings,

@@ -15,6 +15,8 @@ import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
+import { siteStorageBefore, storageUsageBytes } from './site-storage.ts';
+import { holdWakeLock } from './wake-lock.ts';
 import { EngineError, IntegrityFailure, pageStage, WorkerFailure, WorkerSession } from './worker-session.ts';
 
 /** What to run. */
@@ -90,6 +92,7 @@ function applyLoad(draft: DeviceReceiptDraft, load: LoadResult): void {
   draft.engine = load.engine;
   draft.route = { ...draft.route, ...load.route };
   draft.model = { ...draft.model, ...load.model };
+  draft.runtime = load.runtime;
 }
 
 /** Owns the live session (a warm run reuses it); one run at a time. */
@@ -133,6 +136,10 @@ export class RunController {
     const runId = crypto.randomUUID();
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
+    // The screen stays on while the run measures (a locked phone hides the page); the receipt says whether it did.
+    const wakeLock = await holdWakeLock();
+    // What this origin stored before the run (engine caches, usage): the evidence that a cold run started cold.
+    const storageBefore = await siteStorageBefore();
     const journal = await openRunJournal(env.journal, { runId, mode: 'single', kind: request.kind, modelId: request.model.id, requestedEp: request.ep });
     const draft = draftDeviceReceipt({
       receiptId: crypto.randomUUID(),
@@ -149,6 +156,7 @@ export class RunController {
       request,
       previousRunInterrupted: journal.previous,
     });
+    draft.site_storage = storageBefore;
     // Set once the run has ended: a late status must not append to the finished (already validated) receipt.
     let ended = false;
     const setStatus = (status: ModelStatus) => {
@@ -213,6 +221,7 @@ export class RunController {
           threads: request.threads,
           allowFallback: request.allowFallback,
           dtype: null,
+          coldStart: request.kind === 'cold',
         });
         applyLoad(draft, load);
         this.live = { key: liveKey(request), load, input: draft.input };
@@ -250,6 +259,8 @@ export class RunController {
     if (this.session) for (const e of await this.session.resourceEntries(workerSince)) draft.resources.push(toResourceEntry(e, origin));
     draft.resources.sort((a, b) => a.start_ms - b.start_ms);
     draft.navigation = navigationEntry();
+    draft.site_storage.usage_after_bytes = await storageUsageBytes();
+    draft.run.wake_lock = await wakeLock.end();
     return finishDeviceReceipt(
       { ...draft, capabilities: draft.capabilities ?? basicCapabilities('the capability probe did not finish'), lifecycle: lifecycle.stop() },
       { createdAt: new Date().toISOString(), startedAtMs, endedAtMs: performance.now(), failure },

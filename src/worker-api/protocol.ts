@@ -14,7 +14,7 @@
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
 import type { GeneratedOutput } from '../core/generation/generate-input.ts';
-import type { EngineInfo, ExecutionProvider, ModelFile, OutputDigest, Route, Stage, Timings } from '../core/receipt.ts';
+import type { EngineInfo, ExecutionProvider, ModelFile, OutputDigest, Route, RuntimeInfo, Stage, Timings } from '../core/receipt.ts';
 import type { ResourceTimingLike } from '../core/redact.ts';
 
 /** Progress of the model download: `bytesTotal` null while unknown (no Content-Length and no pinned size). */
@@ -56,6 +56,9 @@ export interface LoadRequest {
   allowFallback: boolean;
   /** dtype override (transformers.js); null = the catalog's dtype. */
   dtype: string | null;
+  /** A cold run's load: where the HTTP cache cannot be seen (no resource timing sizes), the runtime files are loaded
+   *  under a URL unique to the run so a cached copy cannot pass for a cold start. Absent = false. */
+  coldStart?: boolean;
 }
 
 /** The receipt's `model` facts a load establishes: every file hashed in the worker. Never `mismatch`: a file that
@@ -83,6 +86,8 @@ export interface LoadResult {
   engine: EngineInfo;
   route: LoadedRoute;
   model: LoadedModel;
+  /** The runtime files the load used (build and cache state; empty when the runtime is part of the page's code). */
+  runtime: RuntimeInfo;
   /** Fetch (download + hashing) and session creation (including WASM compile / shader setup), apart. */
   timings: { model_fetch_ms: number; session_create_ms: number };
   /** Problems that did not stop the load (e.g. WebLLM files that could not be read back and hashed), URLs redacted;

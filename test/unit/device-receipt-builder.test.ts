@@ -51,7 +51,7 @@ function draft(request: { ep: 'wasm' | 'webgpu'; threads: number | null; allowFa
   };
   d.model = {
     ...d.model,
-    files: [{ url: 'https://example.test/bench/models/ort-tiny-xenc/model.onnx', bytes: 10, sha256: SHA, expected_bytes: 10, expected_sha256: SHA }],
+    files: [{ url: 'https://example.test/bench/models/ort-tiny-xenc/model.onnx', bytes: 10, sha256: SHA, expected_bytes: 10, expected_sha256: SHA, cache_state: 'network', cache_note: null }],
     integrity: 'verified',
   };
   d.output = { name: 'logits', dims: [2, 1], head: [0.5, -0.25], sha256: SHA };

@@ -36,7 +36,18 @@ describe('fetchModelFiles', () => {
     const fetched = await fetchModelFiles(heavy, server.url, { onProgress: (p) => progress.push(p) }, 'no-store');
     const pin = heavy.files[0];
     expect(fetched.integrity).toBe('verified');
-    expect(fetched.files).toEqual([{ url: `${server.url}models/ort-heavy-xenc/model.onnx`, bytes: pin.bytes, sha256: pin.sha256, expected_bytes: pin.bytes, expected_sha256: pin.sha256 }]);
+    expect(fetched.files).toEqual([
+      {
+        url: `${server.url}models/ort-heavy-xenc/model.onnx`,
+        bytes: pin.bytes,
+        sha256: pin.sha256,
+        expected_bytes: pin.bytes,
+        expected_sha256: pin.sha256,
+        // Fetched with no-store: not from the HTTP cache, whatever resource timing shows in this context.
+        cache_state: 'network',
+        cache_note: expect.toSatisfy((note: string | null) => note === null || note.startsWith('fetched with cache: no-store, so not from the HTTP cache')),
+      },
+    ]);
     expect(fetched.buffers[0].byteLength).toBe(pin.bytes);
     expect(progress.at(-1)).toEqual({ path: 'model.onnx', fileIndex: 0, fileCount: 1, bytesDone: pin.bytes, bytesTotal: pin.bytes });
   });

@@ -5,6 +5,7 @@
  * fields the test controls (timings, route, device, commit, model id, lifecycle, outcome), keeping every receipt
  * invariant true (warm statistics are recomputed from the samples).
  */
+import { coldFromCache } from '../../src/core/cache-state.ts';
 import { summarize } from '../../src/core/stats.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { pageReceipt } from './receipts-fixtures.ts';
@@ -26,6 +27,9 @@ export interface BuildOptions {
   modelId?: string;
   jsHeapUsed?: number | null;
   interruptedAt?: DeviceReceipt['run']['previous_run_interrupted'];
+  /** Cold runs: where the runtime files came from (default every file over the network: a truly cold run);
+   *  `http-cache` makes a run served from a cache, `unknown` one whose source could not be told. */
+  runtimeCache?: 'network' | 'http-cache' | 'unknown';
 }
 
 /** The model id of the page's tiny fixture, which builder receipts carry unless told otherwise. */
@@ -99,5 +103,13 @@ export function buildReceipt(options: BuildOptions = {}): DeviceReceipt {
     r.errors = [{ stage: failed.stage, name: 'Error', message: failed.reason }];
     r.outcome = { status: 'failed', reason: failed.reason, failed_stage: failed.stage };
   }
+  // Cache states as the page records them: model files over the network (fetched with no-store), runtime files as
+  // the test asks; cold_from_cache follows from them exactly as the page derives it.
+  r.model.files = r.model.files.map((f) => ({ ...f, cache_state: 'network' as const, cache_note: null }));
+  const state = options.runtimeCache ?? 'network';
+  r.runtime = {
+    files: r.runtime.files.map((f) => ({ ...f, cache_state: state, cache_note: state === 'unknown' ? 'no resource timing entry for this file' : null })),
+  };
+  r.run.cold_from_cache = kind === 'cold' ? coldFromCache([...r.model.files, ...r.runtime.files]) : null;
   return r;
 }

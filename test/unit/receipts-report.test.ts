@@ -98,7 +98,9 @@ describe('drb receipts report on the captured receipts', () => {
     // listed; every receipt id of a cold run appears in its table.
     expect(charts.filter((f) => f.includes('data-chart="warm-order"'))).toHaveLength(data.summary.targets.filter((t) => t.warm.pooled_ms).length);
     for (const cold of data.cold) expect(html).toContain(cold.receipt_id);
-    expect(html).toContain('cache: not recorded');
+    // Each cold run says whether it was truly cold: the capture has fresh-profile runs and runs served from the cache.
+    expect(html).toContain('cache: network (truly cold)');
+    expect(html).toContain('cache: served from a cache (left out)');
   });
 
   it('states every comparison verdict with its interval, and says "no clear difference" for an interval holding 1', async () => {

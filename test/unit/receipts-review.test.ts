@@ -62,7 +62,7 @@ describe('evidence rules', () => {
   it('says why a target is not higher: counts, cold or warm missing', async () => {
     const fewCold = await targetOf(fullProcedure().slice(1));
     expect(evaluateEvidence(fewCold, answers(fewCold.key)).not_higher_because).toEqual([
-      '4 clean ok cold run(s), the protocol needs at least 5',
+      '4 truly cold clean ok run(s), the protocol needs at least 5',
     ]);
     const noWarm = await targetOf(fullProcedure().slice(0, 5));
     expect(evaluateEvidence(noWarm, answers(noWarm.key, (r) => (r.thresholds = { profile: null, cold_total_p95_ms: 1000, warm_p95_ms: null }))).not_higher_because).toEqual([

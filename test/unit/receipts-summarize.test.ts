@@ -227,6 +227,28 @@ describe('per-target statistics', () => {
     expect(t.cold.fetch_ms).toMatchObject({ count: 1, max: 1 });
   });
 
+  it('counts only truly cold runs toward the cold minimum and statistics, and says how many were set aside and why', async () => {
+    const cold = Array.from({ length: 5 }, () => buildReceipt({ kind: 'cold', coldMs: { fetch: 10, session: 10, first: 1 } }));
+    const cached = Array.from({ length: 5 }, () => buildReceipt({ kind: 'cold', coldMs: { fetch: 1, session: 1, first: 1 }, runtimeCache: 'http-cache' }));
+    const unknown = buildReceipt({ kind: 'cold', coldMs: { fetch: 1, session: 1, first: 1 }, runtimeCache: 'unknown' });
+    expect(cached.map((r) => r.run.cold_from_cache)).toEqual([true, true, true, true, true]);
+    expect(unknown.run.cold_from_cache).toBeNull();
+
+    const cachedOnly = (await summarizeAll([...cached, unknown])).targets[0];
+    expect(cachedOnly.counts).toMatchObject({ cold: 6, ok_cold: 6, clean_cold: 0, cold_set_aside: 6, cold_minimum_met: false });
+    expect(cachedOnly.cold_set_aside).toEqual({ served_from_cache: cached.map((r) => r.receipt_id).sort(), cache_state_unknown: [unknown.receipt_id] });
+    expect(cachedOnly.cold.total_ms).toBeNull();
+    expect(cachedOnly.evidence.not_higher_because).toContain(
+      '0 truly cold clean ok run(s), the protocol needs at least 5 (6 cold run(s) set aside, not truly cold: 5 served from a cache, 1 with a file of unknown cache state)',
+    );
+    expect(renderSummaryMarkdown(await summarizeAll([...cached, unknown]))).toContain('- Cold runs set aside, served from a cache (not truly cold):');
+
+    const mixed = (await summarizeAll([...cold, ...cached])).targets[0];
+    expect(mixed.counts).toMatchObject({ clean_cold: 5, cold_set_aside: 5, cold_minimum_met: true });
+    // Only the truly cold runs' times: every set-aside run took 4 ms, every cold one 22 ms.
+    expect(mixed.cold.total_ms).toMatchObject({ count: 5, min: 22, max: 22 });
+  });
+
   it('counts fallbacks, integrity, failures by reason and interrupted runs; failures of the same request are related', async () => {
     const ok = buildReceipt({ kind: 'cold' });
     const fail1 = buildReceipt({ kind: 'cold', failed: { stage: 'fetch', reason: 'HTTP 404' } });

@@ -74,7 +74,10 @@ class FakeCacheStorage implements CacheStorageLike {
   async open(cacheName: string) {
     this.opened.push(cacheName);
     const store = this.stores.get(cacheName) ?? new Map<string, Uint8Array>();
-    return { match: async (url: string) => (store.has(url) ? new Response(store.get(url)!.slice()) : undefined) };
+    return {
+      match: async (url: string) => (store.has(url) ? new Response(store.get(url)!.slice()) : undefined),
+      keys: async () => [...store.keys()].map((url) => ({ url })),
+    };
   }
 }
 
@@ -106,13 +109,20 @@ const unrelatedEntries = [
 const nodeSha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** The receipt files the adapter should record for `webLlmEntries()` (URLs redacted to origin + path). */
-const expectedFiles = (pins: Record<string, { bytes: number | null; sha256: string | null }> = {}) =>
+/** Where the files came from: WebLLM's cache held them before the load (`cached`), or this load downloaded them,
+ *  which a Node test cannot time (no resource timing entry: unknown, with the reason). */
+const CACHE_FACTS = {
+  cached: { cache_state: 'cache-storage', cache_note: "the engine's own storage held this file before the run" },
+  download: { cache_state: 'unknown', cache_note: 'no resource timing entry for this file' },
+} as const;
+const expectedFiles = (pins: Record<string, { bytes: number | null; sha256: string | null }> = {}, cache: keyof typeof CACHE_FACTS = 'cached') =>
   webLlmEntries().map((e) => ({
     url: e.url === LIB ? 'https://example.invalid/libs/qwen.wasm' : e.url,
     bytes: e.bytes.byteLength,
     sha256: nodeSha256(e.bytes),
     expected_bytes: (e.path && pins[e.path]?.bytes) ?? null,
     expected_sha256: (e.path && pins[e.path]?.sha256) ?? null,
+    ...CACHE_FACTS[cache],
   }));
 
 /** A fake clock the fake engine advances, so every timing below is exact. */
@@ -343,7 +353,7 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     const result = await engine.load(request(), {});
     // Config, library, the tokenizer WebLLM chose, the tensor manifest and both shards: not tokenizer.model, not
     // another model's shard, though both sit in the same cache.
-    expect(result.model.files).toEqual(expectedFiles());
+    expect(result.model.files).toEqual(expectedFiles({}, 'download'));
     expect(result.model.files[1].url).toBe('https://example.invalid/libs/qwen.wasm');
     expect(JSON.stringify(result.model.files)).not.toContain('secret');
     expect(result.model.integrity).toBe('unpinned');

@@ -14,6 +14,7 @@ import { fetchModelFiles } from '../model-fetch.ts';
 import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
 import type { Engine } from './engine.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
+import { runtimeUrlsFor } from '../cache-evidence.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
 
@@ -26,7 +27,6 @@ export class OrtEngine implements Engine {
   async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadResult> {
     // The wasm backend initialises once per worker: these settings hold for the worker's life, which is why the
     // page creates a fresh worker for every cold run.
-    ort.env.wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href };
     ort.env.wasm.proxy = false;
     ort.env.logLevel = 'error';
     const threadsEffective = effectiveThreads(request.threads);
@@ -35,6 +35,9 @@ export class OrtEngine implements Engine {
     hooks.onStage?.('fetch', 'start');
     const fetched = await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
     hooks.onStage?.('fetch', 'end');
+    // Set after the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
+    const runtime = runtimeUrlsFor({ wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href }, request.coldStart === true);
+    ort.env.wasm.wasmPaths = { wasm: runtime.wasm, mjs: runtime.mjs };
     if (fetched.buffers.length !== 1) throw new Error(`the ort engine expects one .onnx file, the catalog lists ${fetched.buffers.length}`);
 
     const fetchedFacts: FetchedFacts = { model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } };
@@ -52,7 +55,7 @@ export class OrtEngine implements Engine {
       fetchedFacts,
       hooks,
     );
-    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, fetchedFacts, route);
+    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, fetchedFacts, route, runtime.probe);
   }
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {

@@ -8,6 +8,7 @@ import { probeWebGpu, webgpuUnavailableReason } from '../../src/browser/webgpu-p
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
 import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { RouteError } from './engine.ts';
+import { runtimeFileFacts, type RuntimeProbe } from '../cache-evidence.ts';
 
 /** ORT's own default for numThreads (half the cores, at most 4), made explicit so the receipt can record it. */
 function defaultThreads(): number {
@@ -89,12 +90,14 @@ export async function createOnRoute(
  * @param engine the engine's name and runtime version
  * @param fetched the fetched files' facts (hashes, integrity, fetch time)
  * @param outcome what `createOnRoute` returned
+ * @param runtime the runtime files the session loaded (onnxruntime-web's `.wasm` and `.mjs`), probed before the load
  */
-export function localLoadResult(engine: LoadResult['engine'], fetched: FetchedFacts, outcome: RouteOutcome): LoadResult {
+export async function localLoadResult(engine: LoadResult['engine'], fetched: FetchedFacts, outcome: RouteOutcome, runtime: RuntimeProbe): Promise<LoadResult> {
   return {
     engine,
     route: outcome.route,
     model: fetched.model,
+    runtime: { files: await runtimeFileFacts(runtime) },
     timings: { model_fetch_ms: fetched.timings.model_fetch_ms, session_create_ms: outcome.sessionMs },
   };
 }

@@ -20,6 +20,7 @@ import { redactUrl } from '../../src/core/redact.ts';
 import { fetchModelFiles, type FetchedModel } from '../model-fetch.ts';
 import type { EngineHooks, FetchedFacts, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
+import { runtimeUrlsFor } from '../cache-evidence.ts';
 
 /** Which transformers.js auto class a task needs. */
 export type TransformersModelKind = 'sequence-classification' | 'causal-lm';
@@ -108,7 +109,6 @@ export async function loadTransformersModel(
   // per cold run, which is also why a thread count can be honoured.
   const threadsEffective = effectiveThreads(request.threads);
   const wasm = (env.backends.onnx as { wasm: { wasmPaths: unknown; numThreads: number; proxy: boolean } }).wasm;
-  wasm.wasmPaths = { wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href };
   wasm.numThreads = threadsEffective;
   wasm.proxy = false;
   env.logLevel = LogLevel.ERROR;
@@ -121,6 +121,9 @@ export async function loadTransformersModel(
   hooks.onStage?.('fetch', 'start');
   const fetched: FetchedModel = await fetchModelFiles(model, pageBaseUrl, hooks);
   hooks.onStage?.('fetch', 'end');
+  // Set after the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
+  const runtime = runtimeUrlsFor({ wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href }, request.coldStart === true);
+  wasm.wasmPaths = { wasm: runtime.wasm, mjs: runtime.mjs };
 
   const where = locate(model, pageBaseUrl);
   env.allowLocalModels = where.local;
@@ -160,6 +163,6 @@ export async function loadTransformersModel(
   if (session === null) throw new Error('transformers.js reported success without a session');
   return {
     session,
-    result: localLoadResult({ name: 'transformers', version: transformersVersion() }, fetchedFacts, route),
+    result: await localLoadResult({ name: 'transformers', version: transformersVersion() }, fetchedFacts, route, runtime.probe),
   };
 }

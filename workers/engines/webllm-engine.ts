@@ -20,6 +20,7 @@ import { parseGenerateInput } from '../../src/core/generation/generate-input.ts'
 import { fromWebLlmUsage, timeGeneration, type StreamObservation } from '../../src/core/generation/generation-timing.ts';
 import { webLlmGate, type WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
 import type { ModelFile, RouteAttempt } from '../../src/core/receipt.ts';
+import { cacheFactsOf } from '../cache-evidence.ts';
 import { redactUrl, redactUrlsInText } from '../../src/core/redact.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { firstIssueLine } from '../../src/core/zod-issues.ts';
@@ -85,7 +86,7 @@ export interface WebLlmModule {
 
 /** The slice of the Cache API (`CacheStorage`) the read-back uses; the contract test implements it over a Map. */
 export interface CacheStorageLike {
-  open(cacheName: string): Promise<{ match(url: string): Promise<Response | undefined> }>;
+  open(cacheName: string): Promise<{ match(url: string): Promise<Response | undefined>; keys?(): Promise<ReadonlyArray<{ url: string }>> }>;
 }
 
 /** Everything from outside: WebGPU, the WebLLM module, its cache storage, the clock. */
@@ -275,10 +276,15 @@ export async function hashWebLlmFiles(record: MlcModelRecord, storage: CacheStor
  * SHA-256 (the catalog cannot pin the model library, so today that never happens); otherwise `unpinned`.
  * @param model the catalog entry (its files are paths inside the model folder, with optional pins)
  * @param readBack what `hashWebLlmFiles` found
+ * @param storedBefore the URLs WebLLM's cache held before the load (those files came from it, not the network)
  * @throws IntegrityError when a file differs from its pin, or a pinned file is not among the files WebLLM loaded
  *   although the read-back was complete; Error when a pinned file could not be read back (unverifiable: refused)
  */
-export function webLlmIntegrity(model: CatalogModel, readBack: WebLlmCacheReadBack): { files: ModelFile[]; integrity: 'verified' | 'unpinned' } {
+export function webLlmIntegrity(
+  model: CatalogModel,
+  readBack: WebLlmCacheReadBack,
+  storedBefore: ReadonlySet<string> = new Set(),
+): { files: ModelFile[]; integrity: 'verified' | 'unpinned' } {
   const pins = new Map(model.files.map((f) => [f.path, f]));
   for (const pin of model.files) {
     if (pin.bytes === null && pin.sha256 === null) continue;
@@ -290,10 +296,37 @@ export function webLlmIntegrity(model: CatalogModel, readBack: WebLlmCacheReadBa
   }
   const files = readBack.files.map((f): ModelFile => {
     const pin = f.path === null ? undefined : pins.get(f.path);
-    return { url: redactUrl(f.url), bytes: f.bytes, sha256: f.sha256, expected_bytes: pin?.bytes ?? null, expected_sha256: pin?.sha256 ?? null };
+    return {
+      url: redactUrl(f.url),
+      bytes: f.bytes,
+      sha256: f.sha256,
+      expected_bytes: pin?.bytes ?? null,
+      expected_sha256: pin?.sha256 ?? null,
+      // A file WebLLM had cached before this load came from its cache; one it downloaded now, from its fetch.
+      ...cacheFactsOf(f.url, { storedBefore: storedBefore.has(f.url), bypassedHttpCache: null }),
+    };
   });
   const verified = readBack.problems.length === 0 && files.length > 0 && files.every((f) => f.expected_sha256 !== null);
   return { files, integrity: verified ? 'verified' : 'unpinned' };
+}
+
+/**
+ * Every URL WebLLM's caches hold now (read before a load: those files will not cross the network). Never throws: a
+ * cache that cannot be listed counts as empty.
+ * @param storage the Cache API, or null where the context has none
+ */
+export async function storedWebLlmUrls(storage: CacheStorageLike | null): Promise<Set<string>> {
+  const urls = new Set<string>();
+  if (storage === null) return urls;
+  for (const name of Object.values(WEBLLM_CACHE_NAMES)) {
+    try {
+      const cache = await storage.open(name);
+      for (const request of (await cache.keys?.()) ?? []) urls.add(request.url);
+    } catch {
+      // Unlistable: nothing known to be stored there.
+    }
+  }
+  return urls;
 }
 
 /** The WebLLM engine: one MLCEngine with one model. */
@@ -328,7 +361,9 @@ export class WebLlmEngine implements Engine {
     hooks.onStage?.('probe', 'end');
     if (!gate.ok) fail(`WebLLM capability gate: ${gate.reason}${request.allowFallback ? ' (WebLLM has no wasm route to fall back to)' : ''}`, gateStarted);
 
-    // 3. + 4. Import WebLLM, then load: parameter download (fetch) first, then loading onto the GPU (session).
+    // 3. + 4. Import WebLLM, then load: parameter download (fetch) first, then loading onto the GPU (session). What its
+    // cache holds before the load tells the receipt which files did not cross the network.
+    const storedBefore = await storedWebLlmUrls(this.deps.cacheStorage());
     hooks.onStage?.('fetch', 'start');
     const loadStarted = this.deps.now();
     let fetchEndedAt: number | null = null;
@@ -384,7 +419,7 @@ export class WebLlmEngine implements Engine {
     const readBack = await hashWebLlmFiles(record, this.deps.cacheStorage());
     let checked: ReturnType<typeof webLlmIntegrity>;
     try {
-      checked = webLlmIntegrity(model, readBack);
+      checked = webLlmIntegrity(model, readBack, storedBefore);
     } catch (error) {
       await this.dispose();
       throw error;
@@ -395,6 +430,8 @@ export class WebLlmEngine implements Engine {
       engine: { name: 'webllm', version: this.deps.version },
       route: { completed_ep: 'webgpu', fallback_reason: null, threads_effective: null, attempts },
       model: { files: checked.files, integrity: checked.integrity },
+      // WebLLM's runtime is part of the page's code; its model library is one of the model files.
+      runtime: { files: [] },
       timings: { model_fetch_ms: fetchEnd - loadStarted + hashMs, session_create_ms: loadedAt - fetchEnd },
       ...(readBack.problems.length > 0 ? { loadErrors: readBack.problems.map((message) => ({ name: 'WebLlmFilesNotHashed', message })) } : {}),
     };

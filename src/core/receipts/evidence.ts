@@ -33,7 +33,15 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
   if (review !== null && review.target !== target.key) reasons.push(`the stored review names target ${review.target}, not ${target.key}`);
   if (counts.ok_cold + counts.ok_warm === 0) reasons.push('no run completed ok');
   if (!counts.cold_minimum_met) {
-    reasons.push(`${counts.clean_cold} clean ok cold run(s), the protocol needs at least ${counts.min_cold}`);
+    const aside = target.cold_set_aside;
+    const why = [
+      aside.served_from_cache.length > 0 ? `${aside.served_from_cache.length} served from a cache` : '',
+      aside.cache_state_unknown.length > 0 ? `${aside.cache_state_unknown.length} with a file of unknown cache state` : '',
+    ].filter(Boolean);
+    reasons.push(
+      `${counts.clean_cold} truly cold clean ok run(s), the protocol needs at least ${counts.min_cold}` +
+        (why.length > 0 ? ` (${counts.cold_set_aside} cold run(s) set aside, not truly cold: ${why.join(', ')})` : ''),
+    );
   }
   if (!counts.warm_minimum_met) {
     reasons.push(`${counts.clean_warm} clean ok warm run(s), the protocol needs at least ${counts.min_warm}`);

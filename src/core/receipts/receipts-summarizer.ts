@@ -37,6 +37,7 @@ import {
   type TargetIdentity,
 } from './target-identity.ts';
 import { ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
+import { coldSetAsideReason } from '../cache-state.ts';
 import type { ReceiptProblem } from './validate-receipt.ts';
 
 /** A stored review with where it came from (path relative to the summary folder, and its file hash). */
@@ -56,6 +57,9 @@ interface Accumulator {
   okWarm: number;
   failed: number;
   noisyIds: string[];
+  /** Cold runs not counted as cold (see TargetSummary.cold_set_aside). */
+  coldFromCacheIds: string[];
+  coldUnknownIds: string[];
   hidden: number;
   frozen: number;
   coldFetch: number[];
@@ -90,6 +94,8 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     okWarm: 0,
     failed: 0,
     noisyIds: [],
+    coldFromCacheIds: [],
+    coldUnknownIds: [],
     hidden: 0,
     frozen: 0,
     coldFetch: [],
@@ -481,6 +487,13 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
     if (lifecycle.frozen_during_run) acc.frozen++;
     return;
   }
+  // A cold run counts as cold only when every model and runtime byte crossed the network: a run served from a cache
+  // (or one whose files' source is unknown) is set aside, out of the cold minimum and the cold statistics.
+  const setAside = run.kind === 'cold' ? coldSetAsideReason(run.cold_from_cache) : null;
+  if (setAside !== null) {
+    (setAside === 'served-from-cache' ? acc.coldFromCacheIds : acc.coldUnknownIds).push(receipt.receipt_id);
+    return;
+  }
   if (run.kind === 'cold') {
     if (timings.model_fetch_ms !== null) acc.coldFetch.push(timings.model_fetch_ms);
     if (timings.session_create_ms !== null) acc.coldSession.push(timings.session_create_ms);
@@ -552,6 +565,7 @@ function buildTarget(
       clean_warm: cleanWarm,
       failed: acc.failed,
       noisy: acc.noisyIds.length,
+      cold_set_aside: acc.coldFromCacheIds.length + acc.coldUnknownIds.length,
       interrupted: interrupted.receipt_ids.length,
       warm_samples: acc.warmPooled.length,
       min_cold: PROTOCOL_MIN_COLD,
@@ -569,6 +583,7 @@ function buildTarget(
     },
     integrity: { ...acc.integrity },
     noisy: { hidden: acc.hidden, frozen: acc.frozen, receipt_ids: [...acc.noisyIds].sort(byString) },
+    cold_set_aside: { served_from_cache: [...acc.coldFromCacheIds].sort(byString), cache_state_unknown: [...acc.coldUnknownIds].sort(byString) },
     failures: {
       by_reason: [...acc.failures.values()]
         .map((f) => ({ stage: f.stage, reason: f.reason, count: f.count }))

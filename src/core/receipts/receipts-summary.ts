@@ -117,11 +117,14 @@ export const TargetSummary = z.strictObject({
     warm: Count,
     ok_cold: Count,
     ok_warm: Count,
-    /** ok runs whose page stayed visible and unfrozen: the ones that count toward the minimums and statistics. */
+    /** ok runs whose page stayed visible and unfrozen (and, for cold runs, whose every model and runtime byte crossed
+     *  the network: truly cold): the ones that count toward the minimums and statistics. */
     clean_cold: Count,
     clean_warm: Count,
     failed: Count,
     noisy: Count,
+    /** ok, visible cold runs set aside because they were not truly cold (see `cold_set_aside`). */
+    cold_set_aside: Count,
     interrupted: Count,
     warm_samples: Count,
     min_cold: Count,
@@ -159,6 +162,9 @@ export const TargetSummary = z.strictObject({
   }),
   integrity: z.strictObject({ verified: Count, unpinned: Count, mismatch: Count, 'not-loaded': Count }),
   noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(Text) }),
+  /** Cold runs that are not counted as cold: some model or runtime byte came from a cache (`served_from_cache`), or
+   *  a file's source could not be told (`cache_state_unknown`). Kept out of the cold minimum and statistics. */
+  cold_set_aside: z.strictObject({ served_from_cache: z.array(Text), cache_state_unknown: z.array(Text) }),
   failures: TargetFailures,
   /** Ids of this target's receipts that further files repeat: the copies were not counted, and the target cannot
    *  reach DEVICE_PASS until they are removed and the receipts summarised again. */

@@ -98,7 +98,7 @@ function targetSection(t: TargetSummary): string[] {
   );
   const c = t.counts;
   lines.push(
-    `- Receipts ${c.receipts}: cold ${c.cold} (ok ${c.ok_cold}, clean ${c.clean_cold}/${c.min_cold}), warm ${c.warm} (ok ${c.ok_warm}, clean ${c.clean_warm}/${c.min_warm}, ` +
+    `- Receipts ${c.receipts}: cold ${c.cold} (ok ${c.ok_cold}, clean ${c.clean_cold}/${c.min_cold}, set aside ${c.cold_set_aside}), warm ${c.warm} (ok ${c.ok_warm}, clean ${c.clean_warm}/${c.min_warm}, ` +
       `${c.warm_samples} samples), failed ${c.failed}, noisy ${c.noisy}, interrupted ${c.interrupted}`,
   );
   lines.push('', '| stage (ms) | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
@@ -121,6 +121,12 @@ function targetSection(t: TargetSummary): string[] {
   );
   lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${cell(k)} ${n}`).join(', ') || 'none'}`);
   if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${cells(t.noisy.receipt_ids)}`);
+  if (t.cold_set_aside.served_from_cache.length) {
+    lines.push(`- Cold runs set aside, served from a cache (not truly cold): ${cells(t.cold_set_aside.served_from_cache)}`);
+  }
+  if (t.cold_set_aside.cache_state_unknown.length) {
+    lines.push(`- Cold runs set aside, a file's cache state unknown (not proven cold): ${cells(t.cold_set_aside.cache_state_unknown)}`);
+  }
   for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
   if (t.duplicate_receipt_ids.length) lines.push(`- Receipts repeated by other files (copies not counted): ${cells(t.duplicate_receipt_ids)}`);
   lines.push(...interruptedLines(t.interrupted));

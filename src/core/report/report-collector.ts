@@ -32,12 +32,13 @@ export interface DocumentSource {
 }
 
 /**
- * Whether a cold run's bytes came from the network or from a cache. Receipts of this version do not record it, so
- * the report says "not recorded" rather than guess; this is the one place that reads it once receipts do.
- * @param _receipt the cold device receipt
+ * Whether a cold run's bytes came from the network or from a cache, as its receipt records it (`run.cold_from_cache`):
+ * a cache-served or unproven cold run is left out of the cold minimum and statistics, as the summary does.
+ * @param receipt the cold device receipt
  */
-export function coldCacheState(_receipt: DeviceReceipt): string {
-  return 'not recorded';
+export function coldCacheState(receipt: DeviceReceipt): string {
+  const v = receipt.run.cold_from_cache;
+  return v === false ? 'network (truly cold)' : v === true ? 'served from a cache (left out)' : 'unknown (left out)';
 }
 
 /** A record waiting for its target key (computed once, in `finish`, from the canonical identity). */

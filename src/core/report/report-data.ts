@@ -39,7 +39,7 @@ export interface ColdRun {
   total_ms: number;
   /** Hidden or frozen during the run: kept out of the summary's statistics. */
   noisy: boolean;
-  /** Whether the model and runtime bytes came from the network or a cache; "not recorded" until receipts record it. */
+  /** Whether the model and runtime bytes came from the network or a cache (`run.cold_from_cache`, in words). */
   cache_state: string;
 }
 
