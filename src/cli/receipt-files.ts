@@ -8,6 +8,7 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, s
 import { join, relative, isAbsolute } from 'node:path';
 import { CliError } from './cli-error.ts';
 import { jsonSyntaxProblem } from '../core/json-syntax.ts';
+import { bundledReceiptName, RECEIPT_BUNDLE_SCHEMA, ReceiptBundle, receiptFileText } from '../core/receipt-bundle.ts';
 
 /** The files `collectJsonFiles` found: the ones to read, and symbolic links met inside folders (reported, not read). */
 export interface JsonFiles {
@@ -121,6 +122,8 @@ export function sha256(bytes: Uint8Array): string {
 
 /** One document read from the inputs: where it came from, the SHA-256 and size of its bytes, and its JSON. */
 export interface InputDocument {
+  /** Set for a receipt read out of a receipt bundle: the bundle as shown and the receipt's index in it. */
+  bundle?: { shown: string; index: number };
   /** The file as given (to read it again) and as shown in output and summaries (relative when inside the cwd). */
   file: string;
   shown: string;
@@ -133,8 +136,9 @@ export interface InputDocument {
 
 /**
  * The one reader of receipt-tool inputs (validate, summarize, report): each file read, hashed and parsed, in the
- * given order, one at a time, so a caller folds each document before the next file is read. A file that holds
- * several documents (a bundle) is expanded here, so every command that reads receipts reads it the same way.
+ * given order, one at a time, so a caller folds each document before the next file is read. A receipt bundle
+ * (`drb.receipt-bundle.v1`) is its own document (checked by its schema, the session sheet included), followed by
+ * every receipt it holds as a document of its own: every command that reads receipts reads bundles the same way.
  * A read error stops the command (CliError, exit 2).
  * @param files the files from `collectJsonFiles`
  */
@@ -148,7 +152,36 @@ export function* readInputDocuments(files: readonly string[]): Generator<InputDo
       continue;
     }
     const bytes = readBytes(file);
-    yield { file, shown: displayPath(file), sha256: sha256(bytes), bytes: bytes.byteLength, parsed: parseJson(bytes) };
+    const shown = displayPath(file);
+    const parsed = parseJson(bytes);
+    yield { file, shown, sha256: sha256(bytes), bytes: bytes.byteLength, parsed };
+    if (parsed.ok) yield* bundledReceipts(file, shown, parsed.value);
+  }
+}
+
+/**
+ * The receipts inside a receipt bundle, each as the document its own download would be: shown as
+ * `<bundle>#receipts[n]`, fingerprinted by the bytes the page's Download button gives for it (so a loose copy of the
+ * same receipt is a byte-identical copy, counted once). Nothing for a value that is not a valid bundle: the bundle's
+ * own document (yielded before) carries its problems.
+ * @param file the bundle file
+ * @param shown the bundle as shown
+ * @param value its parsed JSON
+ */
+function* bundledReceipts(file: string, shown: string, value: unknown): Generator<InputDocument> {
+  if ((value as { schema?: unknown } | null)?.schema !== RECEIPT_BUNDLE_SCHEMA) return;
+  const bundle = ReceiptBundle.safeParse(value);
+  if (!bundle.success) return;
+  for (const [index, receipt] of bundle.data.receipts.entries()) {
+    const text = Buffer.from(receiptFileText(receipt));
+    yield {
+      file,
+      shown: bundledReceiptName(shown, index),
+      sha256: sha256(text),
+      bytes: text.byteLength,
+      parsed: { ok: true, value: receipt },
+      bundle: { shown, index },
+    };
   }
 }
 

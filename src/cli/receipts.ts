@@ -109,21 +109,42 @@ function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSum
 function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<string, unknown> {
   // A receipt can both fail and record an earlier interruption: one slot per receipt id.
   const ids = [...new Set([...target.failures.receipt_ids, ...target.related.failed_receipt_ids, ...target.interrupted.receipt_ids])];
+  // One sheet fills the template; with several different ones (sessions on other days) the reviewer picks, so the
+  // notes name them all and the fields stay empty.
+  const sheet = target.session_sheets.length === 1 ? target.session_sheets[0].sheet : null;
+  const sheetNotes =
+    target.session_sheets.length > 1
+      ? `session sheets differ between bundles: ${target.session_sheets.map((s) => s.bundle).join(', ')}; fill the device fields from the right one`
+      : sheet !== null && sheet.notes !== ''
+        ? `tester's note: ${sheet.notes}`
+        : null;
   return {
     schema: DEVICE_REVIEW_SCHEMA,
     target: target.key,
     reviewer: '',
     reviewed_at: '',
-    device: { hardware_model: '', ram_gb: null, os_build: '', browser: '', browser_version: '' },
-    conditions: { network: '', battery_percent: null, charging: null, thermal_state: 'unknown' },
-    public_revision: target.identity.app.commit ?? '',
+    // The tester's session sheet (from a receipt bundle) fills what it knows; a reviewer checks it, fills the rest.
+    device: {
+      hardware_model: sheet?.device_model ?? '',
+      ram_gb: sheet?.ram_gb ?? null,
+      os_build: sheet?.os_build ?? '',
+      browser: sheet?.browser ?? '',
+      browser_version: sheet?.browser_version ?? '',
+    },
+    conditions: {
+      network: sheet?.network ?? '',
+      battery_percent: sheet?.battery_percent ?? null,
+      charging: sheet?.charging ?? null,
+      thermal_state: sheet?.thermal_state ?? 'unknown',
+    },
+    public_revision: sheet?.public_revision || (target.identity.app.commit ?? ''),
     launch_to_result_ms: null,
     tab: { reloaded_or_evicted: false, details: null },
     memory_pressure: { observed: false, behaviour: '' },
     output_stayed_correct: null,
     failure_explanations: [...new Set(ids)].sort().map((receipt_id) => ({ receipt_id, explanation: '' })),
     thresholds: { profile: 'mainstream', cold_total_p95_ms: null, warm_p95_ms: null },
-    notes: null,
+    notes: sheetNotes,
   };
 }
 

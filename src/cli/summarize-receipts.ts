@@ -22,6 +22,7 @@ import { RECEIPTS_SUMMARY_SCHEMA, type ReceiptsSummary } from '../core/receipts/
 import { ReceiptsSummarizer, type StoredReview } from '../core/receipts/receipts-summarizer.ts';
 import { renderSummaryMarkdown } from '../core/receipts/summary-markdown.ts';
 import { validateReceipt } from '../core/receipts/validate-receipt.ts';
+import { RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../core/receipt-bundle.ts';
 import { issuePath } from '../core/zod-issues.ts';
 
 /** Whether `content` is a summary.json this tool wrote (so it may be replaced). */
@@ -103,14 +104,19 @@ export async function summarizeReceipts(
   const summarizer = new ReceiptsSummarizer();
   for (const link of symlinks) summarizer.addInvalid(displayPath(link), [{ path: '', message: SYMLINK_PROBLEM }]);
   let index = 0;
-  for (const { shown, sha256: fingerprint, parsed } of readInputDocuments(files)) {
+  for (const { shown, sha256: fingerprint, parsed, bundle } of readInputDocuments(files)) {
     // One file at a time: read, parse, validate, fold; nothing but numbers outlives the iteration.
     if (!parsed.ok) summarizer.addInvalid(shown, [{ path: '', message: parsed.message }]);
     else {
       const result = validateReceipt(parsed.value);
       // The bytes' hash tells a byte-identical copy of a receipt (noted) from an edited one (an error).
-      const source = { file: shown, fingerprint };
-      if (result.kind === 'not-a-receipt' || result.kind === 'artifact') summarizer.addNotReceipt(shown, result.schema);
+      const source = { file: shown, fingerprint, bundle: bundle?.shown };
+      if (result.kind === 'artifact' && result.schema === RECEIPT_BUNDLE_SCHEMA) {
+        // A valid bundle's receipts follow as documents of their own, and its sheet fills review-template's device
+        // fields; an invalid one was not opened, so it is listed as invalid (its receipts are not counted).
+        if (result.problems.length === 0) summarizer.addBundle(shown, (parsed.value as ReceiptBundle).sheet);
+        else summarizer.addInvalid(shown, result.problems);
+      } else if (result.kind === 'not-a-receipt' || result.kind === 'artifact') summarizer.addNotReceipt(shown, result.schema);
       else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
       else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt, source);
       else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt, source);

@@ -2,6 +2,7 @@
  * Offering a receipt to the user: a Blob download with a readable file name, and a clipboard copy as the fallback for
  * browsers where downloads are awkward (iOS).
  */
+import { receiptFileText } from '../core/receipt-bundle.ts';
 
 /** Starts a download of `blob` under `fileName` (a temporary link, clicked once). */
 function downloadBlob(blob: Blob, fileName: string): void {
@@ -23,7 +24,7 @@ function downloadBlob(blob: Blob, fileName: string): void {
  * @param fileName the suggested file name
  */
 export function downloadJson(data: unknown, fileName: string): void {
-  downloadBlob(new Blob([`${JSON.stringify(data, null, 2)}\n`], { type: 'application/json' }), fileName);
+  downloadBlob(new Blob([receiptFileText(data)], { type: 'application/json' }), fileName);
 }
 
 /**
@@ -42,7 +43,7 @@ export function downloadJsonBytes(bytes: Uint8Array, fileName: string): void {
  * @param data the object to copy
  */
 export async function copyJson(data: unknown): Promise<boolean> {
-  const text = `${JSON.stringify(data, null, 2)}\n`;
+  const text = receiptFileText(data);
   try {
     await navigator.clipboard.writeText(text);
     return true;

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ARTIFACT_SCHEMAS } from '../../src/core/artifacts/artifact-schemas.ts';
 import { buildPublicPassRecord } from '../../src/core/public-pass.ts';
+import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/receipt-bundle.ts';
 import { runCli } from './cli-harness.ts';
+import { pageReceipts } from './receipts-fixtures.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECEIPTS = join(ROOT, 'test', 'fixtures', 'receipts');
@@ -57,6 +59,7 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
     'public/inputs/tokens-2x16.json',
     'src/core/receipts/profiles.v1.json',
     'src/core/receipts/llm-configs.v1.json',
+    'public/protocols/ort-tiny-xenc-wasm.json',
   ];
   mkdirSync(join(dir, 'repo'));
   for (const file of repoFiles) copyFileSync(join(ROOT, file), join(dir, 'repo', file.replace(/\//g, '_')));
@@ -71,6 +74,12 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
       prompt_set: { id: 'drb-gen-ja-en-v1', version: 1, sha256: 'b'.repeat(64) },
       answers: [{ prompt_id: 'p1', repetition: 1, seed: 17, text: 'an answer', output_tokens: 3, truncated: false }],
     }),
+  );
+  // A session exported before its first receipt: the envelope and sheet, no receipts (a receipt in it would be a copy
+  // of a loose one here).
+  writeFileSync(
+    join(dir, 'bundle.json'),
+    JSON.stringify({ schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-11-29T12:00:00.000Z', app: pageReceipts()[0].app, protocol: null, sheet: EMPTY_SESSION_SHEET, receipts: [] }),
   );
   const kinds = new Set<string>();
   const walk = (at: string): void => {
@@ -90,12 +99,12 @@ describe('drb receipts validate knows every drb artifact', () => {
   it('validates a public-pass-like folder and every other artifact kind, each by its own schema', async () => {
     const { dir, kinds } = await everyArtifact();
     for (const schema of ARTIFACT_SCHEMAS.keys()) expect(kinds, schema).toContain(schema);
-    const paths = ['receipts', 'review.json', 'reports', 'repo', 'answers.json'].map((p) => join(dir, p));
+    const paths = ['receipts', 'review.json', 'reports', 'repo', 'answers.json', 'bundle.json'].map((p) => join(dir, p));
     const run = await runCli(['receipts', 'validate', ...paths]);
     expect(run.stdout).toMatch(/^ok: \d+ receipt\(s\) valid, and \d+ other drb artifact\(s\) valid by their own schema\n$/);
     expect(run.code).toBe(0);
     const others = Number(/and (\d+) other/.exec(run.stdout)![1]);
-    expect(others).toBe(1 + 1 + 1 + 2 + 6 + 1); // summary, public-pass record, review, score + compare reports, repo files, answers
+    expect(others).toBe(1 + 1 + 1 + 2 + 7 + 1 + 1); // summary, public-pass record, review, score + compare reports, repo files, answers, bundle
   });
 
   it('reports a broken artifact by field path and an unknown schema as not a drb artifact', async () => {

@@ -16,6 +16,8 @@ import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../receipts/receipts-s
 import { CompareReport } from '../scoring/compare-report.ts';
 import { ScoreReport } from '../scoring/score-report.ts';
 import { SUITE_MANIFEST_SCHEMA, SuiteManifest } from '../suite/suite-manifest.ts';
+import { PROTOCOL_SCHEMA, Protocol } from '../protocol.ts';
+import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../receipt-bundle.ts';
 
 /** A non-receipt artifact kind: what it is (for messages) and its zod schema. */
 export interface ArtifactKind {
@@ -37,6 +39,9 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [FIXED_INPUT_SCHEMA, { what: 'a fixed model input', schema: FixedInput }],
   [BUDGET_PROFILES_SCHEMA, { what: 'budget profiles', schema: BudgetProfiles }],
   [LLM_CONFIGS_SCHEMA, { what: 'LLM memory configs', schema: LlmConfigs }],
+  [PROTOCOL_SCHEMA, { what: 'a protocol file (public/protocols/<id>.json)', schema: Protocol }],
+  // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
+  [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle }],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */

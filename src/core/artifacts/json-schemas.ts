@@ -16,6 +16,8 @@ import { GenerationReceipt } from '../generation/generation-receipt.ts';
 import { GenerationAnswers } from '../generation/generation-answers.ts';
 import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { PublicPassRecord } from '../public-pass.ts';
+import { Protocol } from '../protocol.ts';
+import { ReceiptBundle } from '../receipt-bundle.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -40,6 +42,11 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'generation-answers.schema.json', schema: GenerationAnswers.meta({ title: 'drb.generation-answers.v1 (the answers of a generation run, a separate explicit download)' }) },
   { fileName: 'comparison-receipt.schema.json', schema: ComparisonReceipt.meta({ title: 'drb.comparison-receipt.v2 (execution routes compared side by side, ratios with bootstrap intervals)' }) },
   { fileName: 'public-pass.schema.json', schema: PublicPassRecord.meta({ title: 'drb.public-pass.v1 (drb public-pass: a deployed page run anonymously in a fresh browser)' }) },
+  { fileName: 'protocol.schema.json', schema: Protocol.meta({ title: 'drb.protocol.v1 (public/protocols/<id>.json, the target of protocol mode)' }) },
+  {
+    fileName: 'receipt-bundle.schema.json',
+    schema: ReceiptBundle.meta({ title: "drb.receipt-bundle.v1 (a tester's session: receipts as the page made them, each valid by its own schema, plus the session sheet)" }),
+  },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/receipts/profiles.v1.json)' }) },
 ];
 

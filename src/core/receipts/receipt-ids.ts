@@ -13,6 +13,8 @@ export interface ReceiptSource {
   file: string;
   /** SHA-256 of the file's bytes (in-memory callers may give any string that is equal exactly for equal content). */
   fingerprint: string;
+  /** The bundle file (as shown) a receipt was read from, when it came in a bundle. */
+  bundle?: string;
 }
 
 /** What a claim on an id found: the first file with it, or a copy of an earlier one (identical bytes or not). */

@@ -7,6 +7,7 @@ import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import type { DeviceReceipt, InterruptedRun } from '../receipt.ts';
+import type { SessionSheet } from '../receipt-bundle.ts';
 import { bootstrapPooledMedian } from '../intervals.ts';
 import { lastFifthRatio, theilSenSlope } from '../sample-order.ts';
 import { summarize, type SampleStats } from '../stats.ts';
@@ -79,6 +80,8 @@ interface Accumulator {
   failedIds: string[];
   /** Ids of this target's receipts that other files repeat (copies are never counted; they block DEVICE_PASS). */
   duplicateIds: Set<string>;
+  /** Bundles (as shown) this target's receipts came from, in the order first seen. */
+  bundles: Set<string>;
   modelBytes: number | null;
   heapMax: number | null;
 }
@@ -112,6 +115,7 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     failures: new Map(),
     failedIds: [],
     duplicateIds: new Set(),
+    bundles: new Set(),
     modelBytes: null,
     heapMax: null,
   };
@@ -178,6 +182,33 @@ export class ReceiptsSummarizer {
   // Every receipt id counts once, whatever its kind; the device target that counted each id, to flag its copies.
   private readonly ledger = new ReceiptIdLedger();
   private readonly deviceTargetOf = new Map<string, string>();
+  // The session sheet of every bundle read, by the bundle file as shown.
+  private readonly sheets = new Map<string, SessionSheet>();
+
+  /** The distinct session sheets of the bundles a target's receipts came from, each with the first bundle that had it. */
+  private sessionSheetsOf(acc: Accumulator): TargetSummary['session_sheets'] {
+    const seen = new Set<string>();
+    const out: TargetSummary['session_sheets'] = [];
+    for (const bundle of acc.bundles) {
+      const sheet = this.sheets.get(bundle);
+      if (sheet === undefined) continue;
+      const canonical = canonicalJson(sheet);
+      if (seen.has(canonical) || out.length >= 64) continue;
+      seen.add(canonical);
+      out.push({ bundle, sheet });
+    }
+    return out;
+  }
+
+  /**
+   * Records a receipt bundle's session sheet (its receipts follow through `addReceipt` with `source.bundle` set).
+   * @param file the bundle file as shown
+   * @param sheet its session sheet
+   */
+  addBundle(file: string, sheet: SessionSheet): void {
+    this.files++;
+    this.sheets.set(file, sheet);
+  }
 
   /**
    * Claims `receipt`'s id for `source`: true when it is the first file with that id (count it); false for a copy,
@@ -297,6 +328,7 @@ export class ReceiptsSummarizer {
       this.groups.set(canonical, acc);
     }
     this.deviceTargetOf.set(receipt.receipt_id, canonical);
+    if (source?.bundle !== undefined) acc.bundles.add(source.bundle);
     fold(acc, receipt);
     if (receipt.run.previous_run_interrupted !== null) {
       this.addInterruption(identity.device, receipt.run.previous_run_interrupted, receipt.receipt_id);
@@ -367,7 +399,10 @@ export class ReceiptsSummarizer {
     const targets: TargetSummary[] = [];
     for (const { key, requestKey, acc } of keyed) {
       const siblings = (byRequest.get(requestKey) ?? []).filter((s) => s.key !== key);
-      const base = buildTarget(key, requestKey, acc, siblings, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs);
+      const base = {
+        ...buildTarget(key, requestKey, acc, siblings, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs),
+        session_sheets: this.sessionSheetsOf(acc),
+      };
       const stored = reviews.get(key) ?? null;
       const review = stored
         ? { file: stored.file, sha256: stored.sha256, reviewer: stored.review.reviewer, reviewed_at: stored.review.reviewed_at }
@@ -518,7 +553,7 @@ function buildTarget(
   interrupted: TargetSummary['interrupted'],
   profiles: BudgetProfiles,
   llmConfigs: LlmConfigs,
-): Omit<TargetSummary, 'review' | 'evidence'> {
+): Omit<TargetSummary, 'review' | 'evidence' | 'session_sheets'> {
   const cleanCold = acc.coldTotal.length;
   const cleanWarm = acc.warmMedians.length;
   const cold = {

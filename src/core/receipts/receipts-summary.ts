@@ -6,6 +6,7 @@
  * bytes (it is meant to be committed under `receipts/`).
  */
 import { z } from 'zod';
+import { SessionSheet } from '../receipt-bundle.ts';
 import { detailText } from '../bounded-text.ts';
 import { ConfidenceInterval, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
@@ -19,9 +20,8 @@ const Text = detailText(4096);
 /** v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`). */
 export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v2';
 
-/** The protocol's minimum repetitions per physical target. */
-export const PROTOCOL_MIN_COLD = 5;
-export const PROTOCOL_MIN_WARM = 20;
+// The device procedure's minimums live with the protocol files that carry them (one definition).
+export { PROTOCOL_MIN_COLD, PROTOCOL_MIN_WARM } from '../protocol.ts';
 
 const Stats = z.strictObject({
   count: z.number().int().positive(),
@@ -169,6 +169,9 @@ export const TargetSummary = z.strictObject({
   /** Ids of this target's receipts that further files repeat: the copies were not counted, and the target cannot
    *  reach DEVICE_PASS until they are removed and the receipts summarised again. */
   duplicate_receipt_ids: z.array(Text),
+  /** The session sheets of the bundles this target's receipts came from (distinct sheets, first bundle named):
+   *  `drb receipts review-template` fills the device fields from them. Empty for loose receipt files. */
+  session_sheets: z.array(z.strictObject({ bundle: Text, sheet: SessionSheet })).max(64),
   interrupted: TargetInterruptions,
   /** Failed runs of other targets with the same request (same device, build, model, input, requested route).
    *  Interruptions need no such list: they are attributed by device, model and requested route already. */
