@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isFullyPinned, parseCatalog } from '../../src/core/catalog.ts';
 import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
 import { PRECISION_FILE, PRECISIONS, type Precision } from '../../src/fixtures/onnx-graph.ts';
+import { SUPPRESSED_BYTES } from '../../src/fixtures/byte-level-bpe.ts';
 import { buildLfm2Fixture, LFM2_FIXTURE_ID, LFM2_PRECISIONS } from '../../src/fixtures/lfm2-fixture.ts';
 import { buildQwen3Fixture, QWEN3_FIXTURE_ID, QWEN3_SHAPE } from '../../src/fixtures/qwen3-fixture.ts';
 import { buildXlmrFixture, XLMR_FIXTURE_ID } from '../../src/fixtures/xlm-roberta-fixture.ts';
@@ -325,6 +326,20 @@ describe.each([
     const session = await wasmSession(dir, 'fp32');
     try {
       expect(maxAbsDiff(await fullPass(session, prompt, 5), await fullPass(session, prompt))).toBeLessThan(1e-5);
+    } finally {
+      await session.release();
+    }
+  });
+
+  it('the head keeps byte tokens that could decode to control or bidi characters out of reach (fp32)', async () => {
+    // Generated answers refuse such characters (bounded-text.ts): a random head must not emit them.
+    const session = await wasmSession(dir, 'fp32');
+    try {
+      const logits = await fullPass(session, prompt);
+      const best = Math.max(...logits);
+      for (const id of SUPPRESSED_BYTES) expect(best - logits[id], `byte ${id}`).toBeGreaterThan(20);
+      expect(SUPPRESSED_BYTES).toEqual(expect.arrayContaining([0x00, 0x1b, 0x7f, 0xc2, 0xe2]));
+      expect(SUPPRESSED_BYTES).not.toContain(0x0a);
     } finally {
       await session.release();
     }
