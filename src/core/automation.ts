@@ -59,7 +59,16 @@ export interface AutomationSettings {
   dtype: string | null;
   /** How much of the device receipts record: `reduced` unless the tester chose `full` (see DeviceDetails). */
   deviceDetails: DeviceDetails;
+  /** Which view the page opens: `protocol` (the tester's field kit) or `panels` (the developer panels); null = by the
+   *  screen's width (protocol mode below 600 px). */
+  mode: PageMode | null;
+  /** Protocol mode's target: a protocol id (public/protocols/<id>.json); null = the default protocol. */
+  protocol: string | null;
 }
+
+/** The page's two views. */
+export const PAGE_MODES = ['protocol', 'panels'] as const;
+export type PageMode = (typeof PAGE_MODES)[number];
 
 /** The engine of the plain cold/warm controls when the URL names none. */
 export const DEFAULT_ENGINE: EngineName = 'ort';
@@ -87,6 +96,8 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   minMargin: null,
   dtype: null,
   deviceDetails: 'reduced',
+  mode: null,
+  protocol: null,
 });
 
 /** A parameter parser: returns the value or throws ParamError with the "expected ..." part. */
@@ -220,6 +231,15 @@ export const PARAMS: Record<string, Param> = {
   },
   dtype: { field: 'dtype', parse: oneOf(Object.keys(TRANSFORMERS_DTYPE_SUFFIX)), write: text },
   device_details: { field: 'deviceDetails', parse: oneOf(DeviceDetails.options), write: text },
+  mode: { field: 'mode', parse: oneOf(PAGE_MODES), write: text },
+  protocol: {
+    field: 'protocol',
+    parse: (raw) => {
+      if (!/^[a-z0-9][a-z0-9.-]{0,63}$/.test(raw)) throw new ParamError('a protocol id (lowercase letters, digits, "." and "-")');
+      return raw;
+    },
+    write: text,
+  },
   min_margin: {
     field: 'minMargin',
     parse: (raw) => {

@@ -113,7 +113,7 @@ export function receiptProblems<T>(schema: z.ZodType<T>, receipt: unknown, check
 
 /** What an artifact file is: a device receipt's run kind, or one of the other artifacts the page offers
  *  (`receipt` names a document whose kind cannot be told, such as a malformed receipt a public pass saves). */
-export type ArtifactKind = 'cold' | 'warm' | 'suite' | 'predictions' | 'generation' | 'answers' | 'compare' | 'receipt';
+export type ArtifactKind = 'cold' | 'warm' | 'suite' | 'predictions' | 'generation' | 'answers' | 'compare' | 'receipt' | 'bundle';
 
 /** The parts of an artifact's file name. */
 export interface ArtifactNameParts {

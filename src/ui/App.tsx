@@ -2,8 +2,10 @@
  * The page root: composes panels and owns page state. Panels are separate components so later features (suite runs,
  * comparisons, generation) add a panel here without touching the others.
  */
+import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { DEFAULT_ENGINE, parseAutomation } from '../core/automation.ts';
+import { DEFAULT_ENGINE, parseAutomation, type PageMode } from '../core/automation.ts';
+import { DEFAULT_PROTOCOL_ID } from '../core/protocol.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
@@ -24,6 +26,10 @@ import { RunControls, type RunSettings } from './RunControls.tsx';
 import { RunProgress } from './RunProgress.tsx';
 import { SuitePanel } from './SuitePanel.tsx';
 import { WarmChart } from './WarmChart.tsx';
+import { ProtocolView } from './ProtocolView.tsx';
+
+/** Below this width the page opens in protocol mode unless the URL names a mode (phones are where testers are). */
+const PROTOCOL_VIEW_BELOW_PX = 600;
 
 /** The page. `catalog` is the parsed, validated catalog bundled into the build. */
 export function App(props: { catalog: ModelCatalog }) {
@@ -72,6 +78,8 @@ export function App(props: { catalog: ModelCatalog }) {
   const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, journal)), []);
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
+  // Protocol mode (the tester's field kit) when the URL asks for it, or on a narrow screen when it names no mode.
+  const [view, setView] = useState<PageMode>(() => a.mode ?? (window.innerWidth < PROTOCOL_VIEW_BELOW_PX ? 'protocol' : 'panels'));
 
   const runOne = async (kind: 'cold' | 'warm', signal: AbortSignal): Promise<DeviceReceipt | null> => {
     const s = settingsRef.current;
@@ -95,7 +103,8 @@ export function App(props: { catalog: ModelCatalog }) {
     );
     setProblems(found);
     if (found.length > 0) return null;
-    window.drbReceipts.push(receipt);
+    // Stored on the device before it is shown: a tab killed afterwards loses nothing.
+    await pageSession.offerReceipt(receipt);
     setReceipts((prev) => [...prev, receipt]);
     return receipt;
   };
@@ -132,6 +141,8 @@ export function App(props: { catalog: ModelCatalog }) {
         pingWorker: async () => controller.worker?.api.ping(),
       };
     }
+    // Protocol mode runs step by step from its own button; the developer panels' autorun is theirs.
+    if (view === 'protocol') return;
     const s = settingsRef.current;
     // autorun=generate / autorun=compare belong to their panels, which start them and set done/failed themselves.
     if (a.autorun.some((k) => k === 'generate' || k === 'compare')) return;
@@ -155,13 +166,28 @@ export function App(props: { catalog: ModelCatalog }) {
 
   const model = catalog.models.find((m) => m.id === settings.modelId);
   const input = catalog.inputs.find((i) => i.id === model?.default_input);
+  if (view === 'protocol') {
+    return (
+      <ProtocolView
+        catalog={catalog}
+        automation={a}
+        protocolId={a.protocol ?? DEFAULT_PROTOCOL_ID}
+        capabilities={capabilities}
+        journal={journal}
+        onPanels={() => setView('panels')}
+      />
+    );
+  }
   return (
     <main>
       <header>
         <h1>Device Receipts Bench</h1>
         <p class="sub">
           In-browser model runs with a receipt of exactly what happened on this device. Nothing leaves this page: no
-          analytics, no third-party scripts; receipts hold no text you typed.
+          analytics, no third-party scripts; receipts hold no text you typed.{' '}
+          <button type="button" class="link" data-testid="to-protocol" disabled={busy} onClick={() => setView('protocol')}>
+            Protocol mode (testers on a phone)
+          </button>
         </p>
       </header>
       <InterruptedBanner run={interrupted} />

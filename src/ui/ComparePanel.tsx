@@ -8,6 +8,7 @@
  * With `autorun=compare` the panel starts by itself and sets `drbState` and `window.drbArtifacts`
  * (`comparison-receipt`).
  */
+import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AutomationSettings } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
@@ -152,9 +153,10 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         },
         abort.signal,
       );
+      // Stored on the device before it is shown: a tab killed afterwards loses nothing.
+      if (out.problems.length === 0) await pageSession.offerArtifact('comparison-receipt', out.receipt);
       setResult(out);
       if (out.problems.length > 0) return false;
-      window.drbArtifacts.push({ kind: 'comparison-receipt', data: out.receipt });
       return out.receipt.outcome.status === 'ok';
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));

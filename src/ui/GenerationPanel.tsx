@@ -6,6 +6,7 @@
  * With `autorun=generate` the panel starts by itself and sets the automation contract's `drbState` and
  * `window.drbArtifacts` (`generation-receipt`, `answers`).
  */
+import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AutomationSettings } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
@@ -138,10 +139,13 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
         },
         abort.signal,
       );
+      // Stored on the device before they are shown: a tab killed afterwards loses nothing.
+      if (out.problems.length === 0) {
+        await pageSession.offerArtifact('generation-receipt', out.receipt);
+        await pageSession.offerArtifact('answers', out.answers);
+      }
       setResult(out);
       if (out.problems.length > 0) return false;
-      window.drbArtifacts.push({ kind: 'generation-receipt', data: out.receipt });
-      window.drbArtifacts.push({ kind: 'answers', data: out.answers });
       return out.receipt.outcome.status === 'ok';
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));

@@ -4,6 +4,7 @@
  * predictions artifact (for `drb score`) and the suite receipt. Chosen files are only read, never written.
  * Also runs `autorun=suite` for the automation contract and puts both artifacts into `window.drbArtifacts`.
  */
+import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
@@ -116,14 +117,15 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         finish(false);
         return;
       }
-      setResult(outcome);
+      // Stored on the device before they are shown: a tab killed afterwards loses nothing.
       if (outcome.problems.length === 0) {
         if (outcome.predictions) {
           const rowsJson: unknown = JSON.parse(new TextDecoder().decode(outcome.predictions));
-          window.drbArtifacts.push({ kind: 'predictions', data: rowsJson });
+          await pageSession.offerArtifact('predictions', rowsJson);
         }
-        window.drbArtifacts.push({ kind: 'suite-receipt', data: outcome.receipt });
+        await pageSession.offerArtifact('suite-receipt', outcome.receipt);
       }
+      setResult(outcome);
       finish(outcome.problems.length === 0 && outcome.receipt.outcome.status === 'ok');
     } catch (caught) {
       setPhase('failed');

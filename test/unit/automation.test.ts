@@ -84,6 +84,8 @@ describe('toSearchParams', () => {
     minMargin: 1e-7,
     dtype: 'q4f16',
     deviceDetails: 'full',
+    mode: 'protocol',
+    protocol: 'qwen3-0.6b-q4-wasm',
   };
 
   it('writes every parameter, and parsing what it writes gives the same settings back', () => {
