@@ -1,0 +1,221 @@
+/**
+ * Protocol mode end to end in Chromium at a phone's size (390 x 844): the tester's flow through the real buttons.
+ * A cold run, a reload, the same receipt back from the device's storage; a renderer killed mid-run, then the earlier
+ * receipts still stored and the interruption recorded; a second cold run in the same profile marked as served from
+ * the cache, a cold run in a fresh profile marked network; export through the real button; the bundle validates;
+ * summarize counts only the truly cold receipts; review reaches DEVICE_PASS on a bundle with enough truly cold and
+ * warm receipts and a filled review, and not on one whose cold receipts were served from the cache. Every view has no
+ * horizontal overflow at 375 px.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { ReceiptBundle } from '../../src/core/receipt-bundle.ts';
+import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
+import { runCli } from '../unit/cli-harness.ts';
+import { pageQuery, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+
+const PROTOCOL = 'ort-tiny-xenc-wasm';
+const PHONE = { width: 390, height: 844 };
+
+/** Opens protocol mode at a phone's size and waits until the stored session and the protocol are loaded. */
+async function openProtocol(env: PageEnv, extra: Record<string, unknown> = {}): Promise<Page> {
+  const page = await env.browser.context.newPage();
+  await page.setViewportSize(PHONE);
+  await page.goto(`${env.server.url}${pageQuery({ mode: 'protocol', protocol: PROTOCOL, ...extra })}`);
+  await page.waitForFunction(() => document.documentElement.dataset.drbSession === 'ready');
+  await page.getByTestId('protocol-next').waitFor();
+  return page;
+}
+
+/** Presses the next-step button (or the other step) and waits for the run's end; returns the receipt it stored. */
+async function step(page: Page, button: 'protocol-next' | 'protocol-other' = 'protocol-next'): Promise<DeviceReceipt> {
+  const before = await page.evaluate(() => window.drbSession!.receipts.length);
+  await page.getByTestId(button).click();
+  await page.waitForFunction((n) => (window.drbSession?.receipts.length ?? 0) > n && document.documentElement.dataset.drbState !== 'running', before, { timeout: 120_000 });
+  const receipt = (await page.evaluate(() => window.drbSession!.receipts.at(-1))) as DeviceReceipt;
+  expect(receiptProblems(receipt)).toEqual([]);
+  return receipt;
+}
+
+async function noOverflowAt375(page: Page): Promise<void> {
+  await page.setViewportSize({ width: 375, height: 667 });
+  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+  expect(widths.scroll, 'document scrollWidth at 375 px').toBeLessThanOrEqual(widths.viewport);
+  await page.setViewportSize(PHONE);
+}
+
+/** Clears the browser's HTTP cache, as the tester's cold steps do (site storage, and so the session, is kept). */
+async function clearHttpCache(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.clearBrowserCache');
+  await cdp.detach();
+}
+
+describe('protocol mode in Chromium at 390 x 844', () => {
+  let env: PageEnv;
+  beforeAll(async () => {
+    env = await startPageEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('a cold run in a fresh profile is network; the receipt survives a reload; a second cold run in the profile is served from the cache', async () => {
+    const page = await openProtocol(env);
+    expect(await page.getByTestId('protocol-next').textContent()).toBe('Cold run');
+    await noOverflowAt375(page);
+    const cold = await step(page);
+    expect(cold.run.kind).toBe('cold');
+    expect(cold.run.cold_from_cache).toBe(false);
+    expect([...cold.model.files, ...cold.runtime.files].map((f) => f.cache_state)).toEqual(['network', 'network', 'network']);
+    expect(cold.run.wake_lock).toMatch(/^(held|released|refused|unsupported)$/);
+    expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 1 of 5, warm 0 of 20');
+    // Stored before it was shown: a reload gives the same receipt back.
+    await page.reload();
+    await page.waitForFunction(() => document.documentElement.dataset.drbSession === 'ready');
+    expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual([cold]);
+    await page.getByTestId('protocol-next').waitFor();
+    // A cold run again without the cold steps: the runtime comes from the HTTP cache, and the receipt says so.
+    const again = await step(page);
+    expect(again.run.kind).toBe('cold');
+    expect(again.run.cold_from_cache).toBe(true);
+    expect(again.runtime.files.map((f) => f.cache_state)).toEqual(['http-cache', 'http-cache']);
+    expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 1 of 5 (1 not counted: cache), warm 0 of 20');
+    expect(await page.getByTestId('last-outcome').textContent()).toContain('served from a cache: not counted as cold');
+    await page.locator('[data-testid=stored-session] details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    await page.locator('[data-testid=capability-summary] details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    await noOverflowAt375(page);
+    await page.screenshot({ path: join(tmpdir(), 'drb-protocol-390.png'), fullPage: true });
+    // The developer panels are a tap away, and fit the same screen.
+    await page.getByTestId('to-panels').click();
+    await page.getByTestId('controls').waitFor();
+    await noOverflowAt375(page);
+    await page.close();
+  });
+
+  it('a renderer killed mid-run: the earlier receipts stay stored and the next receipt records the interruption', async () => {
+    const browser = await startPageEnv();
+    try {
+      const first = await openProtocol(browser);
+      const cold = await step(first);
+      // A long run (the developer panels' heavy warm series), killed in the middle as iOS kills a tab.
+      await first.goto(`${browser.server.url}${pageQuery({ mode: 'panels', autorun: ['warm'], model: 'ort-heavy-xenc', warmRuns: 1000, threads: 1 })}`);
+      await first.waitForFunction(() => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, { timeout: 90_000 });
+      const cdp = await first.context().newCDPSession(first);
+      await Promise.race([cdp.send('Page.crash').catch(() => {}), new Promise<void>((resolve) => first.once('crash', () => resolve()))]);
+      await first.close().catch(() => {});
+      const page = await openProtocol(browser);
+      expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual([cold]);
+      expect(await page.getByTestId('interrupted-banner').count()).toBe(0); // protocol mode records it in the next receipt
+      const next = await step(page);
+      expect(next.run.previous_run_interrupted).toMatchObject({ stage: 'warm_inference', model_id: 'ort-heavy-xenc' });
+      expect(await page.evaluate(() => window.drbSession!.receipts.length)).toBe(2);
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('exports through the real button a bundle that validates, summarises with only truly cold runs counted, and reaches DEVICE_PASS only with truly cold ones', async () => {
+    const browser = await startPageEnv();
+    const dir = mkdtempSync(join(tmpdir(), 'drb-protocol-e2e-'));
+    try {
+      let page = await openProtocol(browser);
+      // Five truly cold runs, each after the cold steps (here: the HTTP cache cleared, a fresh page), one cache-served.
+      const colds: DeviceReceipt[] = [];
+      for (let i = 0; i < 5; i++) {
+        if (i > 0) {
+          await clearHttpCache(page);
+          await page.close();
+          page = await openProtocol(browser);
+        }
+        colds.push(await step(page, i === 0 ? 'protocol-next' : (await page.getByTestId('protocol-next').textContent()) === 'Cold run' ? 'protocol-next' : 'protocol-other'));
+      }
+      const cached = await step(page, 'protocol-other');
+      expect(colds.map((r) => r.run.cold_from_cache)).toEqual([false, false, false, false, false]);
+      expect(cached.run.cold_from_cache).toBe(true);
+      for (let i = 0; i < 20; i++) expect((await step(page)).run.kind).toBe('warm');
+      expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 5 of 5 (1 not counted: cache), warm 20 of 20');
+      await page.getByTestId('done-steps').waitFor();
+      // The session sheet, typed as a tester would; shown in full before export.
+      await page.getByTestId('sheet-device_model').fill('iPhone 15 (A3090)');
+      await page.getByTestId('sheet-ram_gb').fill('6');
+      await page.getByTestId('sheet-os_build').fill('iOS 26.1 (23B85)');
+      await page.getByTestId('sheet-browser').fill('Safari');
+      await page.getByTestId('sheet-browser_version').fill('26.1');
+      await page.getByTestId('sheet-network').fill('Wi-Fi 5 GHz');
+      await page.getByTestId('sheet-battery_percent').fill('80');
+      await page.getByTestId('sheet-charging').selectOption('false');
+      await page.getByTestId('sheet-thermal_state').selectOption('nominal');
+      const commit = await page.evaluate(() => window.drbApp.commit);
+      await page.getByTestId('sheet-public_revision').fill(commit ?? 'unknown');
+      await noOverflowAt375(page);
+      await page.screenshot({ path: join(tmpdir(), 'drb-protocol-done-390.png'), fullPage: true });
+
+      // Export through the real button (a download where the browser cannot share files).
+      const button = (await page.getByTestId('export-download').count()) > 0 ? 'export-download' : 'export-share';
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(button).click()]);
+      expect(download.suggestedFilename()).toMatch(/^drb-ort-tiny-xenc-wasm-1-bundle-\d{8}T\d{6}Z\.json$/);
+      const file = join(dir, download.suggestedFilename());
+      await download.saveAs(file);
+      const bundle = ReceiptBundle.parse(JSON.parse(readFileSync(file, 'utf8')));
+      expect(bundle.receipts).toHaveLength(26);
+      expect(bundle.sheet).toMatchObject({ device_model: 'iPhone 15 (A3090)', ram_gb: 6, battery_percent: 80, charging: false });
+      expect(bundle.protocol?.id).toBe(PROTOCOL);
+      // The automation contract gives the same bundle the button gave (but for its time).
+      const viaContract = await page.evaluate(() => window.drbExportBundle!());
+      expect({ ...viaContract, created_at: bundle.created_at }).toEqual(bundle);
+
+      const validate = await runCli(['receipts', 'validate', file]);
+      expect(validate.stdout).toBe('ok: 26 receipt(s) valid, and 1 other drb artifact(s) valid by their own schema\n');
+      const out = join(dir, 'summary');
+      expect((await runCli(['receipts', 'summarize', file, '--out', out])).code).toBe(0);
+      const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as ReceiptsSummary;
+      expect(summary.targets).toHaveLength(1);
+      const [target] = summary.targets;
+      expect(target.counts).toMatchObject({ cold: 6, clean_cold: 5, cold_set_aside: 1, clean_warm: 20, cold_minimum_met: true, warm_minimum_met: true });
+      expect(target.cold_set_aside.served_from_cache).toEqual([cached.receipt_id]);
+      const template = JSON.parse((await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key])).stdout) as Record<string, unknown>;
+      expect(template.device).toEqual({ hardware_model: 'iPhone 15 (A3090)', ram_gb: 6, os_build: 'iOS 26.1 (23B85)', browser: 'Safari', browser_version: '26.1' });
+      Object.assign(template, {
+        reviewer: 'qa-1',
+        reviewed_at: '2026-12-01T10:00:00Z',
+        launch_to_result_ms: 4000,
+        memory_pressure: { observed: false, behaviour: 'none observed' },
+        output_stayed_correct: true,
+        thresholds: { profile: null, cold_total_p95_ms: 600_000, warm_p95_ms: 60_000 },
+      });
+      const answers = join(dir, 'answers.json');
+      writeFileSync(answers, JSON.stringify(template));
+      const review = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', answers]);
+      expect(review.stdout.split('\n')[0]).toBe(`${target.key}: DEVICE_PASS`);
+
+      // The same session with its cache-served cold run as the only cold one: not a pass, and it says why.
+      const cachedOnly = { ...bundle, receipts: bundle.receipts.filter((r) => (r as unknown as DeviceReceipt).run.kind === 'warm' || (r as unknown as DeviceReceipt).receipt_id === cached.receipt_id) };
+      const cachedFile = join(dir, 'cached-only.json');
+      writeFileSync(cachedFile, JSON.stringify(cachedOnly));
+      const out2 = join(dir, 'summary-cached');
+      expect((await runCli(['receipts', 'summarize', cachedFile, '--out', out2])).code).toBe(0);
+      const target2 = (JSON.parse(readFileSync(join(out2, 'summary.json'), 'utf8')) as ReceiptsSummary).targets[0];
+      writeFileSync(answers, JSON.stringify({ ...template, target: target2.key }));
+      const review2 = await runCli(['receipts', 'review', '--summary', join(out2, 'summary.json'), '--target', target2.key, '--answers', answers]);
+      expect(review2.stdout).toContain(`${target2.key}: DEVICE_RECEIPT`);
+      expect(review2.stdout).toContain('0 truly cold clean ok run(s), the protocol needs at least 5 (1 cold run(s) set aside, not truly cold: 1 served from a cache)');
+    } finally {
+      await browser.close();
+    }
+  }, 600_000);
+
+  it('a bad protocol file, or one that is missing, is one line on the page naming the file and the field', async () => {
+    const page = await env.browser.context.newPage();
+    await page.setViewportSize(PHONE);
+    await page.goto(`${env.server.url}${pageQuery({ mode: 'protocol', protocol: 'no-such-protocol' })}`);
+    await page.getByTestId('protocol-error').waitFor();
+    expect(await page.getByTestId('protocol-error').textContent()).toBe('protocols/no-such-protocol.json: answered HTTP 404');
+    expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
+    await page.close();
+  });
+});
