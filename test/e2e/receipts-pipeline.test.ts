@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AutomationSettings } from '../../src/core/automation.ts';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { openAndWait, pageReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
@@ -30,10 +31,14 @@ describe('page receipts through drb receipts validate and summarize', () => {
       [{ autorun: ['cold'], engine: 'ort', ep: 'webgpu', allowFallback: false, model: 'ort-tiny-xenc' }, 'failed'],
     ];
     let count = 0;
+    const receiptsWritten: DeviceReceipt[] = [];
     for (const [settings, expected] of runs) {
       const { page, state } = await openAndWait(env, settings);
       expect(state).toBe(expected);
-      for (const receipt of await pageReceipts(page)) writeFileSync(join(dir, `receipt-${++count}.json`), JSON.stringify(receipt, null, 2));
+      for (const receipt of await pageReceipts(page)) {
+        receiptsWritten.push(receipt);
+        writeFileSync(join(dir, `receipt-${++count}.json`), JSON.stringify(receipt, null, 2));
+      }
       await page.close();
     }
     expect(count).toBe(5);
@@ -51,9 +56,19 @@ describe('page receipts through drb receipts validate and summarize', () => {
       const t = byThreads(n);
       expect(t, `wasm x${n}`).toBeDefined();
       expect(t!.counts).toMatchObject({ cold: 1, warm: 1, ok_cold: 1, ok_warm: 1, warm_samples: 5, failed: 0 });
-      expect(t!.cold.total_ms!.count).toBe(1);
       expect(t!.evidence.state).toBe('DEVICE_RECEIPT');
     }
+    // The first cold run in this browser profile fetched everything from the network: truly cold, counted.
+    const first = byThreads(1)!;
+    expect(first.counts).toMatchObject({ clean_cold: 1, cold_set_aside: 0 });
+    expect(first.cold.total_ms!.count).toBe(1);
+    // The second one ran in the same profile and took the runtime from the HTTP cache: set aside, not counted as cold.
+    const second = byThreads(2)!;
+    const secondCold = receiptsWritten.find((r) => r.run.kind === 'cold' && r.route.threads_effective === 2)!;
+    expect(secondCold.run.cold_from_cache).toBe(true);
+    expect(second.counts).toMatchObject({ clean_cold: 0, cold_set_aside: 1 });
+    expect(second.cold_set_aside).toEqual({ served_from_cache: [secondCold.receipt_id], cache_state_unknown: [] });
+    expect(second.cold.total_ms).toBeNull();
     const failed = summary.targets.find((t) => t.identity.route.requested_ep === 'webgpu')!;
     expect(failed.counts.failed).toBe(1);
     expect(failed.failures.by_reason[0].reason).toMatch(/WebGPU/);
