@@ -3,14 +3,20 @@
  * xvfb-run), through one lane interface: page load, capability probe, ORT on wasm cold and warm with 1 and 2
  * threads, receipts valid as `drb receipts validate` sees them and free of a secret planted in the URL, the WebGPU
  * route refused (or fallen back) clearly, a crashed worker ending the run failed (then a click runs again), and both
- * engines computing the same outputs. WebKit differences (no navigator.gpu, no memory APIs, hidden
+ * engines computing the same outputs; in WebKit also protocol mode (a stored receipt back after a reload, the exported
+ * bundle valid). WebKit differences (no navigator.gpu, no memory APIs, hidden
  * SharedArrayBuffer) are checked as the page records them, not skipped.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { ReceiptBundle } from '../../src/core/receipt-bundle.ts';
 import { openLane, type BrowserLane, type LaneName } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
+import { runCli } from '../unit/cli-harness.ts';
 import { LANES, pageReceipts, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
 
 const MODEL = 'ort-tiny-xenc';
@@ -152,6 +158,74 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
       });
       expect(validationProblems(receipts[1])).toEqual([]);
       expect(receipts[1].outcome.status).toBe('ok');
+    } finally {
+      await page.close();
+    }
+  });
+
+  // The tester's protocol flow where Safari's engine runs it (Chromium's is test/e2e/protocol-mode.test.ts): the receipt
+  // is stored before it is shown and comes back after a reload; the export button's bundle validates as a file.
+  it.runIf(laneName === 'webkit')('protocol mode: receipts stored on the device survive a reload, and the exported bundle validates', async () => {
+    const page = await lane.newPage();
+    const dir = mkdtempSync(join(tmpdir(), 'drb-webkit-protocol-'));
+    try {
+      const open = async () => {
+        await page.waitFor<boolean>(`return document.documentElement.dataset.drbSession === 'ready' && document.querySelector('[data-testid="protocol-next"]') !== null;`, {
+          timeoutMs: 60_000,
+          description: 'the stored session and the protocol loaded',
+        });
+      };
+      const step = async (testId: string, before: number) => {
+        await page.click(`[data-testid="${testId}"]`);
+        return page.waitFor<DeviceReceipt>(
+          `const r = window.drbSession?.receipts ?? []; return r.length > ${before} && document.documentElement.dataset.drbState !== 'running' ? r.at(-1) : null;`,
+          { timeoutMs: 150_000, description: `the receipt of ${testId}` },
+        );
+      };
+      await page.goto(`${server.url}?${toSearchParams({ mode: 'protocol', protocol: 'ort-tiny-xenc-wasm' })}`);
+      await open();
+      expect(await page.evaluate<number>('return window.drbSession.receipts.length;')).toBe(0);
+      const cold = await step('protocol-next', 0);
+      expect(validationProblems(cold)).toEqual([]);
+      expect(cold.run.kind).toBe('cold');
+      expect(cold.outcome.status).toBe('ok');
+      // WebKit's workers give no resource sizes, so a cold run takes the runtime under a URL unique to the run: the
+      // receipt can still say where every byte came from.
+      expect(cold.run.cold_from_cache).toBe(false);
+      expect([...cold.model.files, ...cold.runtime.files].every((f) => f.cache_state === 'network')).toBe(true);
+
+      await page.reload();
+      await open();
+      expect(await page.evaluate<DeviceReceipt[]>('return window.drbSession.receipts;')).toEqual([cold]);
+      const warm = await step('protocol-other', 1);
+      expect(validationProblems(warm)).toEqual([]);
+      expect(warm.run.kind).toBe('warm');
+      expect(await page.evaluate<string>(`return document.querySelector('[data-testid="protocol-progress"]').textContent;`)).toBe('cold 1 of 5, warm 1 of 20');
+
+      // Export through the page's own button; the download link's Blob is read where WebDriver cannot save files.
+      await page.evaluate(`
+        window.drbCaptured = null;
+        const blobs = new Map();
+        const createObjectURL = URL.createObjectURL;
+        URL.createObjectURL = (blob) => { const url = createObjectURL.call(URL, blob); blobs.set(url, blob); return url; };
+        const click = HTMLAnchorElement.prototype.click;
+        HTMLAnchorElement.prototype.click = function () {
+          if (!this.download || !blobs.has(this.href)) return click.call(this);
+          const name = this.download;
+          blobs.get(this.href).text().then((text) => { window.drbCaptured = { name, text }; });
+        };
+        return true;`);
+      const canShare = await page.evaluate<boolean>(`return document.querySelector('[data-testid="export-download"]') !== null;`);
+      await page.click(`[data-testid="${canShare ? 'export-download' : 'export-share'}"]`);
+      const captured = await page.waitFor<{ name: string; text: string }>('return window.drbCaptured;', { timeoutMs: 30_000, description: 'the exported bundle' });
+      expect(captured.name).toMatch(/^drb-ort-tiny-xenc-wasm-1-bundle-\d{8}T\d{6}Z\.json$/);
+      const bundle = ReceiptBundle.parse(JSON.parse(captured.text));
+      expect(bundle.receipts).toEqual([cold, warm]);
+      expect(bundle.protocol?.id).toBe('ort-tiny-xenc-wasm');
+      expect(await page.evaluate<string>(`return document.querySelector('[data-testid="export-note"]')?.textContent ?? '';`)).toContain(captured.name);
+      const file = join(dir, captured.name);
+      writeFileSync(file, captured.text);
+      expect(await runCli(['receipts', 'validate', file])).toMatchObject({ code: 0, stdout: 'ok: 2 receipt(s) valid, and 1 other drb artifact(s) valid by their own schema\n' });
     } finally {
       await page.close();
     }
