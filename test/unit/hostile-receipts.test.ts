@@ -48,13 +48,15 @@ describe('hostile receipts: validate', () => {
     const run = await runCli(['receipts', 'validate', ...new Set([...paths.values()].map((p) => join(p, '..')))]);
     expect(run.code).toBe(1);
     const lines = run.stdout.trim().split('\n');
-    const linesOf = (name: string) => lines.filter((line) => line.startsWith(`${paths.get(name)}: `));
+    // A bundled receipt's lines name `<file>#receipts[0]`.
+    const linesOf = (name: string) => lines.filter((line) => line.startsWith(`${paths.get(name)}: `) || line.startsWith(`${paths.get(name)}#receipts[`));
     for (const c of HOSTILE_CASES.filter(receiptCases)) {
       const own = linesOf(c.name);
       if (c.expect === 'refused' || c.expect === 'reported' || c.expect === 'copy-conflict' || c.expect === 'not-a-receipt') {
         expect(own.length, c.name).toBeGreaterThan(0);
       } else expect(own, c.name).toEqual([]);
-      if (c.field !== undefined) expect(own.some((line) => line.startsWith(`${paths.get(c.name)}: ${c.field}: `)), `${c.name}: ${own.join(' / ')}`).toBe(true);
+      const shownAs = c.bundle !== undefined && !c.field?.startsWith('sheet.') ? `${paths.get(c.name)}#receipts[0]` : paths.get(c.name);
+      if (c.field !== undefined) expect(own.some((line) => line.startsWith(`${shownAs}: ${c.field}: `)), `${c.name}: ${own.join(' / ')}`).toBe(true);
     }
     expect(linesOf('not-json')).toEqual([`${paths.get('not-json')}: (document): not valid JSON: syntax error`]);
     expect(linesOf('invalid-utf8')).toEqual([`${paths.get('invalid-utf8')}: (document): not valid UTF-8`]);
@@ -62,11 +64,11 @@ describe('hostile receipts: validate', () => {
     expect(linesOf('cold-edited-copy')).toEqual([
       `${paths.get('cold-edited-copy')}: receipt_id: receipt_id ${COPIED_ID} is already used by ${paths.get('cold-copy-1')} with different bytes: an edited or forged copy; not counted`,
     ]);
-    for (const n of [2, 3, 4, 5]) {
-      expect(run.stderr).toContain(
-        `note: ${paths.get(`cold-copy-${n}`)}: receipt_id: receipt_id ${COPIED_ID} is a byte-identical copy of ${paths.get('cold-copy-1')}; counted once\n`,
-      );
+    for (const copy of [2, 3, 4, 5].map((n) => paths.get(`cold-copy-${n}`)).concat(`${paths.get('receipt-copy-in-bundle')}#receipts[0]`)) {
+      expect(run.stderr).toContain(`note: ${copy}: receipt_id: receipt_id ${COPIED_ID} is a byte-identical copy of ${paths.get('cold-copy-1')}; counted once\n`);
     }
+    // The bundle whose sheet is refused is refused whole: none of its receipts is read.
+    expect(linesOf('bundle-sheet-bidi').some((line) => line.includes('#receipts['))).toBe(false);
     for (const text of [...NEVER_QUOTED, '<img']) expect(run.stdout + run.stderr).not.toContain(text);
   });
 });
@@ -80,7 +82,7 @@ describe('hostile receipts: summarize and review', () => {
     expect(run.stderr).toContain(`error: ${paths.get('cold-edited-copy')}: receipt_id: receipt_id ${COPIED_ID} is already used by`);
     const json = readFileSync(join(out, 'summary.json'), 'utf8');
     const summary = ReceiptsSummary.parse(JSON.parse(json));
-    expect(summary.inputs).toMatchObject({ duplicates_identical: 4, duplicates_conflicting: 1 });
+    expect(summary.inputs).toMatchObject({ duplicates_identical: 5, duplicates_conflicting: 1 });
     expect(summary.duplicates).toEqual([
       {
         receipt_id: COPIED_ID,
@@ -91,6 +93,7 @@ describe('hostile receipts: summarize and review', () => {
           { file: paths.get('cold-copy-4'), identical: true },
           { file: paths.get('cold-copy-5'), identical: true },
           { file: paths.get('cold-edited-copy'), identical: false },
+          { file: `${paths.get('receipt-copy-in-bundle')}#receipts[0]`, identical: true },
         ],
       },
     ]);

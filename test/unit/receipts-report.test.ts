@@ -239,10 +239,11 @@ describe('bad and hostile input', () => {
     expect(html).toContain('Linux&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; | **DEVICE_PASS**');
     expect(html).toContain('&#39;&gt;&lt;svg onload=alert(3)&gt;&amp;amp;');
     for (const text of ['quoted secret text', '\u001b']) expect(html + run.stderr).not.toContain(text);
-    // Five copies of one cold receipt are one cold run.
+    // Five copies of one cold receipt, and one more inside a bundle, are one cold run; the bundle's copy is named.
     const report = await writeReport([dir], join(dir, 'again'));
     const copied = report.data.inputs.filter((i) => i.kind === 'duplicate');
-    expect(copied.length).toBe(5);
+    expect(copied.length).toBe(6);
+    expect(copied.map((i) => i.file)).toContain(`${written.find((p) => p.endsWith('/receipt-copy-in-bundle.json'))}#receipts[0]`);
   });
 
   it('writes nothing when no input is a valid receipt, and never replaces a file it did not write', async () => {
