@@ -287,6 +287,25 @@ export const InterruptedRun = z.strictObject({
 });
 export type InterruptedRun = z.infer<typeof InterruptedRun>;
 
+/**
+ * Whether another run overlapped this one (the page's own runs share its cores with the one being measured, and so do
+ * runs in other tabs of the site: timings of overlapping runs are not representative). `this_page`: another run of
+ * this page ran at some time during this run. `other_tabs`: another tab of the site ran one (seen through Web Locks
+ * and a BroadcastChannel, see src/page/run-gate.ts); null when this browser cannot tell (no Web Locks or no
+ * BroadcastChannel) and none was seen. Absent in receipts made before the page watched for overlapping runs.
+ * `drb receipts summarize` and `review` set overlapping receipts aside from the counts and statistics.
+ */
+export const RunOverlap = z.strictObject({
+  this_page: z.boolean(),
+  other_tabs: z.boolean().nullable(),
+});
+export type RunOverlap = z.infer<typeof RunOverlap>;
+
+/** True when a receipt's `overlap` says another run ran during it (absent or all-false: none seen). */
+export function overlapped(overlap: RunOverlap | undefined): boolean {
+  return overlap !== undefined && (overlap.this_page || overlap.other_tabs === true);
+}
+
 /** An error the run met: a code (the error's name) and a bounded detail (its message, URLs redacted). */
 export const ReceiptError = z.strictObject({
   stage: Stage.nullable(),
@@ -324,6 +343,8 @@ export const DeviceReceipt = z.strictObject({
      *  file crossed the network, null when a file's source is unknown. Always null for a warm run. */
     cold_from_cache: z.boolean().nullable(),
     wake_lock: WakeLockState,
+    /** Another run during this one (see RunOverlap); absent in receipts made before the page watched for it. */
+    overlap: RunOverlap.optional(),
   }),
   engine: EngineInfo,
   route: Route,

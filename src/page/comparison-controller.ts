@@ -28,6 +28,7 @@ import { sha256Hex } from '../core/sha256.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
+import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { CANCELLED, EngineError, IntegrityFailure, WorkerSession } from './worker-session.ts';
 
 /** One route to compare. */
@@ -98,12 +99,15 @@ export class ComparisonController {
     if (this.running) throw new Error('a comparison is already in progress');
     this.running = true;
     const baselineEp = request.routes.find((r) => r.id === request.baselineId)?.ep ?? request.routes[0]?.ep ?? 'wasm';
-    const journal = await openRunJournal(this.env.journal, { runId: crypto.randomUUID(), mode: 'comparison', kind: null, modelId: request.model.id, requestedEp: baselineEp });
+    const runId = crypto.randomUUID();
+    const overlap = watchOverlap(runId);
+    const journal = await openRunJournal(this.env.journal, { runId, mode: 'comparison', kind: null, modelId: request.model.id, requestedEp: baselineEp });
     try {
-      return await this.runInner(request, ui, journal, signal);
+      return await this.runInner(request, ui, journal, overlap, signal);
     } finally {
       // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
       journal.end();
+      void overlap.finish();
       for (const state of this.states) state.session?.close('comparison finished');
       this.states = [];
       this.running = false;
@@ -114,6 +118,7 @@ export class ComparisonController {
     request: ComparisonRequest,
     ui: ComparisonUiHooks,
     journal: RunJournalWriter,
+    overlap: OverlapWatch,
     signal: AbortSignal | undefined,
   ): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
     const { env } = this;
@@ -288,6 +293,7 @@ export class ComparisonController {
       headline: comparisonHeadline(routes, request.baselineId),
       capabilities,
       previous_run_interrupted: journal.previous,
+      overlap: await overlap.finish(),
       lifecycle: lifecycle.stop(),
       outcome: { status: outcome.status, reason: outcome.reason === null ? null : receiptText(outcome.reason) },
     };

@@ -31,6 +31,7 @@ import type { FetchProgress, LoadResult, RunResult } from '../worker-api/protoco
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
+import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { EngineError, IntegrityFailure, WorkerFailure, WorkerSession } from './worker-session.ts';
 
 /** A prompt set as the page loaded it: parsed, plus the SHA-256 of the exact bytes. */
@@ -118,19 +119,28 @@ export class GenerationController {
   async run(request: GenerationRequest, ui: GenerationUiHooks = {}, signal?: AbortSignal): Promise<GenerationRunResult> {
     if (this.running) throw new Error('a generation run is already in progress');
     this.running = true;
-    const journal = await openRunJournal(this.env.journal, { runId: crypto.randomUUID(), mode: 'generation', kind: null, modelId: request.model.id, requestedEp: request.ep });
+    const runId = crypto.randomUUID();
+    const overlap = watchOverlap(runId);
+    const journal = await openRunJournal(this.env.journal, { runId, mode: 'generation', kind: null, modelId: request.model.id, requestedEp: request.ep });
     try {
-      return await this.runInner(request, ui, journal, signal);
+      return await this.runInner(request, ui, journal, overlap, signal);
     } finally {
       // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
       journal.end();
+      void overlap.finish();
       this.running = false;
       this.session?.close('generation run finished');
       this.session = null;
     }
   }
 
-  private async runInner(request: GenerationRequest, ui: GenerationUiHooks, journal: RunJournalWriter, signal: AbortSignal | undefined): Promise<GenerationRunResult> {
+  private async runInner(
+    request: GenerationRequest,
+    ui: GenerationUiHooks,
+    journal: RunJournalWriter,
+    overlap: OverlapWatch,
+    signal: AbortSignal | undefined,
+  ): Promise<GenerationRunResult> {
     const { env } = this;
     const { set } = request.prompts;
     const lifecycle = new LifecycleRecorder();
@@ -275,6 +285,7 @@ export class GenerationController {
       summary: summarizeGeneration(samples, measuredTotal),
       capabilities,
       previous_run_interrupted: journal.previous,
+      overlap: await overlap.finish(),
       lifecycle: lifecycle.stop(),
       errors: redactedErrors(errors),
       outcome: { status: fatal === null ? 'ok' : 'failed', reason: fatal === null ? null : receiptText(fatal) },

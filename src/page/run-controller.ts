@@ -15,6 +15,7 @@ import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
+import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { siteStorageBefore, storageUsageBytes } from './site-storage.ts';
 import { holdWakeLock } from './wake-lock.ts';
 import { EngineError, IntegrityFailure, pageStage, WorkerFailure, WorkerSession } from './worker-session.ts';
@@ -123,17 +124,20 @@ export class RunController {
   async run(request: RunRequest, ui: RunUiHooks = {}, signal?: AbortSignal): Promise<FinishedReceipt> {
     if (this.running) throw new Error('a run is already in progress');
     this.running = true;
+    const runId = crypto.randomUUID();
+    // From the run's start to its end: any other run of this page or of another tab makes the receipt say so.
+    const overlap = watchOverlap(runId);
     try {
-      return await this.runInner(request, ui, signal);
+      return await this.runInner(request, ui, runId, overlap, signal);
     } finally {
+      void overlap.finish();
       this.running = false;
     }
   }
 
-  private async runInner(request: RunRequest, ui: RunUiHooks, signal: AbortSignal | undefined): Promise<FinishedReceipt> {
+  private async runInner(request: RunRequest, ui: RunUiHooks, runId: string, overlap: OverlapWatch, signal: AbortSignal | undefined): Promise<FinishedReceipt> {
     const { env } = this;
     const startedAtMs = performance.now();
-    const runId = crypto.randomUUID();
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
     // The screen stays on while the run measures (a locked phone hides the page); the receipt says whether it did.
@@ -261,6 +265,7 @@ export class RunController {
     draft.navigation = navigationEntry();
     draft.site_storage.usage_after_bytes = await storageUsageBytes();
     draft.run.wake_lock = await wakeLock.end();
+    draft.run.overlap = await overlap.finish();
     return finishDeviceReceipt(
       { ...draft, capabilities: draft.capabilities ?? basicCapabilities('the capability probe did not finish'), lifecycle: lifecycle.stop() },
       { createdAt: new Date().toISOString(), startedAtMs, endedAtMs: performance.now(), failure },

@@ -28,6 +28,7 @@ import { firstIssueLine } from '../core/zod-issues.ts';
 import type { FetchProgress, LoadResult } from '../worker-api/protocol.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
+import { watchOverlap } from './run-gate.ts';
 import { cancellable, EngineError, IntegrityFailure, WorkerSession } from './worker-session.ts';
 
 /** What to run. */
@@ -129,8 +130,10 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
 
   const provenance = provenanceFor(request.model);
   // The journal from here on (a refused run never started): stages before they begin, the end once a receipt exists.
+  const runId = crypto.randomUUID();
+  const overlap = watchOverlap(runId);
   const journal = await openRunJournal(env.journal, {
-    runId: crypto.randomUUID(),
+    runId,
     mode: 'suite',
     kind: null,
     modelId: request.model.id,
@@ -264,6 +267,7 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     predictions: predictions ? { sha256: await sha256Hex(predictions), bytes: predictions.byteLength, rows: predictionRows.length } : null,
     capabilities,
     previous_run_interrupted: journal.previous,
+    overlap: await overlap.finish(),
     errors: redactedErrors(errors),
     outcome: failure ? { status: 'failed', reason: receiptText(failure.reason), failed_stage: failure.stage } : { status: 'ok', reason: null, failed_stage: null },
   };

@@ -11,6 +11,8 @@ import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
 import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
+import { pageRuns } from '../page/run-gate.ts';
+import { refusedLine, usePageRun } from './page-runs.tsx';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
@@ -76,6 +78,7 @@ export function App(props: { catalog: ModelCatalog }) {
   // One journal for every kind of run (one pending interruption, claimed by whichever run starts first).
   const [journal] = useState<ControllerJournal>(() => ({ ready: journalLoaded, ...journalHooks(store) }));
   const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, journal)), []);
+  const pageRun = usePageRun();
   const settingsRef = useRef(settings);
   settingsRef.current = settings;
   // Protocol mode (the tester's field kit) when the URL asks for it, or on a narrow screen when it names no mode.
@@ -110,6 +113,12 @@ export function App(props: { catalog: ModelCatalog }) {
   };
 
   const runSequence = async (kinds: readonly string[]) => {
+    // One run at a time, page-wide: a second run would share the device's cores with this one.
+    const claim = pageRuns.claim(kinds.length === 1 ? `${kinds[0]} run` : `${kinds.join(' + ')} runs`);
+    if (claim === null) {
+      setRunErrors([refusedLine(pageRuns.owner)]);
+      return;
+    }
     setBusy(true);
     setRunErrors([]);
     setDrbState('running');
@@ -117,11 +126,18 @@ export function App(props: { catalog: ModelCatalog }) {
     setCancel(abort);
     await journalLoaded;
     let ok = true;
-    for (const kind of kinds) {
-      // A cancelled sequence starts nothing more: the cancelled run's receipt says so.
-      if (abort.signal.aborted) break;
-      const receipt = await runOne(kind as 'cold' | 'warm', abort.signal);
-      if (!receipt || receipt.outcome.status !== 'ok') ok = false;
+    try {
+      for (const kind of kinds) {
+        // A cancelled sequence starts nothing more: the cancelled run's receipt says so.
+        if (abort.signal.aborted) break;
+        const receipt = await runOne(kind as 'cold' | 'warm', abort.signal);
+        if (!receipt || receipt.outcome.status !== 'ok') ok = false;
+      }
+    } catch (error) {
+      ok = false;
+      setRunErrors([error instanceof Error ? error.message : String(error)]);
+    } finally {
+      claim.release();
     }
     setDrbState(ok ? 'done' : 'failed');
     setCancel(null);
@@ -185,7 +201,7 @@ export function App(props: { catalog: ModelCatalog }) {
         <p class="sub">
           In-browser model runs with a receipt of exactly what happened on this device. Nothing leaves this page: no
           analytics, no third-party scripts; receipts hold no text you typed.{' '}
-          <button type="button" class="link" data-testid="to-protocol" disabled={busy} onClick={() => setView('protocol')}>
+          <button type="button" class="link" data-testid="to-protocol" disabled={pageRun !== null} onClick={() => setView('protocol')}>
             Protocol mode (testers on a phone)
           </button>
         </p>
@@ -196,7 +212,8 @@ export function App(props: { catalog: ModelCatalog }) {
         models={runnable}
         settings={settings}
         maxThreads={capabilities?.hardware_concurrency ?? navigator.hardwareConcurrency ?? 1}
-        busy={busy || automation.errors.length > 0}
+        busy={busy || pageRun !== null || automation.errors.length > 0}
+        pageRun={busy ? null : pageRun}
         hasSession={model && input ? controller.hasLiveSession({ kind: 'warm', model, input, ...settings }) : false}
         onChange={setSettings}
         onRun={(kind) => void runSequence([kind])}
@@ -209,7 +226,7 @@ export function App(props: { catalog: ModelCatalog }) {
       <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
       <SuitePanel catalog={catalog} automation={automation} journal={journal} />
       <label class="device-details">
-        <input type="checkbox" data-testid="device-details" checked={deviceDetails === 'full'} disabled={busy} onChange={(e) => onDeviceDetails(e.currentTarget.checked)} />{' '}
+        <input type="checkbox" data-testid="device-details" checked={deviceDetails === 'full'} disabled={pageRun !== null} onChange={(e) => onDeviceDetails(e.currentTarget.checked)} />{' '}
         Record full device details in receipts: the full user agent, OS version, CPU architecture, device model and full
         browser versions. Unticked, a receipt keeps the browser with its major version, the platform and the mobile flag
         only, and records which you chose.

@@ -27,6 +27,9 @@ import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
+import { OverlapNote } from './OverlapNote.tsx';
+import { pageRuns } from '../page/run-gate.ts';
+import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 
 function fmt(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
@@ -105,6 +108,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
   const [copied, setCopied] = useState<string | null>(null);
   const [cancel, setCancel] = useState<AbortController | null>(null);
 
+  const pageRun = usePageRun();
   const controller = useMemo(() => new ComparisonController(livePageFacts(a.stageTimeoutMs, props.journal)), []);
 
   const run = async (settings: { modelId: string; routesText: string; baseline: string; rounds: number; rowCount: number }): Promise<boolean> => {
@@ -128,6 +132,12 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
       return false;
     }
     const baselineId = routes.some((r) => r.id === settings.baseline) ? settings.baseline : routes[0].id;
+    // One run at a time, page-wide: a second run would share the device's cores with this one.
+    const claim = pageRuns.claim('comparison');
+    if (claim === null) {
+      setError(refusedLine(pageRuns.owner));
+      return false;
+    }
     setBusy(true);
     const abort = new AbortController();
     setCancel(abort);
@@ -162,6 +172,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
       setError(e instanceof Error ? e.message : String(e));
       return false;
     } finally {
+      claim.release();
       setCancel(null);
       setBusy(false);
     }
@@ -215,10 +226,11 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         )}
       </div>
       <div class="buttons">
-        <button type="button" disabled={busy || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds, rowCount })}>
+        <button type="button" disabled={busy || pageRun !== null || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds, rowCount })}>
           Run comparison
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="cmp-cancel" />
+        <PageBusyNote owner={pageRun} ownBusy={busy} testId="cmp-page-busy" />
         {busy && <span role="status">{progress ?? 'starting'}</span>}
         {parsedRoutes === null && <span class="error">Routes: expected {ROUTE_SPEC_EXPECTED}</span>}
       </div>
@@ -235,6 +247,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
             <strong>{receipt.outcome.status}</strong>
           </h3>
           {receipt.outcome.reason && <p class="error">Failed: {receipt.outcome.reason}</p>}
+          <OverlapNote overlap={receipt.overlap} />
           <CompareTable receipt={receipt} />
           {result!.problems.length === 0 && (
             <div class="buttons">

@@ -14,6 +14,9 @@ import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
+import { pageRuns } from '../page/run-gate.ts';
+import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { OverlapNote } from './OverlapNote.tsx';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
@@ -103,6 +106,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
   const [copied, setCopied] = useState<string | null>(null);
   const [cancel, setCancel] = useState<AbortController | null>(null);
 
+  const pageRun = usePageRun();
   const controller = useMemo(() => new GenerationController(livePageFacts(a.stageTimeoutMs, props.journal)), []);
 
   const run = async (settings: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; reps: number; promptSetId: string }): Promise<boolean> => {
@@ -117,6 +121,12 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
     // An explicit engine parameter must match the model's engine (the model decides; a mismatch is not silently ignored).
     if (props.autorun && a.engine !== null && a.engine !== model.engine) {
       setError(`Invalid engine param: '${a.engine}', model ${model.id} runs on engine ${model.engine}`);
+      return false;
+    }
+    // One run at a time, page-wide: a second run would share the device's cores with this one.
+    const claim = pageRuns.claim('generation run');
+    if (claim === null) {
+      setError(refusedLine(pageRuns.owner));
       return false;
     }
     setBusy(true);
@@ -151,6 +161,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
       setError(e instanceof Error ? e.message : String(e));
       return false;
     } finally {
+      claim.release();
       setCancel(null);
       setBusy(false);
     }
@@ -211,10 +222,11 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
         </label>
       </div>
       <div class="buttons">
-        <button type="button" disabled={busy || !model} data-testid="gen-run" onClick={() => void run({ modelId, ep, threads, reps, promptSetId })}>
+        <button type="button" disabled={busy || pageRun !== null || !model} data-testid="gen-run" onClick={() => void run({ modelId, ep, threads, reps, promptSetId })}>
           Run generation
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="gen-cancel" />
+        <PageBusyNote owner={pageRun} ownBusy={busy} testId="gen-page-busy" />
         {busy && (
           <span role="status" data-testid="gen-progress">
             {phase ?? 'starting'}
@@ -241,6 +253,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
               Failed: {receipt.outcome.reason}
             </p>
           )}
+          <OverlapNote overlap={receipt.overlap} />
           <GenerationSummaryTable receipt={receipt} />
           <GenerationCharts samples={receipt.samples} />
           {result!.problems.length === 0 && (

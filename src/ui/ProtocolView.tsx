@@ -16,6 +16,8 @@ import { firstIssueLine } from '../core/zod-issues.ts';
 import type { FetchProgress } from '../worker-api/protocol.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { setDrbState } from '../page/drb-state.ts';
+import { pageRuns } from '../page/run-gate.ts';
+import { refusedLine, usePageRun } from './page-runs.tsx';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -155,6 +157,7 @@ export function ProtocolView(props: {
   const [cleared, setCleared] = useState<ClearReport | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, props.journal)), []);
+  const pageRun = usePageRun();
 
   useEffect(() => {
     const off = pageSession.subscribe(() => setItems(pageSession.items));
@@ -199,24 +202,34 @@ export function ProtocolView(props: {
     if (!protocol) return;
     const model = catalog.models.find((m) => m.id === protocol.model)!;
     const input = catalog.inputs.find((i) => i.id === protocol.input)!;
+    // One run at a time, page-wide: a second run would share the device's cores with this one.
+    const claim = pageRuns.claim(`${kind} run`);
+    if (claim === null) {
+      setRunProblem(refusedLine(pageRuns.owner));
+      return;
+    }
     setBusy(true);
-    setRunProblem(null);
-    setDrbState('running');
-    setProgress(null);
-    setSamples(0);
-    if (kind === 'cold') setColdRanThisLoad(true);
-    const { receipt, problems } = await controller.run(
-      { kind, model, input, ep: protocol.ep, threads: protocol.threads, allowFallback: false, warmRuns: protocol.warm_runs },
-      { onStatus: setStatus, onProgress: setProgress, onSample: (i) => setSamples(i + 1) },
-    );
-    if (problems.length > 0) {
-      setRunProblem(problems[0]);
-      setDrbState('failed');
-    } else {
-      // Stored on the device before it is shown.
-      await pageSession.offerReceipt(receipt);
-      setLast(receipt);
-      setDrbState(receipt.outcome.status === 'ok' ? 'done' : 'failed');
+    try {
+      setRunProblem(null);
+      setDrbState('running');
+      setProgress(null);
+      setSamples(0);
+      if (kind === 'cold') setColdRanThisLoad(true);
+      const { receipt, problems } = await controller.run(
+        { kind, model, input, ep: protocol.ep, threads: protocol.threads, allowFallback: false, warmRuns: protocol.warm_runs },
+        { onStatus: setStatus, onProgress: setProgress, onSample: (i) => setSamples(i + 1) },
+      );
+      if (problems.length > 0) {
+        setRunProblem(problems[0]);
+        setDrbState('failed');
+      } else {
+        // Stored on the device before it is shown.
+        await pageSession.offerReceipt(receipt);
+        setLast(receipt);
+        setDrbState(receipt.outcome.status === 'ok' ? 'done' : 'failed');
+      }
+    } finally {
+      claim.release();
     }
     setBusy(false);
   };
@@ -283,14 +296,14 @@ export function ProtocolView(props: {
           {step === 'warm' && <p data-testid="warm-steps">Next: a warm receipt on this same page (keep the screen on and the page in front).</p>}
           {step === 'done' && <p data-testid="done-steps">Both minimums are met. Fill in the session sheet and share the bundle below.</p>}
           {step !== 'done' && (
-            <button type="button" class="big" data-testid="protocol-next" disabled={busy || !sessionReady} onClick={() => void run(step === 'cold' ? 'cold' : 'warm')}>
+            <button type="button" class="big" data-testid="protocol-next" disabled={busy || pageRun !== null || !sessionReady} onClick={() => void run(step === 'cold' ? 'cold' : 'warm')}>
               {busy ? 'Running…' : step === 'cold' ? 'Cold run' : `Warm run (${protocol.warm_runs} timed runs)`}
             </button>
           )}
           {step !== 'done' && !busy && (
             <p class="small">
               Or:{' '}
-              <button type="button" class="link" data-testid="protocol-other" disabled={!sessionReady} onClick={() => void run(step === 'cold' ? 'warm' : 'cold')}>
+              <button type="button" class="link" data-testid="protocol-other" disabled={pageRun !== null || !sessionReady} onClick={() => void run(step === 'cold' ? 'warm' : 'cold')}>
                 {step === 'cold' ? 'a warm run instead' : 'a cold run now (after the cold steps)'}
               </button>
             </p>

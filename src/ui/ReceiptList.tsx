@@ -3,6 +3,7 @@ import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts'
 import type { DeviceReceipt } from '../core/receipt.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
+import { OverlapNote } from './OverlapNote.tsx';
 import { WarmChart } from './WarmChart.tsx';
 
 function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
@@ -19,6 +20,7 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
         <strong data-testid="outcome">{receipt.outcome.status}</strong>
       </h3>
       {route.fallback_reason && <p class="warn">Fallback: {route.fallback_reason}</p>}
+      <OverlapNote overlap={receipt.run.overlap} />
       {receipt.outcome.reason && (
         <p class="error" data-testid="failure-reason">
           Failed{receipt.outcome.failed_stage ? ` at ${receipt.outcome.failed_stage}` : ''}: {receipt.outcome.reason}

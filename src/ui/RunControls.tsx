@@ -2,6 +2,7 @@ import type { CatalogModel } from '../core/catalog.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
+import { PageBusyNote } from './page-runs.tsx';
 
 /** The run settings the controls edit. */
 export interface RunSettings {
@@ -30,6 +31,8 @@ export function RunControls(props: {
   onChange(settings: RunSettings): void;
   onRun(kind: 'cold' | 'warm'): void;
   onCancel: (() => void) | null;
+  /** What holds the page when it is another panel's run (null otherwise): the buttons say why they are disabled. */
+  pageRun?: string | null;
 }) {
   const { settings, onChange } = props;
   const model = props.models.find((m) => m.id === settings.modelId);
@@ -96,6 +99,7 @@ export function RunControls(props: {
           Warm run ({settings.warmRuns}){props.hasSession ? '' : ' – loads the model first'}
         </button>
         <CancelButton onCancel={props.onCancel} testId="run-cancel" />
+        <PageBusyNote owner={props.pageRun ?? null} ownBusy={false} testId="run-page-busy" />
       </div>
     </section>
   );

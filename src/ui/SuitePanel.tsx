@@ -17,6 +17,9 @@ import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
 import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
+import { pageRuns } from '../page/run-gate.ts';
+import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { OverlapNote } from './OverlapNote.tsx';
 import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
@@ -68,11 +71,19 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<Result | null>(null);
   const [cancel, setCancel] = useState<AbortController | null>(null);
+  const pageRun = usePageRun();
 
   const start = async (
     choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; allowFallback: boolean; dtype: string | null; threshold: string; suiteId: string | null },
     automated: boolean,
   ) => {
+    // One run at a time, page-wide: a second run would share the device's cores with this one.
+    const claim = pageRuns.claim('suite run');
+    if (claim === null) {
+      setError(refusedLine(pageRuns.owner));
+      if (automated) setDrbState('failed');
+      return;
+    }
     setBusy(true);
     setError(null);
     setResult(null);
@@ -82,6 +93,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
     const abort = new AbortController();
     setCancel(abort);
     const finish = (ok: boolean) => {
+      claim.release();
       setCancel(null);
       setBusy(false);
       if (automated) setDrbState(ok ? 'done' : 'failed');
@@ -233,13 +245,14 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       <div class="buttons">
         <button
           type="button"
-          disabled={busy || !model}
+          disabled={busy || pageRun !== null || !model}
           data-testid="suite-run"
           onClick={() => void start({ modelId, ep, threads, allowFallback, dtype, threshold, suiteId: source === 'demo' ? DEMO_SUITE_ID : null }, false)}
         >
           Run suite
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="suite-cancel" />
+        <PageBusyNote owner={pageRun} ownBusy={busy} testId="suite-page-busy" />
         <span data-testid="suite-phase">{phase}</span>
       </div>
       {download && phase === 'load' && (
@@ -269,6 +282,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
             Outcome: <strong data-testid="suite-outcome">{receipt.outcome.status}</strong>
             {receipt.outcome.reason && ` – ${receipt.outcome.reason}`}
           </p>
+          <OverlapNote overlap={receipt.overlap} />
           <p>
             Rows: {receipt.rows.accepted} ranked, {receipt.rows.low_margin} low_margin, {receipt.rows.single_candidate} single_candidate, {receipt.rows.no_candidates}{' '}
             no_candidates (of {receipt.rows.total}).

@@ -158,7 +158,7 @@ describe('summarize: suite targets and comparisons', () => {
     expect(summary.suite_targets).toHaveLength(1);
     const [t] = summary.suite_targets;
     expect(t.key).toMatch(/^s-[0-9a-f]{12}$/);
-    expect(t.counts).toEqual({ receipts: 3, ok: 2, failed: 1, rows_done: 3 * a.rows.done, interrupted: 0 });
+    expect(t.counts).toEqual({ receipts: 3, ok: 2, failed: 1, rows_done: 3 * a.rows.done, overlap_set_aside: 0, interrupted: 0 });
     expect(t.row_latency_ms).toEqual(summarize([...a.timings.row_latency_samples_ms, ...b.timings.row_latency_samples_ms]));
     expect(t.receipt_medians_ms).toEqual(summarize([a.timings.row_latency_stats!.median, b.timings.row_latency_stats!.median]));
     expect(t.model_load_ms?.count).toBe(2);

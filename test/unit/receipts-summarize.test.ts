@@ -249,6 +249,25 @@ describe('per-target statistics', () => {
     expect(mixed.cold.total_ms).toMatchObject({ count: 5, min: 22, max: 22 });
   });
 
+  it('sets aside ok runs that another run overlapped, out of the counts and statistics, and says how many', async () => {
+    const clean = Array.from({ length: 20 }, () => buildReceipt({ kind: 'warm', warmSamples: Array.from({ length: 20 }, () => 10) }));
+    const otherTab = (r: DeviceReceipt): DeviceReceipt => ({ ...r, run: { ...r.run, overlap: { this_page: false, other_tabs: true } } });
+    const samePage = (r: DeviceReceipt): DeviceReceipt => ({ ...r, run: { ...r.run, overlap: { this_page: true, other_tabs: false } } });
+    const seenNone = (r: DeviceReceipt): DeviceReceipt => ({ ...r, run: { ...r.run, overlap: { this_page: false, other_tabs: false } } });
+    const cantTell = (r: DeviceReceipt): DeviceReceipt => ({ ...r, run: { ...r.run, overlap: { this_page: false, other_tabs: null } } });
+    const slow = Array.from({ length: 20 }, () => 47);
+    const overlapping = [otherTab(buildReceipt({ kind: 'warm', warmSamples: slow })), samePage(buildReceipt({ kind: 'cold' }))];
+    const t = (await summarizeAll([...clean.map(seenNone).slice(0, 18), ...clean.slice(18).map(cantTell), ...overlapping])).targets[0];
+    expect(t.counts).toMatchObject({ warm: 21, ok_warm: 21, clean_warm: 20, cold: 1, ok_cold: 1, clean_cold: 0, overlap_set_aside: 2 });
+    expect(t.overlap_set_aside).toEqual(overlapping.map((r) => r.receipt_id).sort());
+    // Only the runs alone: every overlapped sample took 47 ms, every clean one 10 ms.
+    expect(t.warm.pooled_ms).toMatchObject({ count: 400, max: 10 });
+    expect(t.evidence.not_higher_because).toContain('2 ok run(s) set aside because another run overlapped them (run one at a time, in one tab)');
+    const markdown = renderSummaryMarkdown(await summarizeAll([...clean, ...overlapping]));
+    expect(markdown).toContain('overlapping set aside 2');
+    expect(markdown).toContain('- Runs set aside, another run overlapped them (timings not representative):');
+  });
+
   it('counts fallbacks, integrity, failures by reason and interrupted runs; failures of the same request are related', async () => {
     const ok = buildReceipt({ kind: 'cold' });
     const fail1 = buildReceipt({ kind: 'cold', failed: { stage: 'fetch', reason: 'HTTP 404' } });

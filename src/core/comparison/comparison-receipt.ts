@@ -16,7 +16,7 @@ import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, t
 
 // An item row's id comes from the user's items file: any one line of text, bounded.
 const ItemId = textLine(256).pipe(z.string().min(1));
-import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
 import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -122,6 +122,9 @@ export const ComparisonReceipt = z.strictObject({
   headline: ComparisonHeadline.nullable(),
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
+  /** Another run during this one (see RunOverlap in src/core/receipt.ts); absent in receipts made before the page
+   *  watched for it. */
+  overlap: RunOverlap.optional(),
   capabilities: Capabilities,
   lifecycle: Lifecycle,
   outcome: z.strictObject({ status: z.enum(['ok', 'failed']), reason: Detail.nullable() }),

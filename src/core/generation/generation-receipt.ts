@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, IsoTime, Lifecycle, ModelInfo, Route } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, Route } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { median, percentile } from '../stats.ts';
 
@@ -128,6 +128,9 @@ export const GenerationReceipt = z.strictObject({
   summary: GenerationSummary,
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
+  /** Another run during this one (see RunOverlap in src/core/receipt.ts); absent in receipts made before the page
+   *  watched for it. */
+  overlap: RunOverlap.optional(),
   capabilities: Capabilities,
   lifecycle: Lifecycle,
   errors: z.array(GenerationError),

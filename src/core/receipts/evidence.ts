@@ -46,6 +46,9 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
   if (!counts.warm_minimum_met) {
     reasons.push(`${counts.clean_warm} clean ok warm run(s), the protocol needs at least ${counts.min_warm}`);
   }
+  if (counts.overlap_set_aside > 0 && (!counts.cold_minimum_met || !counts.warm_minimum_met)) {
+    reasons.push(`${counts.overlap_set_aside} ok run(s) set aside because another run overlapped them (run one at a time, in one tab)`);
+  }
   if (target.duplicate_receipt_ids.length > 0) {
     reasons.push(
       `${target.duplicate_receipt_ids.length} receipt id(s) appear in more than one file (${[...target.duplicate_receipt_ids].sort().join(', ')}): ` +

@@ -6,6 +6,7 @@
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import { bootstrapPooledMedian } from '../intervals.ts';
 import { lastFifthRatio } from '../sample-order.ts';
+import { overlapped } from '../receipt.ts';
 import { summarize } from '../stats.ts';
 import { findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { evaluateProfile, type BudgetProfiles } from './profiles.ts';
@@ -33,6 +34,7 @@ export interface GenerationAccumulator {
   failures: Map<string, { stage: string | null; reason: string; count: number }>;
   failedIds: string[];
   noisyIds: string[];
+  overlapIds: string[];
   modelBytes: number | null;
   heapMax: number | null;
 }
@@ -57,6 +59,7 @@ export function newGenerationAccumulator(identity: TargetIdentity): GenerationAc
     failures: new Map(),
     failedIds: [],
     noisyIds: [],
+    overlapIds: [],
     modelBytes: null,
     heapMax: null,
   };
@@ -88,6 +91,11 @@ export function foldGeneration(acc: GenerationAccumulator, receipt: GenerationRe
     if (sample.outcome === 'ok') acc.okSamples++;
     else acc.failedSamples++;
     if (sample.truncated === true) acc.truncations++;
+  }
+  if (overlapped(receipt.overlap)) {
+    // Another run shared the device: set aside, out of the statistics.
+    acc.overlapIds.push(receipt.receipt_id);
+    return;
   }
   if (receipt.lifecycle.hidden_during_run || receipt.lifecycle.frozen_during_run) {
     // Throttled while hidden or frozen: listed as noisy, kept out of the statistics.
@@ -153,6 +161,7 @@ export function buildGenerationTarget(
       ok: acc.ok,
       failed: acc.failed,
       noisy: acc.noisyIds.length,
+      overlap_set_aside: acc.overlapIds.length,
       clean: acc.clean,
       ok_samples: acc.okSamples,
       failed_samples: acc.failedSamples,
@@ -170,6 +179,7 @@ export function buildGenerationTarget(
       receipt_ids: [...acc.failedIds].sort(byString),
     },
     noisy_receipt_ids: [...acc.noisyIds].sort(byString),
+    overlap_set_aside: [...acc.overlapIds].sort(byString),
     interrupted,
     model_bytes: acc.modelBytes,
     js_heap_max_used_bytes: acc.heapMax,

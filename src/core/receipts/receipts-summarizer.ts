@@ -6,7 +6,7 @@
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
-import type { DeviceReceipt, InterruptedRun } from '../receipt.ts';
+import { overlapped, type DeviceReceipt, type InterruptedRun } from '../receipt.ts';
 import type { SessionSheet } from '../receipt-bundle.ts';
 import { bootstrapPooledMedian } from '../intervals.ts';
 import { lastFifthRatio, theilSenSlope } from '../sample-order.ts';
@@ -61,6 +61,8 @@ interface Accumulator {
   /** Cold runs not counted as cold (see TargetSummary.cold_set_aside). */
   coldFromCacheIds: string[];
   coldUnknownIds: string[];
+  /** ok runs that overlapped another run (see TargetSummary.overlap_set_aside). */
+  overlapIds: string[];
   hidden: number;
   frozen: number;
   coldFetch: number[];
@@ -99,6 +101,7 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     noisyIds: [],
     coldFromCacheIds: [],
     coldUnknownIds: [],
+    overlapIds: [],
     hidden: 0,
     frozen: 0,
     coldFetch: [],
@@ -514,6 +517,11 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
   let bytes = 0;
   for (const file of receipt.model.files) bytes += file.bytes;
   acc.modelBytes = Math.max(acc.modelBytes ?? 0, bytes);
+  if (overlapped(run.overlap)) {
+    // Another run (of the page, or of another tab) shared the device during this one: its timings measure both.
+    acc.overlapIds.push(receipt.receipt_id);
+    return;
+  }
   if (lifecycle.hidden_during_run || lifecycle.frozen_during_run) {
     // A page hidden or frozen while measuring was throttled: the run is listed as noisy and kept out of the
     // statistics and the protocol minimums.
@@ -601,6 +609,7 @@ function buildTarget(
       failed: acc.failed,
       noisy: acc.noisyIds.length,
       cold_set_aside: acc.coldFromCacheIds.length + acc.coldUnknownIds.length,
+      overlap_set_aside: acc.overlapIds.length,
       interrupted: interrupted.receipt_ids.length,
       warm_samples: acc.warmPooled.length,
       min_cold: PROTOCOL_MIN_COLD,
@@ -619,6 +628,7 @@ function buildTarget(
     integrity: { ...acc.integrity },
     noisy: { hidden: acc.hidden, frozen: acc.frozen, receipt_ids: [...acc.noisyIds].sort(byString) },
     cold_set_aside: { served_from_cache: [...acc.coldFromCacheIds].sort(byString), cache_state_unknown: [...acc.coldUnknownIds].sort(byString) },
+    overlap_set_aside: [...acc.overlapIds].sort(byString),
     failures: {
       by_reason: [...acc.failures.values()]
         .map((f) => ({ stage: f.stage, reason: f.reason, count: f.count }))

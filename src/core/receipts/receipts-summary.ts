@@ -117,14 +117,17 @@ export const TargetSummary = z.strictObject({
     warm: Count,
     ok_cold: Count,
     ok_warm: Count,
-    /** ok runs whose page stayed visible and unfrozen (and, for cold runs, whose every model and runtime byte crossed
-     *  the network: truly cold): the ones that count toward the minimums and statistics. */
+    /** ok runs whose page stayed visible and unfrozen, that no other run overlapped (and, for cold runs, whose every
+     *  model and runtime byte crossed the network: truly cold): the ones that count toward the minimums and
+     *  statistics. */
     clean_cold: Count,
     clean_warm: Count,
     failed: Count,
     noisy: Count,
     /** ok, visible cold runs set aside because they were not truly cold (see `cold_set_aside`). */
     cold_set_aside: Count,
+    /** ok runs set aside because another run overlapped them (see `overlap_set_aside`). */
+    overlap_set_aside: Count,
     interrupted: Count,
     warm_samples: Count,
     min_cold: Count,
@@ -165,6 +168,10 @@ export const TargetSummary = z.strictObject({
   /** Cold runs that are not counted as cold: some model or runtime byte came from a cache (`served_from_cache`), or
    *  a file's source could not be told (`cache_state_unknown`). Kept out of the cold minimum and statistics. */
   cold_set_aside: z.strictObject({ served_from_cache: z.array(Text), cache_state_unknown: z.array(Text) }),
+  /** ok runs whose receipt says another run overlapped them (`run.overlap`: another run of the page or of another tab
+   *  of the site shared the device): their timings measure both runs, so they are kept out of the minimums and the
+   *  statistics. Receipt ids, sorted. */
+  overlap_set_aside: z.array(Text),
   failures: TargetFailures,
   /** Ids of this target's receipts that further files repeat: the copies were not counted, and the target cannot
    *  reach DEVICE_PASS until they are removed and the receipts summarised again. */
@@ -216,7 +223,10 @@ export const GenerationTargetSummary = z.strictObject({
     ok: Count,
     failed: Count,
     noisy: Count,
-    /** Receipts that count toward the statistics: page stayed visible and unfrozen (ok or failed). */
+    /** Receipts another run overlapped (see `overlap_set_aside`): out of the statistics. */
+    overlap_set_aside: Count,
+    /** Receipts that count toward the statistics: page stayed visible and unfrozen, no other run overlapped (ok or
+     *  failed). */
     clean: Count,
     ok_samples: Count,
     failed_samples: Count,
@@ -236,6 +246,8 @@ export const GenerationTargetSummary = z.strictObject({
   decode_sustained_ratio: Stats.nullable(),
   failures: TargetFailures,
   noisy_receipt_ids: z.array(Text),
+  /** Receipts whose `overlap` says another run (of the page or of another tab) ran during them, sorted. */
+  overlap_set_aside: z.array(Text),
   interrupted: TargetInterruptions,
   model_bytes: z.number().int().nonnegative().nullable(),
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
@@ -271,9 +283,11 @@ export const SuiteTargetSummary = z.strictObject({
     failed: Count,
     /** Rows finished over all receipts (ok and failed). */
     rows_done: Count,
+    /** ok receipts another run overlapped (their `overlap`): out of the statistics. */
+    overlap_set_aside: Count,
     interrupted: Count,
   }),
-  /** Every row-latency sample of the ok receipts, pooled. */
+  /** Every row-latency sample of the ok receipts no other run overlapped, pooled. */
   row_latency_ms: Stats.nullable(),
   /** The spread between receipts: statistics of each ok receipt's own median row latency. */
   receipt_medians_ms: Stats.nullable(),
@@ -318,6 +332,9 @@ export const ComparisonEntry = z.strictObject({
   ),
   /** Routes that failed or disagreed with the baseline: never ranked. */
   invalid: z.array(z.strictObject({ route_id: Text, reason: Text })),
+  /** The receipt says another run (of the page or of another tab) overlapped the comparison: its timings are not
+   *  representative. */
+  overlapped: z.boolean(),
 });
 export type ComparisonEntry = z.infer<typeof ComparisonEntry>;
 

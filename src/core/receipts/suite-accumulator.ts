@@ -4,6 +4,7 @@
  * measure other things than cold/warm runs (per-row latency; routes side by side).
  */
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { overlapped } from '../receipt.ts';
 import { summarize } from '../stats.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import type { ComparisonEntry, SuiteTargetSummary } from './receipts-summary.ts';
@@ -46,6 +47,8 @@ export interface SuiteAccumulator {
   ok: number;
   failed: number;
   rowsDone: number;
+  /** ok receipts another run overlapped (kept out of the statistics). */
+  overlapSetAside: number;
   rowSamples: number[];
   receiptMedians: number[];
   load: number[];
@@ -69,6 +72,7 @@ export function newSuiteAccumulator(identity: TargetIdentity, receipt: SuiteRece
     ok: 0,
     failed: 0,
     rowsDone: 0,
+    overlapSetAside: 0,
     rowSamples: [],
     receiptMedians: [],
     load: [],
@@ -98,6 +102,11 @@ export function foldSuite(acc: SuiteAccumulator, receipt: SuiteReceipt): void {
     return;
   }
   acc.ok++;
+  if (overlapped(receipt.overlap)) {
+    // Another run shared the device: counted, kept out of the statistics.
+    acc.overlapSetAside++;
+    return;
+  }
   for (const sample of timings.row_latency_samples_ms) acc.rowSamples.push(sample);
   if (timings.row_latency_stats !== null) acc.receiptMedians.push(timings.row_latency_stats.median);
   if (timings.model_load_ms !== null) acc.load.push(timings.model_load_ms);
@@ -117,7 +126,7 @@ export function buildSuiteTarget(key: string, acc: SuiteAccumulator, interrupted
     label: `suite ${acc.suite.id ?? '(picked files)'}: ${targetLabel(acc.identity)}`,
     identity: acc.identity,
     suite: acc.suite,
-    counts: { receipts: acc.receipts, ok: acc.ok, failed: acc.failed, rows_done: acc.rowsDone, interrupted: interrupted.receipt_ids.length },
+    counts: { receipts: acc.receipts, ok: acc.ok, failed: acc.failed, rows_done: acc.rowsDone, overlap_set_aside: acc.overlapSetAside, interrupted: interrupted.receipt_ids.length },
     row_latency_ms: summarize(acc.rowSamples),
     receipt_medians_ms: summarize(acc.receiptMedians),
     model_load_ms: summarize(acc.load),
@@ -163,5 +172,6 @@ export function comparisonEntry(receipt: ComparisonReceipt): ComparisonEntry {
     baseline_route_id: receipt.baseline_route_id,
     ranked,
     invalid: receipt.routes.filter((r) => !r.valid).map((r) => ({ route_id: r.id, reason: r.invalid_reason ?? '(no reason)' })),
+    overlapped: overlapped(receipt.overlap),
   };
 }

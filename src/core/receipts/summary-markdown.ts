@@ -99,7 +99,7 @@ function targetSection(t: TargetSummary): string[] {
   const c = t.counts;
   lines.push(
     `- Receipts ${c.receipts}: cold ${c.cold} (ok ${c.ok_cold}, clean ${c.clean_cold}/${c.min_cold}, set aside ${c.cold_set_aside}), warm ${c.warm} (ok ${c.ok_warm}, clean ${c.clean_warm}/${c.min_warm}, ` +
-      `${c.warm_samples} samples), failed ${c.failed}, noisy ${c.noisy}, interrupted ${c.interrupted}`,
+      `${c.warm_samples} samples), failed ${c.failed}, noisy ${c.noisy}, overlapping set aside ${c.overlap_set_aside}, interrupted ${c.interrupted}`,
   );
   lines.push('', '| stage (ms) | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
   lines.push(statsRow('cold fetch', t.cold.fetch_ms), statsRow('cold session', t.cold.session_ms));
@@ -126,6 +126,9 @@ function targetSection(t: TargetSummary): string[] {
   }
   if (t.cold_set_aside.cache_state_unknown.length) {
     lines.push(`- Cold runs set aside, a file's cache state unknown (not proven cold): ${cells(t.cold_set_aside.cache_state_unknown)}`);
+  }
+  if (t.overlap_set_aside.length) {
+    lines.push(`- Runs set aside, another run overlapped them (timings not representative): ${cells(t.overlap_set_aside)}`);
   }
   for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
   if (t.duplicate_receipt_ids.length) lines.push(`- Receipts repeated by other files (copies not counted): ${cells(t.duplicate_receipt_ids)}`);
@@ -171,7 +174,7 @@ function generationSection(g: GenerationTargetSummary): string[] {
   );
   lines.push(`- Prompts ${cell(id.input.id)}; route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}`);
   lines.push(
-    `- Runs ${c.receipts}: ok ${c.ok}, failed ${c.failed}, noisy ${c.noisy}; samples ok ${c.ok_samples}, failed ${c.failed_samples}, truncated ${c.truncations}`,
+    `- Runs ${c.receipts}: ok ${c.ok}, failed ${c.failed}, noisy ${c.noisy}, overlapping set aside ${c.overlap_set_aside}; samples ok ${c.ok_samples}, failed ${c.failed_samples}, truncated ${c.truncations}`,
   );
   lines.push('', '| measure | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
   lines.push(statsRow('cold load (ms)', g.load_ms), statsRow('TTFT (ms)', g.ttft_ms), statsRow('end to end (ms)', g.e2e_ms));
@@ -275,8 +278,9 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     for (const s of summary.suite_targets) {
       for (const f of s.failures.by_reason) lines.push(`- ${s.key}: failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
       for (const line of interruptedLines(s.interrupted)) lines.push(`- ${s.key}: ${line.slice(2)}`);
+      if (s.counts.overlap_set_aside > 0) lines.push(`- ${s.key}: ${s.counts.overlap_set_aside} ok run(s) set aside, another run overlapped them`);
     }
-    if (summary.suite_targets.some((s) => s.failures.by_reason.length || s.interrupted.group_key)) lines.push('');
+    if (summary.suite_targets.some((s) => s.failures.by_reason.length || s.interrupted.group_key || s.counts.overlap_set_aside)) lines.push('');
   }
   if (summary.comparisons.length) {
     lines.push(
@@ -298,7 +302,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
         .join('; ');
       const invalid = c.invalid.map((r) => `${cell(r.route_id)}: ${cell(r.reason)}`).join('; ');
       lines.push(
-        `| ${cell(c.receipt_id)} | ${cell(c.model_id)} | ${cell(c.engine.name)} | ${cell(c.outcome)}${c.reason ? `: ${cell(c.reason)}` : ''} | ${cell(c.baseline_route_id)} | ` +
+        `| ${cell(c.receipt_id)} | ${cell(c.model_id)} | ${cell(c.engine.name)} | ${cell(c.outcome)}${c.reason ? `: ${cell(c.reason)}` : ''}${c.overlapped ? ' (another run overlapped it: timings not representative)' : ''} | ${cell(c.baseline_route_id)} | ` +
           `${ranked || '–'} | ${ratios || '–'} | ${invalid || '–'} |`,
       );
     }

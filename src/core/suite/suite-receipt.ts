@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, IsoTime, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -74,6 +74,9 @@ export const SuiteReceipt = z.strictObject({
   predictions: z.strictObject({ sha256: Sha256, bytes: Count, rows: Count }).nullable(),
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
+  /** Another run during this one (see RunOverlap in src/core/receipt.ts); absent in receipts made before the page
+   *  watched for it. */
+  overlap: RunOverlap.optional(),
   capabilities: Capabilities.nullable(),
   errors: z.array(ReceiptError.extend({ stage: SuiteStage.nullable() })),
   outcome: z.strictObject({

@@ -1,0 +1,36 @@
+/**
+ * The panels' view of the page-wide run claim (src/page/run-gate.ts): which run holds the page, and the note that
+ * says why a panel's Run button is disabled while another panel runs.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { pageRuns } from '../page/run-gate.ts';
+
+/** What holds the page now (null: nothing runs); re-renders the component on each change. */
+export function usePageRun(): string | null {
+  const [owner, setOwner] = useState<string | null>(pageRuns.owner);
+  useEffect(() => {
+    setOwner(pageRuns.owner);
+    return pageRuns.subscribe(setOwner);
+  }, []);
+  return owner;
+}
+
+/** The line shown when a second run is refused because `owner` holds the page. */
+export function refusedLine(owner: string | null): string {
+  return `Another run is in progress (${owner ?? 'a run'}): one run at a time on this page, so timings are not shared with another run. Wait for it to end or cancel it.`;
+}
+
+/**
+ * The note beside a panel's Run button while another panel's run holds the page.
+ * @param props.owner what holds the page (from usePageRun)
+ * @param props.ownBusy this panel's own run is the one in progress (no note then)
+ * @param props.testId the note's data-testid
+ */
+export function PageBusyNote(props: { owner: string | null; ownBusy: boolean; testId: string }) {
+  if (props.owner === null || props.ownBusy) return null;
+  return (
+    <span class="note" data-testid={props.testId}>
+      Disabled while another run is in progress ({props.owner}): one run at a time on this page.
+    </span>
+  );
+}

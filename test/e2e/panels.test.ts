@@ -1,0 +1,102 @@
+/**
+ * Every panel in a real headless Chromium: one run at a time page-wide (a second run is refused in every panel while
+ * one is in progress), and runs that overlap across two tabs of the site are flagged in their receipts and set aside
+ * by `drb receipts summarize`. Never checks absolute timings.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
+import { runCli } from '../unit/cli-harness.ts';
+import { pageQuery, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+
+let env: PageEnv;
+beforeAll(async () => {
+  env = await startPageEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const state = (page: Page) => page.evaluate(() => document.documentElement.dataset.drbState ?? '');
+
+async function waitForEnd(page: Page): Promise<string> {
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  return state(page);
+}
+
+/** A warm series of the heavy fixture long enough to still be running while the test acts (it is cancelled). */
+const LONG_WARM = pageQuery({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: 1000 });
+
+/** Waits until the page's journal says its warm series is under way. */
+async function waitForWarmSeries(page: Page): Promise<void> {
+  await page.waitForFunction(() => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 150_000 });
+}
+
+describe('one run at a time', () => {
+  it('refuses a second run in every panel while one is in progress, and enables them all again when it ends', async () => {
+    const page = await env.browser.context.newPage();
+    await page.goto(`${env.server.url}${LONG_WARM}`);
+    await waitForWarmSeries(page);
+    expect(await state(page)).toBe('running');
+    // Every Run button of every panel, and the switch to protocol mode, while the Run panel's warm series runs.
+    const runButtons = ['run-cold', 'run-warm', 'gen-run', 'cmp-run', 'suite-run', 'to-protocol'];
+    for (const id of runButtons) expect(await page.getByTestId(id).isDisabled(), id).toBe(true);
+    // The other panels say why.
+    for (const id of ['gen-page-busy', 'cmp-page-busy', 'suite-page-busy']) {
+      expect(await page.getByTestId(id).textContent(), id).toContain('another run is in progress (warm run)');
+    }
+    await page.getByTestId('run-cancel').click();
+    expect(await waitForEnd(page)).toBe('failed');
+    for (const id of runButtons) expect(await page.getByTestId(id).isDisabled(), id).toBe(false);
+    for (const id of ['gen-page-busy', 'cmp-page-busy', 'suite-page-busy']) expect(await page.getByTestId(id).count(), id).toBe(0);
+    const [receipt] = await pageReceipts(page);
+    expect(receiptProblems(receipt)).toEqual([]);
+    // Alone in its page and in the browser: no overlap seen, and Chromium can tell.
+    expect(receipt.run.overlap).toEqual({ this_page: false, other_tabs: false });
+    await page.close();
+  });
+
+  it('flags runs that overlap across two tabs, and summarize sets the overlapping receipts aside', async () => {
+    const long = await env.browser.context.newPage();
+    await long.goto(`${env.server.url}${LONG_WARM}`);
+    await waitForWarmSeries(long);
+    // A second tab of the site runs a short warm series while the first tab's series is going.
+    const short = await env.browser.context.newPage();
+    await short.goto(`${env.server.url}${pageQuery({ autorun: ['warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 3 })}`);
+    expect(await waitForEnd(short)).toBe('done');
+    expect(await state(long)).toBe('running');
+    await long.getByTestId('run-cancel').click();
+    expect(await waitForEnd(long)).toBe('failed');
+    const [shortReceipt] = await pageReceipts(short);
+    const [longReceipt] = await pageReceipts(long);
+    for (const receipt of [shortReceipt, longReceipt]) expect(receiptProblems(receipt)).toEqual([]);
+    // The short run saw the long one's lock when it started; the long one heard the short one start.
+    expect(shortReceipt.outcome.status).toBe('ok');
+    expect(shortReceipt.run.overlap).toEqual({ this_page: false, other_tabs: true });
+    expect(longReceipt.run.overlap).toEqual({ this_page: false, other_tabs: true });
+    // The page shows the flag beside the receipt.
+    expect(await short.getByTestId('receipt-overlap').textContent()).toContain('another run overlapped this one');
+
+    const dir = await mkdtemp(join(tmpdir(), 'drb-overlap-'));
+    try {
+      const file = join(dir, 'short.json');
+      await writeFile(file, JSON.stringify(shortReceipt));
+      expect((await runCli(['receipts', 'validate', file])).code).toBe(0);
+      const out = join(dir, 'summary');
+      expect((await runCli(['receipts', 'summarize', file, '--out', out])).code).toBe(0);
+      const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8')) as ReceiptsSummary;
+      const [target] = summary.targets;
+      expect(target.counts).toMatchObject({ warm: 1, ok_warm: 1, clean_warm: 0, overlap_set_aside: 1 });
+      expect(target.overlap_set_aside).toEqual([shortReceipt.receipt_id]);
+      expect(target.warm.pooled_ms).toBeNull();
+      expect(await readFile(join(out, 'summary.md'), 'utf8')).toContain('overlapping set aside 1');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    await long.close();
+    await short.close();
+  });
+});
