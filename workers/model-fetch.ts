@@ -79,7 +79,7 @@ export async function fetchModelFiles(
       const now = performance.now();
       if (now - lastReport >= PROGRESS_INTERVAL_MS) {
         lastReport = now;
-        hooks.onProgress?.({ path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
+        hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
       }
     }
     // One contiguous buffer: runtimes want a single Uint8Array, and hashing it once is cheaper than per chunk.
@@ -89,7 +89,7 @@ export async function fetchModelFiles(
       bytes.set(chunk, offset);
       offset += chunk.byteLength;
     }
-    hooks.onProgress?.({ path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
+    hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
     const sha256 = await sha256Hex(bytes);
     checkPins(file, fileBytes, sha256);
     buffers.push(bytes);

@@ -33,7 +33,7 @@ export const ModelStatus = z.enum(['idle', 'fetching', 'creating_session', 'read
 export type ModelStatus = z.infer<typeof ModelStatus>;
 
 /** The stages that are timed (and journaled) separately. */
-export const Stage = z.enum(['probe', 'fetch', 'session', 'first_inference', 'warmup', 'warm_inference']);
+export const Stage = z.enum(['probe', 'fetch', 'runtime_fetch', 'session', 'first_inference', 'warmup', 'warm_inference']);
 export type Stage = z.infer<typeof Stage>;
 
 export const SampleStats = z.strictObject({
@@ -81,8 +81,9 @@ export type ModelFile = z.infer<typeof ModelFile>;
 
 /**
  * One runtime file the run loaded (onnxruntime-web's `.wasm` and `.mjs`): which build it is and where its bytes came
- * from. `bytes` is the body size resource timing reports (null when hidden); `sha256` is set only when the page read
- * the bytes itself (null when the runtime fetched the file on its own).
+ * from. `bytes` is the size of the bytes the worker read (the `.wasm`, which it fetches, hashes and hands to the
+ * runtime) or the body size resource timing reports (the `.mjs`, imported; null when hidden); `sha256` is set when the
+ * worker read the bytes itself (the `.wasm`), null when the runtime loaded the file on its own.
  */
 export const RuntimeFile = z.strictObject({
   url: RedactedUrl,
@@ -92,8 +93,20 @@ export const RuntimeFile = z.strictObject({
 });
 export type RuntimeFile = z.infer<typeof RuntimeFile>;
 
-/** The runtime files a load used, in load order (empty when the engine's runtime is part of the page's own code). */
-export const RuntimeInfo = z.strictObject({ files: z.array(RuntimeFile).max(32) });
+/**
+ * Which onnxruntime-web WASM build ran: `plain` (`ort-wasm-simd-threaded`, CPU only, what a `wasm` route loads),
+ * `asyncify` (`ort-wasm-simd-threaded.asyncify`, the WebGPU-capable build a `webgpu` route loads, also running its
+ * wasm fallback), `jsep` and `jspi` (other WebGPU-capable builds, not shipped by the page today).
+ */
+export const RuntimeBuild = z.enum(['plain', 'asyncify', 'jsep', 'jspi']);
+export type RuntimeBuild = z.infer<typeof RuntimeBuild>;
+
+/**
+ * The runtime files a load used, in load order (empty when the engine's runtime is part of the page's own code), and
+ * which build they are (null when there is no runtime file; absent in receipts written before the page chose the
+ * build per route, when every ORT run loaded the asyncify build).
+ */
+export const RuntimeInfo = z.strictObject({ build: RuntimeBuild.nullable().optional(), files: z.array(RuntimeFile).max(32) });
 export type RuntimeInfo = z.infer<typeof RuntimeInfo>;
 
 /**
@@ -150,6 +163,10 @@ export type OutputDigest = z.infer<typeof OutputDigest>;
 
 export const Timings = z.strictObject({
   model_fetch_ms: Ms.nullable(),
+  /** The runtime's own download (its `.wasm` read and hashed by the page, its `.mjs` imported) before the session
+   *  stage, so `session_create_ms` holds no download; null when not reached or when the engine has no runtime file to
+   *  fetch; absent in receipts written before the runtime fetch was its own stage. */
+  runtime_fetch_ms: Ms.nullable().optional(),
   session_create_ms: Ms.nullable(),
   first_inference_ms: Ms.nullable(),
   warmup_ms: Ms.nullable(),

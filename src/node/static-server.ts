@@ -111,7 +111,7 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
         return finish(500);
       }
       const type = MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
-      // A validator lets a repeated cold run revalidate the 27 MB runtime with a 304 instead of downloading it again.
+      // A validator lets a repeated cold run revalidate the runtime's .wasm (14 or 27 MB) with a 304 instead of downloading it again.
       const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
       if (request.headers['if-none-match'] === etag || method === 'HEAD') await handle.close().catch(() => undefined);
       if (request.headers['if-none-match'] === etag) {

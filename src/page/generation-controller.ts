@@ -280,7 +280,7 @@ export class GenerationController {
         warmup_prompt_id: plan.warmup_prompt_id,
       },
       timing_source: 'page-clock',
-      cold: { load_ms: load ? load.timings.model_fetch_ms + load.timings.session_create_ms : null, warmup_e2e_ms: warmupMs, warmup_ttft_ms: warmupTtftMs },
+      cold: { load_ms: load ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms : null, warmup_e2e_ms: warmupMs, warmup_ttft_ms: warmupTtftMs },
       samples,
       summary: summarizeGeneration(samples, measuredTotal),
       capabilities,

@@ -292,6 +292,10 @@ export class RunController {
       if (fetched) {
         draft.model = { ...draft.model, ...fetched.model };
         if (draft.run.kind === 'cold') draft.timings.model_fetch_ms = fetched.timings.model_fetch_ms;
+        if (fetched.runtime) {
+          draft.runtime = fetched.runtime.info;
+          if (draft.run.kind === 'cold') draft.timings.runtime_fetch_ms = fetched.runtime.fetchMs;
+        }
       }
       if (error.samplesMs.length > 0) {
         draft.timings.warm_samples_ms = error.samplesMs;

@@ -259,7 +259,7 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     model: modelSection(request.model, request.dtype, { files: load?.model.files ?? [], integrity }),
     rows: { total: plan.rows.length, done, ...counts },
     timings: {
-      model_load_ms: load ? load.timings.model_fetch_ms + load.timings.session_create_ms : null,
+      model_load_ms: load ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms : null,
       row_latency_samples_ms: samples,
       row_latency_stats: summarize(samples),
       total_ms: performance.now() - startedAtMs,

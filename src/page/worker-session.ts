@@ -46,6 +46,7 @@ export type StageLimits = Record<Stage, number>;
 export const DEFAULT_STAGE_LIMITS: Readonly<StageLimits> = Object.freeze({
   probe: 30_000,
   fetch: 15 * 60_000,
+  runtime_fetch: 15 * 60_000,
   session: 5 * 60_000,
   first_inference: 5 * 60_000,
   warmup: 5 * 60_000,

@@ -9,7 +9,6 @@ import { DEFAULT_PROTOCOL_ID } from '../core/protocol.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
-import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { refusedLine, usePageRun } from './page-runs.tsx';
@@ -25,7 +24,7 @@ import { ComparePanel } from './ComparePanel.tsx';
 import { GenerationPanel } from './GenerationPanel.tsx';
 import { ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
-import { RunProgress } from './RunProgress.tsx';
+import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
 import { SuitePanel } from './SuitePanel.tsx';
 import { WarmChart } from './WarmChart.tsx';
 import { ProtocolView } from './ProtocolView.tsx';
@@ -60,7 +59,7 @@ export function App(props: { catalog: ModelCatalog }) {
     void probeCapabilities(details).then(setCapabilities);
   };
   const [status, setStatus] = useState<ModelStatus>('idle');
-  const [progress, setProgress] = useState<FetchProgress | null>(null);
+  const [progress, setProgress] = useState<Downloads>(NO_DOWNLOADS);
   const [liveSamples, setLiveSamples] = useState<number[]>([]);
   const [samplesTotal, setSamplesTotal] = useState<number | null>(null);
   const [receipts, setReceipts] = useState<DeviceReceipt[]>([]);
@@ -92,14 +91,14 @@ export function App(props: { catalog: ModelCatalog }) {
       setRunErrors([`Model ${s.modelId} cannot be run from these controls (engine ${model?.engine ?? 'unknown'})`]);
       return null;
     }
-    setProgress(null);
+    setProgress(NO_DOWNLOADS);
     setLiveSamples([]);
     setSamplesTotal(kind === 'warm' ? s.warmRuns : null);
     const { receipt, problems: found } = await controller.run(
       { kind, model, input, ep: s.ep, threads: s.threads, allowFallback: s.allowFallback, warmRuns: s.warmRuns },
       {
         onStatus: setStatus,
-        onProgress: setProgress,
+        onProgress: (p) => setProgress((prev) => withProgress(prev, p)),
         onSample: (_i, ms) => setLiveSamples((prev) => [...prev, ms]),
       },
       signal,
@@ -219,7 +218,7 @@ export function App(props: { catalog: ModelCatalog }) {
         onRun={(kind) => void runSequence([kind])}
         onCancel={cancel ? () => cancel.abort() : null}
       />
-      <RunProgress status={status} progress={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
+      <RunProgress status={status} downloads={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} />
       <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />

@@ -2,6 +2,7 @@ import type { DeviceReceipt } from '../core/receipt.ts';
 
 const STAGES = [
   ['model_fetch_ms', 'fetch', '#4e79a7'],
+  ['runtime_fetch_ms', 'runtime fetch', '#76b7b2'],
   ['session_create_ms', 'session', '#f28e2b'],
   ['first_inference_ms', 'first inference', '#59a14f'],
 ] as const;
@@ -18,7 +19,8 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
     <figure class="chart" data-testid="cold-timeline">
       <svg width={width} height={STAGES.length * 22 + 8} role="img" aria-label="Cold run stages">
         {STAGES.map(([key, label, color], i) => {
-          const ms = t[key];
+          // Absent (not null) in receipts written before the runtime fetch was its own stage.
+          const ms = t[key] ?? null;
           const x = labelWidth + offset * scale;
           const w = ms === null ? 0 : Math.max(1, ms * scale);
           if (ms !== null) offset += ms;

@@ -13,7 +13,6 @@ import { artifactFileName } from '../core/receipt-envelope.ts';
 import { ReceiptBundle, type SessionSheet } from '../core/receipt-bundle.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
 import { firstIssueLine } from '../core/zod-issues.ts';
-import type { FetchProgress } from '../worker-api/protocol.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
@@ -26,7 +25,7 @@ import { SESSION_DB } from '../page/session-store.ts';
 import { canShareFiles, shareJson } from '../page/share.ts';
 import { CANNOT_CLEAR, clearSiteModels, type ClearReport } from '../page/site-storage.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
-import { RunProgress } from './RunProgress.tsx';
+import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
 import { SessionSheetForm } from './SessionSheetForm.tsx';
 
 /** The short capability summary protocol mode shows (the full lists sit behind a disclosure). */
@@ -146,7 +145,7 @@ export function ProtocolView(props: {
   const [sessionReady, setSessionReady] = useState(false);
   const [sheet, setSheet] = useState<SessionSheet | null>(null);
   const [status, setStatus] = useState<ModelStatus>('idle');
-  const [progress, setProgress] = useState<FetchProgress | null>(null);
+  const [progress, setProgress] = useState<Downloads>(NO_DOWNLOADS);
   const [samples, setSamples] = useState(0);
   const [busy, setBusy] = useState(false);
   const [coldRanThisLoad, setColdRanThisLoad] = useState(false);
@@ -212,12 +211,12 @@ export function ProtocolView(props: {
     try {
       setRunProblem(null);
       setDrbState('running');
-      setProgress(null);
+      setProgress(NO_DOWNLOADS);
       setSamples(0);
       if (kind === 'cold') setColdRanThisLoad(true);
       const { receipt, problems } = await controller.run(
         { kind, model, input, ep: protocol.ep, threads: protocol.threads, allowFallback: false, warmRuns: protocol.warm_runs },
-        { onStatus: setStatus, onProgress: setProgress, onSample: (i) => setSamples(i + 1) },
+        { onStatus: setStatus, onProgress: (p) => setProgress((prev) => withProgress(prev, p)), onSample: (i) => setSamples(i + 1) },
       );
       if (problems.length > 0) {
         setRunProblem(problems[0]);
@@ -310,7 +309,7 @@ export function ProtocolView(props: {
           )}
         </section>
       )}
-      {(busy || last) && <RunProgress status={status} progress={progress} samplesDone={samples} samplesTotal={busy && protocol ? protocol.warm_runs : null} />}
+      {(busy || last) && <RunProgress status={status} downloads={progress} samplesDone={samples} samplesTotal={busy && protocol ? protocol.warm_runs : null} />}
       {runProblem && <p class="error" role="alert">{runProblem}</p>}
       {last && !busy && (
         <p class={last.outcome.status === 'ok' ? 'ok' : 'error'} role="status" data-testid="last-outcome">

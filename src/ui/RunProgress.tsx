@@ -7,24 +7,43 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** The model status and download progress (bytes done / total). */
-export function RunProgress(props: { status: ModelStatus; progress: FetchProgress | null; samplesDone: number; samplesTotal: number | null }) {
+/** The latest progress of each download a load makes: the model's files and the runtime's `.wasm`, apart. */
+export interface Downloads {
+  model: FetchProgress | null;
+  runtime: FetchProgress | null;
+}
+
+export const NO_DOWNLOADS: Downloads = { model: null, runtime: null };
+
+/** `downloads` with `progress` as the latest of its kind (for a state setter). */
+export function withProgress(downloads: Downloads, progress: FetchProgress): Downloads {
+  return { ...downloads, [progress.kind]: progress };
+}
+
+function DownloadLine(props: { label: string; testId: string; progress: FetchProgress }) {
   const { progress } = props;
+  return (
+    <p data-testid={`${props.testId}-download`}>
+      {props.label}:{' '}
+      <span data-testid={props.testId}>
+        {formatBytes(progress.bytesDone)} / {progress.bytesTotal === null ? 'unknown' : formatBytes(progress.bytesTotal)}
+      </span>{' '}
+      {progress.kind === 'runtime' ? `(${progress.path})` : `(file ${progress.fileIndex + 1} of ${progress.fileCount})`}
+      {progress.bytesTotal !== null && <progress max={progress.bytesTotal} value={progress.bytesDone} />}
+    </p>
+  );
+}
+
+/** The model status and download progress (bytes done / total), the model's and the runtime's side by side. */
+export function RunProgress(props: { status: ModelStatus; downloads: Downloads; samplesDone: number; samplesTotal: number | null }) {
+  const { model, runtime } = props.downloads;
   return (
     <section class="panel" data-testid="progress">
       <h2>
         Status: <span data-testid="status">{props.status}</span>
       </h2>
-      {progress && (
-        <p>
-          Download:{' '}
-          <span data-testid="bytes">
-            {formatBytes(progress.bytesDone)} / {progress.bytesTotal === null ? 'unknown' : formatBytes(progress.bytesTotal)}
-          </span>{' '}
-          (file {progress.fileIndex + 1} of {progress.fileCount})
-          {progress.bytesTotal !== null && <progress max={progress.bytesTotal} value={progress.bytesDone} />}
-        </p>
-      )}
+      {model && <DownloadLine label="Model download" testId="bytes" progress={model} />}
+      {runtime && <DownloadLine label="Runtime download" testId="runtime-bytes" progress={runtime} />}
       {props.samplesTotal !== null && (
         <p>
           Warm samples: {props.samplesDone} / {props.samplesTotal}

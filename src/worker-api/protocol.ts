@@ -19,7 +19,9 @@ import type { ResourceTimingLike } from '../core/redact.ts';
 
 /** Progress of the model download: `bytesTotal` null while unknown (no Content-Length and no pinned size). */
 export interface FetchProgress {
-  /** Path of the file being fetched (relative to the model folder). */
+  /** Whose bytes: the model's files (the `fetch` stage) or the runtime's `.wasm` (the `runtime_fetch` stage). */
+  kind: 'model' | 'runtime';
+  /** Path of the file being fetched (relative to the model folder; the file name for the runtime). */
   path: string;
   fileIndex: number;
   fileCount: number;
@@ -79,6 +81,8 @@ export type LoadedRoute = Pick<Route, 'fallback_reason' | 'threads_effective' | 
 export interface FetchedFacts {
   model: LoadedModel;
   timings: { model_fetch_ms: number };
+  /** The runtime build fetched before the session stage, and its fetch time (absent when none was fetched). */
+  runtime?: { info: RuntimeInfo; fetchMs: number };
 }
 
 /** The result of `load`, as receipt sections: what really happened. */
@@ -88,8 +92,9 @@ export interface LoadResult {
   model: LoadedModel;
   /** The runtime files the load used (build and cache state; empty when the runtime is part of the page's code). */
   runtime: RuntimeInfo;
-  /** Fetch (download + hashing) and session creation (including WASM compile / shader setup), apart. */
-  timings: { model_fetch_ms: number; session_create_ms: number };
+  /** Fetch (download + hashing), the runtime's fetch (null when the engine fetched no runtime file) and session
+   *  creation (WASM compile and instantiation, graph optimisation, shader setup; no download), apart. */
+  timings: { model_fetch_ms: number; runtime_fetch_ms: number | null; session_create_ms: number };
   /** Problems that did not stop the load (e.g. WebLLM files that could not be read back and hashed), URLs redacted;
    *  each becomes a receipt `errors` entry of the load stage. Absent when there were none. */
   loadErrors?: Array<{ name: string; message: string }>;

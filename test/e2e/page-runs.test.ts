@@ -1,8 +1,14 @@
 /**
  * Cold + warm runs through the automation contract on wasm (1 and 2 threads) and webgpu (SwiftShader), with every
- * receipt checked by schema + invariants and the providers' outputs compared (within 1e-4).
+ * receipt checked by schema + invariants and the providers' outputs compared (within 1e-4). A cold run's runtime
+ * build follows its route (plain for wasm, asyncify for webgpu), its `.wasm` hash is the served file's, and its
+ * download is the `runtime_fetch` stage: nothing crosses the network during the session stage.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
@@ -14,6 +20,36 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close();
 });
+
+/**
+ * Checks a cold receipt's runtime against the build it should have loaded: the build, the `.wasm` file name, its
+ * bytes and SHA-256 equal to the served asset's, the `runtime_fetch` stage timed and before the session stage, and
+ * no resource whose body crossed the network while the session was created (the runtime's thread workers may load
+ * the `.mjs` again: from the HTTP cache, at most a revalidation without a body).
+ */
+function expectRuntimeFetchedBeforeSession(cold: DeviceReceipt, build: 'plain' | 'asyncify'): void {
+  expect(cold.runtime.build).toBe(build);
+  const stem = build === 'plain' ? 'ort-wasm-simd-threaded-' : 'ort-wasm-simd-threaded.asyncify-';
+  const wasm = cold.runtime.files.find((f) => f.url.endsWith('.wasm'));
+  expect(wasm?.url.split('/').pop()?.startsWith(stem)).toBe(true);
+  const served = readFileSync(join(inject('distDir'), 'assets', wasm!.url.split('/').pop()!));
+  expect(wasm).toMatchObject({ bytes: served.byteLength, sha256: createHash('sha256').update(served).digest('hex') });
+  expect(cold.runtime.files.find((f) => f.url.endsWith('.mjs'))?.url.split('/').pop()?.startsWith(stem)).toBe(true);
+
+  expect(cold.timings.runtime_fetch_ms).toBeGreaterThan(0);
+  const at = (status: string) => cold.status_transitions.find((t) => t.status === status)!.at_ms;
+  const sessionStart = at('creating_session');
+  const sessionEnd = at('ready');
+  const wasmEntry = cold.resources.find((e) => e.url === wasm!.url);
+  expect(wasmEntry).toBeDefined();
+  expect(wasmEntry!.start_ms + wasmEntry!.duration_ms).toBeLessThanOrEqual(sessionStart);
+  const duringSession = cold.resources.filter((e) => e.start_ms >= sessionStart && e.start_ms <= sessionEnd);
+  for (const e of duringSession) {
+    expect(e.size_unknown, e.url).toBe(false);
+    const bodyOverNetwork = e.transfer_size! > 0 && e.transfer_size! >= e.encoded_body_size!;
+    expect(bodyOverNetwork, `${e.url} downloaded during the session stage`).toBe(false);
+  }
+}
 
 describe('page runs (headless Chromium)', () => {
   it.each([
@@ -48,6 +84,8 @@ describe('page runs (headless Chromium)', () => {
     expect(modelEntry).toMatchObject({ cross_origin: false, size_unknown: false });
     expect(cold.output?.sha256).toBe(warm.output?.sha256);
     heads[`${model}:wasm:${threads}`] = cold.output!.head;
+    expectRuntimeFetchedBeforeSession(cold, 'plain');
+    expect(warm.runtime).toEqual(cold.runtime);
   });
 
   it.each(['ort-tiny-xenc', 'ort-heavy-xenc'])('%s on webgpu (SwiftShader): completes on webgpu and agrees with wasm within 1e-4', async (model) => {
@@ -59,6 +97,7 @@ describe('page runs (headless Chromium)', () => {
     }
     expect(cold.capabilities.webgpu).toMatchObject({ navigator_gpu: true, adapter_granted: true });
     expect(cold.capabilities.webgpu.adapter_info?.architecture).toBe('swiftshader');
+    expectRuntimeFetchedBeforeSession(cold, 'asyncify');
     const wasm1 = heads[`${model}:wasm:1`];
     const wasm2 = heads[`${model}:wasm:2`];
     expect(wasm1).toBeDefined();

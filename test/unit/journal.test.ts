@@ -160,7 +160,7 @@ describe('readJournal', () => {
     [JSON.stringify({ ...open, note: 'free text' }), 'run journal: (root): Unrecognized key: "note"'],
     [
       JSON.stringify({ ...open, active: [{ ...open.active[0], stage: 'typing' }] }),
-      'run journal: active[0].stage: Invalid option: expected one of "probe"|"fetch"|"session"|"first_inference"|"warmup"|"warm_inference"|"rows"',
+      'run journal: active[0].stage: Invalid option: expected one of "probe"|"fetch"|"runtime_fetch"|"session"|"first_inference"|"warmup"|"warm_inference"|"rows"',
     ],
     [JSON.stringify({ ...open, active: [{ ...open.active[0], input_text: 'secret' }] }), 'run journal: active[0]: Unrecognized key: "input_text"'],
     [JSON.stringify({ ...open, active: [{ ...open.active[0], tab_id: '' }] }), 'run journal: active[0].tab_id: Too small: expected string to have >=1 characters'],

@@ -2,19 +2,18 @@
  * The onnxruntime-web adapter for `raw` models (the generated cross-encoder-shaped fixtures): inputs input_ids,
  * attention_mask, token_type_ids (int64 [batch, seq]), output logits (float32).
  *
- * Uses the `onnxruntime-web/webgpu` entry, whose single WASM variant (asyncify) serves both the wasm and the webgpu
- * EP, so the page ships one 27 MB binary instead of several. Runtime files come from the page's own origin.
+ * Uses the `onnxruntime-web/webgpu` entry's JavaScript, which runs either WASM build: the plain SIMD-threaded build
+ * on a `wasm` route, the WebGPU-capable asyncify build on a `webgpu` route (workers/ort-runtime.ts fetches it from
+ * the page's own origin as the `runtime_fetch` stage and hands its bytes to the runtime).
  */
 import * as ort from 'onnxruntime-web/webgpu';
-import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
-import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { parseFixedInput, type FixedInput } from '../../src/core/catalog.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { fetchModelFiles } from '../model-fetch.ts';
 import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
 import type { Engine } from './engine.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
-import { runtimeUrlsFor } from '../cache-evidence.ts';
+import { fetchOrtRuntime } from '../ort-runtime.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
 
@@ -35,12 +34,17 @@ export class OrtEngine implements Engine {
     hooks.onStage?.('fetch', 'start');
     const fetched = await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
     hooks.onStage?.('fetch', 'end');
-    // Set after the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
-    const runtime = runtimeUrlsFor({ wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href }, request.coldStart === true);
-    ort.env.wasm.wasmPaths = { wasm: runtime.wasm, mjs: runtime.mjs };
     if (fetched.buffers.length !== 1) throw new Error(`the ort engine expects one .onnx file, the catalog lists ${fetched.buffers.length}`);
+    // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
+    const runtime = await fetchOrtRuntime(request.ep, request.coldStart === true, hooks);
+    ort.env.wasm.wasmPaths = runtime.paths;
+    ort.env.wasm.wasmBinary = runtime.wasmBinary;
 
-    const fetchedFacts: FetchedFacts = { model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } };
+    const fetchedFacts: FetchedFacts = {
+      model: { files: fetched.files, integrity: fetched.integrity },
+      timings: { model_fetch_ms: fetched.fetchMs },
+      runtime: { info: runtime.info, fetchMs: runtime.fetchMs },
+    };
     const route = await createOnRoute(
       request,
       threadsEffective,
@@ -54,8 +58,11 @@ export class OrtEngine implements Engine {
       },
       fetchedFacts,
       hooks,
-    );
-    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, fetchedFacts, route, runtime.probe);
+    ).finally(() => {
+      // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
+      ort.env.wasm.wasmBinary = undefined;
+    });
+    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, fetchedFacts, route, runtime);
   }
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {

@@ -8,7 +8,7 @@ import { probeWebGpu, webgpuUnavailableReason } from '../../src/browser/webgpu-p
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
 import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { RouteError } from './engine.ts';
-import { runtimeFileFacts, type RuntimeProbe } from '../cache-evidence.ts';
+import type { FetchedRuntime } from '../ort-runtime.ts';
 
 /** ORT's own default for numThreads (half the cores, at most 4), made explicit so the receipt can record it. */
 function defaultThreads(): number {
@@ -90,14 +90,14 @@ export async function createOnRoute(
  * @param engine the engine's name and runtime version
  * @param fetched the fetched files' facts (hashes, integrity, fetch time)
  * @param outcome what `createOnRoute` returned
- * @param runtime the runtime files the session loaded (onnxruntime-web's `.wasm` and `.mjs`), probed before the load
+ * @param runtime the runtime build the session loaded and its fetch (workers/ort-runtime.ts)
  */
-export async function localLoadResult(engine: LoadResult['engine'], fetched: FetchedFacts, outcome: RouteOutcome, runtime: RuntimeProbe): Promise<LoadResult> {
+export function localLoadResult(engine: LoadResult['engine'], fetched: FetchedFacts, outcome: RouteOutcome, runtime: Pick<FetchedRuntime, 'info' | 'fetchMs'>): LoadResult {
   return {
     engine,
     route: outcome.route,
     model: fetched.model,
-    runtime: { files: await runtimeFileFacts(runtime) },
-    timings: { model_fetch_ms: fetched.timings.model_fetch_ms, session_create_ms: outcome.sessionMs },
+    runtime: runtime.info,
+    timings: { model_fetch_ms: fetched.timings.model_fetch_ms, runtime_fetch_ms: runtime.fetchMs, session_create_ms: outcome.sessionMs },
   };
 }

@@ -9,18 +9,18 @@
  * a byte the receipt did not hash, and a file the catalog does not list is answered 404 and reported.
  *
  * One onnxruntime-web copy: transformers.js imports `onnxruntime-web/webgpu`, the same entry the ORT adapter uses
- * (package.json `overrides` removes transformers' nested copy); its runtime files are served from the page's origin.
+ * (package.json `overrides` removes transformers' nested copy). Its runtime build follows the route like the ORT
+ * adapter's (the plain build for `wasm`, asyncify for `webgpu`; transformers.js itself picks the plain build where it
+ * knows WebGPU is absent), fetched from the page's origin as the `runtime_fetch` stage by workers/ort-runtime.ts.
  */
 import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer, env, LogLevel, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
-import ortWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
-import ortMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
 import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { redactUrl } from '../../src/core/redact.ts';
 import { fetchModelFiles, type FetchedModel } from '../model-fetch.ts';
 import type { EngineHooks, FetchedFacts, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
-import { runtimeUrlsFor } from '../cache-evidence.ts';
+import { fetchOrtRuntime } from '../ort-runtime.ts';
 
 /** Which transformers.js auto class a task needs. */
 export type TransformersModelKind = 'sequence-classification' | 'causal-lm';
@@ -108,7 +108,7 @@ export async function loadTransformersModel(
   // Runtime settings hold for the worker's life (the wasm backend initialises once): the page uses a fresh worker
   // per cold run, which is also why a thread count can be honoured.
   const threadsEffective = effectiveThreads(request.threads);
-  const wasm = (env.backends.onnx as { wasm: { wasmPaths: unknown; numThreads: number; proxy: boolean } }).wasm;
+  const wasm = (env.backends.onnx as { wasm: { wasmPaths: unknown; wasmBinary?: ArrayBufferLike | Uint8Array; numThreads: number; proxy: boolean } }).wasm;
   wasm.numThreads = threadsEffective;
   wasm.proxy = false;
   env.logLevel = LogLevel.ERROR;
@@ -121,9 +121,10 @@ export async function loadTransformersModel(
   hooks.onStage?.('fetch', 'start');
   const fetched: FetchedModel = await fetchModelFiles(model, pageBaseUrl, hooks);
   hooks.onStage?.('fetch', 'end');
-  // Set after the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
-  const runtime = runtimeUrlsFor({ wasm: new URL(ortWasmUrl, self.location.href).href, mjs: new URL(ortMjsUrl, self.location.href).href }, request.coldStart === true);
-  wasm.wasmPaths = { wasm: runtime.wasm, mjs: runtime.mjs };
+  // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
+  const runtime = await fetchOrtRuntime(request.ep, request.coldStart === true, hooks);
+  wasm.wasmPaths = runtime.paths;
+  wasm.wasmBinary = runtime.wasmBinary;
 
   const where = locate(model, pageBaseUrl);
   env.allowLocalModels = where.local;
@@ -139,7 +140,11 @@ export async function loadTransformersModel(
   env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
   const externalDataChunks = model.files.filter((f) => /\.onnx_data(?:_\d+)?$/.test(f.path)).length;
-  const fetchedFacts: FetchedFacts = { model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } };
+  const fetchedFacts: FetchedFacts = {
+    model: { files: fetched.files, integrity: fetched.integrity },
+    timings: { model_fetch_ms: fetched.fetchMs },
+    runtime: { info: runtime.info, fetchMs: runtime.fetchMs },
+  };
   let session: TransformersSession | null = null;
   const route = await createOnRoute(
     request,
@@ -158,11 +163,14 @@ export async function loadTransformersModel(
     fetchedFacts,
     hooks,
     () => (unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : ''),
-  );
+  ).finally(() => {
+    // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
+    wasm.wasmBinary = undefined;
+  });
   // createOnRoute returns only after `create` succeeded, which set the session.
   if (session === null) throw new Error('transformers.js reported success without a session');
   return {
     session,
-    result: await localLoadResult({ name: 'transformers', version: transformersVersion() }, fetchedFacts, route, runtime.probe),
+    result: localLoadResult({ name: 'transformers', version: transformersVersion() }, fetchedFacts, route, runtime),
   };
 }

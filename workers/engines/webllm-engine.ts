@@ -386,6 +386,7 @@ export class WebLlmEngine implements Engine {
         const mib = PROGRESS_MIB.exec(report.text);
         const bytesDone = mib ? Number(mib[1]) * 1024 * 1024 : 0;
         hooks.onProgress?.({
+          kind: 'model',
           path: mlcModelId(model),
           fileIndex: 0,
           fileCount: 1,
@@ -431,8 +432,8 @@ export class WebLlmEngine implements Engine {
       route: { completed_ep: 'webgpu', fallback_reason: null, threads_effective: null, attempts },
       model: { files: checked.files, integrity: checked.integrity },
       // WebLLM's runtime is part of the page's code; its model library is one of the model files.
-      runtime: { files: [] },
-      timings: { model_fetch_ms: fetchEnd - loadStarted + hashMs, session_create_ms: loadedAt - fetchEnd },
+      runtime: { build: null, files: [] },
+      timings: { model_fetch_ms: fetchEnd - loadStarted + hashMs, runtime_fetch_ms: null, session_create_ms: loadedAt - fetchEnd },
       ...(readBack.problems.length > 0 ? { loadErrors: readBack.problems.map((message) => ({ name: 'WebLlmFilesNotHashed', message })) } : {}),
     };
   }

@@ -1,0 +1,108 @@
+/**
+ * onnxruntime-web's runtime files, for the ORT adapter and for transformers.js (one onnxruntime-web copy, the
+ * `onnxruntime-web/webgpu` entry's JavaScript, which runs either WASM build).
+ *
+ * - One build per route: a `wasm` route loads the plain SIMD-threaded build (`ort-wasm-simd-threaded`, about
+ *   14 MB, CPU only); only a `webgpu` route loads the WebGPU-capable asyncify build (about 27 MB), which also runs
+ *   that route's wasm fallback. Both are assets of the page's own origin (the `?url` imports below are the only
+ *   variants the build emits). The page starts a fresh worker for every load, so one worker never needs both.
+ * - Its own stage: `runtime_fetch` imports the `.mjs` (the runtime's own import of the same URL then finds it in the
+ *   module map) and reads the `.wasm` with progress, hashes it and hands the bytes to the runtime
+ *   (`env.wasm.wasmBinary`), so the `session` stage compiles and instantiates only, with no download inside it.
+ * - The receipt's `runtime`: the build, and each file with its bytes, the `.wasm`'s SHA-256 and where the bytes
+ *   came from (the one cache-state design, see workers/cache-evidence.ts).
+ */
+import plainWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
+import plainMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
+import asyncifyWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
+import asyncifyMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import type { ExecutionProvider, RuntimeBuild, RuntimeInfo } from '../src/core/receipt.ts';
+import { redactUrl } from '../src/core/redact.ts';
+import { sha256Hex } from '../src/core/sha256.ts';
+import type { EngineHooks } from '../src/worker-api/protocol.ts';
+import { runtimeFileFacts, runtimeUrlsFor } from './cache-evidence.ts';
+
+/** The builds the page ships: their `.mjs` and `.wasm` asset URLs (relative to this module). */
+const BUILDS: Readonly<Record<'plain' | 'asyncify', { mjs: string; wasm: string }>> = {
+  plain: { mjs: plainMjsUrl, wasm: plainWasmUrl },
+  asyncify: { mjs: asyncifyMjsUrl, wasm: asyncifyWasmUrl },
+};
+
+// Progress callbacks cross the worker boundary as messages: a few per second is enough for a progress bar.
+const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * The build a route loads: the WebGPU-capable asyncify build for a `webgpu` request (its wasm fallback runs on the
+ * same build), the plain build otherwise.
+ * @param ep the requested execution provider
+ */
+export function ortBuildFor(ep: ExecutionProvider): 'plain' | 'asyncify' {
+  return ep === 'webgpu' ? 'asyncify' : 'plain';
+}
+
+/** A fetched runtime: what to hand onnxruntime-web, and what the receipt records. */
+export interface FetchedRuntime {
+  build: RuntimeBuild;
+  /** For `env.wasm.wasmPaths` (the `.mjs` is already in the module map; the `.wasm` URL is only a name then). */
+  paths: { mjs: string; wasm: string };
+  /** For `env.wasm.wasmBinary`: the `.wasm` bytes the receipt's SHA-256 is of. */
+  wasmBinary: Uint8Array;
+  /** The receipt's `runtime` section. */
+  info: RuntimeInfo;
+  /** The `runtime_fetch` stage's duration (both files, hashing included). */
+  fetchMs: number;
+}
+
+/**
+ * Fetches the runtime build for `ep` as the `runtime_fetch` stage (announced through `hooks.onStage`, bytes through
+ * `hooks.onProgress` with `kind: 'runtime'`).
+ * @param ep the requested execution provider
+ * @param cold a cold run's load (see `runtimeUrlsFor`: where resource timing shows no sizes, a URL unique to the run)
+ * @param hooks the load's hooks
+ * @throws Error naming the file when the server does not answer it
+ */
+export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hooks: EngineHooks): Promise<FetchedRuntime> {
+  const build = ortBuildFor(ep);
+  const here = self.location.href;
+  const urls = runtimeUrlsFor({ wasm: new URL(BUILDS[build].wasm, here).href, mjs: new URL(BUILDS[build].mjs, here).href }, cold);
+  const wasmName = new URL(BUILDS[build].wasm, here).pathname.split('/').pop() ?? 'runtime.wasm';
+  hooks.onStage?.('runtime_fetch', 'start');
+  const started = performance.now();
+  // The same URL onnxruntime-web imports (wasmPaths.mjs): evaluated once, its later import resolves from the module map.
+  await import(/* @vite-ignore */ urls.mjs);
+  const response = await fetch(urls.wasm, { credentials: 'same-origin' });
+  if (!response.ok) throw new Error(`runtime file ${redactUrl(urls.wasm)} answered HTTP ${response.status}`);
+  const headerLength = Number(response.headers.get('content-length'));
+  const bytesTotal = Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null;
+  const chunks: Uint8Array[] = [];
+  let bytesDone = 0;
+  let lastReport = 0;
+  const reader = response.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    bytesDone += value.byteLength;
+    const now = performance.now();
+    if (now - lastReport >= PROGRESS_INTERVAL_MS) {
+      lastReport = now;
+      hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal });
+    }
+  }
+  const wasmBinary = new Uint8Array(bytesDone);
+  let offset = 0;
+  for (const chunk of chunks) {
+    wasmBinary.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal });
+  const sha256 = await sha256Hex(wasmBinary);
+  const fetchMs = performance.now() - started;
+  hooks.onStage?.('runtime_fetch', 'end');
+  // Sizes and cache states from resource timing (after the stage: waiting for timing entries is not part of it);
+  // the `.wasm`'s bytes and hash are what the worker read.
+  const files = (await runtimeFileFacts(urls.probe)).map((file, index) =>
+    urls.probe.urls[index] === urls.wasm ? { ...file, bytes: wasmBinary.byteLength, sha256 } : file,
+  );
+  return { build, paths: { mjs: urls.mjs, wasm: urls.wasm }, wasmBinary, info: { build, files }, fetchMs };
+}
