@@ -184,6 +184,7 @@ export class ComparisonController {
         state.measurement.completed_ep = load.route.completed_ep;
         state.measurement.threads_effective = load.route.threads_effective;
         state.measurement.session_create_ms = load.timings.session_create_ms;
+        state.measurement.runtime = load.runtime;
       } catch (error) {
         if (loadingModel && error instanceof IntegrityFailure) integrity = 'mismatch';
         failRoute(state, error);

@@ -12,7 +12,7 @@ import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AutomationSettings } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
-import type { ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
+import { runtimeBuildNote, type ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
 import { canRun, ENGINE_CAPABILITIES, scoresCandidates } from '../core/engine-capabilities.ts';
@@ -33,6 +33,16 @@ import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 
 function fmt(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '–' : value.toFixed(digits);
+}
+
+/** Says so when the routes ran different runtime builds (plain for wasm, asyncify for webgpu): ratios include it. */
+function RuntimeBuildNote(props: { receipt: ComparisonReceipt }) {
+  const note = runtimeBuildNote(props.receipt.routes);
+  return note === null ? null : (
+    <p class="note" data-testid="cmp-runtime-note">
+      Runtime: {note}.
+    </p>
+  );
 }
 
 /** The per-route table: invalid routes are shown with their reason and never get a rank or ratio. */
@@ -249,6 +259,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
           {receipt.outcome.reason && <p class="error">Failed: {receipt.outcome.reason}</p>}
           <OverlapNote overlap={receipt.overlap} />
           <CompareTable receipt={receipt} />
+          <RuntimeBuildNote receipt={receipt} />
           {result!.problems.length === 0 && (
             <div class="buttons">
               <button type="button" data-testid="cmp-download" onClick={() => downloadJson(receipt, artifactFileName(receiptNameParts(receipt)))}>

@@ -6,6 +6,7 @@ import {
   comparisonHeadline,
   COMPARISON_RECEIPT_SCHEMA,
   ComparisonReceipt,
+  runtimeBuildNote,
   scoreOrder,
   type RouteMeasurement,
 } from '../../src/core/comparison/comparison-receipt.ts';
@@ -174,5 +175,30 @@ describe('compareRoutes', () => {
     });
     // An invalid baseline heads nothing.
     expect(comparisonHeadline(routes, 'webgpu')).toBeNull();
+  });
+});
+
+describe('runtime builds of the compared routes', () => {
+  const plain = 'a'.repeat(64);
+  const asyncify = 'b'.repeat(64);
+  const runtime = (build: 'plain' | 'asyncify', sha256: string) => ({
+    build,
+    files: [
+      { url: `https://h/assets/ort-wasm-simd-threaded${build === 'plain' ? '' : '.asyncify'}-x.mjs`, bytes: 24381, sha256: null, cache_state: 'network' as const, cache_note: null },
+      { url: `https://h/assets/ort-wasm-simd-threaded${build === 'plain' ? '' : '.asyncify'}-x.wasm`, bytes: 14239897, sha256, cache_state: 'network' as const, cache_note: null },
+    ],
+  });
+
+  it('says nothing when every route that loaded a runtime loaded the same bytes', () => {
+    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'wasm-2', runtime: runtime('plain', plain) }])).toBeNull();
+    // A failed route (no runtime) and a receipt written before routes recorded it are no difference.
+    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'wasm-2', runtime: null }, { id: 'webgpu' }])).toBeNull();
+  });
+
+  it('names each route\'s build and .wasm hash when they differ, also for the same build name with other bytes', () => {
+    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'webgpu', runtime: runtime('asyncify', asyncify) }])).toBe(
+      'routes ran different runtime builds (wasm-1: plain (.wasm aaaaaaaaaaaa), webgpu: asyncify (.wasm bbbbbbbbbbbb)): their time ratios include the build difference',
+    );
+    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'wasm-2', runtime: runtime('plain', asyncify) }])).toMatch(/^routes ran different runtime builds \(wasm-1: plain \(\.wasm a{12}\), wasm-2: plain \(\.wasm b{12}\)\)/);
   });
 });

@@ -16,7 +16,7 @@ import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, t
 
 // An item row's id comes from the user's items file: any one line of text, bounded.
 const ItemId = textLine(256).pipe(z.string().min(1));
-import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, RuntimeInfo, SampleStats } from '../receipt.ts';
 import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -35,6 +35,11 @@ export const ComparisonRoute = z.strictObject({
   threads_effective: z.number().int().positive().nullable(),
   /** Session creation on this route, kept out of the timed samples. */
   session_create_ms: Ms.nullable(),
+  /** The runtime build this route loaded (each route loads in its own worker: plain for wasm, asyncify for webgpu)
+   *  with its files and the `.wasm`'s SHA-256, as in device receipts; null when the route failed before loading one;
+   *  absent in receipts written before routes recorded it. Routes on different builds are compared knowingly: see
+   *  `runtimeBuildNote`. */
+  runtime: RuntimeInfo.nullable().optional(),
   /** Timed inferences in the order they ran (round 1 first). */
   samples_ms: z.array(Ms),
   stats: SampleStats.nullable(),
@@ -139,6 +144,8 @@ export interface RouteMeasurement {
   threads_requested: number | null;
   threads_effective: number | null;
   session_create_ms: number | null;
+  /** The runtime the route's load used (null or absent when it failed before loading one). */
+  runtime?: RuntimeInfo | null;
   samples_ms: number[];
   /** Every score (or output value) the route produced for the input (candidate rows: concatenated in row order);
    *  null when it produced none. */
@@ -237,6 +244,7 @@ export function compareRoutes(
       threads_requested: m.threads_requested,
       threads_effective: m.threads_effective,
       session_create_ms: m.session_create_ms,
+      runtime: m.runtime ?? null,
       samples_ms: [...m.samples_ms],
       stats,
       output: m.scores === null || m.scores_sha256 === null ? null : { count: m.scores.length, head: m.scores.slice(0, 16), sha256: m.scores_sha256 },
@@ -395,4 +403,28 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
     problems.push({ path: 'outcome.reason', message: 'a failed comparison must say why' });
   }
   return problems;
+}
+
+/** A route's runtime build as one short label: the build and the first 12 hex digits of its `.wasm`'s SHA-256. */
+function buildLabel(runtime: RuntimeInfo): string | null {
+  const wasm = runtime.files.find((f) => /\.wasm$/.test(f.url) && f.sha256 !== null);
+  if (!runtime.build && !wasm) return null;
+  return `${runtime.build ?? 'unknown build'}${wasm?.sha256 ? ` (.wasm ${wasm.sha256.slice(0, 12)})` : ''}`;
+}
+
+/**
+ * One line when the compared routes ran different runtime builds (another build, or the same build name with other
+ * `.wasm` bytes), so a ratio is never read as the execution provider's alone; null when every route that loaded a
+ * runtime loaded the same one (or fewer than two recorded one).
+ * @param routes the comparison's routes
+ */
+export function runtimeBuildNote(routes: ReadonlyArray<Pick<ComparisonRoute, 'id' | 'runtime'>>): string | null {
+  const labelled = routes.flatMap((r) => {
+    const label = r.runtime ? buildLabel(r.runtime) : null;
+    return label === null ? [] : [{ id: r.id, label }];
+  });
+  if (labelled.length < 2 || new Set(labelled.map((r) => r.label)).size === 1) return null;
+  return boundDetail(
+    `routes ran different runtime builds (${labelled.map((r) => `${r.id}: ${r.label}`).join(', ')}): their time ratios include the build difference`,
+  );
 }

@@ -313,6 +313,8 @@ export const ComparisonEntry = z.strictObject({
   outcome: z.enum(['ok', 'failed']),
   reason: Text.nullable(),
   baseline_route_id: Text,
+  /** Set when the routes ran different runtime builds (see `runtimeBuildNote`): their ratios include the build. */
+  runtime_note: Text.nullable(),
   /**
    * Valid routes in rank order (fastest median first), with the speed-up against the baseline and, from the
    * receipt's headline, the time ratio's bootstrap 95% interval and its verdict (null for the baseline itself, and
