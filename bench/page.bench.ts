@@ -35,12 +35,13 @@ if (build.status !== 0) process.exit(1);
 // create the session and time session.run, and a page that starts it. Files, not inline scripts: the CSP forbids those.
 mkdirSync(join(dir, 'bare'));
 const ortDist = join(ROOT, 'node_modules', 'onnxruntime-web', 'dist');
-for (const f of ['ort.webgpu.min.mjs', 'ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm']) copyFileSync(join(ortDist, f), join(dir, 'bare', f));
+// The same JavaScript and build the page's wasm route loads (the plain SIMD-threaded build, see workers/ort-runtime.ts).
+for (const f of ['ort.webgpu.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']) copyFileSync(join(ortDist, f), join(dir, 'bare', f));
 writeFileSync(
   join(dir, 'bare', 'bare-worker.js'),
   `import * as ort from './ort.webgpu.min.mjs';
 self.onmessage = async ({ data }) => {
-  ort.env.wasm.wasmPaths = new URL('./', import.meta.url).href;
+  ort.env.wasm.wasmPaths = { mjs: new URL('./ort-wasm-simd-threaded.mjs', import.meta.url).href, wasm: new URL('./ort-wasm-simd-threaded.wasm', import.meta.url).href };
   ort.env.wasm.numThreads = data.threads;
   ort.env.logLevel = 'error';
   const model = new Uint8Array(await (await fetch('../models/ort-heavy-xenc/model.onnx')).arrayBuffer());
