@@ -42,12 +42,14 @@ export interface AutomationSettings {
   reps: number;
   /** autorun=generate: token limit replacing the prompt set's (null = the set's; recorded in the receipt). */
   maxNewTokens: number | null;
-  /** autorun=compare: the routes, the baseline route id (null = the first route), rounds, schedule seed, tolerance. */
+  /** autorun=compare: the routes, the baseline route id (null = the first route), rounds, schedule seed. */
   compareRoutes: readonly RouteSpec[];
   baseline: string | null;
   rounds: number;
   seed: number;
-  tolerance: number;
+  /** autorun=compare: the largest score difference still counted as agreeing; null = the default for the model's
+   *  score kind and dtype (src/core/comparison/dtype-tolerance.ts, docs/comparison.md). */
+  tolerance: number | null;
   /** autorun=compare with a reranker or candidate scorer: how many candidate rows of the suite (`suite`, default the
    *  demo suite) every route scores, the first rows in items order that have candidates. */
   compareRows: number;
@@ -90,7 +92,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   baseline: null,
   rounds: 10,
   seed: 42,
-  tolerance: 1e-4,
+  tolerance: null,
   compareRows: 4,
   suite: null,
   minMargin: null,

@@ -19,6 +19,7 @@ import {
   ComparisonReceipt,
   type RouteMeasurement,
 } from '../core/comparison/comparison-receipt.ts';
+import { comparisonTolerance } from '../core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
 import { appSection, modelSection, receiptProblems, unloadedEngine } from '../core/receipt-envelope.ts';
 import { boundCode } from '../core/bounded-text.ts';
@@ -62,8 +63,9 @@ export interface ComparisonRequest {
   rounds: number;
   /** Seed of the shuffled schedule (recorded). */
   seed: number;
-  /** Largest absolute score difference still counted as agreement. */
-  toleranceAbs: number;
+  /** Largest absolute score difference still counted as agreement; null = the default for the model's score kind
+   *  and dtype (the receipt records which, with the default's reason). */
+  toleranceAbs: number | null;
   /** transformers.js dtype override (picks the ONNX file, the same on every route); null = the catalog's. */
   dtype: string | null;
 }
@@ -250,10 +252,12 @@ export class ComparisonController {
     }
 
     // 5. Compare and assemble.
+    const model = modelSection(request.model, request.dtype, { files, integrity });
+    const tolerance = comparisonTolerance(model.task, model.dtype, request.toleranceAbs);
     const routes = compareRoutes(
       this.states.map((s) => s.measurement),
       request.baselineId,
-      request.toleranceAbs,
+      tolerance.max_abs_diff,
       rowsInput?.groups ?? null,
     );
     const baseline = routes.find((r) => r.id === request.baselineId)!;
@@ -271,7 +275,7 @@ export class ComparisonController {
       evidence_state: 'DEVICE_RECEIPT',
       app: appSection(env.build, env.pageUrl()),
       engine,
-      model: modelSection(request.model, request.dtype, { files, integrity }),
+      model,
       input:
         request.input.kind === 'fixed'
           ? { id: request.input.input.id, sha256: inputSha256 ?? request.input.input.sha256 }
@@ -289,7 +293,7 @@ export class ComparisonController {
           : null,
       schedule: { seed: request.seed, rounds: request.rounds, order: schedule.map((s) => s.route_id) },
       baseline_route_id: request.baselineId,
-      tolerance: { max_abs_diff: request.toleranceAbs },
+      tolerance,
       routes,
       headline: comparisonHeadline(routes, request.baselineId),
       capabilities,

@@ -205,8 +205,9 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
       <p class="note">
         The same model and input on each route (a reranker or candidate scorer scores the first candidate rows of the suite{' '}
         {a.suite ?? DEMO_SUITE_ID}, and every row's candidate order must agree), one worker per route, timed in a shuffled interleaved order (seed {a.seed}) so drift hits every
-        route alike. A route whose scores differ from the baseline by more than {a.tolerance} or order them differently is invalid and never
-        ranked.
+        route alike. A route whose scores differ from the baseline by more than{' '}
+        {a.tolerance ?? 'the tolerance for its kind of scores and its dtype (the receipt says which, and why)'} or order them differently is
+        invalid and never ranked.
       </p>
       <div class="controls">
         <ModelSelect models={models} value={modelId} busy={busy} testId="cmp-model" onChange={setModelId} />
@@ -258,6 +259,10 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
           </h3>
           {receipt.outcome.reason && <p class="error">Failed: {receipt.outcome.reason}</p>}
           <OverlapNote overlap={receipt.overlap} />
+          <p class="note" data-testid="cmp-tolerance">
+            Tolerance {receipt.tolerance.max_abs_diff} ({receipt.model.dtype ?? 'fp32'}
+            {receipt.tolerance.basis?.source === 'default' ? `, the default for ${receipt.tolerance.basis.score_kind}: ${receipt.tolerance.basis.reason}` : ', as set'})
+          </p>
           <CompareTable receipt={receipt} />
           <RuntimeBuildNote receipt={receipt} />
           {result!.problems.length === 0 && (

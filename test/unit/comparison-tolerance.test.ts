@@ -1,6 +1,6 @@
 /** Default comparison tolerances by score kind and dtype (their measured basis is in docs/comparison.md). */
 import { describe, expect, it } from 'vitest';
-import { defaultComparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
+import { comparisonTolerance, defaultComparisonTolerance, scoreKindOf } from '../../src/core/comparison/dtype-tolerance.ts';
 
 describe('defaultComparisonTolerance', () => {
   it.each([
@@ -13,6 +13,7 @@ describe('defaultComparisonTolerance', () => {
     ['logits', 'q4f16', 1e-2],
     ['summed-log-probs', 'fp32', 1e-2],
     ['summed-log-probs', 'fp16', 1e-1],
+    ['summed-log-probs', 'q8', 1],
     ['summed-log-probs', 'q4', 1e-2],
     ['logits', 'some-future-dtype', 1e-4],
   ] as const)('%s in %s: %s', (kind, dtype, bound) => {
@@ -26,5 +27,20 @@ describe('defaultComparisonTolerance', () => {
       expect(defaultComparisonTolerance('logits', dtype).max_abs_diff).toBeLessThanOrEqual(defaultComparisonTolerance('summed-log-probs', dtype).max_abs_diff);
       expect(defaultComparisonTolerance('logits', 'fp32').max_abs_diff).toBeLessThanOrEqual(defaultComparisonTolerance('logits', dtype).max_abs_diff);
     }
+  });
+});
+
+describe('comparisonTolerance', () => {
+  it('takes the score kind from the task: candidate scorers sum log-probabilities, everything else compares logits', () => {
+    expect(scoreKindOf('score-candidates')).toBe('summed-log-probs');
+    for (const task of ['raw', 'rerank']) expect(scoreKindOf(task)).toBe('logits');
+    expect(comparisonTolerance('score-candidates', 'q4', null)).toEqual({
+      max_abs_diff: 1e-2,
+      basis: { source: 'default', score_kind: 'summed-log-probs', reason: defaultComparisonTolerance('summed-log-probs', 'q4').reason },
+    });
+  });
+
+  it('a tolerance someone set wins, also when it is 0, and is recorded as set', () => {
+    expect(comparisonTolerance('raw', 'fp32', 0)).toEqual({ max_abs_diff: 0, basis: { source: 'setting', score_kind: 'logits', reason: null } });
   });
 });

@@ -10,6 +10,7 @@ import {
   scoreOrder,
   type RouteMeasurement,
 } from '../../src/core/comparison/comparison-receipt.ts';
+import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { mulberry32 } from '../../src/core/mulberry32.ts';
 import { app, capabilities, lifecycle } from './generation-fixtures.ts';
@@ -155,6 +156,47 @@ describe('compareRoutes', () => {
     const missing = structuredClone(receipt);
     missing.headline = null;
     expect(checkComparisonReceipt(missing).map((p) => p.path)).toEqual(['headline']);
+  });
+
+  it('records where its tolerance came from, and refuses a basis that does not fit the model', () => {
+    const receipt: ComparisonReceipt = {
+      schema: COMPARISON_RECEIPT_SCHEMA,
+      receipt_id: 'cmp-0123456789',
+      created_at: '2026-11-29T12:00:00.000Z',
+      evidence_state: 'DEVICE_RECEIPT',
+      app,
+      engine: { name: 'transformers', version: '4.3.2' },
+      model: { id: 'tfjs-tiny-xlmr-reranker', kind: 'fixture', task: 'rerank', dtype: 'q8', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+      input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
+      candidate_rows: null,
+      schedule: { seed: 42, rounds: 3, order: interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu', 'wasm-4'], 3, 42).map((s) => s.route_id) },
+      baseline_route_id: 'wasm-1',
+      tolerance: comparisonTolerance('rerank', 'q8', null),
+      routes,
+      headline: comparisonHeadline(routes, 'wasm-1'),
+      capabilities,
+      previous_run_interrupted: null,
+      lifecycle,
+      outcome: { status: 'ok', reason: null },
+    };
+    expect(receipt.tolerance).toEqual({ max_abs_diff: 1e-3, basis: { source: 'default', score_kind: 'logits', reason: expect.stringContaining('re-quantized') } });
+    expect(ComparisonReceipt.safeParse(receipt).success).toBe(true);
+    expect(checkComparisonReceipt(receipt)).toEqual([]);
+    // A default looser than the dtype's is not the default.
+    const loosened = structuredClone(receipt);
+    loosened.tolerance.max_abs_diff = 1e-1;
+    expect(checkComparisonReceipt(loosened)).toEqual([{ path: 'tolerance', message: 'is not the default for logits in q8 (0.001)' }]);
+    // A reranker's scores are logits, not summed log-probabilities.
+    const wrongKind = structuredClone(receipt);
+    wrongKind.tolerance = comparisonTolerance('score-candidates', 'q8', null);
+    expect(checkComparisonReceipt(wrongKind).map((p) => p.path)).toEqual(['tolerance.basis.score_kind', 'tolerance']);
+    // A tolerance someone set is recorded as set, with no default's reason.
+    const set = structuredClone(receipt);
+    set.tolerance = comparisonTolerance('rerank', 'q8', 0.05);
+    expect(set.tolerance).toEqual({ max_abs_diff: 0.05, basis: { source: 'setting', score_kind: 'logits', reason: null } });
+    expect(checkComparisonReceipt(set)).toEqual([]);
+    set.tolerance.basis!.reason = 'made up';
+    expect(checkComparisonReceipt(set).map((p) => p.path)).toEqual(['tolerance.basis.reason']);
   });
 
   it('heads the comparison with each valid route\'s ratio, its paired bootstrap interval and verdict', () => {

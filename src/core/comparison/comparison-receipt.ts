@@ -17,6 +17,7 @@ import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, t
 // An item row's id comes from the user's items file: any one line of text, bounded.
 const ItemId = textLine(256).pipe(z.string().min(1));
 import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, RuntimeInfo, SampleStats } from '../receipt.ts';
+import { comparisonTolerance } from './dtype-tolerance.ts';
 import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../intervals.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -120,7 +121,23 @@ export const ComparisonReceipt = z.strictObject({
     order: z.array(Identifier),
   }),
   baseline_route_id: Identifier,
-  tolerance: z.strictObject({ max_abs_diff: z.number().finite().nonnegative() }),
+  /** The agreement bound every route is held to, and where it came from. */
+  tolerance: z.strictObject({
+    max_abs_diff: z.number().finite().nonnegative(),
+    /**
+     * `source`: `default` = the bound for the score kind and the graph's dtype (src/core/comparison/dtype-tolerance.ts),
+     * whose `reason` is given; `setting` = the `tolerance` parameter named it (reason null). `score_kind`: `logits`
+     * (a fixed input's outputs, a reranker's pair scores) or `summed-log-probs` (a candidate scorer's). Absent only in
+     * receipts of pages that predate it, which always used the one setting (1e-4 unless set).
+     */
+    basis: z
+      .strictObject({
+        source: z.enum(['default', 'setting']),
+        score_kind: z.enum(['logits', 'summed-log-probs']),
+        reason: Detail.nullable(),
+      })
+      .optional(),
+  }),
   routes: z.array(ComparisonRoute).min(2),
   /** Ratios against the baseline with their 95% intervals and verdicts (see ComparisonHeadline); null when the
    *  baseline is invalid. */
@@ -393,6 +410,17 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
       for (const id of other) if (!rowIds.has(id)) problems.push({ path: `${at}.agreement.rows_in_other_order`, message: `names no compared row "${id}"` });
     }
   });
+  const basis = receipt.tolerance.basis;
+  if (basis) {
+    const expected = comparisonTolerance(receipt.model.task, receipt.model.dtype, basis.source === 'setting' ? receipt.tolerance.max_abs_diff : null);
+    if (basis.score_kind !== expected.basis.score_kind) {
+      problems.push({ path: 'tolerance.basis.score_kind', message: `is ${basis.score_kind}, but a ${receipt.model.task} model's scores are ${expected.basis.score_kind}` });
+    }
+    if (basis.source === 'default' && (receipt.tolerance.max_abs_diff !== expected.max_abs_diff || basis.reason !== expected.basis.reason)) {
+      problems.push({ path: 'tolerance', message: `is not the default for ${expected.basis.score_kind} in ${receipt.model.dtype ?? 'fp32'} (${expected.max_abs_diff})` });
+    }
+    if (basis.source === 'setting' && basis.reason !== null) problems.push({ path: 'tolerance.basis.reason', message: 'a tolerance someone set has no default reason' });
+  }
   if (!sameHeadline(receipt.headline, comparisonHeadline(receipt.routes, receipt.baseline_route_id))) {
     problems.push({ path: 'headline', message: 'does not match the ratios and bootstrap intervals recomputed from the routes\' samples' });
   }

@@ -32,7 +32,11 @@ const SUMMED: Readonly<Record<string, DtypeTolerance>> = {
     reason: 'a candidate score sums one log-probability per token, each from a softmax over the whole vocabulary, so provider rounding adds up with candidate length (up to 2.4e-3 here on scores near -125)',
   },
   fp16: { max_abs_diff: 1e-1, reason: 'half precision (relative step 5e-4) summed over every token of a candidate' },
-  q8: { max_abs_diff: 1e-2, reason: 'run-time 8-bit activation quantization, summed over every token of a candidate' },
+  q8: {
+    max_abs_diff: 1,
+    reason:
+      'activations are re-quantized to 8 bits at run time with a scale from each tensor\'s range, so a last-bit difference upstream can flip a value by a whole quantization step, and the flips add up over every token of a candidate (0.40 here on scores of -114 to -188, while either provider\'s q8 scores sit up to 0.8 from the fp32 ones)',
+  },
   q4: { max_abs_diff: 1e-2, reason: '4-bit weights dequantized by different kernels, summed over every token of a candidate (3.3e-3 here)' },
 };
 
@@ -48,4 +52,38 @@ export function defaultComparisonTolerance(kind: ScoreKind, dtype: string | null
   const table = kind === 'logits' ? LOGITS : SUMMED;
   const key = dtype === null ? 'fp32' : (SAME_AS[dtype] ?? dtype);
   return table[key] ?? table.fp32;
+}
+
+/**
+ * What a comparison's scores are, from the model's task: a fixed input's output values and a reranker's pair scores
+ * are single logits; a candidate scorer's are sums of token log-probabilities.
+ * @param task the catalog model's task
+ */
+export function scoreKindOf(task: string): ScoreKind {
+  return task === 'score-candidates' ? 'summed-log-probs' : 'logits';
+}
+
+/** The tolerance a comparison runs with, and where it came from (the receipt's `tolerance` section). */
+export interface ComparisonTolerance {
+  max_abs_diff: number;
+  basis: {
+    /** `default`: the bound for this score kind and dtype, with its reason; `setting`: the tolerance parameter. */
+    source: 'default' | 'setting';
+    score_kind: ScoreKind;
+    /** The default's reason; null for a tolerance someone set. */
+    reason: string | null;
+  };
+}
+
+/**
+ * The tolerance of a comparison: the one set (URL `tolerance`), or the default for the model's score kind and dtype.
+ * @param task the model's task (decides the score kind)
+ * @param dtype the graph's dtype as the receipt records it (`model.dtype`)
+ * @param setting the tolerance someone set, or null for the default
+ */
+export function comparisonTolerance(task: string, dtype: string | null, setting: number | null): ComparisonTolerance {
+  const kind = scoreKindOf(task);
+  if (setting !== null) return { max_abs_diff: setting, basis: { source: 'setting', score_kind: kind, reason: null } };
+  const bound = defaultComparisonTolerance(kind, dtype);
+  return { max_abs_diff: bound.max_abs_diff, basis: { source: 'default', score_kind: kind, reason: bound.reason } };
 }
