@@ -7,7 +7,8 @@ import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/c
 import { redactUrl } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
 import type { ModelFile } from '../src/core/receipt.ts';
-import type { EngineHooks } from '../src/worker-api/protocol.ts';
+import type { EngineHooks, UserSuppliedFile } from '../src/worker-api/protocol.ts';
+import { USER_FILE_URL } from '../src/core/user-model/user-run.ts';
 import { IntegrityError } from './engines/engine.ts';
 import { cacheFactsOf, settleEntries } from './cache-evidence.ts';
 
@@ -102,4 +103,44 @@ export async function fetchModelFiles(
   const bypassedHttpCache = cache === 'no-store' || cache === 'reload' ? `cache: ${cache}` : null;
   const withCache = files.map((f, i): ModelFile => ({ ...f, ...cacheFactsOf(urls[i], { storedBefore: false, bypassedHttpCache }) }));
   return { buffers, files: withCache, integrity, fetchMs };
+}
+
+/**
+ * Reads the files a developer picked (a user-supplied model) with progress, hashing each: the same result as a fetch,
+ * with no pins to check (integrity `unpinned`) and every file recorded under the marker URL `user-supplied:[redacted]`
+ * (never its name or path).
+ * @param model the user model's catalog-shaped entry (its files are roles, in the picked order)
+ * @param picked the picked files, in `model.files` order
+ * @param hooks receives `onProgress` (with the role as the path)
+ */
+export async function readUserFiles(model: CatalogModel, picked: readonly UserSuppliedFile[], hooks: EngineHooks): Promise<FetchedModel> {
+  if (picked.length !== model.files.length) throw new Error(`the user model lists ${model.files.length} files, ${picked.length} were handed over`);
+  const started = performance.now();
+  const bytesTotal = picked.reduce((sum, f) => sum + f.blob.size, 0);
+  let bytesDone = 0;
+  const buffers: Uint8Array[] = [];
+  const files: ModelFile[] = [];
+  for (const [fileIndex, file] of picked.entries()) {
+    const role = model.files[fileIndex].path;
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await file.blob.arrayBuffer());
+    } catch (error) {
+      // A file changed or removed since it was picked cannot be read; say which one by its role only.
+      throw new Error(`the picked file for ${role} could not be read (${error instanceof Error ? error.name : 'error'}): pick the files again`);
+    }
+    bytesDone += bytes.byteLength;
+    hooks.onProgress?.({ kind: 'model', path: role, fileIndex, fileCount: picked.length, bytesDone, bytesTotal });
+    buffers.push(bytes);
+    files.push({
+      url: USER_FILE_URL,
+      bytes: bytes.byteLength,
+      sha256: await sha256Hex(bytes),
+      expected_bytes: null,
+      expected_sha256: null,
+      cache_state: 'unknown',
+      cache_note: 'read from a file picked on this device: not fetched, so no network or cache was involved',
+    });
+  }
+  return { buffers, files, integrity: 'unpinned', fetchMs: performance.now() - started };
 }

@@ -10,7 +10,9 @@ import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
 import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type FinishedReceipt } from '../core/device-receipt-builder.ts';
 import { redactUrl, toResourceEntry } from '../core/redact.ts';
 import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt.ts';
-import type { FetchProgress, LoadResult } from '../worker-api/protocol.ts';
+import type { FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/protocol.ts';
+import { sha256Hex } from '../core/sha256.ts';
+import { synthesizedInputRecipeBytes, type SynthesizedInputRequest } from '../core/user-model/user-run.ts';
 import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -24,7 +26,11 @@ import { EngineError, IntegrityFailure, pageStage, WorkerFailure, WorkerSession 
 export interface RunRequest {
   kind: RunKind;
   model: CatalogModel;
-  input: CatalogInput;
+  /** The catalog's fixed input, or (a user's bare graph) inputs built in the worker from the graph's metadata. */
+  input: CatalogInput | SynthesizedInputRequest;
+  /** A user-supplied model's picked files, in `model.files` order, and a token naming this pick (a warm run reuses a
+   *  live session only for the same pick). */
+  user?: { files: UserSuppliedFile[]; pick: string };
   ep: 'wasm' | 'webgpu';
   threads: number | null;
   allowFallback: boolean;
@@ -64,7 +70,7 @@ class SampleBatcher {
 }
 
 function liveKey(request: RunRequest): string {
-  return JSON.stringify([request.model.id, request.input.id, request.ep, request.threads, request.allowFallback]);
+  return JSON.stringify([request.model.id, request.user?.pick ?? null, request.input.id, request.ep, request.threads, request.allowFallback]);
 }
 
 function navigationEntry(): DeviceReceipt['navigation'] {
@@ -155,8 +161,9 @@ export class RunController {
       build: env.build,
       pageUrl: env.pageUrl(),
       model: request.model,
-      // The pinned hash until the worker has hashed the served bytes itself (replaced on load).
-      input: { id: request.input.id, sha256: request.input.sha256 },
+      // The pinned hash until the worker has hashed the served bytes itself (replaced on load); a synthesized input's
+      // is the hash of its recipe (with the graph's hash it fixes every value fed).
+      input: { id: request.input.id, sha256: 'sha256' in request.input ? request.input.sha256 : await sha256Hex(synthesizedInputRecipeBytes(request.input)) },
       request,
       previousRunInterrupted: journal.previous,
     });
@@ -216,8 +223,13 @@ export class RunController {
       } else {
         this.live = null;
         setStatus('fetching');
-        const input = await session.loadInput(request.input, env.pageBaseUrl);
-        draft.input = { id: input.id, sha256: input.sha256 };
+        if ('sha256' in request.input) {
+          const input = await session.loadInput(request.input, env.pageBaseUrl);
+          draft.input = { id: input.id, sha256: input.sha256 };
+        } else {
+          // Built in the worker from the graph's input metadata once the session exists (the first run builds it).
+          await session.setInput({ id: request.input.id, data: request.input }, 'fetch');
+        }
         const load = await session.load({
           model: request.model,
           pageBaseUrl: env.pageBaseUrl,
@@ -226,6 +238,7 @@ export class RunController {
           allowFallback: request.allowFallback,
           dtype: null,
           coldStart: request.kind === 'cold',
+          ...(request.user ? { userFiles: request.user.files } : {}),
         });
         applyLoad(draft, load);
         this.live = { key: liveKey(request), load, input: draft.input };

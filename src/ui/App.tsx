@@ -26,6 +26,7 @@ import { ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
 import { SuitePanel } from './SuitePanel.tsx';
+import { UserModelPanel } from './UserModelPanel.tsx';
 import { WarmChart } from './WarmChart.tsx';
 import { ProtocolView } from './ProtocolView.tsx';
 
@@ -221,6 +222,7 @@ export function App(props: { catalog: ModelCatalog }) {
       <RunProgress status={status} downloads={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} />
+      <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} />
       <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
       <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
       <SuitePanel catalog={catalog} automation={automation} journal={journal} />

@@ -46,6 +46,12 @@ export interface SeriesHooks extends EngineHooks {
   onSample?(index: number, durationMs: number): void;
 }
 
+/** One file a developer picked: its path inside what was picked and its bytes (a File or Blob). */
+export interface UserSuppliedFile {
+  path: string;
+  blob: Blob;
+}
+
 /** What the page asks an engine to load. */
 export interface LoadRequest {
   model: CatalogModel;
@@ -58,6 +64,10 @@ export interface LoadRequest {
   allowFallback: boolean;
   /** dtype override (transformers.js); null = the catalog's dtype. */
   dtype: string | null;
+  /** A user-supplied model (`model.source.type` `user-supplied`): the picked files, in `model.files` order, each with
+   *  its path inside what was picked (the runtime finds external data by that name). Read, hashed and handed to the
+   *  runtime in the worker; the path never leaves it. */
+  userFiles?: UserSuppliedFile[];
   /** A cold run's load: where the HTTP cache cannot be seen (no resource timing sizes), the runtime files are loaded
    *  under a URL unique to the run so a cached copy cannot pass for a cold start. Absent = false. */
   coldStart?: boolean;

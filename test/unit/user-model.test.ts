@@ -11,6 +11,11 @@ import { describe, expect, it } from 'vitest';
 import { buildInputValues, MAX_INPUT_VALUES, planInputs, type GraphInputMetadata } from '../../src/core/user-model/synthesized-inputs.ts';
 import { recogniseUserModel, userModelTasks } from '../../src/core/user-model/user-model-files.ts';
 import { DT, OnnxGraph } from '../../src/fixtures/onnx-graph.ts';
+import { createHash } from 'node:crypto';
+import { modelFileUrl, parseCatalog } from '../../src/core/catalog.ts';
+import { synthesizedInput, synthesizedInputRecipeBytes, USER_FILE_URL, USER_MODEL_ID, userCatalogModel } from '../../src/core/user-model/user-run.ts';
+import type { FetchProgress } from '../../src/worker-api/protocol.ts';
+import { readUserFiles } from '../../workers/model-fetch.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 ort.env.wasm.numThreads = 1;
@@ -150,5 +155,59 @@ describe('inputs built from a graph\'s input metadata, run in onnxruntime-web', 
         'input "flags" has type bool, which this page cannot build (it builds integer ids and masks, and float tensors)',
       ],
     });
+  });
+});
+
+describe('a user model as the page runs it', () => {
+  it('is catalog-shaped with roles for paths, no pins, and no name of the user\'s anywhere', () => {
+    const picked = recogniseUserModel([
+      { path: 'acme-secret/weights.onnx', bytes: 10 },
+      { path: 'acme-secret/weights.onnx_data', bytes: 20 },
+      { path: 'acme-secret/weights.onnx_data_1', bytes: 30 },
+    ]);
+    if ('problem' in picked) throw new Error(picked.problem);
+    const model = userCatalogModel(picked);
+    expect(model).toMatchObject({ id: USER_MODEL_ID, kind: 'user', source: { type: 'user-supplied' }, engine: 'ort', task: 'raw', dtype: null, default_input: null });
+    expect(model.files).toEqual([
+      { path: 'onnx-graph', bytes: null, sha256: null },
+      { path: 'onnx-external-data', bytes: null, sha256: null },
+      { path: 'onnx-external-data-2', bytes: null, sha256: null },
+    ]);
+    expect(JSON.stringify(model)).not.toMatch(/acme|weights/);
+    // Never fetched from a URL, and never allowed into a catalog file.
+    expect(() => modelFileUrl(model, model.files[0], 'https://example.test/')).toThrow(/user-supplied/);
+    const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
+    catalog.models.push({ ...model, id: 'sneaked-in' });
+    expect(() => parseCatalog(catalog, 'catalog.json')).toThrow(/never "user-supplied"/);
+  });
+
+  it('the synthesized input is named by its sizes, and hashed by its recipe', async () => {
+    const input = synthesizedInput({ batch: 2, sequence: 8 }, 7);
+    expect(input).toEqual({ kind: 'synthesized', id: 'synthesized-b2-s8', sizes: { batch: 2, sequence: 8 }, seed: 7 });
+    expect(new TextDecoder().decode(synthesizedInputRecipeBytes(input))).toBe('{"schema":"drb.synthesized-input.v1","batch":2,"sequence":8,"seed":7}');
+  });
+
+  it('its files are read, hashed and recorded under the marker URL, unpinned, with the cache state explained', async () => {
+    const picked = recogniseUserModel([{ path: 'secret.onnx', bytes: 3 }]);
+    if ('problem' in picked) throw new Error(picked.problem);
+    const bytes = new Uint8Array([1, 2, 3]);
+    const progress: FetchProgress[] = [];
+    const read = await readUserFiles(userCatalogModel(picked), [{ path: 'secret.onnx', blob: new Blob([bytes]) }], { onProgress: (p) => progress.push(p) });
+    expect(read.integrity).toBe('unpinned');
+    expect(read.buffers).toEqual([bytes]);
+    expect(read.files).toEqual([
+      {
+        url: USER_FILE_URL,
+        bytes: 3,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        expected_bytes: null,
+        expected_sha256: null,
+        cache_state: 'unknown',
+        cache_note: expect.stringContaining('picked on this device'),
+      },
+    ]);
+    expect(progress).toEqual([{ kind: 'model', path: 'onnx-graph', fileIndex: 0, fileCount: 1, bytesDone: 3, bytesTotal: 3 }]);
+    expect(JSON.stringify(read.files)).not.toContain('secret');
+    await expect(readUserFiles(userCatalogModel(picked), [], {})).rejects.toThrow(/lists 1 files, 0 were handed over/);
   });
 });

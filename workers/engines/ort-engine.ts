@@ -9,8 +9,10 @@
 import * as ort from 'onnxruntime-web/webgpu';
 import { parseFixedInput, type FixedInput } from '../../src/core/catalog.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
-import { fetchModelFiles } from '../model-fetch.ts';
-import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import { fetchModelFiles, readUserFiles } from '../model-fetch.ts';
+import { buildInputValues, planInputs, type GraphInputMetadata } from '../../src/core/user-model/synthesized-inputs.ts';
+import type { SynthesizedInputRequest } from '../../src/core/user-model/user-run.ts';
+import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult, UserSuppliedFile } from '../../src/worker-api/protocol.ts';
 import type { Engine } from './engine.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
@@ -32,9 +34,17 @@ export class OrtEngine implements Engine {
     ort.env.wasm.numThreads = threadsEffective;
 
     hooks.onStage?.('fetch', 'start');
-    const fetched = await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
+    const user = request.model.source.type === 'user-supplied';
+    if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
+    const fetched = user ? await readUserFiles(request.model, request.userFiles!, hooks) : await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
     hooks.onStage?.('fetch', 'end');
-    if (fetched.buffers.length !== 1) throw new Error(`the ort engine expects one .onnx file, the catalog lists ${fetched.buffers.length}`);
+    // One graph; a user's graph may bring external data files, which the runtime finds by the names the graph gives
+    // them (the picked names, relative to the graph's folder).
+    const graphAt = user ? request.model.files.findIndex((f) => f.path === 'onnx-graph') : 0;
+    const externalData = user ? externalDataOf(request.userFiles!, graphAt, fetched.buffers) : [];
+    if (graphAt === -1 || fetched.buffers.length !== 1 + externalData.length) {
+      throw new Error(`the ort engine expects one .onnx file (and its external data), the model lists ${fetched.buffers.length} files`);
+    }
     // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
     const runtime = await fetchOrtRuntime(request.ep, request.coldStart === true, hooks);
     ort.env.wasm.wasmPaths = runtime.paths;
@@ -49,8 +59,9 @@ export class OrtEngine implements Engine {
       request,
       threadsEffective,
       async (ep) => {
-        this.session = await ort.InferenceSession.create(fetched.buffers[0], {
+        this.session = await ort.InferenceSession.create(fetched.buffers[graphAt], {
           executionProviders: [ep],
+          ...(externalData.length > 0 ? { externalData } : {}),
           graphOptimizationLevel: 'all',
           // Errors only: the "nodes not assigned to the preferred EP" warning is expected on webgpu (shape ops on CPU).
           logSeverityLevel: 3,
@@ -73,8 +84,9 @@ export class OrtEngine implements Engine {
     const durationMs = performance.now() - started;
     const name = this.session.outputNames[0];
     const tensor = results[name];
-    const data = tensor.data as Float32Array;
-    const head = Array.from(data.subarray(0, OUTPUT_HEAD_LENGTH));
+    // Float32 for the fixtures; a user's graph may answer in another element type, whose values are shown as numbers.
+    const data = tensor.data as (Float32Array | Int32Array | BigInt64Array | Uint8Array) & ArrayBufferView;
+    const head = Array.from({ length: Math.min(OUTPUT_HEAD_LENGTH, data.length) }, (_, i) => Number(data[i]));
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     const output = options.digest ? { name, dims: tensor.dims.map(Number), head, sha256: await sha256Hex(bytes) } : null;
     for (const t of Object.values(results)) t.dispose();
@@ -91,6 +103,11 @@ export class OrtEngine implements Engine {
   /** Input tensors built once per input id, so warm samples time the session call alone. */
   private feedsFor(input: EngineInput): Record<string, ort.Tensor> {
     if (this.feeds?.id === input.id) return this.feeds.feeds;
+    if ((input.data as SynthesizedInputRequest | null)?.kind === 'synthesized') {
+      const feeds = this.synthesizedFeeds(input.data as SynthesizedInputRequest);
+      this.feeds = { id: input.id, feeds };
+      return feeds;
+    }
     const fixed: FixedInput = parseFixedInput(input.data, `input ${input.id}`);
     const dims = [fixed.input_ids.length, fixed.input_ids[0].length];
     const tensor = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), dims);
@@ -102,4 +119,32 @@ export class OrtEngine implements Engine {
     this.feeds = { id: input.id, feeds };
     return feeds;
   }
+
+  /** A user's graph's inputs, built from its own input metadata; a graph with inputs this page cannot build is
+   *  refused with one line per input (synthesized-inputs.ts). */
+  private synthesizedFeeds(request: SynthesizedInputRequest): Record<string, ort.Tensor> {
+    const session = this.session!;
+    const metadata: GraphInputMetadata[] = session.inputMetadata.map((m) =>
+      m.isTensor ? { name: m.name, isTensor: true, type: m.type, shape: m.shape } : { name: m.name, isTensor: false },
+    );
+    const plan = planInputs(metadata, request.sizes);
+    if (!plan.ok) throw new Error(`the graph's inputs cannot be built here: ${plan.problems.join('; ')}`);
+    const values = buildInputValues(plan.inputs, request.seed);
+    return Object.fromEntries(plan.inputs.map((p) => [p.name, new ort.Tensor(p.type, values.get(p.name)!, p.dims)]));
+  }
+}
+
+/**
+ * The external data files of a user's graph as onnxruntime-web takes them: each file's path relative to the graph's
+ * folder (the name the graph's `location` gives), with its bytes.
+ * @param picked the picked files
+ * @param graphAt the graph's index among them
+ * @param buffers the files' bytes, in the same order
+ */
+function externalDataOf(picked: readonly UserSuppliedFile[], graphAt: number, buffers: readonly Uint8Array[]): Array<{ path: string; data: Uint8Array }> {
+  const graphPath = picked[graphAt]?.path ?? '';
+  const folder = graphPath.includes('/') ? graphPath.slice(0, graphPath.lastIndexOf('/') + 1) : '';
+  return picked
+    .map((f, i) => ({ path: f.path.startsWith(folder) ? f.path.slice(folder.length) : f.path, data: buffers[i] }))
+    .filter((_, i) => i !== graphAt);
 }

@@ -51,6 +51,7 @@ function locate(model: CatalogModel, pageBaseUrl: string): { id: string; revisio
     const parent = slash === -1 ? '' : `${folder.slice(0, slash)}/`;
     return { id: folder.slice(slash + 1), revision: 'main', local: true, localModelPath: new URL(parent, pageBaseUrl).pathname };
   }
+  if (model.source.type === 'user-supplied') throw new Error('a user-supplied model folder is not loaded through transformers.js on this page yet');
   return { id: model.source.repo, revision: model.source.revision ?? 'main', local: false, localModelPath: null };
 }
 

@@ -1,0 +1,75 @@
+/**
+ * A developer's own model as the page runs it: the catalog-shaped entry the engines and receipts take, and the input
+ * a bare graph runs on. Names never enter either: the entry's file paths are roles (`onnx-graph`,
+ * `onnx-external-data-1`, ...), its id is `user-model`, and the receipt lists each file by bytes and SHA-256 under
+ * the marker URL `user-supplied:[redacted]`. The picked paths stay on the page and in the worker, where the runtime
+ * needs them (an external data file is found by the name the graph gives it).
+ */
+import type { CatalogModel } from '../catalog.ts';
+import type { UserModel } from './user-model-files.ts';
+import type { InputSizes } from './synthesized-inputs.ts';
+
+/** The id every user-supplied model runs under (the receipt's `model.id`): never derived from a name. */
+export const USER_MODEL_ID = 'user-model';
+
+/** The URL recorded for every user-supplied file: a redaction marker, so no name or path is kept. */
+export const USER_FILE_URL = 'user-supplied:[redacted]';
+
+/**
+ * The catalog-shaped entry of a user's model (no pins: nothing is known in advance, so its receipts say `unpinned`,
+ * with each file's bytes and SHA-256 as read). The files keep the picked order; their paths are roles.
+ * @param model what recogniseUserModel made of the picked files
+ */
+export function userCatalogModel(model: UserModel): CatalogModel {
+  const counts = new Map<string, number>();
+  const files = model.files.map((f) => {
+    const n = (counts.get(f.role) ?? 0) + 1;
+    counts.set(f.role, n);
+    return { path: n === 1 ? f.role : `${f.role}-${n}`, bytes: null, sha256: null };
+  });
+  return {
+    id: USER_MODEL_ID,
+    label: model.kind === 'onnx' ? 'Your ONNX graph' : 'Your transformers.js model folder',
+    engine: model.kind === 'onnx' ? 'ort' : 'transformers',
+    task: model.kind === 'onnx' ? 'raw' : 'rerank',
+    kind: 'user',
+    source: { type: 'user-supplied' },
+    files,
+    dtype: null,
+    licence: 'the user\'s own model (not known to this page)',
+    default_input: null,
+    notes: null,
+  };
+}
+
+/** The input a bare graph runs on: built in the worker from the graph's input metadata (synthesized-inputs.ts). */
+export interface SynthesizedInputRequest {
+  kind: 'synthesized';
+  /** `synthesized-b<batch>-s<sequence>`: the receipt's `input.id`. */
+  id: string;
+  sizes: InputSizes;
+  /** Seed of the uniform float values. */
+  seed: number;
+}
+
+/** The schema id of the recipe whose SHA-256 is the receipt's `input.sha256`. */
+export const SYNTHESIZED_INPUT_SCHEMA = 'drb.synthesized-input.v1';
+
+/**
+ * The synthesized input for `sizes` and `seed`.
+ * @param sizes what symbolic batch and sequence dimensions become
+ * @param seed seed of the uniform float values
+ */
+export function synthesizedInput(sizes: InputSizes, seed: number): SynthesizedInputRequest {
+  return { kind: 'synthesized', id: `synthesized-b${sizes.batch}-s${sizes.sequence}`, sizes, seed };
+}
+
+/**
+ * The bytes whose SHA-256 a receipt records as the synthesized input's: the recipe as canonical JSON. With the
+ * graph's own SHA-256 (in `model.files`) it fixes every value the run fed, since the values follow from the recipe
+ * and the graph's input metadata alone.
+ * @param input the synthesized input
+ */
+export function synthesizedInputRecipeBytes(input: SynthesizedInputRequest): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify({ schema: SYNTHESIZED_INPUT_SCHEMA, batch: input.sizes.batch, sequence: input.sizes.sequence, seed: input.seed }));
+}
