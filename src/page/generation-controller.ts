@@ -269,6 +269,7 @@ export class GenerationController {
       engine,
       route: routeSection(request, load?.route ?? null, attempts),
       model: modelSection(request.model, null, { files: load?.model.files ?? [], integrity }),
+      runtime: load?.runtime ?? { build: null, files: [] },
       prompt_set: { id: set.id, version: set.version, sha256: request.prompts.sha256, measured_prompts: set.prompts.length },
       plan: {
         repetitions: plan.repetitions,

@@ -257,6 +257,7 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     policy: request.policy,
     route,
     model: modelSection(request.model, request.dtype, { files: load?.model.files ?? [], integrity }),
+    runtime: load?.runtime ?? { build: null, files: [] },
     rows: { total: plan.rows.length, done, ...counts },
     timings: {
       model_load_ms: load ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms : null,

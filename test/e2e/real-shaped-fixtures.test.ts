@@ -100,6 +100,8 @@ describe('generation runs through the cache', () => {
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.route).toMatchObject({ requested_ep: ep, completed_ep: ep });
     expect(receipt.model).toMatchObject({ id: model, integrity: 'verified', dtype: 'q4' });
+    expect(receipt.runtime?.build).toBe(ep === 'wasm' ? 'plain' : 'asyncify');
+    expect(receipt.runtime?.files.find((f) => f.url.endsWith('.wasm'))?.sha256).toMatch(/^[0-9a-f]{64}$/);
     for (const sample of receipt.samples) {
       expect(sample.outcome).toBe('ok');
       // The chat template wraps each prompt (<|im_start|>user ... <|im_start|>assistant), so more tokens than text bytes alone.
@@ -124,6 +126,7 @@ describe('suite runs on the other dtypes', () => {
   it('the LM in fp32 loads its weights from onnx/model.onnx_data and scores every row', async () => {
     const run = await suite({ model: 'tfjs-tiny-qwen3', ep: 'wasm', threads: 1, dtype: 'fp32' });
     expect(run.state).toBe('done');
+    expect(run.receipt.runtime?.build).toBe('plain');
     expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
     expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
     expect(run.requests.filter((url) => /\/onnx\/[^/]+$/.test(url)).map((url) => url.replace(/^.*\/onnx\//, ''))).toEqual(['model.onnx', 'model.onnx_data']);

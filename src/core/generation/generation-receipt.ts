@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, Route } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, Route, RuntimeInfo } from '../receipt.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { median, percentile } from '../stats.ts';
 
@@ -97,6 +97,9 @@ export const GenerationReceipt = z.strictObject({
   engine: EngineInfo,
   route: Route,
   model: ModelInfo,
+  /** The runtime build the load used and its files with the `.wasm`'s SHA-256, as in device receipts (build null and
+   *  no files when the load did not complete, or for WebLLM); absent in receipts written before it. */
+  runtime: RuntimeInfo.optional(),
   prompt_set: z.strictObject({
     id: Identifier,
     version: z.number().int().positive(),

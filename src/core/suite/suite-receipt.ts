@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, ModelInfo, ReceiptError, Route, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, ModelInfo, ReceiptError, Route, RuntimeInfo, SampleStats } from '../receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../sha256.ts';
 import { summarize } from '../stats.ts';
@@ -53,6 +53,9 @@ export const SuiteReceipt = z.strictObject({
   policy: AbstentionPolicy,
   route: Route,
   model: ModelInfo,
+  /** The runtime build the load used and its files with the `.wasm`'s SHA-256, as in device receipts (build null and
+   *  no files when the load did not complete, or for WebLLM); absent in receipts written before it. */
+  runtime: RuntimeInfo.optional(),
   rows: z.strictObject({
     total: Count,
     /** Rows finished (ranked or abstained); equals total on an ok run. */
@@ -63,7 +66,7 @@ export const SuiteReceipt = z.strictObject({
     no_candidates: Count,
   }),
   timings: z.strictObject({
-    /** Model fetch + session creation (cold), kept apart from the per-row statistics. */
+    /** Model fetch + runtime fetch + session creation (cold), kept apart from the per-row statistics. */
     model_load_ms: Ms.nullable(),
     /** One sample per row that ran inference (rows with at least one candidate), in items-file order. */
     row_latency_samples_ms: z.array(Ms),
