@@ -49,7 +49,7 @@ describe('fetchModelFiles', () => {
       },
     ]);
     expect(fetched.buffers[0].byteLength).toBe(pin.bytes);
-    expect(progress.at(-1)).toEqual({ path: 'model.onnx', fileIndex: 0, fileCount: 1, bytesDone: pin.bytes, bytesTotal: pin.bytes });
+    expect(progress.at(-1)).toEqual({ kind: 'model', path: 'model.onnx', fileIndex: 0, fileCount: 1, bytesDone: pin.bytes, bytesTotal: pin.bytes });
   });
 
   it('refuses a file changed by one byte with an IntegrityError naming both hashes', async () => {
