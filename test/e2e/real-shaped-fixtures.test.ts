@@ -7,8 +7,8 @@
  *   with GatherBlockQuantized, a convolution cache and external data) on WebGPU, and on wasm with the plain build (the
  *   asyncify build lacks that kernel). Every dtype of each on both wasm and WebGPU, and the providers' agreement
  *   within each dtype's tolerance, are test/e2e/real-shaped-compare.test.ts's, one comparison page per dtype;
- * - generation runs of the Qwen3-shaped LM (chat template, prefill + cached decode) on wasm and WebGPU, and of the
- *   LFM2-shaped LM on WebGPU;
+ * - generation runs of the Qwen3-shaped and the LFM2-shaped LMs (chat template, prefill + cached decode) on wasm and
+ *   WebGPU;
  * - suite runs on other dtypes: the LMs scoring candidates in fp32 (weights in `onnx/model.onnx_data`, so the
  *   external-data path loads in the browser) and the cross-encoder reranking in fp16 on wasm; fp16 on the WebGPU
  *   adapter, which lacks `shader-f16`, fails with that reason in the receipt instead of running something else.
@@ -91,6 +91,8 @@ describe('generation runs through the cache', () => {
     ['tfjs-tiny-qwen3-gen', 'wasm'],
     ['tfjs-tiny-qwen3-gen', 'webgpu'],
     ['tfjs-tiny-lfm2-gen', 'webgpu'],
+    // Its q4 embedding is a GatherBlockQuantized, which the plain WebAssembly build a wasm route loads has.
+    ['tfjs-tiny-lfm2-gen', 'wasm'],
   ] as const)('%s on %s: chat-templated prompts, TTFT and decode speed from the cached path', async (model, ep) => {
     const { page, state, artifacts, requests } = await runPage(`?${toSearchParams({ autorun: ['generate'], model, ep, threads: 1, reps: 1, maxNewTokens: 4 })}`);
     await page.close();
