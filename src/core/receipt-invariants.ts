@@ -166,9 +166,38 @@ export function checkCacheStates(receipt: DeviceReceipt): InvariantProblem[] {
   return problems;
 }
 
-/** Every invariant, in a stable order (route, timings, outcome, resources, cache states, URLs anywhere). */
+/**
+ * The runtime build agrees with the route: the plain build has no WebGPU execution provider, so a receipt that says
+ * WebGPU completed on it is wrong; a named build lists the `.wasm` it ran with its SHA-256 (the worker read it);
+ * an ORT receipt that fetched the runtime says when (`runtime_fetch_ms`) on a cold run that reached the session.
+ * Receipts written before the build was recorded (no `build`) are not checked.
+ */
+export function checkRuntimeBuild(receipt: DeviceReceipt): InvariantProblem[] {
+  const problems: InvariantProblem[] = [];
+  const build = receipt.runtime.build;
+  if (build === undefined || build === null) return problems;
+  if (build === 'plain' && receipt.route.completed_ep === 'webgpu') {
+    problems.push({ path: 'runtime.build', message: 'is "plain", which has no WebGPU execution provider, but webgpu completed' });
+  }
+  const wasm = receipt.runtime.files.find((f) => /\.wasm$/.test(f.url));
+  if (wasm === undefined) problems.push({ path: 'runtime.files', message: `names the ${build} build but lists no .wasm file` });
+  else if (wasm.sha256 === null) problems.push({ path: 'runtime.files', message: `the ${build} build's .wasm has no SHA-256` });
+  if (receipt.run.kind === 'cold' && receipt.timings.session_create_ms !== null && (receipt.timings.runtime_fetch_ms ?? null) === null) {
+    problems.push({ path: 'timings.runtime_fetch_ms', message: 'a cold run that created a session on a fetched runtime says how long the fetch took' });
+  }
+  return problems;
+}
+
+/** Every invariant, in a stable order (route, timings, outcome, resources, cache states, runtime build, URLs anywhere). */
 export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem[] {
-  const problems = [...checkRoute(receipt), ...checkTimings(receipt), ...checkOutcome(receipt), ...checkResources(receipt), ...checkCacheStates(receipt)];
+  const problems = [
+    ...checkRoute(receipt),
+    ...checkTimings(receipt),
+    ...checkOutcome(receipt),
+    ...checkResources(receipt),
+    ...checkCacheStates(receipt),
+    ...checkRuntimeBuild(receipt),
+  ];
   findUnredactedUrls(receipt, '', problems);
   return problems;
 }

@@ -142,6 +142,29 @@ describe('validateReceipt', () => {
     expect(problemsOf(noStats)).toContain('timings.warm_stats: samples given without statistics');
   });
 
+  it('refuses a runtime build that contradicts the route, or names a build without its hashed .wasm or fetch time', () => {
+    // The captured fixtures predate the recorded build: give one the shape today's page writes.
+    const r = base();
+    const wasm = r.runtime.files.find((f) => f.url.endsWith('.wasm'))!;
+    const today = (): DeviceReceipt => {
+      const c = clone(r);
+      c.route = { ...c.route, requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null };
+      c.runtime = { build: 'plain', files: [{ ...wasm, url: wasm.url.replace(/[^/]+$/, 'ort-wasm-simd-threaded-x.wasm'), sha256: 'a'.repeat(64) }] };
+      c.timings.runtime_fetch_ms = 800;
+      return c;
+    };
+    expect(problemsOf(today()).filter((p) => p.startsWith('runtime') || p.startsWith('timings.runtime'))).toEqual([]);
+    const onGpu = today();
+    onGpu.route = { ...onGpu.route, requested_ep: 'webgpu', completed_ep: 'webgpu' };
+    expect(problemsOf(onGpu)).toContain('runtime.build: is "plain", which has no WebGPU execution provider, but webgpu completed');
+    const unhashed = today();
+    unhashed.runtime.files[0].sha256 = null;
+    expect(problemsOf(unhashed)).toContain("runtime.files: the plain build's .wasm has no SHA-256");
+    const untimed = today();
+    untimed.timings.runtime_fetch_ms = null;
+    expect(problemsOf(untimed)).toContain('timings.runtime_fetch_ms: a cold run that created a session on a fetched runtime says how long the fetch took');
+  });
+
   it('refuses an ok receipt that completed no inference, and a failed one without a reason', () => {
     const r = base();
     r.run.inferences_completed = 0;
