@@ -1,6 +1,7 @@
 /**
  * Builds the page ONCE for the whole e2e project into a fresh temp folder (never the shared dist/, which other
- * builds may be writing) and provides its path to every test file as `inject('distDir')`.
+ * builds may be writing) and provides its path to every test file as `inject('distDir')`; or, when the environment
+ * variable DRB_E2E_DIST names a build made already (scripts/test.mjs does), provides that one.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -19,6 +20,12 @@ declare module 'vitest' {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // `npm test` (scripts/test.mjs) builds once for its two e2e lanes and names the folder here; it removes it itself.
+  const prebuilt = process.env.DRB_E2E_DIST;
+  if (prebuilt) {
+    project.provide('distDir', prebuilt);
+    return async () => {};
+  }
   const dir = await mkdtemp(join(tmpdir(), 'drb-e2e-dist-'));
   const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
   const result = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], {
