@@ -1,16 +1,18 @@
 /**
- * `drb receipts report` in a real browser: the page built from the captured receipts (test/fixtures/receipts/) and
- * the score report of the captured suite run's predictions opens in Chromium from file:// with every request
+ * `drb receipts report` in a real browser: the page built from the captured receipts (test/fixtures/receipts/; the
+ * WebKit lane's two inside a receipt bundle, as a tester hands receipts back) and the score report of the captured suite run's predictions opens in Chromium from file:// with every request
  * blocked, shows no console error and makes no request, every chart has its table with the numbers of summary.json
  * (made by `drb receipts summarize` from the same files), nothing overflows a 375 px screen even with every table
  * open, and screenshots at desktop and phone widths are taken (kept in a temp folder, named in the test output).
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threeSignificant } from '../../src/core/format-number.ts';
+import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle } from '../../src/core/receipt-bundle.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { summaryValue } from '../unit/report-checks.ts';
@@ -36,7 +38,26 @@ beforeAll(async () => {
     join(work, 'score'),
   ]);
   expect(score.code, score.stderr).toBe(0);
-  const inputs = [FIXTURE_DIR, join(work, 'score', 'evaluation.json')];
+  // The WebKit lane's receipts arrive as a tester hands them back: in a bundle; the others as loose files.
+  const loose = join(work, 'receipts');
+  mkdirSync(loose);
+  const bundled: DeviceReceipt[] = [];
+  for (const name of readdirSync(FIXTURE_DIR).filter((n) => n.endsWith('.json'))) {
+    const text = readFileSync(join(FIXTURE_DIR, name), 'utf8');
+    if (/^\d+-webkit-/.test(name)) bundled.push(JSON.parse(text) as DeviceReceipt);
+    else writeFileSync(join(loose, name), text);
+  }
+  expect(bundled).toHaveLength(2);
+  const bundle: ReceiptBundle = {
+    schema: RECEIPT_BUNDLE_SCHEMA,
+    created_at: '2026-12-01T09:00:00Z',
+    app: bundled[0].app,
+    protocol: null,
+    sheet: { ...EMPTY_SESSION_SHEET, device_model: 'WebKitGTK lane', browser: 'MiniBrowser' },
+    receipts: bundled as unknown as ReceiptBundle['receipts'],
+  };
+  writeFileSync(join(work, 'webkit-session.json'), receiptFileText(bundle));
+  const inputs = [loose, join(work, 'webkit-session.json'), join(work, 'score', 'evaluation.json')];
   const summarized = await runCli(['receipts', 'summarize', ...inputs, '--out', join(work, 'summary')]);
   expect(summarized.code, summarized.stderr).toBe(0);
   summary = JSON.parse(readFileSync(join(work, 'summary', 'summary.json'), 'utf8'));
@@ -94,9 +115,13 @@ describe('drb receipts report in Chromium from file://', () => {
         inChart: el.closest('figure.chart') !== null,
       })),
     );
+    const bundledInputs = await page.evaluate(() => document.body.innerText.match(/webkit-session\.json#receipts\[\d\]/g) ?? []);
     await page.close();
     expect(errors).toEqual([]);
     expect(requests).toEqual([]);
+    // The bundled receipts are read as receipts of their own, named by the bundle and their place in it.
+    expect(new Set(bundledInputs)).toEqual(new Set(['webkit-session.json#receipts[0]', 'webkit-session.json#receipts[1]']));
+    expect((summary as { inputs: { receipts_valid: number } }).inputs.receipts_valid).toBe(readdirSync(FIXTURE_DIR).filter((n) => /^\d+-(?!suite|compare)/.test(n)).length);
     expect(new Set(charts.map((c) => c.kind))).toEqual(new Set(['cold-stages', 'warm-distribution', 'warm-order', 'comparison-ratios']));
     for (const chart of charts) {
       expect(chart.svgTitle.length, chart.kind!).toBeGreaterThan(0);
