@@ -5,6 +5,10 @@
  * each context probes for itself, with the same code and the same words.
  */
 import type { Capabilities } from '../core/receipt.ts';
+import { answerWithin } from './answer-within.ts';
+
+/** How long the probe waits for an adapter: a request that never answers is recorded as an adapter error. */
+export const ADAPTER_REQUEST_LIMIT_MS = 10_000;
 
 /** What the probe records: the receipt's `capabilities.webgpu` section. */
 export type WebGpuFacts = Capabilities['webgpu'];
@@ -41,15 +45,16 @@ function contextGpu(): GpuLike | undefined {
 
 /**
  * Probes WebGPU in this context: navigator.gpu present, an adapter granted, its info, features and limits. Never
- * throws: a refused request is recorded in `adapter_error`. navigator.gpu's presence alone is a diagnostic, not a
- * claim that WebGPU works.
+ * throws, and never waits longer than `limitMs` for the adapter: a refused or unanswered request is recorded in
+ * `adapter_error`. navigator.gpu's presence alone is a diagnostic, not a claim that WebGPU works.
  * @param gpu the `navigator.gpu` to ask (this context's by default)
+ * @param limitMs how long to wait for the adapter request
  */
-export async function probeWebGpu(gpu: GpuLike | undefined = contextGpu()): Promise<WebGpuFacts> {
+export async function probeWebGpu(gpu: GpuLike | undefined = contextGpu(), limitMs = ADAPTER_REQUEST_LIMIT_MS): Promise<WebGpuFacts> {
   const none = { adapter_granted: false, adapter_error: null, adapter_info: null, is_fallback_adapter: null, features: [], limits: null };
   if (!gpu) return { navigator_gpu: false, ...none };
   try {
-    const adapter = await gpu.requestAdapter();
+    const adapter = await answerWithin(gpu.requestAdapter(), limitMs, 'requestAdapter');
     if (!adapter) return { navigator_gpu: true, ...none };
     const limits: Record<string, number> = {};
     for (const name of LIMIT_NAMES) if (typeof adapter.limits[name] === 'number') limits[name] = adapter.limits[name];

@@ -4,7 +4,12 @@
  */
 import { boundCapabilities, reduceUserAgent } from '../core/capability-bounds.ts';
 import type { Capabilities, DeviceDetails } from '../core/receipt.ts';
+import { answerWithin } from '../browser/answer-within.ts';
 import { probeWebGpu, type GpuLike } from '../browser/webgpu-probe.ts';
+
+/** How long the probe waits for one browser call (client hints, storage): one that never answers is left null, so
+ *  the probe, a run's first stage in every panel, always finishes. */
+const PROBE_CALL_LIMIT_MS = 5_000;
 
 // The smallest valid module using SIMD (v128) / shared memory + atomics: WebAssembly.validate tells whether the
 // engine supports the feature without running anything (same technique as the wasm-feature-detect package).
@@ -49,7 +54,8 @@ async function probeClientHints(nav: Nav, details: DeviceDetails): Promise<Capab
   // The high-entropy hints are asked for only when the tester chose to share full device details.
   if (details === 'full') {
     try {
-      high = (await data.getHighEntropyValues?.(['platformVersion', 'architecture', 'model', 'fullVersionList'])) ?? {};
+      const asked = data.getHighEntropyValues?.(['platformVersion', 'architecture', 'model', 'fullVersionList']);
+      high = (asked ? await answerWithin(asked, PROBE_CALL_LIMIT_MS, 'getHighEntropyValues') : null) ?? {};
     } catch {
       high = {};
     }
@@ -114,11 +120,13 @@ export async function probeCapabilities(details: DeviceDetails = chosenDeviceDet
     .memory;
   let storage: Capabilities['storage'] = { quota_bytes: null, usage_bytes: null, persisted: null };
   try {
-    const estimate = await navigator.storage?.estimate?.();
-    const persisted = await navigator.storage?.persisted?.();
+    const estimating = navigator.storage?.estimate?.();
+    const estimate = estimating ? await answerWithin(estimating, PROBE_CALL_LIMIT_MS, 'storage.estimate') : undefined;
+    const asking = navigator.storage?.persisted?.();
+    const persisted = asking ? await answerWithin(asking, PROBE_CALL_LIMIT_MS, 'storage.persisted') : undefined;
     storage = { quota_bytes: estimate?.quota ?? null, usage_bytes: estimate?.usage ?? null, persisted: persisted ?? null };
   } catch {
-    // Storage API refused (private mode, opaque origin): leave nulls.
+    // Storage API refused or silent (private mode, opaque origin): leave nulls.
   }
   // Bounded as the receipt schema requires: the browser may report strings of any length.
   return boundCapabilities({
