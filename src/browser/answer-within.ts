@@ -16,8 +16,19 @@ export class NoAnswerError extends Error {
  * @param what the call's name, for the message ("requestAdapter")
  */
 export function answerWithin<T>(call: Promise<T>, limitMs: number, what: string): Promise<T> {
+  return withinLimit(call, limitMs, () => new NoAnswerError(`${what} did not answer within ${limitMs} ms`));
+}
+
+/**
+ * Resolves as `call` does, or rejects with `overrun()`'s error after `limitMs` (the one timer every time limit of
+ * the page uses: probe calls here, page-side run stages in src/page/worker-session.ts).
+ * @param call the pending work
+ * @param limitMs how long to wait, in ms
+ * @param overrun the error to reject with when the limit passes
+ */
+export function withinLimit<T>(call: Promise<T>, limitMs: number, overrun: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new NoAnswerError(`${what} did not answer within ${limitMs} ms`)), limitMs);
+    const timer = setTimeout(() => reject(overrun()), limitMs);
     call.then(
       (value) => {
         clearTimeout(timer);

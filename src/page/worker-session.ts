@@ -18,6 +18,7 @@
  * interface both sides implement is `BenchWorker` in src/worker-api/protocol.ts.
  */
 import { proxy, wrap, type Remote } from 'comlink';
+import { withinLimit } from '../browser/answer-within.ts';
 import type { CatalogInput } from '../core/catalog.ts';
 import type { RouteAttempt, Stage } from '../core/receipt.ts';
 import type { ResourceTimingLike } from '../core/redact.ts';
@@ -169,28 +170,13 @@ export function cancellable<T>(promise: Promise<T>, signal: AbortSignal | undefi
  * @param signal the run's signal
  */
 export function pageStage<T>(promise: Promise<T>, stage: Stage, limitMs: number, signal?: AbortSignal): Promise<T> {
-  return cancellable(
-    new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const overrun = new WorkerFailure(`stage ${stage} did not finish within its time limit of ${limitMs} ms`, stage);
-        // Page-side work, not the worker: named as what it is (the worker, if any, is still alive).
-        overrun.name = 'TimeoutError';
-        reject(overrun);
-      }, limitMs);
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    }),
-    signal,
-    stage,
-  );
+  const limited = withinLimit(promise, limitMs, () => {
+    const overrun = new WorkerFailure(`stage ${stage} did not finish within its time limit of ${limitMs} ms`, stage);
+    // Page-side work, not the worker: named as what it is (the worker, if any, is still alive).
+    overrun.name = 'TimeoutError';
+    return overrun;
+  });
+  return cancellable(limited, signal, stage);
 }
 
 /** One live bench worker and the run currently using it. */
