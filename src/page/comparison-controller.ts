@@ -294,7 +294,8 @@ export class ComparisonController {
       schedule: { seed: request.seed, rounds: request.rounds, order: schedule.map((s) => s.route_id) },
       baseline_route_id: request.baselineId,
       tolerance,
-      routes,
+      // A WebGPU route on a software (fallback) adapter says so: its timings are not the device's GPU.
+      routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
       headline: comparisonHeadline(routes, request.baselineId),
       capabilities,
       previous_run_interrupted: journal.previous,

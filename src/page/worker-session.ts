@@ -205,7 +205,10 @@ export class WorkerSession {
     });
     this.worker.addEventListener('messageerror', () => this.fail(new WorkerFailure('worker sent a message that could not be read', this.stage)));
     this.api = wrap<BenchWorker>(this.worker);
-    // One proxy for the worker's life; it forwards to whichever run follows the session now.
+    // One proxy for the worker's life; it forwards to whichever run follows the session now. It defines EVERY hook
+    // (Required): the worker calls any hook through the proxy, and a hook missing here makes comlink throw
+    // "Cannot read properties of undefined (reading 'apply')" in the worker, uncaught (comparisons once proxied an
+    // object with onStage only, and every progress message of their loads threw).
     this.hooks = proxy({
       onProgress: (progress: FetchProgress) => this.listener?.onProgress?.(progress),
       onStage: (stage: Stage, phase: 'start' | 'end') => {
@@ -215,7 +218,7 @@ export class WorkerSession {
       },
       onSample: (index: number, durationMs: number) => this.listener?.onSample?.(index, durationMs),
       onToken: (tokenIndex: number) => this.listener?.onToken?.(tokenIndex),
-    } satisfies SeriesHooks);
+    } satisfies Required<SeriesHooks>);
   }
 
   /**

@@ -27,12 +27,15 @@ import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
+import { comparisonVerdicts, SOFTWARE_ADAPTER_MARK, standingText, type RouteVerdict } from '../core/comparison/comparison-verdict.ts';
+import { threeSignificant } from '../core/format-number.ts';
 import { OverlapNote } from './OverlapNote.tsx';
 import { pageRuns } from '../page/run-gate.ts';
 import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 
-function fmt(value: number | null | undefined, digits = 2): string {
-  return value === null || value === undefined ? '–' : value.toFixed(digits);
+/** A number for people: 3 significant digits, or a dash when there is none. */
+function fmt(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : threeSignificant(value);
 }
 
 /** Says so when the routes ran different runtime builds (plain for wasm, asyncify for webgpu): ratios include it. */
@@ -45,47 +48,74 @@ function RuntimeBuildNote(props: { receipt: ComparisonReceipt }) {
   );
 }
 
-/** The per-route table: invalid routes are shown with their reason and never get a rank or ratio. */
-function CompareTable(props: { receipt: ComparisonReceipt }) {
+/**
+ * The per-route table, one ratio column (time against the baseline, with its 95% interval) and the verdict that
+ * interval supports: "no clear difference" is a tie, never a rank. An invalid route is greyed as a whole row with its
+ * reason first and no numbers to compare. On a narrow screen each row becomes a card, labels above values.
+ */
+function CompareTable(props: { receipt: ComparisonReceipt; verdicts: RouteVerdict[] }) {
   const { receipt } = props;
+  const byId = new Map(props.verdicts.map((v) => [v.route_id, v]));
+  const columns = ['Route', 'Ran on (threads)', 'Median ms', 'p95 ms', 'Time vs baseline [95% interval]', 'Verdict', 'Max |Δ score|', 'Same order'];
   return (
-    <table class="kv" data-testid="compare-table">
+    <table class="kv cards" data-testid="compare-table">
       <thead>
         <tr>
-          <th>Route</th>
-          <th>Ran on (threads)</th>
-          <th>Median ms</th>
-          <th>p95 ms</th>
-          <th>× baseline time</th>
-          <th>Speed-up</th>
-          <th>Max |Δ score|</th>
-          <th>Same order</th>
-          <th>Rank</th>
+          {columns.map((c) => (
+            <th key={c} scope="col">
+              {c}
+            </th>
+          ))}
         </tr>
       </thead>
       <tbody>
-        {receipt.routes.map((r) => (
-          <tr key={r.id} data-testid={`route-${r.id}`} data-valid={String(r.valid)}>
-            <td>
-              {r.id}
+        {receipt.routes.map((r) => {
+          const v = byId.get(r.id)!;
+          const name = (
+            <td data-label={columns[0]}>
+              <strong>{r.id}</strong>
               {r.id === receipt.baseline_route_id ? ' (baseline)' : ''}
+              {v.software_adapter && (
+                <span class="mark" data-testid={`software-adapter-${r.id}`}>
+                  {' '}
+                  ⚠ {SOFTWARE_ADAPTER_MARK}
+                </span>
+              )}
             </td>
-            <td>
-              {r.completed_ep ?? 'failed'}
-              {r.threads_effective !== null ? ` (${r.threads_effective})` : ''}
-            </td>
-            <td>{fmt(r.stats?.median)}</td>
-            <td>{fmt(r.stats?.p95)}</td>
-            <td>{fmt(r.ratio_to_baseline, 3)}</td>
-            <td>{fmt(r.speedup_vs_baseline, 3)}</td>
-            <td>{r.agreement ? r.agreement.max_abs_diff.toExponential(2) : '–'}</td>
-            <td>
-              {r.agreement ? (r.agreement.same_order ? 'yes' : 'no') : '–'}
-              {r.agreement?.rows_in_other_order?.length ? ` (rows ${r.agreement.rows_in_other_order.join(', ')})` : ''}
-            </td>
-            <td>{r.valid ? r.rank : <span class="error">invalid: {r.invalid_reason}</span>}</td>
-          </tr>
-        ))}
+          );
+          if (!r.valid) {
+            return (
+              <tr key={r.id} class="invalid" data-testid={`route-${r.id}`} data-valid="false">
+                {name}
+                <td colSpan={columns.length - 1} data-label="Invalid" data-testid={`route-reason-${r.id}`}>
+                  ✗ Invalid, not compared: {r.invalid_reason}
+                  {r.completed_ep ? ` (ran on ${r.completed_ep}${r.threads_effective !== null ? `, ${r.threads_effective} threads` : ''})` : ''}
+                </td>
+              </tr>
+            );
+          }
+          return (
+            <tr key={r.id} data-testid={`route-${r.id}`} data-valid="true" data-standing={v.standing}>
+              {name}
+              <td data-label={columns[1]}>
+                {r.completed_ep}
+                {r.threads_effective !== null ? ` (${r.threads_effective})` : ''}
+              </td>
+              <td data-label={columns[2]}>{fmt(r.stats?.median)}</td>
+              <td data-label={columns[3]}>{fmt(r.stats?.p95)}</td>
+              <td data-label={columns[4]}>
+                {v.standing === 'baseline' ? '1 (reference)' : `${fmt(v.ratio)}x`}
+                {v.interval ? ` [${fmt(v.interval.low)} to ${fmt(v.interval.high)}]` : ''}
+              </td>
+              <td data-label={columns[5]}>{standingText(v.standing)}</td>
+              <td data-label={columns[6]}>{r.agreement ? fmt(r.agreement.max_abs_diff) : '–'}</td>
+              <td data-label={columns[7]}>
+                {r.agreement ? (r.agreement.same_order ? 'yes' : 'no') : '–'}
+                {r.agreement?.rows_in_other_order?.length ? ` (rows ${r.agreement.rows_in_other_order.join(', ')})` : ''}
+              </td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );
@@ -197,6 +227,8 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
   }, []);
 
   const receipt = result?.receipt ?? null;
+  const verdicts = receipt ? comparisonVerdicts(receipt) : null;
+  const invalidCount = receipt ? receipt.routes.filter((r) => !r.valid).length : 0;
   const parsedRoutes = parseRouteSpec(routesText);
   const selected = models.find((m) => m.id === modelId);
   return (
@@ -206,8 +238,9 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         The same model and input on each route (a reranker or candidate scorer scores the first candidate rows of the suite{' '}
         {a.suite ?? DEMO_SUITE_ID}, and every row's candidate order must agree), one worker per route, timed in a shuffled interleaved order (seed {a.seed}) so drift hits every
         route alike. A route whose scores differ from the baseline by more than{' '}
-        {a.tolerance ?? 'the tolerance for its kind of scores and its dtype (the receipt says which, and why)'} or order them differently is
-        invalid and never ranked.
+        {a.tolerance === null ? 'the tolerance for its kind of scores and its dtype (the receipt says which, and why)' : threeSignificant(a.tolerance)} or
+        order them differently is invalid and never ranked. A route whose 95% interval of the time ratio contains 1 is no
+        clear difference: a tie, not a win.
       </p>
       <div class="controls">
         <ModelSelect models={models} value={modelId} busy={busy} testId="cmp-model" onChange={setModelId} />
@@ -255,15 +288,28 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         <div class={`receipt ${receipt.outcome.status}`} data-testid="comparison-receipt" data-outcome={receipt.outcome.status}>
           <h3>
             {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.input.id} · {receipt.schedule.rounds} rounds ·{' '}
-            <strong>{receipt.outcome.status}</strong>
+            <strong data-testid="cmp-outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
+            {invalidCount > 0 && (
+              <span data-testid="cmp-invalid-count">
+                {' '}
+                · {invalidCount} of {receipt.routes.length} routes invalid
+              </span>
+            )}
           </h3>
           {receipt.outcome.reason && <p class="error">Failed: {receipt.outcome.reason}</p>}
           <OverlapNote overlap={receipt.overlap} />
           <p class="note" data-testid="cmp-tolerance">
-            Tolerance {receipt.tolerance.max_abs_diff} ({receipt.model.dtype ?? 'fp32'}
+            Tolerance {threeSignificant(receipt.tolerance.max_abs_diff)} ({receipt.model.dtype ?? 'fp32'}
             {receipt.tolerance.basis?.source === 'default' ? `, the default for ${receipt.tolerance.basis.score_kind}: ${receipt.tolerance.basis.reason}` : ', as set'})
           </p>
-          <CompareTable receipt={receipt} />
+          <div data-testid="cmp-verdict">
+            {verdicts!.lead.map((line) => (
+              <p key={line} class="verdict">
+                {line}.
+              </p>
+            ))}
+          </div>
+          <CompareTable receipt={receipt} verdicts={verdicts!.routes} />
           <RuntimeBuildNote receipt={receipt} />
           {result!.problems.length === 0 && (
             <div class="buttons">

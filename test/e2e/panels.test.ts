@@ -8,13 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { comparisonVerdicts } from '../../src/core/comparison/comparison-verdict.ts';
+import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { pageQuery, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
-  env = await startPageEnv();
+  // WebGPU on: the comparison's webgpu route runs on SwiftShader, a software adapter.
+  env = await startPageEnv({ webgpu: true });
 });
 afterAll(async () => {
   await env?.close();
@@ -34,6 +38,44 @@ const LONG_WARM = pageQuery({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'w
 async function waitForWarmSeries(page: Page): Promise<void> {
   await page.waitForFunction(() => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 150_000 });
 }
+
+/** Collects the page's console errors and uncaught errors (page and worker) from now on. */
+function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+  page.on('worker', (worker) => worker.on('console', (message) => message.type() === 'error' && errors.push(`worker: ${message.text()}`)));
+  return errors;
+}
+
+describe('the comparison panel', () => {
+  it('leads with the verdict and its interval, marks the software adapter, and logs no console error', async () => {
+    const page = await env.browser.context.newPage();
+    const errors = consoleErrors(page);
+    await page.goto(`${env.server.url}${pageQuery({ autorun: ['compare'], model: 'ort-tiny-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2,webgpu')!, rounds: 6, seed: 3 })}`);
+    expect(await waitForEnd(page)).toBe('done');
+    const found = (await page.evaluate(() => window.drbArtifacts)).filter((a) => a.kind === 'comparison-receipt');
+    const receipt = ComparisonReceipt.parse(found[0].data);
+    expect(checkComparisonReceipt(receipt)).toEqual([]);
+    const { lead, routes } = comparisonVerdicts(receipt);
+    expect(lead).toHaveLength(2);
+    // The page leads with the receipt's own sentences (ratio, 95% interval, verdict at 3 significant digits).
+    const shown = (await page.getByTestId('cmp-verdict').textContent()) ?? '';
+    for (const line of lead) expect(shown).toContain(line);
+    expect(shown).toMatch(/took [0-9.]+x the time of wasm-1; 95% interval [0-9.]+ to [0-9.]+: (faster|slower|no clear difference)/);
+    for (const v of routes) {
+      expect(await page.getByTestId(`route-${v.route_id}`).getAttribute('data-standing')).toBe(v.standing);
+    }
+    // SwiftShader is a software adapter when the browser says so: flagged in the receipt and marked on the page.
+    const webgpu = receipt.routes.find((r) => r.id === 'webgpu')!;
+    expect(webgpu.software_adapter).toBe(receipt.capabilities.webgpu.is_fallback_adapter);
+    expect(await page.getByTestId('software-adapter-webgpu').count()).toBe(webgpu.software_adapter ? 1 : 0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
 
 describe('one run at a time', () => {
   it('refuses a second run in every panel while one is in progress, and enables them all again when it ends', async () => {

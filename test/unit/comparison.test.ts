@@ -12,6 +12,7 @@ import {
 } from '../../src/core/comparison/comparison-receipt.ts';
 import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
+import { comparisonVerdicts, standingText } from '../../src/core/comparison/comparison-verdict.ts';
 import { mulberry32 } from '../../src/core/mulberry32.ts';
 import { app, capabilities, lifecycle } from './generation-fixtures.ts';
 
@@ -242,5 +243,83 @@ describe('runtime builds of the compared routes', () => {
       'routes ran different runtime builds (wasm-1: plain (.wasm aaaaaaaaaaaa), webgpu: asyncify (.wasm bbbbbbbbbbbb)): their time ratios include the build difference',
     );
     expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'wasm-2', runtime: runtime('plain', asyncify) }])).toMatch(/^routes ran different runtime builds \(wasm-1: plain \(\.wasm a{12}\), wasm-2: plain \(\.wasm b{12}\)\)/);
+  });
+});
+
+describe('comparison verdicts in words', () => {
+  /** A receipt of `routes` (as compareRoutes gives them) with wasm-1 as the baseline, on a software WebGPU adapter. */
+  function receiptOf(routes: ReturnType<typeof compareRoutes>): ComparisonReceipt {
+    const ids = routes.map((r) => r.id);
+    return {
+      schema: COMPARISON_RECEIPT_SCHEMA,
+      receipt_id: 'cmp-0123456789',
+      created_at: '2026-11-29T12:00:00.000Z',
+      evidence_state: 'DEVICE_RECEIPT',
+      app,
+      engine: { name: 'ort', version: '1.30.0' },
+      model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+      input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
+      candidate_rows: null,
+      schedule: { seed: 42, rounds: 3, order: interleavedSchedule(ids, 3, 42).map((s) => s.route_id) },
+      baseline_route_id: 'wasm-1',
+      tolerance: { max_abs_diff: 1e-4 },
+      routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
+      headline: comparisonHeadline(routes, 'wasm-1'),
+      capabilities,
+      previous_run_interrupted: null,
+      lifecycle,
+      outcome: { status: 'ok', reason: null },
+    };
+  }
+
+  it('reports a comparison of identical routes as no clear difference: a tie, whatever the rank', () => {
+    const routes = compareRoutes([measurement('wasm-1', {}), measurement('wasm-2', { threads_requested: 2, threads_effective: 2 })], 'wasm-1', 1e-4);
+    const receipt = receiptOf(routes);
+    expect(checkComparisonReceipt(receipt)).toEqual([]);
+    // Ranks still follow the medians (a stable sort: the baseline first), but the verdict is a tie.
+    expect(routes.map((r) => r.rank)).toEqual([1, 2]);
+    const { lead, routes: verdicts } = comparisonVerdicts(receipt);
+    expect(lead).toEqual(['wasm-2 took 1x the time of wasm-1; 95% interval 1 to 1: no clear difference']);
+    expect(verdicts.map((v) => [v.route_id, v.standing])).toEqual([
+      ['wasm-1', 'baseline'],
+      ['wasm-2', 'tie'],
+    ]);
+    expect(standingText('tie')).toBe('no clear difference (tie)');
+  });
+
+  it('leads with each compared route in one sentence of 3 significant digits; invalid routes give their reason; a software adapter is marked', () => {
+    const routes = compareRoutes(
+      [
+        measurement('wasm-1', {}),
+        measurement('wasm-2', { threads_requested: 2, threads_effective: 2, samples_ms: [6, 5, 7] }),
+        measurement('webgpu', { requested_ep: 'webgpu', completed_ep: 'webgpu', threads_requested: null, threads_effective: null, samples_ms: [30, 31, 33] }),
+        measurement('wasm-4', { threads_requested: 4, threads_effective: 4, samples_ms: [4, 4, 4], scores: [0.75, 0.25, -1] }),
+      ],
+      'wasm-1',
+      1e-4,
+    );
+    const receipt = receiptOf(routes);
+    expect(checkComparisonReceipt(receipt)).toEqual([]);
+    const { lead, routes: verdicts } = comparisonVerdicts(receipt);
+    // wasm-2: 6 / 10 with the interval enumerated in the headline test above. webgpu [30, 31, 33] against [10, 10, 12]:
+    // over the 27 round resamples the ratio of medians is 2.75 (7 of 27), 3.0 (7) or 3.1 (13) (enumerated with
+    // python3), so the interval is 2.75 to 3.1, above 1: slower.
+    expect(lead).toEqual([
+      'wasm-2 took 0.6x the time of wasm-1; 95% interval 0.5 to 0.6: faster',
+      'webgpu took 3.1x the time of wasm-1; 95% interval 2.75 to 3.1: slower (webgpu: software adapter: timings not representative)',
+    ]);
+    const byId = Object.fromEntries(verdicts.map((v) => [v.route_id, v]));
+    expect(byId.webgpu).toMatchObject({ standing: 'slower', software_adapter: true });
+    expect(byId['wasm-4']).toMatchObject({ standing: 'invalid', sentence: null, reason: 'scores differ from the baseline by 0.5 (tolerance 0.0001)' });
+    // The flag must agree with the probe.
+    const forged = structuredClone(receipt);
+    forged.routes[2].software_adapter = false;
+    expect(checkComparisonReceipt(forged).map((p) => p.path)).toEqual(['routes[2].software_adapter']);
+  });
+
+  it('says there is no verdict when the baseline is invalid', () => {
+    const routes = compareRoutes([measurement('wasm-1', { error: { name: 'EngineError', message: 'out of memory' }, completed_ep: null }), measurement('wasm-2', {})], 'wasm-1', 1e-4);
+    const { lead } = comparisonVerdicts({ ...receiptOf(routes), outcome: { status: 'failed', reason: 'the baseline route wasm-1 is not valid' } });
+    expect(lead).toEqual(['No verdict: the baseline wasm-1 is not valid (route failed: out of memory), so nothing is compared with it']);
   });
 });

@@ -59,9 +59,15 @@ export const ComparisonRoute = z.strictObject({
   speedup_vs_baseline: z.number().finite().positive().nullable(),
   valid: z.boolean(),
   invalid_reason: Detail.nullable(),
-  /** 1 = fastest median among valid routes; null for an invalid route. */
+  /** 1 = fastest median among valid routes; null for an invalid route. A route whose headline verdict is
+   *  `no-clear-difference` is a tie with the baseline whatever its rank. */
   rank: z.number().int().positive().nullable(),
   error: z.strictObject({ name: ErrorCode, message: Detail }).nullable(),
+  /** A route that ran on WebGPU: true when the adapter is a software (fallback) one, such as SwiftShader, so its
+   *  timings are not representative of the device's GPU; false on a hardware adapter; null when the browser does not
+   *  say, and for a route that did not run on WebGPU. Equals `capabilities.webgpu.is_fallback_adapter` for a WebGPU
+   *  route. Absent in receipts made before the page recorded it. */
+  software_adapter: z.boolean().nullable().optional(),
 });
 export type ComparisonRoute = z.infer<typeof ComparisonRoute>;
 
@@ -421,6 +427,13 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
     }
     if (basis.source === 'setting' && basis.reason !== null) problems.push({ path: 'tolerance.basis.reason', message: 'a tolerance someone set has no default reason' });
   }
+  receipt.routes.forEach((route, i) => {
+    if (route.software_adapter === undefined) return;
+    const expected = route.completed_ep === 'webgpu' ? receipt.capabilities.webgpu.is_fallback_adapter : null;
+    if (route.software_adapter !== expected) {
+      problems.push({ path: `routes[${i}].software_adapter`, message: `is ${route.software_adapter}, the route ran on ${route.completed_ep ?? 'no EP'} with capabilities.webgpu.is_fallback_adapter ${receipt.capabilities.webgpu.is_fallback_adapter}` });
+    }
+  });
   if (!sameHeadline(receipt.headline, comparisonHeadline(receipt.routes, receipt.baseline_route_id))) {
     problems.push({ path: 'headline', message: 'does not match the ratios and bootstrap intervals recomputed from the routes\' samples' });
   }
