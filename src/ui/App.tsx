@@ -211,7 +211,6 @@ export function App(props: { catalog: ModelCatalog }) {
       <RunControls
         models={runnable}
         settings={settings}
-        maxThreads={capabilities?.hardware_concurrency ?? navigator.hardwareConcurrency ?? 1}
         busy={busy || pageRun !== null || automation.errors.length > 0}
         pageRun={busy ? null : pageRun}
         hasSession={model && input ? controller.hasLiveSession({ kind: 'warm', model, input, ...settings }) : false}

@@ -1,3 +1,4 @@
+import { threeSignificant } from '../core/format-number.ts';
 import type { DeviceReceipt } from '../core/receipt.ts';
 
 const STAGES = [
@@ -7,7 +8,16 @@ const STAGES = [
   ['first_inference_ms', 'first inference', '#59a14f'],
 ] as const;
 
-/** A cold receipt's stages as one horizontal bar per stage on a shared time axis (plain SVG). */
+/** A stage time for people (3 significant digits), or why there is none. */
+function stageText(ms: number | null): string {
+  return ms === null ? 'not reached' : `${threeSignificant(ms)} ms`;
+}
+
+/**
+ * A cold receipt's stages as one horizontal bar per stage on a shared time axis (plain SVG that scales to its
+ * container), with every stage's time in text beside it: the chart is the picture, the list is the numbers (and what
+ * a screen reader reads).
+ */
 export function ColdTimeline(props: { receipt: DeviceReceipt }) {
   const t = props.receipt.timings;
   const width = 480;
@@ -15,9 +25,11 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
   const total = STAGES.reduce((sum, [key]) => sum + (t[key] ?? 0), 0);
   const scale = total > 0 ? (width - labelWidth - 70) / total : 0;
   let offset = 0;
+  const height = STAGES.length * 22 + 8;
+  const summary = STAGES.map(([key, label]) => `${label} ${stageText(t[key])}`).join(', ');
   return (
     <figure class="chart" data-testid="cold-timeline">
-      <svg width={width} height={STAGES.length * 22 + 8} role="img" aria-label="Cold run stages">
+      <svg viewBox={`0 0 ${width} ${height}`} style={{ maxWidth: `${width}px` }} role="img" aria-label={`Cold run stages: ${summary}`}>
         {STAGES.map(([key, label, color], i) => {
           // Absent (not null) in receipts written before the runtime fetch was its own stage.
           const ms = t[key] ?? null;
@@ -26,18 +38,27 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
           if (ms !== null) offset += ms;
           return (
             <g key={key} transform={`translate(0, ${i * 22 + 4})`}>
-              <text x={0} y={14} font-size="12">
+              <text x={0} y={14} font-size="12" fill="#1d1d1f">
                 {label}
               </text>
               <rect x={x} y={2} width={w} height={16} fill={color} />
-              <text x={x + w + 4} y={14} font-size="12">
-                {ms === null ? 'not reached' : `${ms.toFixed(1)} ms`}
+              <text x={x + w + 4} y={14} font-size="12" fill="#1d1d1f">
+                {stageText(ms)}
               </text>
             </g>
           );
         })}
       </svg>
-      <figcaption>Cold run: stages in order, total {t.total_ms.toFixed(0)} ms including probe and page work.</figcaption>
+      <figcaption>
+        <ul class="chart-numbers" data-testid="cold-stages">
+          {STAGES.map(([key, label]) => (
+            <li key={key} data-stage={key}>
+              {label}: {stageText(t[key])}
+            </li>
+          ))}
+          <li data-stage="total_ms">total (with probe and page work): {threeSignificant(t.total_ms)} ms</li>
+        </ul>
+      </figcaption>
     </figure>
   );
 }

@@ -17,6 +17,7 @@ import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
+import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
@@ -41,8 +42,8 @@ function GenerationCharts(props: { samples: GenerationSample[] }) {
   const decode = ok.map((s) => s.decode_tokens_per_s).filter((v): v is number => v !== null);
   return (
     <>
-      <GenerationChart values={ttft} label="Time to first token (ms)" testId="gen-ttft-chart" />
-      <GenerationChart values={decode} label="Decode speed (tokens/s)" testId="gen-decode-chart" />
+      <GenerationChart values={ttft} label="Time to first token (ms)" unit="ms" testId="gen-ttft-chart" />
+      <GenerationChart values={decode} label="Decode speed (tokens/s)" unit="tokens/s" testId="gen-decode-chart" />
     </>
   );
 }
@@ -52,7 +53,7 @@ function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
   const { summary, cold, plan } = props.receipt;
   const er = summary.engine_reported;
   return (
-    <table class="kv" data-testid="generation-summary">
+    <table class="kv cards" data-testid="generation-summary">
       <tbody>
         <tr><th>TTFT median / p95 (ms)</th><td>{fmt(summary.ttft_ms_median)} / {fmt(summary.ttft_ms_p95)}</td></tr>
         <tr><th>Decode median (tokens/s)</th><td>{fmt(summary.decode_tokens_per_s_median)}</td></tr>
@@ -189,17 +190,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
       <div class="controls">
         <ModelSelect models={models} value={modelId} busy={busy} testId="gen-model" onChange={setModelId} />
         <EpSelect value={ep} busy={busy} testId="gen-ep" onChange={setEp} />
-        <label>
-          WASM threads
-          <select value={threads === null ? 'default' : String(threads)} disabled={busy} onChange={(e) => setThreads(e.currentTarget.value === 'default' ? null : Number(e.currentTarget.value))}>
-            <option value="default">engine default</option>
-            {[1, 2, 4].map((n) => (
-              <option key={n} value={String(n)}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ThreadsSelect value={threads} busy={busy} testId="gen-threads" onChange={setThreads} />
         <label>
           Prompt set
           <select value={promptSetId} disabled={busy} onChange={(e) => setPromptSetId(e.currentTarget.value)}>

@@ -1,8 +1,13 @@
+import { useState } from 'preact/hooks';
 import type { CatalogModel } from '../core/catalog.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 import { PageBusyNote } from './page-runs.tsx';
+import { ThreadsSelect } from './ThreadsSelect.tsx';
+
+/** The most timed runs one warm run takes (the automation parameter's limit too). */
+const MAX_WARM_RUNS = 1000;
 
 /** The run settings the controls edit. */
 export interface RunSettings {
@@ -17,7 +22,6 @@ export interface RunSettings {
 /**
  * Model / EP / threads / warm runs / allow-fallback controls and the run buttons.
  * @param props.models the models this build can run
- * @param props.maxThreads upper bound for the threads choice (hardwareConcurrency)
  * @param props.busy disables everything while a run is going
  * @param props.hasSession whether a warm run would reuse a live session
  * @param props.onCancel cancels the running run (null when nothing runs)
@@ -25,7 +29,6 @@ export interface RunSettings {
 export function RunControls(props: {
   models: CatalogModel[];
   settings: RunSettings;
-  maxThreads: number;
   busy: boolean;
   hasSession: boolean;
   onChange(settings: RunSettings): void;
@@ -36,42 +39,34 @@ export function RunControls(props: {
 }) {
   const { settings, onChange } = props;
   const model = props.models.find((m) => m.id === settings.modelId);
-  const threadChoices = Array.from({ length: Math.max(1, props.maxThreads) }, (_, i) => i + 1);
+  // The field's own text: a value out of range stays visible (and says so) instead of being silently ignored while the
+  // button still shows the last valid count.
+  const [warmText, setWarmText] = useState(String(settings.warmRuns));
+  const warmNumber = Number(warmText);
+  const warmInvalid = warmText.trim() === '' || !Number.isInteger(warmNumber) || warmNumber < 1 || warmNumber > MAX_WARM_RUNS;
   return (
     <section class="panel" data-testid="controls">
       <h2>Run</h2>
       <div class="controls">
         <ModelSelect models={props.models} value={settings.modelId} busy={props.busy} testId="model" onChange={(modelId) => onChange({ ...settings, modelId })} />
         <EpSelect value={settings.ep} busy={props.busy} testId="ep" onChange={(ep) => onChange({ ...settings, ep })} />
-        <label>
-          WASM threads
-          <select
-            value={settings.threads === null ? 'default' : String(settings.threads)}
-            disabled={props.busy}
-            data-testid="threads"
-            onChange={(e) => onChange({ ...settings, threads: e.currentTarget.value === 'default' ? null : Number(e.currentTarget.value) })}
-          >
-            <option value="default">engine default</option>
-            {threadChoices.map((n) => (
-              <option key={n} value={String(n)}>
-                {n}
-              </option>
-            ))}
-            {settings.threads !== null && settings.threads > props.maxThreads && <option value={String(settings.threads)}>{settings.threads}</option>}
-          </select>
-        </label>
+        <ThreadsSelect value={settings.threads} busy={props.busy} testId="threads" onChange={(threads) => onChange({ ...settings, threads })} />
         <label>
           Warm runs
           <input
             type="number"
             min={1}
-            max={1000}
-            value={settings.warmRuns}
+            max={MAX_WARM_RUNS}
+            value={warmText}
             disabled={props.busy}
             data-testid="warm-runs"
+            aria-invalid={warmInvalid}
+            aria-describedby={warmInvalid ? 'warm-runs-error' : undefined}
             onInput={(e) => {
-              const n = Number(e.currentTarget.value);
-              if (Number.isInteger(n) && n >= 1 && n <= 1000) onChange({ ...settings, warmRuns: n });
+              const text = e.currentTarget.value;
+              setWarmText(text);
+              const n = Number(text);
+              if (Number.isInteger(n) && n >= 1 && n <= MAX_WARM_RUNS) onChange({ ...settings, warmRuns: n });
             }}
           />
         </label>
@@ -91,12 +86,17 @@ export function RunControls(props: {
           Fixture with random weights: a pipeline check, not a measure of quality.
         </p>
       )}
+      {warmInvalid && (
+        <p class="error" id="warm-runs-error" data-testid="warm-runs-error">
+          Warm runs: {warmText === '' ? 'empty' : `'${warmText}'`} is not a whole number from 1 to {MAX_WARM_RUNS}; the Warm run button waits for one.
+        </p>
+      )}
       <div class="buttons">
         <button type="button" disabled={props.busy} data-testid="run-cold" onClick={() => props.onRun('cold')}>
           Cold run
         </button>
-        <button type="button" disabled={props.busy} data-testid="run-warm" onClick={() => props.onRun('warm')}>
-          Warm run ({settings.warmRuns}){props.hasSession ? '' : ' – loads the model first'}
+        <button type="button" disabled={props.busy || warmInvalid} data-testid="run-warm" onClick={() => props.onRun('warm')}>
+          {warmInvalid ? 'Warm run (set 1 to 1000 runs)' : `Warm run (${settings.warmRuns})${props.hasSession ? '' : ' – loads the model first'}`}
         </button>
         <CancelButton onCancel={props.onCancel} testId="run-cancel" />
         <PageBusyNote owner={props.pageRun ?? null} ownBusy={false} testId="run-page-busy" />

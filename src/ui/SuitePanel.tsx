@@ -17,9 +17,11 @@ import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
 import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
+import { threeSignificant } from '../core/format-number.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
+import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
@@ -215,19 +217,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
           </select>
         </label>
         <EpSelect value={ep} busy={busy} testId="suite-ep" onChange={setEp} />
-        <label>
-          WASM threads
-          <input
-            type="number"
-            min={1}
-            max={64}
-            placeholder="default"
-            value={threads ?? ''}
-            disabled={busy}
-            data-testid="suite-threads"
-            onChange={(e) => setThreads(e.currentTarget.value === '' ? null : Math.max(1, Math.min(64, Math.round(Number(e.currentTarget.value)))))}
-          />
-        </label>
+        <ThreadsSelect value={threads} busy={busy} testId="suite-threads" onChange={setThreads} />
         <label class="check">
           <input type="checkbox" checked={allowFallback} disabled={busy} data-testid="suite-allow-fallback" onChange={(e) => setAllowFallback(e.currentTarget.checked)} />
           allow fallback to wasm
@@ -262,7 +252,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       )}
       {rows && (
         <p data-testid="suite-rows">
-          Rows {rows.rowsDone} / {rows.rowsTotal} · elapsed {seconds(rows.elapsedMs)} · {rows.etaMs === null ? 'estimating time left' : `about ${seconds(rows.etaMs)} left`}
+          Rows {rows.rowsDone} / {rows.rowsTotal} · elapsed {seconds(rows.elapsedMs)} · {rows.rowsDone === rows.rowsTotal ? 'all rows done' : rows.etaMs === null ? 'estimating time left' : `about ${seconds(rows.etaMs)} left`}
           <progress max={rows.rowsTotal} value={rows.rowsDone} />
         </p>
       )}
@@ -286,7 +276,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
           <p>
             Rows: {receipt.rows.accepted} ranked, {receipt.rows.low_margin} low_margin, {receipt.rows.single_candidate} single_candidate, {receipt.rows.no_candidates}{' '}
             no_candidates (of {receipt.rows.total}).
-            {stats && ` Row latency median ${stats.median.toFixed(1)} ms, p95 ${stats.p95.toFixed(1)} ms.`}
+            {stats && ` Row latency median ${threeSignificant(stats.median)} ms, p95 ${threeSignificant(stats.p95)} ms, min ${threeSignificant(stats.min)} ms, max ${threeSignificant(stats.max)} ms.`}
             {receipt.timings.model_load_ms !== null && ` Model load ${seconds(receipt.timings.model_load_ms)} (kept out of row latencies).`}
           </p>
           <div class="buttons">

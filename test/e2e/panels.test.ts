@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { comparisonVerdicts } from '../../src/core/comparison/comparison-verdict.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
+import { threeSignificant } from '../../src/core/format-number.ts';
 import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { pageQuery, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
@@ -72,6 +73,73 @@ describe('the comparison panel', () => {
     const webgpu = receipt.routes.find((r) => r.id === 'webgpu')!;
     expect(webgpu.software_adapter).toBe(receipt.capabilities.webgpu.is_fallback_adapter);
     expect(await page.getByTestId('software-adapter-webgpu').count()).toBe(webgpu.software_adapter ? 1 : 0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
+
+/** Whether the page is wider than its viewport (a phone would scroll sideways). */
+async function overflows(page: Page): Promise<{ scrollWidth: number; viewport: number }> {
+  return page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+}
+
+describe('every panel at 375 px', () => {
+  it('shows each panel\'s results without sideways scrolling, with every stage time, median and p95 as text, and logs no console error', async () => {
+    const page = await env.browser.context.newPage();
+    await page.setViewportSize({ width: 375, height: 812 });
+    const errors = consoleErrors(page);
+    const fits = async (what: string) => {
+      const { scrollWidth, viewport } = await overflows(page);
+      expect(scrollWidth, `${what}: page ${scrollWidth} px wide in a ${viewport} px viewport`).toBeLessThanOrEqual(viewport);
+    };
+    // The Run panel: a cold and a warm run (developer panels on a phone: mode=panels).
+    await page.goto(`${env.server.url}${pageQuery({ mode: 'panels', autorun: ['cold', 'warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 8 })}`);
+    expect(await waitForEnd(page)).toBe('done');
+    const [cold, warm] = await pageReceipts(page);
+    const coldText = (await page.getByTestId('cold-stages').textContent()) ?? '';
+    for (const ms of [cold.timings.model_fetch_ms, cold.timings.session_create_ms, cold.timings.first_inference_ms]) {
+      expect(coldText).toContain(`${threeSignificant(ms!)} ms`);
+    }
+    const warmText = (await page.getByTestId('warm-stats').textContent()) ?? '';
+    const w = warm.timings.warm_stats!;
+    for (const [name, v] of [['median', w.median], ['p95', w.p95], ['min', w.min], ['max', w.max]] as const) expect(warmText).toContain(`${name} ${threeSignificant(v)} ms`);
+    await fits('Run panel with a cold and a warm receipt');
+
+    // Generation: the panel's own defaults (the fixture causal LM).
+    await page.getByTestId('gen-run').click();
+    await page.getByTestId('generation-receipt').waitFor({ timeout: 170_000 });
+    const gen = (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'generation-receipt')!.data as { summary: { ttft_ms_median: number; ttft_ms_p95: number } };
+    const ttftText = (await page.getByTestId('gen-ttft-chart-numbers').textContent()) ?? '';
+    expect(ttftText).toContain(`median ${threeSignificant(gen.summary.ttft_ms_median)} ms`);
+    expect(ttftText).toContain(`p95 ${threeSignificant(gen.summary.ttft_ms_p95)} ms`);
+    expect(await page.getByTestId('generation-summary').textContent()).toContain('TTFT median / p95');
+    await fits('generation panel with its receipt');
+
+    // Comparison: the tiny fixture on two routes.
+    await page.getByTestId('cmp-model').selectOption('ort-tiny-xenc');
+    await page.getByTestId('cmp-routes').fill('wasm-1,wasm-2');
+    await page.getByTestId('cmp-rounds').fill('3');
+    await page.getByTestId('cmp-rounds').press('Tab');
+    await page.getByTestId('cmp-run').click();
+    await page.getByTestId('comparison-receipt').waitFor({ timeout: 170_000 });
+    const comparison = ComparisonReceipt.parse((await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'comparison-receipt')!.data);
+    expect(comparison.schedule.rounds).toBe(3);
+    for (const route of comparison.routes) {
+      const row = (await page.getByTestId(`route-${route.id}`).textContent()) ?? '';
+      expect(row).toContain(threeSignificant(route.stats!.median));
+      expect(row).toContain(threeSignificant(route.stats!.p95));
+    }
+    await fits('comparison panel with its receipt');
+
+    // Suite: the demo suite with the panel's defaults.
+    await page.getByTestId('suite-run').click();
+    await page.getByTestId('suite-result').waitFor({ timeout: 170_000 });
+    const suite = (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'suite-receipt')!.data as { timings: { row_latency_stats: { median: number; p95: number } } };
+    const suiteText = (await page.getByTestId('suite-result').textContent()) ?? '';
+    expect(suiteText).toContain(`median ${threeSignificant(suite.timings.row_latency_stats.median)} ms`);
+    expect(suiteText).toContain(`p95 ${threeSignificant(suite.timings.row_latency_stats.p95)} ms`);
+    await fits('suite panel with its result');
+    // No console error in the page or its workers through a comparison, a suite run and a generation run.
     expect(errors).toEqual([]);
     await page.close();
   });
