@@ -63,7 +63,16 @@ export async function fetchModelFiles(
     const url = modelFileUrl(model, file, pageBaseUrl);
     urls.push(url);
     const shownUrl = redactUrl(url);
-    const response = await fetch(url, { cache, credentials: 'same-origin' });
+    let response: Response;
+    try {
+      response = await fetch(url, { cache, credentials: 'same-origin' });
+    } catch (error) {
+      // The browser says only "Failed to fetch": name the file and its host, and what usually causes it.
+      throw new Error(
+        `model file ${shownUrl} could not be fetched from ${new URL(url).host} (${(error as Error).message}): offline, or the host is blocked ` +
+          '(a firewall, a content blocker or a captive portal); check the connection, then run again',
+      );
+    }
     if (!response.ok) throw new Error(`model file ${shownUrl} answered HTTP ${response.status}`);
     const headerLength = Number(response.headers.get('content-length'));
     const expected = file.bytes ?? (Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null);

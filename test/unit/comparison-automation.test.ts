@@ -15,6 +15,13 @@ describe('route spec', () => {
       expect(parseRouteSpec(bad), bad).toBeNull();
     }
   });
+
+  it('drops spaces around each route, as a person types them (wasm-1, wasm-2)', () => {
+    expect(parseRouteSpec('wasm-1, wasm-2 ,  webgpu ')).toEqual(parseRouteSpec('wasm-1,wasm-2,webgpu'));
+    // The same route twice is still refused once the spaces are gone, and a space inside a route is not a route.
+    expect(parseRouteSpec('wasm-1, wasm-1')).toBeNull();
+    expect(parseRouteSpec('wasm- 1,webgpu')).toBeNull();
+  });
 });
 
 describe('automation params for compare and generate runs', () => {

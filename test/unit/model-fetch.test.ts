@@ -68,6 +68,14 @@ describe('fetchModelFiles', () => {
     expect(fetched.files[0].expected_sha256).toBeNull();
   });
 
+  it('names the file and its host when the network refuses, and says what to check', async () => {
+    const unreachable: CatalogModel = { ...heavy, source: { type: 'page-origin', base_path: 'models/heavy/' } };
+    // Port 9 on the loopback: nothing listens there, so the fetch itself fails (as offline or a blocked host does).
+    await expect(fetchModelFiles(unreachable, 'http://127.0.0.1:9/app/?token=SECRET', {})).rejects.toThrow(
+      /^model file http:\/\/127\.0\.0\.1:9\/app\/models\/heavy\/model\.onnx could not be fetched from 127\.0\.0\.1:9 \(.+\): offline, or the host is blocked/,
+    );
+  });
+
   it('names the redacted URL and status of a missing file', async () => {
     const missing: CatalogModel = { ...heavy, source: { type: 'page-origin', base_path: 'models/nope/' } };
     await expect(fetchModelFiles(missing, `${server.url}?token=SECRET`, {})).rejects.toThrow(`model file ${server.url}models/nope/model.onnx answered HTTP 404`);

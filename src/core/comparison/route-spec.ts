@@ -23,11 +23,12 @@ export const DEFAULT_COMPARISON_ROUTES: readonly RouteSpec[] = Object.freeze([
 export const ROUTE_SPEC_EXPECTED = 'a comma-separated list of 2 to 6 distinct routes, each wasm-<threads 1..64> or webgpu';
 
 /**
- * Parses a route list; null when it is not valid (the caller reports ROUTE_SPEC_EXPECTED).
+ * Parses a route list; null when it is not valid (the caller reports ROUTE_SPEC_EXPECTED). Spaces around each route
+ * are dropped (`wasm-1, wasm-2` is `wasm-1,wasm-2`).
  * @param raw e.g. `wasm-1,wasm-2,webgpu`
  */
 export function parseRouteSpec(raw: string): RouteSpec[] | null {
-  const parts = raw.split(',');
+  const parts = raw.split(',').map((part) => part.trim());
   if (parts.length < 2 || parts.length > 6 || new Set(parts).size !== parts.length) return null;
   const routes: RouteSpec[] = [];
   for (const part of parts) {
