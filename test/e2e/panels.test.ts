@@ -142,7 +142,7 @@ describe('every panel at 375 px', () => {
     // No console error in the page or its workers through a comparison, a suite run and a generation run.
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 900_000);
 });
 
 describe('one run at a time', () => {
