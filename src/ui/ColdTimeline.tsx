@@ -26,7 +26,8 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
   const scale = total > 0 ? (width - labelWidth - 70) / total : 0;
   let offset = 0;
   const height = STAGES.length * 22 + 8;
-  const summary = STAGES.map(([key, label]) => `${label} ${stageText(t[key])}`).join(', ');
+  // A stage's time is absent (not null) in receipts written before the runtime fetch was its own stage.
+  const summary = STAGES.map(([key, label]) => `${label} ${stageText(t[key] ?? null)}`).join(', ');
   return (
     <figure class="chart" data-testid="cold-timeline">
       <svg viewBox={`0 0 ${width} ${height}`} style={{ maxWidth: `${width}px` }} role="img" aria-label={`Cold run stages: ${summary}`}>
@@ -53,7 +54,7 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
         <ul class="chart-numbers" data-testid="cold-stages">
           {STAGES.map(([key, label]) => (
             <li key={key} data-stage={key}>
-              {label}: {stageText(t[key])}
+              {label}: {stageText(t[key] ?? null)}
             </li>
           ))}
           <li data-stage="total_ms">total (with probe and page work): {threeSignificant(t.total_ms)} ms</li>

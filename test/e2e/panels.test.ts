@@ -97,7 +97,8 @@ describe('every panel at 375 px', () => {
     expect(await waitForEnd(page)).toBe('done');
     const [cold, warm] = await pageReceipts(page);
     const coldText = (await page.getByTestId('cold-stages').textContent()) ?? '';
-    for (const ms of [cold.timings.model_fetch_ms, cold.timings.session_create_ms, cold.timings.first_inference_ms]) {
+    for (const ms of [cold.timings.model_fetch_ms, cold.timings.runtime_fetch_ms, cold.timings.session_create_ms, cold.timings.first_inference_ms]) {
+      expect(ms).toEqual(expect.any(Number));
       expect(coldText).toContain(`${threeSignificant(ms!)} ms`);
     }
     const warmText = (await page.getByTestId('warm-stats').textContent()) ?? '';
