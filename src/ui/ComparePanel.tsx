@@ -30,6 +30,7 @@ import { ModelSelect } from './ModelSelect.tsx';
 import { comparisonVerdicts, SOFTWARE_ADAPTER_MARK, standingText, type RouteVerdict } from '../core/comparison/comparison-verdict.ts';
 import { threeSignificant } from '../core/format-number.ts';
 import { OverlapNote } from './OverlapNote.tsx';
+import { FailureAdvice } from './FailureAdvice.tsx';
 import { pageRuns } from '../page/run-gate.ts';
 import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 
@@ -297,6 +298,7 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
             )}
           </h3>
           {receipt.outcome.reason && <p class="error">Failed: {receipt.outcome.reason}</p>}
+          <FailureAdvice reason={receipt.outcome.reason ?? receipt.routes.find((r) => !r.valid)?.invalid_reason ?? null} panel="comparison" testId="cmp-advice" />
           <OverlapNote overlap={receipt.overlap} />
           <p class="note" data-testid="cmp-tolerance">
             Tolerance {threeSignificant(receipt.tolerance.max_abs_diff)} ({receipt.model.dtype ?? 'fp32'}

@@ -17,6 +17,7 @@ import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
+import { FailureAdvice } from './FailureAdvice.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
@@ -244,6 +245,7 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
               Failed: {receipt.outcome.reason}
             </p>
           )}
+          <FailureAdvice reason={receipt.outcome.reason} panel="generation" testId="gen-advice" />
           <OverlapNote overlap={receipt.overlap} />
           <GenerationSummaryTable receipt={receipt} />
           <GenerationCharts samples={receipt.samples} />

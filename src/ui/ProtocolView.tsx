@@ -17,6 +17,7 @@ import { copyJson, downloadJson } from '../page/download.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { refusedLine, usePageRun } from './page-runs.tsx';
+import { FailureAdvice } from './FailureAdvice.tsx';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -324,6 +325,7 @@ export function ProtocolView(props: {
           {last.run.wake_lock !== 'held' ? ` · screen wake lock: ${last.run.wake_lock}` : ''}
         </p>
       )}
+      {last && !busy && <FailureAdvice reason={last.outcome.reason} panel="protocol" testId="protocol-advice" />}
       <section class="panel" data-testid="session">
         <h2>Your session</h2>
         {sessionReady ? <StoredSession receipts={receipts} /> : <p>Loading the stored session…</p>}

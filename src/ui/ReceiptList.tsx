@@ -4,6 +4,7 @@ import type { DeviceReceipt } from '../core/receipt.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
+import { FailureAdvice } from './FailureAdvice.tsx';
 import { WarmChart } from './WarmChart.tsx';
 
 function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
@@ -26,6 +27,7 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
           Failed{receipt.outcome.failed_stage ? ` at ${receipt.outcome.failed_stage}` : ''}: {receipt.outcome.reason}
         </p>
       )}
+      <FailureAdvice reason={receipt.outcome.reason} panel="run" testId="failure-advice" />
       {receipt.run.kind === 'cold' && <ColdTimeline receipt={receipt} />}
       {receipt.run.kind === 'warm' && <WarmChart samplesMs={receipt.timings.warm_samples_ms} />}
       <div class="buttons">

@@ -21,6 +21,7 @@ import { threeSignificant } from '../core/format-number.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
+import { FailureAdvice } from './FailureAdvice.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
@@ -272,6 +273,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
             Outcome: <strong data-testid="suite-outcome">{receipt.outcome.status}</strong>
             {receipt.outcome.reason && ` – ${receipt.outcome.reason}`}
           </p>
+          <FailureAdvice reason={receipt.outcome.reason} panel="suite" testId="suite-advice" />
           <OverlapNote overlap={receipt.overlap} />
           <p>
             Rows: {receipt.rows.accepted} ranked, {receipt.rows.low_margin} low_margin, {receipt.rows.single_candidate} single_candidate, {receipt.rows.no_candidates}{' '}

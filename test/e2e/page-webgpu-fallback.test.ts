@@ -33,6 +33,8 @@ describe('webgpu without an adapter', () => {
     expect(receipt.status_transitions.at(-1)?.status).toBe('failed');
     // The reason is on the page too, not only in the receipt.
     expect(await page.getByTestId('failure-reason').textContent()).toContain('no adapter was granted');
+    // With what to do, in this panel's own controls (it has the "allow fallback to wasm" box).
+    expect(await page.getByTestId('failure-advice').textContent()).toContain('tick "allow fallback to wasm"');
     await page.close();
   });
 

@@ -81,7 +81,7 @@ export async function createOnRoute(
   if (await tryEp(request.ep)) return completed(request.ep, null);
   if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm'))) return completed('wasm', attempts[0].reason);
   const first = attempts[0]?.reason ?? 'unknown failure';
-  const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed; tick "allow fallback" to permit it)' : '';
+  const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed for this run)' : '';
   throw new RouteError(`${first}${hint}`, attempts, fetched);
 }
 

@@ -1,0 +1,50 @@
+/**
+ * What to do after a failure, in the words of the panel it appears in: advice must name controls that panel has (the
+ * comparison panel has no "allow fallback" box, protocol mode has no route choice). Pure: the panels show the line
+ * under the failure's own reason; receipts keep the reason only.
+ */
+
+/** The panels a failure can be shown in, each with its own controls. */
+export type FailurePanel = 'run' | 'suite' | 'generation' | 'comparison' | 'protocol';
+
+/** A WebGPU route failed and the run did not allow falling back to wasm (the worker's wording). */
+const NO_FALLBACK = /fallback to wasm not allowed/;
+/** The network refused a model file (src/workers/model-fetch.ts names the host). */
+const OFFLINE = /could not be fetched from (\S+) .*offline, or the host is blocked/;
+/** The server has no such file. */
+const HTTP_STATUS = /answered HTTP (\d{3})/;
+
+/** Each panel's Run button, as the advice names it. */
+const RUN_BUTTON: Record<FailurePanel, string> = {
+  run: 'Cold run or Warm run',
+  suite: 'Run suite',
+  generation: 'Run generation',
+  comparison: 'Run comparison',
+  protocol: 'the big button',
+};
+
+/**
+ * The next step for a failure reason in `panel`, or null when there is no advice beyond the reason itself.
+ * @param reason the failure's reason (a receipt's outcome reason, a route's invalid reason)
+ * @param panel where it is shown
+ */
+export function failureAdvice(reason: string, panel: FailurePanel): string | null {
+  if (NO_FALLBACK.test(reason)) {
+    switch (panel) {
+      case 'run':
+      case 'suite':
+        return 'This browser gave no usable WebGPU: choose wasm as the execution provider, or tick "allow fallback to wasm" to let the run fall back (the receipt records the fallback).';
+      case 'generation':
+        return 'This browser gave no usable WebGPU: choose wasm as the execution provider and run again.';
+      case 'comparison':
+        return 'This browser gave no usable WebGPU: remove webgpu from Routes (for example wasm-1,wasm-2), or compare on a device whose browser offers WebGPU.';
+      case 'protocol':
+        return 'This device cannot run the protocol\'s WebGPU route: tell the person who sent you the protocol; nothing here can change the route.';
+    }
+  }
+  const offline = OFFLINE.exec(reason);
+  if (offline) return `Check that this device is online and that nothing blocks ${offline[1]}, then press ${RUN_BUTTON[panel]} again.`;
+  const status = HTTP_STATUS.exec(reason);
+  if (status && status[1] === '404') return 'The server has no such file: the page and its models are out of step; reload the page, and if it stays, report it with this receipt.';
+  return null;
+}
