@@ -213,6 +213,7 @@ export function App(props: { catalog: ModelCatalog }) {
         settings={settings}
         busy={busy || pageRun !== null || automation.errors.length > 0}
         pageRun={busy ? null : pageRun}
+        paramErrors={automation.errors}
         hasSession={model && input ? controller.hasLiveSession({ kind: 'warm', model, input, ...settings }) : false}
         onChange={setSettings}
         onRun={(kind) => void runSequence([kind])}
@@ -222,8 +223,8 @@ export function App(props: { catalog: ModelCatalog }) {
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} />
       <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} />
-      <GenerationPanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
-      <ComparePanel catalog={catalog} automation={a} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
+      <GenerationPanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
+      <ComparePanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
       <SuitePanel catalog={catalog} automation={automation} journal={journal} />
       <label class="device-details">
         <input type="checkbox" data-testid="device-details" checked={deviceDetails === 'full'} disabled={pageRun !== null} onChange={(e) => onDeviceDetails(e.currentTarget.checked)} />{' '}

@@ -32,7 +32,7 @@ import { threeSignificant } from '../core/format-number.ts';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { pageRuns } from '../page/run-gate.ts';
-import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 
 /** A number for people: 3 significant digits, or a dash when there is none. */
 function fmt(value: number | null | undefined): string {
@@ -130,7 +130,15 @@ function CompareTable(props: { receipt: ComparisonReceipt; verdicts: RouteVerdic
  * @param props.autorun whether this panel should start a comparison on mount
  * @param props.journal the page's run journal (the comparison's stages are journaled; its receipt records a pending interruption)
  */
-export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean; journal?: ControllerJournal }) {
+export function ComparePanel(props: {
+  catalog: ModelCatalog;
+  automation: Readonly<AutomationSettings>;
+  /** The URL's bad parameters: while any is there, the panel runs nothing. */
+  paramErrors?: readonly string[];
+  autorun: boolean;
+  journal?: ControllerJournal;
+}) {
+  const paramErrors = props.paramErrors ?? [];
   const { catalog, automation: a } = props;
   const models: CatalogModel[] = catalog.models.filter((m) => canRun(m, 'compare'));
   // The heavier fixture is the natural default: thread counts make a difference on it.
@@ -271,11 +279,12 @@ export function ComparePanel(props: { catalog: ModelCatalog; automation: Readonl
         )}
       </div>
       <div class="buttons">
-        <button type="button" disabled={busy || pageRun !== null || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds, rowCount })}>
+        <button type="button" disabled={busy || pageRun !== null || paramErrors.length > 0 || parsedRoutes === null} data-testid="cmp-run" onClick={() => void run({ modelId, routesText, baseline, rounds, rowCount })}>
           Run comparison
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="cmp-cancel" />
         <PageBusyNote owner={pageRun} ownBusy={busy} testId="cmp-page-busy" />
+        <BadParamsNote errors={paramErrors} testId="cmp-bad-params" />
         {busy && <span role="status">{progress ?? 'starting'}</span>}
         {parsedRoutes === null && <span class="error">Routes: expected {ROUTE_SPEC_EXPECTED}</span>}
       </div>

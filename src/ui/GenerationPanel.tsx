@@ -15,7 +15,7 @@ import type { GenerationAnswers } from '../core/generation/generation-answers.ts
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
-import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
@@ -85,7 +85,15 @@ function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
  * @param props.autorun whether this panel should start a run on mount
  * @param props.journal the page's run journal (the run's stages are journaled; its receipt records a pending interruption)
  */
-export function GenerationPanel(props: { catalog: ModelCatalog; automation: Readonly<AutomationSettings>; autorun: boolean; journal?: ControllerJournal }) {
+export function GenerationPanel(props: {
+  catalog: ModelCatalog;
+  automation: Readonly<AutomationSettings>;
+  /** The URL's bad parameters: while any is there, the panel runs nothing. */
+  paramErrors?: readonly string[];
+  autorun: boolean;
+  journal?: ControllerJournal;
+}) {
+  const paramErrors = props.paramErrors ?? [];
   const { catalog, automation: a } = props;
   const models: CatalogModel[] = catalog.models.filter((m) => canRun(m, 'generate'));
   // A model named in the URL is used as given (a non-generate model then fails clearly, never swapped silently).
@@ -214,11 +222,12 @@ export function GenerationPanel(props: { catalog: ModelCatalog; automation: Read
         </label>
       </div>
       <div class="buttons">
-        <button type="button" disabled={busy || pageRun !== null || !model} data-testid="gen-run" onClick={() => void run({ modelId, ep, threads, reps, promptSetId })}>
+        <button type="button" disabled={busy || pageRun !== null || paramErrors.length > 0 || !model} data-testid="gen-run" onClick={() => void run({ modelId, ep, threads, reps, promptSetId })}>
           Run generation
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="gen-cancel" />
         <PageBusyNote owner={pageRun} ownBusy={busy} testId="gen-page-busy" />
+        <BadParamsNote errors={paramErrors} testId="gen-bad-params" />
         {busy && (
           <span role="status" data-testid="gen-progress">
             {phase ?? 'starting'}

@@ -3,7 +3,7 @@ import type { CatalogModel } from '../core/catalog.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
-import { PageBusyNote } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote } from './page-runs.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 
 /** The most timed runs one warm run takes (the automation parameter's limit too). */
@@ -36,6 +36,8 @@ export function RunControls(props: {
   onCancel: (() => void) | null;
   /** What holds the page when it is another panel's run (null otherwise): the buttons say why they are disabled. */
   pageRun?: string | null;
+  /** The URL's bad parameters: the buttons say why they are disabled. */
+  paramErrors?: readonly string[];
 }) {
   const { settings, onChange } = props;
   const model = props.models.find((m) => m.id === settings.modelId);
@@ -100,6 +102,7 @@ export function RunControls(props: {
         </button>
         <CancelButton onCancel={props.onCancel} testId="run-cancel" />
         <PageBusyNote owner={props.pageRun ?? null} ownBusy={false} testId="run-page-busy" />
+        <BadParamsNote errors={props.paramErrors ?? []} testId="run-bad-params" />
       </div>
     </section>
   );

@@ -19,7 +19,7 @@ import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { threeSignificant } from '../core/format-number.ts';
 import { pageRuns } from '../page/run-gate.ts';
-import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
@@ -236,7 +236,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
       <div class="buttons">
         <button
           type="button"
-          disabled={busy || pageRun !== null || !model}
+          disabled={busy || pageRun !== null || props.automation.errors.length > 0 || !model}
           data-testid="suite-run"
           onClick={() => void start({ modelId, ep, threads, allowFallback, dtype, threshold, suiteId: source === 'demo' ? DEMO_SUITE_ID : null }, false)}
         >
@@ -244,6 +244,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="suite-cancel" />
         <PageBusyNote owner={pageRun} ownBusy={busy} testId="suite-page-busy" />
+        <BadParamsNote errors={props.automation.errors} testId="suite-bad-params" />
         <span data-testid="suite-phase">{phase}</span>
       </div>
       {download && phase === 'load' && (

@@ -34,3 +34,19 @@ export function PageBusyNote(props: { owner: string | null; ownBusy: boolean; te
     </span>
   );
 }
+
+/**
+ * The note beside a panel's Run button while the page's URL holds a bad parameter: every panel is disabled, since a
+ * run would not be the one the URL asked for (the banner at the top names each bad parameter).
+ * @param props.errors the URL's parameter errors (none: no note)
+ * @param props.testId the note's data-testid
+ */
+export function BadParamsNote(props: { errors: readonly string[]; testId: string }) {
+  if (props.errors.length === 0) return null;
+  return (
+    <span class="note" data-testid={props.testId}>
+      Disabled: the page's URL has {props.errors.length === 1 ? 'a bad parameter' : `${props.errors.length} bad parameters`} ({props.errors.join('; ')}). Fix
+      or remove {props.errors.length === 1 ? 'it' : 'them'} and reload.
+    </span>
+  );
+}

@@ -170,6 +170,17 @@ describe('one run at a time', () => {
     await page.close();
   });
 
+  it('disables every panel while the URL holds a bad parameter, and says why', async () => {
+    const page = await env.browser.context.newPage();
+    await page.goto(`${env.server.url}?threads=abc`);
+    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
+    for (const id of ['run-cold', 'run-warm', 'gen-run', 'cmp-run', 'suite-run']) expect(await page.getByTestId(id).isDisabled(), id).toBe(true);
+    for (const id of ['run-bad-params', 'gen-bad-params', 'cmp-bad-params', 'suite-bad-params']) {
+      expect(await page.getByTestId(id).textContent(), id).toContain("Invalid threads param: 'abc'");
+    }
+    await page.close();
+  });
+
   it('flags runs that overlap across two tabs, and summarize sets the overlapping receipts aside', async () => {
     const long = await env.browser.context.newPage();
     await long.goto(`${env.server.url}${LONG_WARM}`);
