@@ -6,14 +6,15 @@
  * `source: user-supplied`, `kind: user`, `integrity: unpinned`, and list every file by its bytes and SHA-256 only:
  * no file or folder name reaches a receipt, a download name or the page's artifacts.
  *
- * A transformers.js folder (config.json, tokenizer files, onnx/) is recognised and its problems named, but running
- * one from picked files is not built yet: the panel says so instead of running something else.
+ * A transformers.js folder (config.json, tokenizer files, onnx/model*.onnx) runs through transformers.js instead: its
+ * task from config.json's architecture (a sequence classifier, or a causal LM's forward pass), its first dtype, on
+ * synthesized token ids; files of no known role in it are neither read nor hashed.
  */
 import { useMemo, useState } from 'preact/hooks';
 import type { DeviceReceipt } from '../core/receipt.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
-import { recogniseUserModel, type UserModel } from '../core/user-model/user-model-files.ts';
-import { synthesizedInput, userCatalogModel } from '../core/user-model/user-run.ts';
+import { recogniseUserModel, userModelTasks, type UserModel } from '../core/user-model/user-model-files.ts';
+import { runnableFiles, synthesizedInput, userCatalogModel } from '../core/user-model/user-run.ts';
 import { downloadJson } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
@@ -64,7 +65,25 @@ export function UserModelPanel(props: { stageTimeoutMs: number | null; journal?:
   };
 
   const run = async () => {
-    if (picked === null || 'problem' in picked || picked.model.kind !== 'onnx') return;
+    if (picked === null || 'problem' in picked) return;
+    // A folder's task comes from its config.json (only its architecture name is read); it runs its first dtype.
+    let folder: { task: 'rerank' | 'score-candidates'; dtype: string } | null = null;
+    if (picked.model.kind === 'transformers') {
+      const config = picked.model.files.find((f) => f.path === 'config.json')!;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await picked.files[config.index].text());
+      } catch {
+        setError('These files cannot be run: config.json is not JSON.');
+        return;
+      }
+      const tasks = userModelTasks(parsed);
+      if ('problem' in tasks) {
+        setError(`These files cannot be run: ${tasks.problem}.`);
+        return;
+      }
+      folder = { task: tasks.tasks.includes('rerank') ? 'rerank' : 'score-candidates', dtype: picked.model.dtypes[0] };
+    }
     const claim = pageRuns.claim('your model: cold + warm');
     if (claim === null) {
       setError(refusedLine(pageRuns.owner));
@@ -75,8 +94,8 @@ export function UserModelPanel(props: { stageTimeoutMs: number | null; journal?:
     setBusy(true);
     setError(null);
     setReceipts([]);
-    const model = userCatalogModel(picked.model);
-    const files = picked.model.files.map((f) => ({ path: f.path, blob: picked.files[f.index] }));
+    const model = userCatalogModel(picked.model, folder);
+    const files = runnableFiles(picked.model).map((f) => ({ path: f.path, blob: picked.files[f.index] }));
     try {
       for (const kind of ['cold', 'warm'] as const) {
         if (abort.signal.aborted) break;
@@ -157,11 +176,11 @@ export function UserModelPanel(props: { stageTimeoutMs: number | null; journal?:
         <p class="note" data-testid="user-model-recognised">
           {model.kind === 'onnx'
             ? `An ONNX graph${model.files.length > 1 ? ` with ${model.files.length - 1} external data file(s)` : ''}, ${picked !== null && !('problem' in picked) ? picked.files.reduce((s, f) => s + f.size, 0) : 0} bytes.`
-            : `A transformers.js model folder (${model.dtypes.join(', ')}). Running a folder from picked files is not built on this page yet: pick its onnx/ graph alone to run it on synthesized inputs.`}
+            : `A transformers.js model folder (${model.dtypes.join(', ')}): its ${model.dtypes[0]} graph runs, through transformers.js, on synthesized token ids.`}
         </p>
       )}
       <div class="buttons">
-        <button type="button" disabled={busy || pageRun !== null || model?.kind !== 'onnx'} data-testid="user-model-run" onClick={() => void run()}>
+        <button type="button" disabled={busy || pageRun !== null || model === null} data-testid="user-model-run" onClick={() => void run()}>
           Run cold + warm
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="user-model-cancel" />
@@ -178,7 +197,7 @@ export function UserModelPanel(props: { stageTimeoutMs: number | null; journal?:
           <ul>
             {r.model.files.map((f, i) => (
               <li key={i}>
-                {model ? userCatalogModel(model).files[i]?.path : 'file'}: {f.bytes} bytes, SHA-256 <code>{f.sha256}</code>
+                {r.model.task === 'raw' && model ? userCatalogModel(model).files[i]?.path : `file ${i + 1}`}: {f.bytes} bytes, SHA-256 <code>{f.sha256}</code>
               </li>
             ))}
           </ul>

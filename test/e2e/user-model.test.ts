@@ -13,7 +13,7 @@
  * downloaded receipt's name or bytes.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 // Names only the user knows: none may reach a receipt.
 const GRAPH_NAME = 'acme-confidential-ranker.onnx';
 const FOLDER_NAME = 'acme-private-lm-folder';
+const TFJS_FOLDER = 'acme-private-reranker';
+const TFJS_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'];
 
 let env: PageEnv;
 let page: Page;
@@ -37,6 +39,10 @@ beforeAll(async () => {
   copyFileSync(join(ROOT, 'public/models/ort-tiny-xenc/model.onnx'), join(dir, GRAPH_NAME));
   mkdirSync(join(dir, FOLDER_NAME));
   for (const f of ['model.onnx', 'model.onnx_data']) copyFileSync(join(ROOT, 'public/models/tfjs-tiny-qwen3/onnx', f), join(dir, FOLDER_NAME, f));
+  mkdirSync(join(dir, TFJS_FOLDER, 'onnx'), { recursive: true });
+  for (const f of TFJS_FILES) copyFileSync(join(ROOT, 'public/models/tfjs-tiny-xlmr-reranker', f), join(dir, TFJS_FOLDER, f));
+  // A file of no known role: neither read, hashed nor handed to the runtime.
+  writeFileSync(join(dir, TFJS_FOLDER, 'acme-notes.md'), 'private notes\n');
   env = await startPageEnv();
   page = await env.browser.context.newPage();
   await page.goto(`${env.server.url}?mode=panels`);
@@ -85,15 +91,15 @@ async function everythingStored(): Promise<string> {
   return offered + stored;
 }
 
-function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[]): void {
+function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[], engine: 'ort' | 'transformers' = 'ort'): void {
   expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
   const input = synthesizedInput({ batch: 1, sequence: 16 }, 42);
   for (const r of receipts) {
     expect(receiptProblems(r)).toEqual([]);
     expect(r.outcome.status, r.outcome.reason ?? '').toBe('ok');
-    expect(r.engine.name).toBe('ort');
+    expect(r.engine.name).toBe(engine);
     expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null });
-    expect(r.model).toMatchObject({ id: 'user-model', kind: 'user', source: 'user-supplied', revision: null, integrity: 'unpinned', dtype: null });
+    expect(r.model).toMatchObject({ id: 'user-model', kind: 'user', source: 'user-supplied', revision: null, integrity: 'unpinned', dtype: engine === 'ort' ? null : 'fp32' });
     expect(r.model.files).toEqual(
       files.map((bytes) => expect.objectContaining({ url: 'user-supplied:[redacted]', bytes: bytes.byteLength, sha256: sha256(bytes), expected_bytes: null, expected_sha256: null })),
     );
@@ -141,5 +147,20 @@ describe('bring your own model', () => {
     // The LM's logits over the built sequence of 16 tokens: [batch 1, 16, vocabulary].
     expect(receipts[0].output).toMatchObject({ name: 'logits', dims: [1, 16, expect.any(Number)] });
     expect(await everythingStored()).not.toMatch(/acme|private-lm|onnx_data/);
+  });
+
+  it('a transformers.js folder: config, tokenizer and its fp32 graph through transformers.js on synthesized token ids; a stray file neither read nor named', async () => {
+    await page.getByTestId('user-model-folder').setInputFiles(join(dir, TFJS_FOLDER));
+    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^A transformers\.js model folder \(fp32\): its fp32 graph runs/);
+    const receipts = await runPicked(4);
+    const byHash = new Map(TFJS_FILES.map((f) => [sha256(readFileSync(join(dir, TFJS_FOLDER, f))), readFileSync(join(dir, TFJS_FOLDER, f))]));
+    // Exactly the four files of known roles, each once (the notes file is not among them).
+    expect(receipts[0].model.files).toHaveLength(4);
+    expect(new Set(receipts[0].model.files.map((f) => f.sha256))).toEqual(new Set(byHash.keys()));
+    checkUserReceipts(receipts, receipts[0].model.files.map((f) => byHash.get(f.sha256)!), 'transformers');
+    expect(receipts[0].model.task).toBe('rerank');
+    // The cross-encoder's one logit per synthesized row.
+    expect(receipts[0].output).toMatchObject({ name: 'logits', dims: [1, 1] });
+    expect(await everythingStored()).not.toMatch(/acme|private-reranker|notes/);
   });
 });

@@ -13,7 +13,7 @@ import { recogniseUserModel, userModelTasks } from '../../src/core/user-model/us
 import { DT, OnnxGraph } from '../../src/fixtures/onnx-graph.ts';
 import { createHash } from 'node:crypto';
 import { modelFileUrl, parseCatalog } from '../../src/core/catalog.ts';
-import { synthesizedInput, synthesizedInputRecipeBytes, USER_FILE_URL, USER_MODEL_ID, userCatalogModel } from '../../src/core/user-model/user-run.ts';
+import { runnableFiles, synthesizedInput, synthesizedInputRecipeBytes, synthesizedTokenInput, USER_FILE_URL, USER_MODEL_ID, userCatalogModel } from '../../src/core/user-model/user-run.ts';
 import type { FetchProgress } from '../../src/worker-api/protocol.ts';
 import { readUserFiles } from '../../workers/model-fetch.ts';
 
@@ -179,6 +179,37 @@ describe('a user model as the page runs it', () => {
     const catalog = JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8'));
     catalog.models.push({ ...model, id: 'sneaked-in' });
     expect(() => parseCatalog(catalog, 'catalog.json')).toThrow(/never "user-supplied"/);
+  });
+
+  it('a transformers.js folder keeps its layout paths, leaves files of no role out, and runs its task and dtype', () => {
+    const picked = recogniseUserModel([
+      { path: 'acme/config.json', bytes: 1 },
+      { path: 'acme/tokenizer.json', bytes: 1 },
+      { path: 'acme/tokenizer_config.json', bytes: 1 },
+      { path: 'acme/onnx/model_q4.onnx', bytes: 1 },
+      { path: 'acme/acme-notes.md', bytes: 1 },
+    ]);
+    if ('problem' in picked) throw new Error(picked.problem);
+    expect(runnableFiles(picked).map((f) => f.index)).toEqual([0, 1, 2, 3]);
+    const model = userCatalogModel(picked, { task: 'score-candidates', dtype: 'q4' });
+    expect(model).toMatchObject({ engine: 'transformers', task: 'score-candidates', dtype: 'q4', kind: 'user', source: { type: 'user-supplied' } });
+    expect(model.files.map((f) => f.path)).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4.onnx']);
+    expect(JSON.stringify(model)).not.toMatch(/acme/);
+  });
+
+  it('synthesized token ids for a transformers.js model: the ids a bare graph gets, a full mask, zero segments', () => {
+    const tokens = synthesizedTokenInput(synthesizedInput({ batch: 2, sequence: 3 }, 42));
+    expect(tokens).toEqual({
+      schema: 'drb.fixed-input.v1',
+      id: 'synthesized-b2-s3',
+      input_ids: [[12, 49, 86], [24, 61, 98]],
+      attention_mask: [[1, 1, 1], [1, 1, 1]],
+      token_type_ids: [[0, 0, 0], [0, 0, 0]],
+    });
+    // The same ids planInputs/buildInputValues give a bare graph's int64 input_ids of that shape.
+    const plan = planInputs([{ name: 'input_ids', isTensor: true, type: 'int64', shape: ['batch', 'sequence'] }], { batch: 2, sequence: 3 });
+    if (!plan.ok) throw new Error(plan.problems.join('; '));
+    expect(Array.from(buildInputValues(plan.inputs, 42).get('input_ids')!, Number)).toEqual(tokens.input_ids.flat());
   });
 
   it('the synthesized input is named by its sizes, and hashed by its recipe', async () => {

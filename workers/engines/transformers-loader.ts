@@ -17,7 +17,8 @@ import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
 import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { redactUrl } from '../../src/core/redact.ts';
-import { fetchModelFiles, type FetchedModel } from '../model-fetch.ts';
+import { fetchModelFiles, readUserFiles, type FetchedModel } from '../model-fetch.ts';
+import { USER_MODEL_BASE_PATH, USER_MODEL_ID } from '../../src/core/user-model/user-run.ts';
 import type { EngineHooks, FetchedFacts, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
@@ -51,7 +52,9 @@ function locate(model: CatalogModel, pageBaseUrl: string): { id: string; revisio
     const parent = slash === -1 ? '' : `${folder.slice(0, slash)}/`;
     return { id: folder.slice(slash + 1), revision: 'main', local: true, localModelPath: new URL(parent, pageBaseUrl).pathname };
   }
-  if (model.source.type === 'user-supplied') throw new Error('a user-supplied model folder is not loaded through transformers.js on this page yet');
+  // A user's folder is a local model at a path of the page's own that nothing serves: every file is answered from the
+  // picked bytes by the fetch hook, and transformers.js sees only the folder's conventional names.
+  if (model.source.type === 'user-supplied') return { id: USER_MODEL_ID, revision: 'main', local: true, localModelPath: new URL(USER_MODEL_BASE_PATH, pageBaseUrl).pathname };
   return { id: model.source.repo, revision: model.source.revision ?? 'main', local: false, localModelPath: null };
 }
 
@@ -120,7 +123,11 @@ export async function loadTransformersModel(
   env.useFSCache = false;
 
   hooks.onStage?.('fetch', 'start');
-  const fetched: FetchedModel = await fetchModelFiles(model, pageBaseUrl, hooks);
+  const user = request.model.source.type === 'user-supplied';
+  if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
+  const fetched: FetchedModel = user
+    ? await readUserFiles(model, model.files.map((f) => request.userFiles![request.model.files.indexOf(f)]), hooks)
+    : await fetchModelFiles(model, pageBaseUrl, hooks);
   hooks.onStage?.('fetch', 'end');
   // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
   const runtime = await fetchOrtRuntime(request.ep, request.coldStart === true, hooks);
@@ -132,7 +139,8 @@ export async function loadTransformersModel(
   env.allowRemoteModels = !where.local;
   if (where.localModelPath !== null) env.localModelPath = where.localModelPath;
   const urls = new Map<string, Uint8Array>();
-  model.files.forEach((file, index) => urls.set(modelFileUrl(model, file, pageBaseUrl), fetched.buffers[index]));
+  const fileUrl = (file: CatalogModel['files'][number]) => (user ? new URL(`${USER_MODEL_BASE_PATH}${USER_MODEL_ID}/${file.path}`, pageBaseUrl).href : modelFileUrl(model, file, pageBaseUrl));
+  model.files.forEach((file, index) => urls.set(fileUrl(file), fetched.buffers[index]));
   const unlisted: string[] = [];
   const probeAliases = new Map<string, string>();
   if (!where.local && where.revision !== 'main') {

@@ -5,8 +5,8 @@
  * the marker URL `user-supplied:[redacted]`. The picked paths stay on the page and in the worker, where the runtime
  * needs them (an external data file is found by the name the graph gives it).
  */
-import type { CatalogModel } from '../catalog.ts';
-import type { UserModel } from './user-model-files.ts';
+import { FIXED_INPUT_SCHEMA, type CatalogModel, type FixedInput } from '../catalog.ts';
+import type { UserModel, UserModelFile } from './user-model-files.ts';
 import type { InputSizes } from './synthesized-inputs.ts';
 
 /** The id every user-supplied model runs under (the receipt's `model.id`): never derived from a name. */
@@ -15,14 +15,30 @@ export const USER_MODEL_ID = 'user-model';
 /** The URL recorded for every user-supplied file: a redaction marker, so no name or path is kept. */
 export const USER_FILE_URL = 'user-supplied:[redacted]';
 
+/** Where transformers.js is told a user's folder lives (answered from the picked bytes in the worker, never fetched). */
+export const USER_MODEL_BASE_PATH = 'drb-user-supplied/';
+
 /**
- * The catalog-shaped entry of a user's model (no pins: nothing is known in advance, so its receipts say `unpinned`,
- * with each file's bytes and SHA-256 as read). The files keep the picked order; their paths are roles.
+ * The picked files a run hands to the runtime, in order: every file of a bare graph; a folder's files but those of
+ * no known role (a README, notes: they are neither read nor hashed).
  * @param model what recogniseUserModel made of the picked files
  */
-export function userCatalogModel(model: UserModel): CatalogModel {
+export function runnableFiles(model: UserModel): UserModelFile[] {
+  return model.kind === 'onnx' ? model.files : model.files.filter((f) => f.role !== 'other');
+}
+
+/**
+ * The catalog-shaped entry of a user's model (no pins: nothing is known in advance, so its receipts say `unpinned`,
+ * with each file's bytes and SHA-256 as read), with `runnableFiles` in order. A bare graph's file paths are roles; a
+ * transformers.js folder's are its layout's conventional paths (config.json, onnx/model_q4.onnx ...), which
+ * transformers.js asks for by name. Neither reaches a receipt.
+ * @param model what recogniseUserModel made of the picked files
+ * @param folder for a transformers.js folder: its task (from config.json) and the dtype to run
+ */
+export function userCatalogModel(model: UserModel, folder: { task: 'rerank' | 'score-candidates'; dtype: string } | null = null): CatalogModel {
   const counts = new Map<string, number>();
-  const files = model.files.map((f) => {
+  const files = runnableFiles(model).map((f) => {
+    if (model.kind === 'transformers') return { path: f.path, bytes: null, sha256: null };
     const n = (counts.get(f.role) ?? 0) + 1;
     counts.set(f.role, n);
     return { path: n === 1 ? f.role : `${f.role}-${n}`, bytes: null, sha256: null };
@@ -31,11 +47,11 @@ export function userCatalogModel(model: UserModel): CatalogModel {
     id: USER_MODEL_ID,
     label: model.kind === 'onnx' ? 'Your ONNX graph' : 'Your transformers.js model folder',
     engine: model.kind === 'onnx' ? 'ort' : 'transformers',
-    task: model.kind === 'onnx' ? 'raw' : 'rerank',
+    task: model.kind === 'onnx' ? 'raw' : (folder?.task ?? 'rerank'),
     kind: 'user',
     source: { type: 'user-supplied' },
     files,
-    dtype: null,
+    dtype: model.kind === 'onnx' ? null : (folder?.dtype ?? model.dtypes[0]),
     licence: 'the user\'s own model (not known to this page)',
     default_input: null,
     notes: null,
@@ -72,4 +88,14 @@ export function synthesizedInput(sizes: InputSizes, seed: number): SynthesizedIn
  */
 export function synthesizedInputRecipeBytes(input: SynthesizedInputRequest): Uint8Array {
   return new TextEncoder().encode(JSON.stringify({ schema: SYNTHESIZED_INPUT_SCHEMA, batch: input.sizes.batch, sequence: input.sizes.sequence, seed: input.seed }));
+}
+
+/**
+ * A synthesized input as token ids for a transformers.js model (its forward pass on `batch` rows of `sequence` ids):
+ * the ids a bare graph's `input_ids` get (1..99, which every real vocabulary has), a full mask, zero segment ids.
+ * @param input the synthesized input
+ */
+export function synthesizedTokenInput(input: SynthesizedInputRequest): FixedInput {
+  const rows = (value: (i: number) => number) => Array.from({ length: input.sizes.batch }, (_, b) => Array.from({ length: input.sizes.sequence }, (_, s) => value(b * input.sizes.sequence + s)));
+  return { schema: FIXED_INPUT_SCHEMA, id: input.id, input_ids: rows((i) => 1 + ((i * 37 + 11) % 99)), attention_mask: rows(() => 1), token_type_ids: rows(() => 0) };
 }
