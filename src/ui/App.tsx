@@ -11,7 +11,7 @@ import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
-import { refusedLine, usePageRun } from './page-runs.tsx';
+import { refusedLine, RunAnnouncer, usePageRun } from './page-runs.tsx';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
@@ -206,6 +206,7 @@ export function App(props: { catalog: ModelCatalog }) {
           </button>
         </p>
       </header>
+      <RunAnnouncer />
       <InterruptedBanner run={interrupted} />
       <Banners crossOriginIsolated={capabilities ? capabilities.cross_origin_isolated : null} paramErrors={[...automation.errors, ...runErrors]} problems={problems} />
       <RunControls

@@ -31,6 +31,7 @@ import { comparisonVerdicts, SOFTWARE_ADAPTER_MARK, standingText, type RouteVerd
 import { threeSignificant } from '../core/format-number.ts';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { ResultRegion } from './ResultRegion.tsx';
 import { pageRuns } from '../page/run-gate.ts';
 import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 
@@ -295,7 +296,7 @@ export function ComparePanel(props: {
         </p>
       )}
       {receipt && (
-        <div class={`receipt ${receipt.outcome.status}`} data-testid="comparison-receipt" data-outcome={receipt.outcome.status}>
+        <ResultRegion resultKey={receipt.receipt_id} class={`receipt ${receipt.outcome.status}`} testId="comparison-receipt" outcome={receipt.outcome.status}>
           <h3>
             {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.input.id} · {receipt.schedule.rounds} rounds ·{' '}
             <strong data-testid="cmp-outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
@@ -333,7 +334,7 @@ export function ComparePanel(props: {
               {copied && <span role="status">{copied}</span>}
             </div>
           )}
-        </div>
+        </ResultRegion>
       )}
     </section>
   );

@@ -18,6 +18,7 @@ import { pageRuns } from '../page/run-gate.ts';
 import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { ResultRegion } from './ResultRegion.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
@@ -244,10 +245,10 @@ export function GenerationPanel(props: {
         </p>
       )}
       {receipt && (
-        <div class={`receipt ${receipt.outcome.status}`} data-testid="generation-receipt" data-outcome={receipt.outcome.status}>
+        <ResultRegion resultKey={receipt.receipt_id} class={`receipt ${receipt.outcome.status}`} testId="generation-receipt" outcome={receipt.outcome.status}>
           <h3>
             {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.route.completed_ep ?? `requested ${receipt.route.requested_ep}`} ·{' '}
-            <strong data-testid="gen-outcome">{receipt.outcome.status}</strong>
+            <strong data-testid="gen-outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
           </h3>
           {receipt.outcome.reason && (
             <p class="error" data-testid="gen-failure-reason">
@@ -277,7 +278,7 @@ export function GenerationPanel(props: {
               {copied && <span role="status">{copied}</span>}
             </div>
           )}
-        </div>
+        </ResultRegion>
       )}
     </section>
   );

@@ -6,19 +6,22 @@ import { ColdTimeline } from './ColdTimeline.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { WarmChart } from './WarmChart.tsx';
+import { useFocusOnMount } from './focus.ts';
 
 function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
   const { receipt } = props;
   const [copied, setCopied] = useState<string | null>(null);
+  // A new receipt takes the focus: the Run button that had it is disabled during the run.
+  const ref = useFocusOnMount<HTMLLIElement>();
   const name = artifactFileName(receiptNameParts(receipt));
   const route = receipt.route;
   return (
-    <li class={`receipt ${receipt.outcome.status}`} data-testid="receipt" data-kind={receipt.run.kind} data-outcome={receipt.outcome.status}>
+    <li ref={ref} tabIndex={-1} class={`receipt ${receipt.outcome.status}`} data-testid="receipt" data-kind={receipt.run.kind} data-outcome={receipt.outcome.status}>
       <h3>
         {receipt.run.kind} · {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · requested {route.requested_ep}
         {route.completed_ep ? `, ran on ${route.completed_ep}` : ''}
         {route.threads_effective !== null ? ` (${route.threads_effective} thread${route.threads_effective === 1 ? '' : 's'})` : ''} ·{' '}
-        <strong data-testid="outcome">{receipt.outcome.status}</strong>
+        <strong data-testid="outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
       </h3>
       {route.fallback_reason && <p class="warn">Fallback: {route.fallback_reason}</p>}
       <OverlapNote overlap={receipt.run.overlap} />

@@ -40,7 +40,10 @@ export function RunProgress(props: { status: ModelStatus; downloads: Downloads; 
   return (
     <section class="panel" data-testid="progress">
       <h2>
-        Status: <span data-testid="status">{props.status}</span>
+        Status:{' '}
+        <span data-testid="status" aria-live="polite">
+          {props.status}
+        </span>
       </h2>
       {model && <DownloadLine label="Model download" testId="bytes" progress={model} />}
       {runtime && <DownloadLine label="Runtime download" testId="runtime-bytes" progress={runtime} />}

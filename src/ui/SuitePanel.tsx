@@ -22,6 +22,7 @@ import { pageRuns } from '../page/run-gate.ts';
 import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { ResultRegion } from './ResultRegion.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
@@ -245,7 +246,9 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="suite-cancel" />
         <PageBusyNote owner={pageRun} ownBusy={busy} testId="suite-page-busy" />
         <BadParamsNote errors={props.automation.errors} testId="suite-bad-params" />
-        <span data-testid="suite-phase">{phase}</span>
+        <span data-testid="suite-phase" role="status">
+          {phase}
+        </span>
       </div>
       {download && phase === 'load' && (
         <p>
@@ -269,9 +272,9 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         </div>
       )}
       {receipt && result.problems.length === 0 && (
-        <div data-testid="suite-result">
+        <ResultRegion resultKey={receipt.receipt_id} class={`receipt ${receipt.outcome.status}`} testId="suite-result" outcome={receipt.outcome.status}>
           <p>
-            Outcome: <strong data-testid="suite-outcome">{receipt.outcome.status}</strong>
+            Outcome: <strong data-testid="suite-outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
             {receipt.outcome.reason && ` – ${receipt.outcome.reason}`}
           </p>
           <FailureAdvice reason={receipt.outcome.reason} panel="suite" testId="suite-advice" />
@@ -292,7 +295,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
               Download suite receipt
             </button>
           </div>
-        </div>
+        </ResultRegion>
       )}
     </section>
   );

@@ -50,3 +50,26 @@ export function BadParamsNote(props: { errors: readonly string[]; testId: string
     </span>
   );
 }
+
+/**
+ * A live region (announced by screen readers, not shown) that says when any panel's run starts and ends; the new
+ * result then takes the focus and says ok or failed itself.
+ */
+export function RunAnnouncer() {
+  const owner = usePageRun();
+  const [message, setMessage] = useState('');
+  const [last, setLast] = useState<string | null>(null);
+  useEffect(() => {
+    if (owner !== null) {
+      setLast(owner);
+      setMessage(`Running: ${owner}. Run buttons are disabled until it ends.`);
+    } else if (last !== null) {
+      setMessage(`Ended: ${last}. The result follows.`);
+    }
+  }, [owner]);
+  return (
+    <p class="offscreen" role="status" aria-live="polite" data-testid="run-announcer">
+      {message}
+    </p>
+  );
+}

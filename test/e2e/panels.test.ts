@@ -105,6 +105,20 @@ describe('every panel at 375 px', () => {
     const w = warm.timings.warm_stats!;
     for (const [name, v] of [['median', w.median], ['p95', w.p95], ['min', w.min], ['max', w.max]] as const) expect(warmText).toContain(`${name} ${threeSignificant(v)} ms`);
     await fits('Run panel with a cold and a warm receipt');
+    // WCAG AA: the warm chart's p95 and median labels (11 px) and the footer reach 4.5:1 on their backgrounds.
+    const contrasts = await page.evaluate(() => {
+      const rgb = (c: string) => (c.startsWith('#') ? [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)) : (c.match(/\d+/g) ?? []).slice(0, 3).map(Number));
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const ratio = (a: string, b: string) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+      const labels = [...document.querySelectorAll('[data-testid=warm-chart] svg text')].map((t) => ratio(t.getAttribute('fill') ?? '#000', '#ffffff'));
+      const footer = document.querySelector('footer')!;
+      return { labels, footer: ratio(getComputedStyle(footer).color, getComputedStyle(document.documentElement).backgroundColor) };
+    });
+    expect(contrasts.labels).toHaveLength(2);
+    for (const r of [...contrasts.labels, contrasts.footer]) expect(r).toBeGreaterThanOrEqual(4.5);
 
     // Generation: the panel's own defaults (the fixture causal LM).
     await page.getByTestId('gen-run').click();
@@ -159,8 +173,13 @@ describe('one run at a time', () => {
     for (const id of ['gen-page-busy', 'cmp-page-busy', 'suite-page-busy']) {
       expect(await page.getByTestId(id).textContent(), id).toContain('another run is in progress (warm run)');
     }
+    expect(await page.getByTestId('run-announcer').textContent()).toContain('Running: warm run');
     await page.getByTestId('run-cancel').click();
     expect(await waitForEnd(page)).toBe('failed');
+    // The end is announced, and the new (failed) receipt takes the focus, marked by more than colour.
+    await expect.poll(() => page.getByTestId('run-announcer').textContent()).toContain('Ended: warm run');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('receipt');
+    expect(await page.getByTestId('outcome').textContent()).toBe('✗ failed');
     for (const id of runButtons) expect(await page.getByTestId(id).isDisabled(), id).toBe(false);
     for (const id of ['gen-page-busy', 'cmp-page-busy', 'suite-page-busy']) expect(await page.getByTestId(id).count(), id).toBe(0);
     const [receipt] = await pageReceipts(page);
