@@ -223,7 +223,7 @@ export function App(props: { catalog: ModelCatalog }) {
       <RunProgress status={status} downloads={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} />
-      <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} />
+      <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} paramErrors={automation.errors} />
       <GenerationPanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
       <ComparePanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
       <SuitePanel catalog={catalog} automation={automation} journal={journal} />

@@ -23,7 +23,7 @@ import type { ControllerJournal } from '../page/run-journal.ts';
 import { pageSession } from '../page/session.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
-import { PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 
 /** What symbolic dimensions become, and the seed of float inputs, for every user graph. */
 const SIZES = { batch: 1, sequence: 16 };
@@ -43,8 +43,15 @@ function recognise(list: FileList | null): Picked | null {
  * The bring-your-own-model panel.
  * @param props.stageTimeoutMs the URL's stage time limit (null = the page's defaults)
  * @param props.journal the page's run journal
+ * @param props.paramErrors the URL's bad parameters (the panel runs nothing while there are any)
  */
-export function UserModelPanel(props: { stageTimeoutMs: number | null; journal?: ControllerJournal }) {
+export function UserModelPanel(props: {
+  stageTimeoutMs: number | null;
+  journal?: ControllerJournal;
+  /** The URL's bad parameters: while any is there, the panel runs nothing (as every panel). */
+  paramErrors?: readonly string[];
+}) {
+  const paramErrors = props.paramErrors ?? [];
   const controller = useMemo(() => new RunController(livePageFacts(props.stageTimeoutMs, props.journal)), []);
   const pageRun = usePageRun();
   const [picked, setPicked] = useState<Picked | null>(null);
@@ -180,11 +187,12 @@ export function UserModelPanel(props: { stageTimeoutMs: number | null; journal?:
         </p>
       )}
       <div class="buttons">
-        <button type="button" disabled={busy || pageRun !== null || model === null} data-testid="user-model-run" onClick={() => void run()}>
+        <button type="button" disabled={busy || pageRun !== null || paramErrors.length > 0 || model === null} data-testid="user-model-run" onClick={() => void run()}>
           Run cold + warm
         </button>
         <CancelButton onCancel={cancel ? () => cancel.abort() : null} testId="user-model-cancel" />
         <PageBusyNote owner={pageRun} ownBusy={busy} testId="user-model-page-busy" />
+        <BadParamsNote errors={paramErrors} testId="user-model-bad-params" />
         {busy && <span role="status">{status}</span>}
       </div>
       {error && <p class="error">{error}</p>}

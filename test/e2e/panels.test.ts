@@ -193,8 +193,8 @@ describe('one run at a time', () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?threads=abc`);
     await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
-    for (const id of ['run-cold', 'run-warm', 'gen-run', 'cmp-run', 'suite-run']) expect(await page.getByTestId(id).isDisabled(), id).toBe(true);
-    for (const id of ['run-bad-params', 'gen-bad-params', 'cmp-bad-params', 'suite-bad-params']) {
+    for (const id of ['run-cold', 'run-warm', 'gen-run', 'cmp-run', 'suite-run', 'user-model-run']) expect(await page.getByTestId(id).isDisabled(), id).toBe(true);
+    for (const id of ['run-bad-params', 'gen-bad-params', 'cmp-bad-params', 'suite-bad-params', 'user-model-bad-params']) {
       expect(await page.getByTestId(id).textContent(), id).toContain("Invalid threads param: 'abc'");
     }
     await page.close();
