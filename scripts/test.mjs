@@ -42,6 +42,7 @@ const LANE_A = [
   'page-worker-failure.test.ts',
   'page-lifecycle.test.ts',
   'device-details.test.ts',
+  'protocol-mode.test.ts',
 ];
 
 /**
