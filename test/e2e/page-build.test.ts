@@ -1,5 +1,5 @@
 /**
- * The built page (from global-setup): only the ORT runtime variant the page uses is shipped, the CSP is in
+ * The built page (from global-setup): only the ORT runtime builds the page's routes use are shipped, the CSP is in
  * index.html for static hosts, and the build carries its version and git commit for receipts.
  */
 import { readdir, readFile } from 'node:fs/promises';
@@ -9,12 +9,15 @@ import { contentSecurityPolicy } from '../../src/core/csp.ts';
 import { openAndWait, startPageEnv } from './page-harness.ts';
 
 describe('the build', () => {
-  it('ships exactly one ONNX Runtime WASM variant (asyncify), no plain/jsep/jspi copies', async () => {
+  it('ships exactly the two ONNX Runtime WASM builds the routes use (plain for wasm, asyncify for webgpu), no jsep/jspi copies', async () => {
     const assets = await readdir(join(inject('distDir'), 'assets'));
-    const wasm = assets.filter((name) => name.endsWith('.wasm'));
-    expect(wasm).toHaveLength(1);
-    expect(wasm[0]).toMatch(/^ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/);
-    expect(assets.filter((name) => /ort-wasm-simd-threaded\.(jsep|jspi)|ort-wasm-simd-threaded-/.test(name))).toEqual([]);
+    const wasm = assets.filter((name) => name.endsWith('.wasm')).sort();
+    expect(wasm).toHaveLength(2);
+    expect(wasm[0]).toMatch(/^ort-wasm-simd-threaded-[\w-]+\.wasm$/);
+    expect(wasm[1]).toMatch(/^ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/);
+    // Each build's loader beside it, and no other variant of the runtime.
+    expect(assets.filter((name) => /^ort-wasm-simd-threaded(\.asyncify)?-[\w-]+\.mjs$/.test(name))).toHaveLength(2);
+    expect(assets.filter((name) => /ort-wasm-simd-threaded\.(jsep|jspi)/.test(name))).toEqual([]);
   });
 
   it('puts the CSP into index.html as a meta tag', async () => {
