@@ -325,13 +325,21 @@ export function ComparePanel(props: {
           <RuntimeBuildNote receipt={receipt} />
           {result!.problems.length === 0 && (
             <div class="buttons">
-              <button type="button" data-testid="cmp-download" onClick={() => downloadJson(receipt, artifactFileName(receiptNameParts(receipt)))}>
+              <button type="button" data-testid="cmp-download" onClick={() => {
+                  const name = artifactFileName(receiptNameParts(receipt));
+                  downloadJson(receipt, name);
+                  setCopied(`Saved as ${name}.`);
+                }}>
                 Download comparison receipt
               </button>
               <button type="button" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>
                 Copy receipt
               </button>
-              {copied && <span role="status">{copied}</span>}
+              {copied && (
+                <span role="status" data-testid="cmp-saved-note">
+                  {copied}
+                </span>
+              )}
             </div>
           )}
         </ResultRegion>

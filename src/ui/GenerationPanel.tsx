@@ -261,7 +261,11 @@ export function GenerationPanel(props: {
           <GenerationCharts samples={receipt.samples} />
           {result!.problems.length === 0 && (
             <div class="buttons">
-              <button type="button" data-testid="gen-download" onClick={() => downloadJson(receipt, artifactFileName(receiptNameParts(receipt)))}>
+              <button type="button" data-testid="gen-download" onClick={() => {
+                const name = artifactFileName(receiptNameParts(receipt));
+                downloadJson(receipt, name);
+                setCopied(`Saved as ${name}.`);
+              }}>
                 Download generation receipt
               </button>
               <button type="button" data-testid="gen-copy" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>
@@ -271,7 +275,11 @@ export function GenerationPanel(props: {
                 type="button"
                 data-testid="gen-download-answers"
                 title="The model's answers, for scoring on your own machine. Not part of the receipt."
-                onClick={() => downloadJson(result!.answers, artifactFileName(receiptNameParts(receipt, 'answers')))}
+                onClick={() => {
+                  const name = artifactFileName(receiptNameParts(receipt, 'answers'));
+                  downloadJson(result!.answers, name);
+                  setCopied(`Saved as ${name}.`);
+                }}
               >
                 Download answers (separate, holds the generated text)
               </button>

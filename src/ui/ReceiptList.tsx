@@ -34,7 +34,10 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
       {receipt.run.kind === 'cold' && <ColdTimeline receipt={receipt} />}
       {receipt.run.kind === 'warm' && <WarmChart samplesMs={receipt.timings.warm_samples_ms} />}
       <div class="buttons">
-        <button type="button" data-testid="download" onClick={() => downloadJson(receipt, name)}>
+        <button type="button" data-testid="download" onClick={() => {
+            downloadJson(receipt, name);
+            setCopied(`Saved as ${name}.`);
+          }}>
           Download {name}
         </button>
         <button
@@ -44,7 +47,11 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
         >
           Copy receipt
         </button>
-        {copied && <span role="status">{copied}</span>}
+        {copied && (
+          <span role="status" data-testid="saved-note">
+            {copied}
+          </span>
+        )}
       </div>
     </li>
   );

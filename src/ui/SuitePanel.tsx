@@ -24,7 +24,7 @@ import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
-import { downloadJson, downloadJsonBytes } from '../page/download.ts';
+import { copyJson, downloadJson, downloadJsonBytes } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -75,6 +75,8 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<Result | null>(null);
   const [cancel, setCancel] = useState<AbortController | null>(null);
+  // "Saved as ..." after a download, "Copied." after a copy (it belongs to the result shown, cleared by a new run).
+  const [saved, setSaved] = useState<string | null>(null);
   const pageRun = usePageRun();
 
   const start = async (
@@ -91,6 +93,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
     setBusy(true);
     setError(null);
     setResult(null);
+    setSaved(null);
     setRows(null);
     setDownload(null);
     if (automated) setDrbState('running');
@@ -287,13 +290,37 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
           </p>
           <div class="buttons">
             {result.predictions && (
-              <button type="button" data-testid="download-predictions" onClick={() => downloadJsonBytes(result.predictions!, result.predictionsFileName)}>
+              <button
+                type="button"
+                data-testid="download-predictions"
+                onClick={() => {
+                  downloadJsonBytes(result.predictions!, result.predictionsFileName);
+                  setSaved(`Saved as ${result.predictionsFileName}.`);
+                }}
+              >
                 Download predictions
               </button>
             )}
-            <button type="button" data-testid="download-suite-receipt" onClick={() => downloadJson(receipt, artifactFileName(receiptNameParts(receipt)))}>
+            <button
+              type="button"
+              data-testid="download-suite-receipt"
+              onClick={() => {
+                const name = artifactFileName(receiptNameParts(receipt));
+                downloadJson(receipt, name);
+                setSaved(`Saved as ${name}.`);
+              }}
+            >
               Download suite receipt
             </button>
+            {/* Copy beside Download: where downloads are awkward (iOS), the receipt still leaves the page. */}
+            <button type="button" data-testid="suite-copy" onClick={async () => setSaved((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>
+              Copy receipt
+            </button>
+            {saved && (
+              <span role="status" data-testid="suite-saved-note">
+                {saved}
+              </span>
+            )}
           </div>
         </ResultRegion>
       )}

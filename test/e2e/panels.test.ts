@@ -154,6 +154,12 @@ describe('every panel at 375 px', () => {
     expect(suiteText).toContain(`median ${threeSignificant(suite.timings.row_latency_stats.median)} ms`);
     expect(suiteText).toContain(`p95 ${threeSignificant(suite.timings.row_latency_stats.p95)} ms`);
     await fits('suite panel with its result');
+    // Download says where it saved, under the artifact name that identifies the run; Copy sits beside it.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-suite-receipt').click()]);
+    expect(download.suggestedFilename()).toMatch(/^drb-[a-z0-9-]+-(wasm|webgpu)[a-z0-9-]*-suite-\d{8}T\d{6}Z\.json$/);
+    expect(await page.getByTestId('suite-saved-note').textContent()).toBe(`Saved as ${download.suggestedFilename()}.`);
+    expect(await page.getByTestId('suite-copy').isVisible()).toBe(true);
+    await fits('suite panel with its saved note');
     // No console error in the page or its workers through a comparison, a suite run and a generation run.
     expect(errors).toEqual([]);
     await page.close();
