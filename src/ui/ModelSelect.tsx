@@ -1,4 +1,5 @@
 import type { CatalogModel } from '../core/catalog.ts';
+import { threeSignificant } from '../core/format-number.ts';
 
 /**
  * The labelled "Model" select every run panel shows.
@@ -9,6 +10,7 @@ import type { CatalogModel } from '../core/catalog.ts';
  * @param props.onChange called with the newly chosen model id
  */
 export function ModelSelect(props: { models: CatalogModel[]; value: string; busy: boolean; testId: string; onChange(modelId: string): void }) {
+  const chosen = props.models.find((m) => m.id === props.value);
   return (
     <label>
       Model
@@ -19,6 +21,20 @@ export function ModelSelect(props: { models: CatalogModel[]; value: string; busy
           </option>
         ))}
       </select>
+      {chosen && (
+        <small data-testid={`${props.testId}-size`}>
+          Model download: {modelSize(chosen)}
+        </small>
+      )}
     </label>
   );
+}
+
+/** The model's download before a run starts: its files' pinned sizes added up, or "size unknown" when one is not pinned. */
+function modelSize(model: CatalogModel): string {
+  if (model.files.some((f) => f.bytes === null)) return 'size unknown';
+  const bytes = model.files.reduce((sum, f) => sum + (f.bytes ?? 0), 0);
+  if (bytes < 1024 * 1024) return `${threeSignificant(bytes / 1024)} KiB`;
+  if (bytes < 1024 ** 3) return `${threeSignificant(bytes / 1024 ** 2)} MiB`;
+  return `${threeSignificant(bytes / 1024 ** 3)} GiB`;
 }

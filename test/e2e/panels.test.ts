@@ -132,6 +132,8 @@ describe('every panel at 375 px', () => {
 
     // Comparison: the tiny fixture on two routes.
     await page.getByTestId('cmp-model').selectOption('ort-tiny-xenc');
+    // The download's size is known before the run starts (pinned in the catalog; "size unknown" when it is not).
+    expect(await page.getByTestId('cmp-model-size').textContent()).toMatch(/^Model download: [0-9.]+ KiB$/);
     await page.getByTestId('cmp-routes').fill('wasm-1,wasm-2');
     await page.getByTestId('cmp-rounds').fill('3');
     await page.getByTestId('cmp-rounds').press('Tab');
