@@ -47,7 +47,7 @@ export const Protocol = z.strictObject({
 export type Protocol = z.infer<typeof Protocol>;
 
 /** The protocols shipped in public/protocols/, the first the default (the embedded fixture: runs offline). */
-export const SHIPPED_PROTOCOL_IDS = ['ort-tiny-xenc-wasm', 'qwen3-0.6b-q4-wasm', 'bge-reranker-v2-m3-q8-wasm'] as const;
+export const SHIPPED_PROTOCOL_IDS = ['ort-tiny-xenc-wasm', 'lfm2.5-350m-q4-wasm', 'qwen3-0.6b-q4-wasm', 'bge-reranker-v2-m3-q8-wasm'] as const;
 export const DEFAULT_PROTOCOL_ID: string = SHIPPED_PROTOCOL_IDS[0];
 
 /** The page path of a protocol file (relative to the page's base URL). */
