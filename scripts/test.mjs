@@ -43,6 +43,8 @@ const LANE_A = [
   'page-lifecycle.test.ts',
   'device-details.test.ts',
   'protocol-mode.test.ts',
+  'page-runs.test.ts',
+  'transformers-runs.test.ts',
 ];
 
 /**
