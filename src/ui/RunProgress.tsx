@@ -28,7 +28,7 @@ function DownloadLine(props: { label: string; testId: string; progress: FetchPro
       <span data-testid={props.testId}>
         {formatBytes(progress.bytesDone)} / {progress.bytesTotal === null ? 'unknown' : formatBytes(progress.bytesTotal)}
       </span>{' '}
-      {progress.kind === 'runtime' ? `(${progress.path})` : `(file ${progress.fileIndex + 1} of ${progress.fileCount})`}
+      {progress.kind === 'runtime' ? `(${progress.path})` : `(file ${progress.fileIndex + 1} of ${progress.fileCount}: ${progress.path})`}
       {progress.bytesTotal !== null && <progress max={progress.bytesTotal} value={progress.bytesDone} />}
     </p>
   );
