@@ -48,7 +48,7 @@ export function RunProgress(props: { status: ModelStatus; downloads: Downloads; 
       {model && <DownloadLine label="Model download" testId="bytes" progress={model} />}
       {runtime && <DownloadLine label="Runtime download" testId="runtime-bytes" progress={runtime} />}
       {props.samplesTotal !== null && (
-        <p>
+        <p data-testid="warm-samples">
           Warm samples: {props.samplesDone} / {props.samplesTotal}
         </p>
       )}

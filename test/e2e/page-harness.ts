@@ -88,9 +88,13 @@ export function receiptProblems(value: unknown): string[] {
 export async function coldWarmReceipts(env: PageEnv, settings: Partial<AutomationSettings>): Promise<DeviceReceipt[]> {
   const { page, state } = await openAndWait(env, { ...settings, autorun: ['cold', 'warm'] });
   const receipts = await pageReceipts(page);
+  const shown = await page.getByTestId('warm-samples').textContent();
   await page.close();
   expect(state).toBe('done');
   expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
+  // The count the page shows at the end is the warm receipt's, however late the last sample messages came.
+  const n = receipts[1].timings.warm_samples_ms.length;
+  expect(shown).toBe(`Warm samples: ${n} / ${n}`);
   for (const receipt of receipts) expect(receiptProblems(receipt)).toEqual([]);
   return receipts;
 }
