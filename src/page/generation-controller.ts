@@ -27,7 +27,7 @@ import { receiptText } from '../core/redact.ts';
 import type { RouteAttempt, Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { issueLines } from '../core/zod-issues.ts';
-import type { FetchProgress, LoadResult, RunResult } from '../worker-api/protocol.ts';
+import type { FetchProgress, LoadResult, RunResult, UserSuppliedFile } from '../worker-api/protocol.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
@@ -73,6 +73,12 @@ export interface GenerationRequest {
   repetitions: number;
   /** Token limit replacing the prompt set's; null = the set's own (recorded in the plan either way). */
   maxNewTokens: number | null;
+  /** Sampling temperature replacing the prompt set's (0 = greedy, as a user's own model runs); absent or null = the
+   *  set's own (the plan records the one that ran). */
+  temperature?: number | null;
+  /** A user-supplied model (`model.source.type` `user-supplied`): its picked files in `model.files` order, read and
+   *  hashed in the worker (nothing is fetched). */
+  userFiles?: UserSuppliedFile[];
 }
 
 /** How the UI follows a generation run. */
@@ -146,7 +152,7 @@ export class GenerationController {
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
     const engineName = request.model.engine;
-    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_CAPABILITIES[engineName].seedControl, undefined, request.maxNewTokens);
+    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_CAPABILITIES[engineName].seedControl, undefined, request.maxNewTokens, request.temperature ?? null);
     const measuredTotal = plan.steps.length - 1;
     const samples: GenerationSample[] = [];
     const answers: GenerationAnswer[] = [];
@@ -178,7 +184,15 @@ export class GenerationController {
       // 3. Load (cold; kept out of every warm statistic).
       ui.onPhase?.('load');
       try {
-        load = await session.load({ model: request.model, pageBaseUrl: env.pageBaseUrl, ep: request.ep, threads: request.threads, allowFallback: request.allowFallback, dtype: null });
+        load = await session.load({
+          model: request.model,
+          pageBaseUrl: env.pageBaseUrl,
+          ep: request.ep,
+          threads: request.threads,
+          allowFallback: request.allowFallback,
+          dtype: null,
+          ...(request.userFiles ? { userFiles: request.userFiles } : {}),
+        });
       } catch (error) {
         if (!(error instanceof EngineError)) throw error;
         attempts = error.attempts;

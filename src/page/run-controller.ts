@@ -12,7 +12,7 @@ import { redactUrl, toResourceEntry } from '../core/redact.ts';
 import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt.ts';
 import type { FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/protocol.ts';
 import { sha256Hex } from '../core/sha256.ts';
-import { synthesizedInputRecipeBytes, type SynthesizedInputRequest } from '../core/user-model/user-run.ts';
+import { builtInInputBytes, synthesizedInputRecipeBytes, type BuiltInInputRequest, type SynthesizedInputRequest } from '../core/user-model/user-run.ts';
 import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -26,8 +26,9 @@ import { EngineError, IntegrityFailure, pageStage, WorkerFailure, WorkerSession 
 export interface RunRequest {
   kind: RunKind;
   model: CatalogModel;
-  /** The catalog's fixed input, or (a user's bare graph) inputs built in the worker from the graph's metadata. */
-  input: CatalogInput | SynthesizedInputRequest;
+  /** The catalog's fixed input; (a user's bare graph) inputs built in the worker from the graph's metadata; or (a
+   *  user's reranker) the page's built-in probe pairs. */
+  input: CatalogInput | SynthesizedInputRequest | BuiltInInputRequest;
   /** A user-supplied model's picked files, in `model.files` order, and a token naming this pick (a warm run reuses a
    *  live session only for the same pick). */
   user?: { files: UserSuppliedFile[]; pick: string };
@@ -71,6 +72,14 @@ class SampleBatcher {
 
 function liveKey(request: RunRequest): string {
   return JSON.stringify([request.model.id, request.user?.pick ?? null, request.input.id, request.ep, request.threads, request.allowFallback]);
+}
+
+/** The input's SHA-256 before the run: the pin of a catalog input (replaced by the served bytes' hash on load), the
+ *  hash of a synthesized input's recipe (with the graph's hash it fixes every value fed), or of a built-in input's
+ *  engine input. */
+async function inputSha256(input: RunRequest['input']): Promise<string> {
+  if ('sha256' in input) return input.sha256;
+  return sha256Hex(input.kind === 'built-in' ? builtInInputBytes(input) : synthesizedInputRecipeBytes(input));
 }
 
 function navigationEntry(): DeviceReceipt['navigation'] {
@@ -161,9 +170,7 @@ export class RunController {
       build: env.build,
       pageUrl: env.pageUrl(),
       model: request.model,
-      // The pinned hash until the worker has hashed the served bytes itself (replaced on load); a synthesized input's
-      // is the hash of its recipe (with the graph's hash it fixes every value fed).
-      input: { id: request.input.id, sha256: 'sha256' in request.input ? request.input.sha256 : await sha256Hex(synthesizedInputRecipeBytes(request.input)) },
+      input: { id: request.input.id, sha256: await inputSha256(request.input) },
       request,
       previousRunInterrupted: journal.previous,
     });
@@ -226,6 +233,9 @@ export class RunController {
         if ('sha256' in request.input) {
           const input = await session.loadInput(request.input, env.pageBaseUrl);
           draft.input = { id: input.id, sha256: input.sha256 };
+        } else if (request.input.kind === 'built-in') {
+          // The page's own input (a user's reranker's probe pairs): handed over as the engine input it is.
+          await session.setInput({ id: request.input.id, data: request.input.data }, 'fetch');
         } else {
           // Built in the worker from the graph's input metadata once the session exists (the first run builds it).
           await session.setInput({ id: request.input.id, data: request.input }, 'fetch');

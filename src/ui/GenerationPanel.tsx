@@ -51,7 +51,7 @@ function GenerationCharts(props: { samples: GenerationSample[] }) {
 }
 
 /** The summary numbers of a generation receipt (page clock, with the engine's own report beside it when given). */
-function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
+export function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
   const { summary, cold, plan } = props.receipt;
   const er = summary.engine_reported;
   return (

@@ -1,15 +1,20 @@
 /**
  * Bring your own model, in a real headless Chromium: files set on the panel's chooser (Playwright's setInputFiles),
- * run cold and warm from those files on wasm, in one page:
+ * run from those files on wasm, in one page:
  *
- * - one bare graph under a name of the user's (the tiny ORT fixture's bytes, renamed);
+ * - one bare graph under a name of the user's (the tiny ORT fixture's bytes, renamed), cold and warm;
  * - a folder pick (webkitdirectory) of a graph with its external data file (the Qwen3-shaped LM in fp32), under a
- *   folder name of the user's: the runtime finds the data file by its name, and the inputs (ids, mask, positions, an
- *   empty KV cache) are built from the graph's own input metadata.
+ *   folder name of the user's, cold and warm: the runtime finds the data file by its name, and the inputs (ids, mask,
+ *   positions, an empty KV cache) are built from the graph's own input metadata;
+ * - a transformers.js folder: the XLM-RoBERTa-shaped cross-encoder fixture with its four dtypes (and a stray notes
+ *   file), which reranks the built-in probe pairs through its own tokenizer, cold and warm, in its default fp32;
+ * - a transformers.js folder: the Qwen3-shaped KV-cache LM fixture with its five dtypes, q4 chosen in the panel, which
+ *   generates the built-in prompt set greedily through the generation controller (the generation receipt v2).
  *
  * Each receipt is valid (schema + invariants), says `source: user-supplied`, `kind: user`, `integrity: unpinned`,
- * and lists every file with exactly the bytes and SHA-256 computed here in Node; its input is the synthesized input
- * whose recipe hash is rebuilt here. No file or folder name appears in a receipt, the page's stored artifacts or a
+ * and lists every file read with exactly the bytes and SHA-256 computed here in Node (and no other file: not the
+ * stray one, not another dtype's); its input is the one whose hash is rebuilt here. Nothing of a picked model is
+ * fetched over the network. No file or folder name appears in a receipt, the page's stored artifacts or a
  * downloaded receipt's name or bytes.
  */
 import { createHash } from 'node:crypto';
@@ -19,8 +24,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { synthesizedInput, synthesizedInputRecipeBytes } from '../../src/core/user-model/user-run.ts';
+import { builtInInputBytes, synthesizedInput, synthesizedInputRecipeBytes, USER_RERANK_PROBE } from '../../src/core/user-model/user-run.ts';
 import { receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,23 +34,32 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 // Names only the user knows: none may reach a receipt.
 const GRAPH_NAME = 'acme-confidential-ranker.onnx';
 const FOLDER_NAME = 'acme-private-lm-folder';
-const TFJS_FOLDER = 'acme-private-reranker';
-const TFJS_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'];
+const RERANKER_FOLDER = 'acme-private-reranker';
+const RERANKER_FIXTURE = 'public/models/tfjs-tiny-xlmr-reranker';
+const RERANKER_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model_fp16.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4.onnx'];
+const LM_FOLDER = 'acme-private-chat-lm';
+const LM_FIXTURE = 'public/models/tfjs-tiny-qwen3';
+const LM_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model.onnx_data', 'onnx/model_fp16.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4.onnx'];
 
 let env: PageEnv;
 let page: Page;
 let dir: string;
+/** Every URL the page asked for: none may be a picked model's file. */
+const requested: string[] = [];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'drb-user-model-'));
   copyFileSync(join(ROOT, 'public/models/ort-tiny-xenc/model.onnx'), join(dir, GRAPH_NAME));
   mkdirSync(join(dir, FOLDER_NAME));
   for (const f of ['model.onnx', 'model.onnx_data']) copyFileSync(join(ROOT, 'public/models/tfjs-tiny-qwen3/onnx', f), join(dir, FOLDER_NAME, f));
-  mkdirSync(join(dir, TFJS_FOLDER, 'onnx'), { recursive: true });
-  for (const f of TFJS_FILES) copyFileSync(join(ROOT, 'public/models/tfjs-tiny-xlmr-reranker', f), join(dir, TFJS_FOLDER, f));
+  for (const [folder, fixture, files] of [[RERANKER_FOLDER, RERANKER_FIXTURE, RERANKER_FILES], [LM_FOLDER, LM_FIXTURE, LM_FILES]] as const) {
+    mkdirSync(join(dir, folder, 'onnx'), { recursive: true });
+    for (const f of files) copyFileSync(join(ROOT, fixture, f), join(dir, folder, f));
+  }
   // A file of no known role: neither read, hashed nor handed to the runtime.
-  writeFileSync(join(dir, TFJS_FOLDER, 'acme-notes.md'), 'private notes\n');
+  writeFileSync(join(dir, RERANKER_FOLDER, 'acme-notes.md'), 'private notes\n');
   env = await startPageEnv();
   page = await env.browser.context.newPage();
+  page.on('request', (request) => requested.push(request.url()));
   await page.goto(`${env.server.url}?mode=panels`);
   await page.waitForFunction(() => document.documentElement.dataset.drbState === 'idle', null, { timeout: 60_000 });
 });
@@ -54,7 +69,8 @@ afterAll(async () => {
 });
 
 /** Clicks the panel's run button and returns the page's device receipts once the warm run (or a failure) is shown. */
-async function runPicked(before: number): Promise<DeviceReceipt[]> {
+async function runPicked(): Promise<DeviceReceipt[]> {
+  const before = (await page.evaluate(() => window.drbReceipts.length)) as number;
   await page.getByTestId('user-model-warm-runs').fill('3');
   await page.getByTestId('user-model-run').click();
   await page.waitForFunction((n) => window.drbReceipts.length >= n + 2 || document.querySelector('[data-testid^="user-model-receipt-"][data-outcome="failed"]') !== null, before, {
@@ -91,9 +107,19 @@ async function everythingStored(): Promise<string> {
   return offered + stored;
 }
 
-function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[], engine: 'ort' | 'transformers' = 'ort'): void {
-  expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
+/** The SHA-256 of each file of a folder, by hash: a receipt lists files in the order the run read them. */
+function folderFiles(folder: string, files: readonly string[]): Map<string, Uint8Array> {
+  return new Map(files.map((f) => readFileSync(join(dir, folder, f))).map((bytes) => [sha256(bytes), bytes]));
+}
+
+/** The synthesized input's id and recipe hash (a bare graph's), rebuilt here. */
+function synthesizedInputSection(): DeviceReceipt['input'] {
   const input = synthesizedInput({ batch: 1, sequence: 16 }, 42);
+  return { id: input.id, sha256: sha256(synthesizedInputRecipeBytes(input)) };
+}
+
+function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[], engine: 'ort' | 'transformers' = 'ort', input = synthesizedInputSection()): void {
+  expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
   for (const r of receipts) {
     expect(receiptProblems(r)).toEqual([]);
     expect(r.outcome.status, r.outcome.reason ?? '').toBe('ok');
@@ -103,7 +129,7 @@ function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[], engin
     expect(r.model.files).toEqual(
       files.map((bytes) => expect.objectContaining({ url: 'user-supplied:[redacted]', bytes: bytes.byteLength, sha256: sha256(bytes), expected_bytes: null, expected_sha256: null })),
     );
-    expect(r.input).toEqual({ id: 'synthesized-b1-s16', sha256: sha256(synthesizedInputRecipeBytes(input)) });
+    expect(r.input).toEqual(input);
     expect(r.output?.sha256).toMatch(/^[0-9a-f]{64}$/);
   }
   const [cold, warm] = receipts;
@@ -121,7 +147,7 @@ describe('bring your own model', () => {
   it('one bare graph picked under its own name: cold and warm from those bytes, hashed, the name nowhere', async () => {
     await page.getByTestId('user-model-files').setInputFiles(join(dir, GRAPH_NAME));
     await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^An ONNX graph, \d+ bytes\.$/);
-    const receipts = await runPicked(0);
+    const receipts = await runPicked();
     checkUserReceipts(receipts, [readFileSync(join(dir, GRAPH_NAME))]);
     expect(receipts[0].output).toMatchObject({ name: 'logits', dims: [1, 1] });
     expect(await page.getByTestId('user-model-panel').textContent()).not.toContain('acme');
@@ -138,7 +164,7 @@ describe('bring your own model', () => {
   it('a folder with a graph and its external data file: the data found by its name, inputs with an empty KV cache built from the graph, no folder name anywhere', async () => {
     await page.getByTestId('user-model-folder').setInputFiles(join(dir, FOLDER_NAME));
     await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^An ONNX graph with 1 external data file\(s\), \d+ bytes\.$/);
-    const receipts = await runPicked(2);
+    const receipts = await runPicked();
     // In the order the browser lists a folder's files; each hash is one of the two files'.
     const expected = ['model.onnx', 'model.onnx_data'].map((f) => readFileSync(join(dir, FOLDER_NAME, f)));
     const order = receipts[0].model.files.map((f) => expected.findIndex((b) => sha256(b) === f.sha256));
@@ -149,18 +175,76 @@ describe('bring your own model', () => {
     expect(await everythingStored()).not.toMatch(/acme|private-lm|onnx_data/);
   });
 
-  it('a transformers.js folder: config, tokenizer and its fp32 graph through transformers.js on synthesized token ids; a stray file neither read nor named', async () => {
-    await page.getByTestId('user-model-folder').setInputFiles(join(dir, TFJS_FOLDER));
-    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^A transformers\.js model folder \(fp32\): its fp32 graph runs/);
-    const receipts = await runPicked(4);
-    const byHash = new Map(TFJS_FILES.map((f) => [sha256(readFileSync(join(dir, TFJS_FOLDER, f))), readFileSync(join(dir, TFJS_FOLDER, f))]));
-    // Exactly the four files of known roles, each once (the notes file is not among them).
+  it('a transformers.js cross-encoder folder with four dtypes: its fp32 graph reranks the built-in probe pairs through its own tokenizer, cold and warm; a stray file and the other dtypes neither read nor named', async () => {
+    await page.getByTestId('user-model-folder').setInputFiles(join(dir, RERANKER_FOLDER));
+    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^A transformers\.js model folder \(fp32, fp16, q8, q4\): a sequence classifier; it reranks/);
+    // The dtypes found, fp32 first and chosen by default.
+    expect(await page.getByTestId('user-model-dtype').locator('option').allTextContents()).toEqual(['fp32', 'fp16', 'q8', 'q4']);
+    expect(await page.getByTestId('user-model-dtype').inputValue()).toBe('fp32');
+    const receipts = await runPicked();
+    // Exactly the four files fp32 needs, each once: not the notes file, not another dtype's graph.
+    const byHash = folderFiles(RERANKER_FOLDER, RERANKER_FILES.slice(0, 4));
     expect(receipts[0].model.files).toHaveLength(4);
     expect(new Set(receipts[0].model.files.map((f) => f.sha256))).toEqual(new Set(byHash.keys()));
-    checkUserReceipts(receipts, receipts[0].model.files.map((f) => byHash.get(f.sha256)!), 'transformers');
+    checkUserReceipts(receipts, receipts[0].model.files.map((f) => byHash.get(f.sha256)!), 'transformers', { id: USER_RERANK_PROBE.id, sha256: sha256(builtInInputBytes(USER_RERANK_PROBE)) });
     expect(receipts[0].model.task).toBe('rerank');
-    // The cross-encoder's one logit per synthesized row.
-    expect(receipts[0].output).toMatchObject({ name: 'logits', dims: [1, 1] });
-    expect(await everythingStored()).not.toMatch(/acme|private-reranker|notes/);
+    // One score per probe pair, from the tokenizer's own pairs (the ids never came from this page).
+    expect(receipts[0].output).toMatchObject({ name: 'scores', dims: [USER_RERANK_PROBE.data.candidates.length] });
+    expect(receipts[0].output!.head.every((v) => Number.isFinite(v))).toBe(true);
+    const text = JSON.stringify(receipts);
+    for (const words of [USER_RERANK_PROBE.data.query, ...USER_RERANK_PROBE.data.candidates]) expect(text).not.toContain(words.slice(0, 12));
+    expect(await everythingStored()).not.toMatch(/acme|private-reranker|notes|phone battery/);
+  });
+
+  it('a transformers.js causal-LM folder with five dtypes, q4 chosen: a greedy generation run through the generation controller, its receipt v2 with prefill and decode timings and only the q4 files', async () => {
+    await page.getByTestId('user-model-folder').setInputFiles(join(dir, LM_FOLDER));
+    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^A transformers\.js model folder \(fp32, fp16, q8, q4\): a causal LM; it generates/);
+    await page.getByTestId('user-model-dtype').selectOption('q4');
+    await page.getByTestId('user-model-max-new-tokens').fill('4');
+    const before = (await page.evaluate(() => window.drbArtifacts.length)) as number;
+    await page.getByTestId('user-model-run').click();
+    await page.getByTestId('user-model-generation').waitFor({ timeout: 170_000 });
+    const artifacts = ((await page.evaluate(() => window.drbArtifacts)) as Array<{ kind: string; data: unknown }>).slice(before);
+    // The receipt only: the answers (the generated text) are not kept.
+    expect(artifacts.map((a) => a.kind)).toEqual(['generation-receipt']);
+    const receipt = GenerationReceipt.parse(artifacts[0].data);
+    expect(checkGenerationReceipt(receipt)).toEqual([]);
+    expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
+    expect(receipt.engine.name).toBe('transformers');
+    expect(receipt.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null });
+    expect(receipt.model).toMatchObject({ id: 'user-model', kind: 'user', task: 'generate', source: 'user-supplied', revision: null, integrity: 'unpinned', dtype: 'q4' });
+    // Exactly the q4 graph and the folder's four JSON files: fp32's graph and its external data are not read.
+    const q4 = folderFiles(LM_FOLDER, ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4.onnx']);
+    expect(receipt.model.files).toHaveLength(5);
+    expect(receipt.model.files).toEqual(
+      [...q4.keys()].map(() => expect.objectContaining({ url: 'user-supplied:[redacted]', expected_sha256: null, cache_state: 'unknown' })),
+    );
+    expect(new Set(receipt.model.files.map((f) => f.sha256))).toEqual(new Set(q4.keys()));
+    for (const f of receipt.model.files) expect(f.bytes).toBe(q4.get(f.sha256)!.byteLength);
+    // Greedy, with the token limit given, recorded as an override.
+    expect(receipt.plan).toMatchObject({ temperature: 0, max_new_tokens: 4, max_new_tokens_overridden: true, repetitions: 1 });
+    expect(receipt.prompt_set.id).toBe('drb-gen-ja-en-v1');
+    expect(receipt.cold.load_ms).toBeGreaterThan(0);
+    expect(receipt.samples).toHaveLength(receipt.prompt_set.measured_prompts);
+    for (const sample of receipt.samples) {
+      expect(sample.outcome).toBe('ok');
+      // The folder's chat template wraps each prompt, so more tokens than the prompt's words alone.
+      expect(sample.prompt_tokens).toBeGreaterThan(8);
+      expect(sample.ttft_ms).toBeGreaterThan(0);
+      expect(sample.prefill_tokens_per_s).toBeGreaterThan(0);
+      expect(sample.output_tokens).toBeGreaterThan(0);
+      if ((sample.output_tokens ?? 0) >= 2) expect(sample.decode_tokens_per_s).toBeGreaterThan(0);
+    }
+    expect(receipt.samples.some((s) => (s.output_tokens ?? 0) >= 2)).toBe(true);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('user-model-download-generation').click()]);
+    expect(download.suggestedFilename()).toMatch(/^drb-user-model-wasm-\d+-generation-\d{8}T\d{6}Z\.json$/);
+    const text = readFileSync((await download.path())!, 'utf8');
+    expect(JSON.parse(text)).toEqual(artifacts[0].data);
+    expect(text).not.toMatch(/acme|private|\.onnx/);
+    expect(await page.getByTestId('user-model-panel').textContent()).not.toContain('acme');
+    expect(await everythingStored()).not.toMatch(/acme|private-chat/);
+    // Every picked byte came from the chooser: no request of the page was for a model file.
+    expect(requested.filter((url) => /drb-user-supplied|\/models\/|\.onnx|tokenizer|config\.json/.test(url))).toEqual([]);
   });
 });

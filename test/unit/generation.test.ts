@@ -70,6 +70,13 @@ describe('generation plan', () => {
     expect(() => buildGenerationPlan(set, 1, true, undefined, 0)).toThrow(/max new tokens/);
   });
 
+  it('a temperature override (0: greedy, as a user\'s own model runs) is the plan\'s temperature; a bad one is refused', () => {
+    expect(buildGenerationPlan(set, 1, true).temperature).toBe(set.controls.temperature);
+    expect(buildGenerationPlan(set, 1, true, undefined, null, 0).temperature).toBe(0);
+    expect(() => buildGenerationPlan(set, 1, true, undefined, null, -1)).toThrow(/temperature/);
+    expect(() => buildGenerationPlan(set, 1, true, undefined, null, Number.NaN)).toThrow(/temperature/);
+  });
+
   it('refuses more repetitions than declared seeds', () => {
     expect(() => buildGenerationPlan(set, 4, true)).toThrow(/repetitions must be an integer from 1 to 3/);
     expect(() => buildGenerationPlan(set, 0, true)).toThrow(RangeError);

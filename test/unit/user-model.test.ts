@@ -13,7 +13,9 @@ import { recogniseUserModel, userModelTasks } from '../../src/core/user-model/us
 import { DT, OnnxGraph } from '../../src/fixtures/onnx-graph.ts';
 import { createHash } from 'node:crypto';
 import { modelFileUrl, parseCatalog } from '../../src/core/catalog.ts';
-import { runnableFiles, synthesizedInput, synthesizedInputRecipeBytes, synthesizedTokenInput, USER_FILE_URL, USER_MODEL_ID, userCatalogModel } from '../../src/core/user-model/user-run.ts';
+import { builtInInputBytes, runnableFiles, synthesizedInput, synthesizedInputRecipeBytes, USER_FILE_URL, USER_MODEL_ID, USER_RERANK_PROBE, userCatalogModel } from '../../src/core/user-model/user-run.ts';
+import { ScoringInput } from '../../src/core/suite/engine-inputs.ts';
+import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import type { FetchProgress } from '../../src/worker-api/protocol.ts';
 import { readUserFiles } from '../../workers/model-fetch.ts';
 
@@ -191,25 +193,35 @@ describe('a user model as the page runs it', () => {
     ]);
     if ('problem' in picked) throw new Error(picked.problem);
     expect(runnableFiles(picked).map((f) => f.index)).toEqual([0, 1, 2, 3]);
-    const model = userCatalogModel(picked, { task: 'score-candidates', dtype: 'q4' });
-    expect(model).toMatchObject({ engine: 'transformers', task: 'score-candidates', dtype: 'q4', kind: 'user', source: { type: 'user-supplied' } });
+    const model = userCatalogModel(picked, { task: 'generate', dtype: 'q4' });
+    expect(model).toMatchObject({ engine: 'transformers', task: 'generate', dtype: 'q4', kind: 'user', source: { type: 'user-supplied' } });
     expect(model.files.map((f) => f.path)).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4.onnx']);
     expect(JSON.stringify(model)).not.toMatch(/acme/);
   });
 
-  it('synthesized token ids for a transformers.js model: the ids a bare graph gets, a full mask, zero segments', () => {
-    const tokens = synthesizedTokenInput(synthesizedInput({ batch: 2, sequence: 3 }, 42));
-    expect(tokens).toEqual({
-      schema: 'drb.fixed-input.v1',
-      id: 'synthesized-b2-s3',
-      input_ids: [[12, 49, 86], [24, 61, 98]],
-      attention_mask: [[1, 1, 1], [1, 1, 1]],
-      token_type_ids: [[0, 0, 0], [0, 0, 0]],
-    });
-    // The same ids planInputs/buildInputValues give a bare graph's int64 input_ids of that shape.
-    const plan = planInputs([{ name: 'input_ids', isTensor: true, type: 'int64', shape: ['batch', 'sequence'] }], { batch: 2, sequence: 3 });
-    if (!plan.ok) throw new Error(plan.problems.join('; '));
-    expect(Array.from(buildInputValues(plan.inputs, 42).get('input_ids')!, Number)).toEqual(tokens.input_ids.flat());
+  it('a folder with several dtypes: the chosen dtype\'s graph and its external data are the only graph files a run reads', () => {
+    const picked = recogniseUserModel(
+      ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model.onnx_data', 'onnx/model_fp16.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4.onnx', 'onnx/model_q4.onnx_data'].map((f) => ({ path: `acme-lm/${f}`, bytes: 1 })),
+    );
+    if ('problem' in picked || picked.kind !== 'transformers') throw new Error('not a folder');
+    // Offered in the suffix table's order: fp32 first, the default.
+    expect(picked.dtypes).toEqual(['fp32', 'fp16', 'q8', 'q4']);
+    const chosen = (dtype: string) => filesForDtype(userCatalogModel(picked, { task: 'generate', dtype }), dtype).map((f) => f.path);
+    const common = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json'];
+    expect(chosen('q4')).toEqual([...common, 'onnx/model_q4.onnx', 'onnx/model_q4.onnx_data']);
+    expect(chosen('fp32')).toEqual([...common, 'onnx/model.onnx', 'onnx/model.onnx_data']);
+    expect(chosen('q8')).toEqual([...common, 'onnx/model_quantized.onnx']);
+    expect(userCatalogModel(picked, { task: 'generate', dtype: 'q8' }).dtype).toBe('q8');
+  });
+
+  it('the built-in rerank probe: an engine input the transformers engine accepts, named by a versioned id, hashed as its JSON', () => {
+    expect(USER_RERANK_PROBE.id).toBe('drb-rerank-probe-v1');
+    expect(ScoringInput.safeParse(USER_RERANK_PROBE.data).success).toBe(true);
+    expect(USER_RERANK_PROBE.data.candidates.length).toBeGreaterThan(1);
+    const bytes = builtInInputBytes(USER_RERANK_PROBE);
+    expect(JSON.parse(new TextDecoder().decode(bytes))).toEqual(USER_RERANK_PROBE.data);
+    // The hash a receipt records: pinned here, so a changed probe must come with a new id.
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe('9b01f8dba108c3bfa310a582407feb86219d791006faf35b78999df8a68e777e');
   });
 
   it('the synthesized input is named by its sizes, and hashed by its recipe', async () => {

@@ -8,7 +8,6 @@
  */
 import { Tensor } from '@huggingface/transformers';
 import { FIXED_INPUT_SCHEMA, parseFixedInput } from '../../src/core/catalog.ts';
-import { synthesizedTokenInput, type SynthesizedInputRequest } from '../../src/core/user-model/user-run.ts';
 import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite/candidate-scoring.ts';
 import { ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
@@ -58,10 +57,6 @@ export class TransformersEngine implements Engine {
       return (await import('./transformers-generate.ts')).runTransformersGenerate(session, input, options, hooks);
     }
     if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA) return this.runTokens(session, input, options);
-    // A user's folder runs on synthesized token ids (its receipt's input hash is the recipe's).
-    if ((input.data as SynthesizedInputRequest | null)?.kind === 'synthesized') {
-      return this.runTokens(session, { id: input.id, data: synthesizedTokenInput(input.data as SynthesizedInputRequest) }, options);
-    }
     const parsed = ScoringInput.safeParse(input.data);
     if (!parsed.success) throw new Error(`input ${input.id}: ${firstIssueLine(parsed.error)}`);
     const data = parsed.data;

@@ -45,6 +45,8 @@ export interface GenerationPlan {
  * @param engineSupportsSeed whether the engine takes a sampling seed (`seedControl` in src/core/engine-capabilities.ts)
  * @param seeds the declared seeds, one per repetition (defaults to 17, 29, 41)
  * @param maxNewTokensOverride a token limit replacing the set's (slow devices, smoke tests); null = the set's
+ * @param temperatureOverride a sampling temperature replacing the set's (0 = greedy: a user's own model generates
+ *   greedily); null = the set's. The plan's `temperature` is the one that ran either way.
  */
 export function buildGenerationPlan(
   promptSet: PromptSet,
@@ -52,7 +54,11 @@ export function buildGenerationPlan(
   engineSupportsSeed: boolean,
   seeds: readonly number[] = DECLARED_SEEDS,
   maxNewTokensOverride: number | null = null,
+  temperatureOverride: number | null = null,
 ): GenerationPlan {
+  if (temperatureOverride !== null && !(Number.isFinite(temperatureOverride) && temperatureOverride >= 0)) {
+    throw new RangeError(`the temperature must be a finite number >= 0, got ${temperatureOverride}`);
+  }
   if (maxNewTokensOverride !== null && (!Number.isInteger(maxNewTokensOverride) || maxNewTokensOverride < 1)) {
     throw new RangeError(`max new tokens must be a positive integer, got ${maxNewTokensOverride}`);
   }
@@ -78,7 +84,7 @@ export function buildGenerationPlan(
     seeds: engineSupportsSeed ? [...used] : null,
     max_new_tokens: maxNewTokensOverride ?? promptSet.controls.max_new_tokens,
     max_new_tokens_overridden: maxNewTokensOverride !== null && maxNewTokensOverride !== promptSet.controls.max_new_tokens,
-    temperature: promptSet.controls.temperature,
+    temperature: temperatureOverride ?? promptSet.controls.temperature,
     warmup_prompt_id: promptSet.warmup.id,
     steps,
   };

@@ -5,9 +5,13 @@
  * the marker URL `user-supplied:[redacted]`. The picked paths stay on the page and in the worker, where the runtime
  * needs them (an external data file is found by the name the graph gives it).
  */
-import { FIXED_INPUT_SCHEMA, type CatalogModel, type FixedInput } from '../catalog.ts';
+import type { CatalogModel } from '../catalog.ts';
+import type { RerankInput } from '../suite/engine-inputs.ts';
 import type { UserModel, UserModelFile } from './user-model-files.ts';
 import type { InputSizes } from './synthesized-inputs.ts';
+
+/** What a transformers.js folder runs here: a sequence classifier reranks, a causal LM generates. */
+export type UserFolderTask = 'rerank' | 'generate';
 
 /** The id every user-supplied model runs under (the receipt's `model.id`): never derived from a name. */
 export const USER_MODEL_ID = 'user-model';
@@ -35,7 +39,7 @@ export function runnableFiles(model: UserModel): UserModelFile[] {
  * @param model what recogniseUserModel made of the picked files
  * @param folder for a transformers.js folder: its task (from config.json) and the dtype to run
  */
-export function userCatalogModel(model: UserModel, folder: { task: 'rerank' | 'score-candidates'; dtype: string } | null = null): CatalogModel {
+export function userCatalogModel(model: UserModel, folder: { task: UserFolderTask; dtype: string } | null = null): CatalogModel {
   const counts = new Map<string, number>();
   const files = runnableFiles(model).map((f) => {
     if (model.kind === 'transformers') return { path: f.path, bytes: null, sha256: null };
@@ -90,12 +94,40 @@ export function synthesizedInputRecipeBytes(input: SynthesizedInputRequest): Uin
   return new TextEncoder().encode(JSON.stringify({ schema: SYNTHESIZED_INPUT_SCHEMA, batch: input.sizes.batch, sequence: input.sizes.sequence, seed: input.seed }));
 }
 
+/** A built-in input a user's transformers.js reranker runs on (the catalog's rerank inputs are files; this one ships
+ *  with the page): its id is the receipt's `input.id`, the SHA-256 of `builtInInputBytes` its `input.sha256`. */
+export interface BuiltInInputRequest {
+  kind: 'built-in';
+  id: string;
+  data: RerankInput;
+}
+
 /**
- * A synthesized input as token ids for a transformers.js model (its forward pass on `batch` rows of `sequence` ids):
- * the ids a bare graph's `input_ids` get (1..99, which every real vocabulary has), a full mask, zero segment ids.
- * @param input the synthesized input
+ * The fixed probe pairs a user's cross-encoder reranks, cold and warm, through the folder's own tokenizer: one query
+ * and four candidates (two that answer it, in English and Japanese, two that do not), so a working reranker's scores
+ * have an order to show. Versioned by its id: change a byte, change the id. The text never enters a receipt (only
+ * the id, the hash of these bytes, and the scores' digest do).
  */
-export function synthesizedTokenInput(input: SynthesizedInputRequest): FixedInput {
-  const rows = (value: (i: number) => number) => Array.from({ length: input.sizes.batch }, (_, b) => Array.from({ length: input.sizes.sequence }, (_, s) => value(b * input.sizes.sequence + s)));
-  return { schema: FIXED_INPUT_SCHEMA, id: input.id, input_ids: rows((i) => 1 + ((i * 37 + 11) % 99)), attention_mask: rows(() => 1), token_type_ids: rows(() => 0) };
+export const USER_RERANK_PROBE: BuiltInInputRequest = {
+  kind: 'built-in',
+  id: 'drb-rerank-probe-v1',
+  data: {
+    task: 'rerank',
+    query: 'How can I make my phone battery last through a long day out?',
+    candidates: [
+      'Lower the screen brightness and turn off background refresh for apps you rarely use.',
+      '画面の明るさを下げ、使わないときは位置情報をオフにすると電池が長持ちします。',
+      'The train was twenty minutes late, so I missed the start of the meeting.',
+      'Mashed banana can replace eggs in pancake batter.',
+    ],
+  },
+};
+
+/**
+ * The bytes whose SHA-256 a receipt records as a built-in input's: its engine input as JSON (task, query,
+ * candidates, in that order).
+ * @param input the built-in input
+ */
+export function builtInInputBytes(input: BuiltInInputRequest): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(input.data));
 }
