@@ -31,6 +31,7 @@ import type { ControllerJournal } from '../page/run-journal.ts';
 import { pageSession } from '../page/session.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
+import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { GenerationSummaryTable } from './GenerationPanel.tsx';
 import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
@@ -96,6 +97,7 @@ export function UserModelPanel(props: {
   const [pick, setPick] = useState(0);
   const [dtype, setDtype] = useState<string | null>(null);
   const [ep, setEp] = useState<'wasm' | 'webgpu'>('wasm');
+  const [threads, setThreads] = useState<number | null>(null);
   const [warmRuns, setWarmRuns] = useState(10);
   const [maxNewTokens, setMaxNewTokens] = useState<number | null>(null);
   const [busy, setBusy] = useState(false);
@@ -163,7 +165,7 @@ export function UserModelPanel(props: {
         setStatus('loading the prompt set');
         const prompts = await loadPromptSet(new URL(import.meta.env.BASE_URL, location.href).href, PROMPT_SET_ID);
         const out = await generator.run(
-          { model: catalogModel, ep, threads: null, allowFallback: false, prompts, repetitions: 1, maxNewTokens, temperature: 0, userFiles: files },
+          { model: catalogModel, ep, threads, allowFallback: false, prompts, repetitions: 1, maxNewTokens, temperature: 0, userFiles: files },
           { onPhase: (phase) => setStatus(phase), onSample: (done, total) => setStatus(`measured · prompt ${done} / ${total}`) },
           abort.signal,
         );
@@ -182,7 +184,7 @@ export function UserModelPanel(props: {
         if (abort.signal.aborted) break;
         setStatus(`${kind} run`);
         const { receipt, problems } = await controller.run(
-          { kind, model: catalogModel, input, ep, threads: null, allowFallback: false, warmRuns, user: { files, pick: String(pick) } },
+          { kind, model: catalogModel, input, ep, threads, allowFallback: false, warmRuns, user: { files, pick: String(pick) } },
           {},
           abort.signal,
         );
@@ -264,6 +266,7 @@ export function UserModelPanel(props: {
           </label>
         )}
         <EpSelect value={ep} busy={busy} testId="user-model-ep" onChange={setEp} />
+        <ThreadsSelect value={threads} busy={busy} testId="user-model-threads" onChange={setThreads} />
         {generate ? (
           <label>
             Max new tokens

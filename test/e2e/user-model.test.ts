@@ -62,6 +62,9 @@ beforeAll(async () => {
   page.on('request', (request) => requested.push(request.url()));
   await page.goto(`${env.server.url}?mode=panels`);
   await page.waitForFunction(() => document.documentElement.dataset.drbState === 'idle', null, { timeout: 60_000 });
+  // One WASM thread for every run here, asked for and recorded in the route: the same runs on every machine (the
+  // engine's default follows the core count).
+  await page.getByTestId('user-model-threads').selectOption('1');
 });
 afterAll(async () => {
   await env?.close();
@@ -124,7 +127,7 @@ function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[], engin
     expect(receiptProblems(r)).toEqual([]);
     expect(r.outcome.status, r.outcome.reason ?? '').toBe('ok');
     expect(r.engine.name).toBe(engine);
-    expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null });
+    expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: 1, threads_effective: 1 });
     expect(r.model).toMatchObject({ id: 'user-model', kind: 'user', source: 'user-supplied', revision: null, integrity: 'unpinned', dtype: engine === 'ort' ? null : 'fp32' });
     expect(r.model.files).toEqual(
       files.map((bytes) => expect.objectContaining({ url: 'user-supplied:[redacted]', bytes: bytes.byteLength, sha256: sha256(bytes), expected_bytes: null, expected_sha256: null })),
@@ -211,7 +214,7 @@ describe('bring your own model', () => {
     expect(checkGenerationReceipt(receipt)).toEqual([]);
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.engine.name).toBe('transformers');
-    expect(receipt.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null });
+    expect(receipt.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: 1, threads_effective: 1 });
     expect(receipt.model).toMatchObject({ id: 'user-model', kind: 'user', task: 'generate', source: 'user-supplied', revision: null, integrity: 'unpinned', dtype: 'q4' });
     // Exactly the q4 graph and the folder's four JSON files: fp32's graph and its external data are not read.
     const q4 = folderFiles(LM_FOLDER, ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4.onnx']);
