@@ -1,16 +1,20 @@
 /**
- * `npm run bench -- soak`: memory over a long session in headless Chromium. One page, one cold run of the heavy
- * fixture (wasm, 1 thread), then N consecutive warm runs through the page's own Warm run button (each: the probe,
- * the untimed warm-up and W timed samples on the live session, a receipt validated and listed), with memory sampled
- * every S runs:
- * - from inside: `performance.measureUserAgentSpecificMemory()` (the page and its workers, the API Chromium has for
- *   a cross-origin-isolated page; after a forced GC), and `performance.memory.usedJSHeapSize` (the page's heap);
- * - from outside: the proportional set size (PSS, /proc/<pid>/smaps_rollup) of the browser's whole process tree.
- * Growth is measured from the sample at run 100 to the last one. Target: at most 5%.
- * The page keeps every receipt it made (the list, window.drbReceipts, the session store): that share of the growth
- * is by design and is reported as the receipts' JSON size.
- * Environment: DRB_BENCH_SOAK_RUNS (default 1000), DRB_BENCH_SOAK_WARM (timed samples per warm run, default 5),
- * DRB_BENCH_SOAK_EVERY (default 50).
+ * `npm run bench -- soak`: memory over a long session, in headless Chromium and in the WebKitGTK lane. One page per
+ * browser, one cold run of the heavy fixture (wasm, 1 thread), then N consecutive warm runs through the page's own
+ * Warm run button (each: the probe, the untimed warm-up and W timed samples on the live session, a receipt validated,
+ * stored and listed), with memory sampled every S runs, with what each browser really offers:
+ * - Chromium, from inside: `performance.measureUserAgentSpecificMemory()` after a forced GC (the page and its
+ *   workers, with its per-context breakdown: the window against the bench worker, where the ORT session, its
+ *   WebAssembly memory and tensors live) and `performance.memory.usedJSHeapSize` (the page's heap); from outside:
+ *   the proportional set size (PSS, /proc/<pid>/smaps_rollup) of the browser's whole process tree.
+ * - WebKitGTK (MiniBrowser under WebKitWebDriver, src/node/webkit-driver.ts): no memory API in the page (no
+ *   `performance.memory`, no `measureUserAgentSpecificMemory`) and no way to force a GC, so only from outside: the
+ *   RSS and PSS of the WebKitWebProcess (the page and its workers, which are threads of it) and of the
+ *   WebKitNetworkProcess, found by the driver's process group.
+ * Both: how many receipts the page made and keeps in memory (`window.drbReceiptCount`, `window.drbReceipts`), and
+ * the DOM's element count. Growth is measured from the sample at run 100 to the last one. Target: at most 5%.
+ * Environment: DRB_BENCH_SOAK_LANES (default `chromium,webkit`), DRB_BENCH_SOAK_RUNS (default 1000),
+ * DRB_BENCH_SOAK_WARM (timed samples per warm run, default 5), DRB_BENCH_SOAK_EVERY (default 50).
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -21,107 +25,275 @@ import { fileURLToPath } from 'node:url';
 import { toSearchParams } from '../src/core/automation.ts';
 import { launchChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
+import { WebKitDriver } from '../src/node/webkit-driver.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const LANES = (process.env.DRB_BENCH_SOAK_LANES ?? 'chromium,webkit').split(',').map((s) => s.trim());
 const RUNS = Number(process.env.DRB_BENCH_SOAK_RUNS ?? 1000);
 const WARM = Number(process.env.DRB_BENCH_SOAK_WARM ?? 5);
 const EVERY = Number(process.env.DRB_BENCH_SOAK_EVERY ?? 50);
 const BASE_RUN = Math.min(100, RUNS);
 const MiB = 2 ** 20;
+const WAIT_MS = 600_000;
+for (const lane of LANES) {
+  if (lane !== 'chromium' && lane !== 'webkit') {
+    console.error(`error: DRB_BENCH_SOAK_LANES: unknown lane '${lane}' (chromium, webkit)`);
+    process.exit(2);
+  }
+}
 
-const dir = mkdtempSync(join(tmpdir(), 'drb-soak-bench-'));
-const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-if (build.status !== 0) process.exit(1);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The browser's process tree: the process whose command line holds `marker`, and every descendant. */
-function treePss(marker: string): number {
-  const parent = new Map<number, number>();
-  let root: number | null = null;
+/** One process's memory, from /proc. */
+interface ProcMemory {
+  pid: number;
+  comm: string;
+  pgrp: number;
+  ppid: number;
+  rss: number;
+  pss: number;
+}
+
+/** Every readable process with its parent, group, command name, RSS and PSS (bytes). */
+function processes(): ProcMemory[] {
+  const out: ProcMemory[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const pid = Number(name);
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      parent.set(pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-      if (root === null && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)) root = pid;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      let rss = 0;
+      let pss = 0;
+      try {
+        const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+        rss = Number(/^Rss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+        pss = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) * 1024;
+      } catch {
+        // Not readable (a kernel thread, another user's process).
+      }
+      out.push({ pid, comm, ppid: Number(fields[1]), pgrp: Number(fields[2]), rss, pss });
     } catch {
       // The process ended while we looked.
     }
   }
-  if (root === null) throw new Error('the browser process is gone');
-  let total = 0;
-  for (const pid of parent.keys()) {
-    let p: number | undefined = pid;
-    while (p !== undefined && p !== root && p > 1) p = parent.get(p);
-    if (p !== root) continue;
+  return out;
+}
+
+/** The PSS of the process whose command line holds `marker` and every descendant of it. */
+function treePss(marker: string): number {
+  const all = processes();
+  const parent = new Map(all.map((p) => [p.pid, p.ppid]));
+  const root = all.find((p) => {
     try {
-      const pss = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-      if (pss) total += Number(pss[1]) * 1024;
+      return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').includes(marker);
     } catch {
-      // Gone, or not readable.
+      return false;
     }
+  })?.pid;
+  if (root === undefined) throw new Error('the browser process is gone');
+  let total = 0;
+  for (const p of all) {
+    let q: number | undefined = p.pid;
+    while (q !== undefined && q !== root && q > 1) q = parent.get(q);
+    if (q === root) total += p.pss;
   }
   return total;
 }
 
-interface Sample {
-  run: number;
-  uaMemory: number | null;
+/** What the page says about itself (both lanes). */
+interface Inside {
+  /** measureUserAgentSpecificMemory: total, and by context (null where the browser has no such API). */
+  ua: { total: number; window: number; worker: number; shared: number } | null;
   jsHeap: number | null;
-  pss: number;
+  receiptsMade: number;
+  receiptsKept: number;
   receiptsJson: number;
+  listed: number;
+  elements: number;
+  state: string;
+  lastStatus: string | null;
 }
 
-const marker = `--drb-soak=${randomUUID()}`;
-const server = await startStaticServer({ dir });
-const browser = await launchChromium({ extraArgs: [marker, '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
-const samples: Sample[] = [];
-const started = Date.now();
-try {
-  const page = await browser.context.newPage();
-  await page.goto(`${server.url}?${toSearchParams({ autorun: ['cold'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: WARM, mode: 'panels' })}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 600_000 });
-  const warmButton = page.getByRole('button', { name: /^Warm run/ });
-  // Strings, not functions: tsx names inner functions with a helper the page does not have.
-  const measure = async (run: number): Promise<Sample> => {
-    const inside = (await page.evaluate(`(async () => {
-      globalThis.gc?.();
-      let uaMemory = null;
-      try {
-        if (crossOriginIsolated && performance.measureUserAgentSpecificMemory) {
-          uaMemory = await Promise.race([performance.measureUserAgentSpecificMemory().then((m) => m.bytes), new Promise((r) => setTimeout(() => r(null), 30000))]);
+interface Sample extends Inside {
+  run: number;
+  /** Named outside figures in bytes (per lane: browser PSS; web process RSS/PSS, network process RSS/PSS). */
+  outside: Record<string, number>;
+}
+
+// A function body, run by both lanes as `(async () => { body })()`: strings, not functions, as tsx names inner
+// functions with a helper the page does not have.
+const INSIDE = `
+  globalThis.gc?.();
+  let ua = null;
+  try {
+    if (crossOriginIsolated && performance.measureUserAgentSpecificMemory) {
+      const m = await Promise.race([performance.measureUserAgentSpecificMemory(), new Promise((r) => setTimeout(() => r(null), 30000))]);
+      if (m) {
+        ua = { total: m.bytes, window: 0, worker: 0, shared: 0 };
+        for (const b of m.breakdown) {
+          const scopes = new Set(b.attribution.map((a) => a.scope));
+          if (scopes.size !== 1) ua.shared += b.bytes;
+          else if (scopes.has('Window')) ua.window += b.bytes;
+          else if (scopes.has('DedicatedWorkerGlobalScope')) ua.worker += b.bytes;
+          else ua.shared += b.bytes;
         }
-      } catch { uaMemory = null; }
-      return { uaMemory, jsHeap: performance.memory ? performance.memory.usedJSHeapSize : null, receiptsJson: JSON.stringify(window.drbReceipts).length };
-    })()`)) as Omit<Sample, 'run' | 'pss'>;
-    return { run, pss: treePss(marker), ...inside };
+      }
+    }
+  } catch { ua = null; }
+  return {
+    ua,
+    jsHeap: performance.memory ? performance.memory.usedJSHeapSize : null,
+    receiptsMade: window.drbReceiptCount,
+    receiptsKept: window.drbReceipts.length,
+    receiptsJson: JSON.stringify(window.drbReceipts).length,
+    listed: document.querySelectorAll('[data-testid="receipt"]').length,
+    elements: document.getElementsByTagName('*').length,
+    state: document.documentElement.dataset.drbState ?? '',
+    lastStatus: window.drbReceipts.at(-1)?.outcome.status ?? null,
+  };`;
+
+/** One browser driven through the soak. */
+interface SoakBrowser {
+  name: string;
+  version: string;
+  inside(): Promise<Inside>;
+  /** Waits until the page made `n` receipts and is not running. */
+  waitForReceipts(n: number): Promise<void>;
+  clickWarm(): Promise<void>;
+  outside(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+async function openChromium(url: string): Promise<SoakBrowser> {
+  const marker = `--drb-soak=${randomUUID()}`;
+  const browser = await launchChromium({ extraArgs: [marker, '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
+  const page = await browser.context.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: WAIT_MS });
+  const version = String(await page.evaluate('navigator.userAgent.match(/Chrome\\/([\\d.]+)/)?.[1] ?? "unknown"'));
+  return {
+    name: 'Chromium',
+    version,
+    inside: async () => (await page.evaluate(`(async () => { ${INSIDE} })()`)) as Inside,
+    waitForReceipts: async (n) => {
+      await page.waitForFunction((k) => window.drbReceiptCount >= k && document.documentElement.dataset.drbState !== 'running', n, { timeout: WAIT_MS });
+    },
+    clickWarm: () => page.click('[data-testid="run-warm"]'),
+    outside: () => ({ 'browser PSS': treePss(marker) }),
+    close: () => browser.close(),
   };
-  samples.push(await measure(0));
-  for (let run = 1; run <= RUNS; run++) {
-    await warmButton.click();
-    await page.waitForFunction((n) => window.drbReceipts.length >= n && document.documentElement.dataset.drbState !== 'running', run + 1, { timeout: 600_000 });
-    if (run % EVERY === 0 || run === BASE_RUN) {
-      const last = await page.evaluate(() => window.drbReceipts.at(-1)!.outcome.status);
-      if (last !== 'ok') throw new Error(`warm run ${run} ended ${last}`);
-      const sample = await measure(run);
-      samples.push(sample);
-      const mib = (v: number | null) => (v === null ? 'n/a' : `${(v / MiB).toFixed(1)} MiB`);
-      console.log(`run ${run}: page+workers ${mib(sample.uaMemory)}, page JS heap ${mib(sample.jsHeap)}, browser PSS ${mib(sample.pss)}, receipts JSON ${mib(sample.receiptsJson)} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+}
+
+async function openWebKit(url: string): Promise<SoakBrowser> {
+  const driver = await WebKitDriver.start();
+  try {
+    const session = await driver.newSession({ scriptMs: WAIT_MS, pageLoadMs: 120_000 });
+    const evaluate = <T>(body: string) => session.execute<T>(`return (async () => { ${body}\n})();`);
+    const poll = async (body: string, what: string) => {
+      const deadline = Date.now() + WAIT_MS;
+      while (Date.now() < deadline) {
+        if (await evaluate<boolean>(body)) return;
+        await sleep(200);
+      }
+      throw new Error(`webkit: ${what} did not happen within ${WAIT_MS} ms`);
+    };
+    await session.navigate(url);
+    await poll(`return ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? '');`, 'the cold run');
+    const group = driver.processGroup;
+    if (group === undefined) throw new Error('webkit: the driver has no process');
+    const byName = (prefix: string) => processes().filter((p) => p.pgrp === group && p.comm.startsWith(prefix));
+    return {
+      name: 'WebKitGTK (MiniBrowser)',
+      version: session.browserVersion ?? 'unknown',
+      inside: () => evaluate<Inside>(INSIDE),
+      waitForReceipts: (n) => poll(`return window.drbReceiptCount >= ${n} && document.documentElement.dataset.drbState !== 'running';`, `receipt ${n}`),
+      clickWarm: async () => session.click(await session.findElement('[data-testid="run-warm"]')),
+      outside: () => {
+        // comm is cut to 15 characters: WebKitWebProces, WebKitNetworkPr.
+        const web = byName('WebKitWebProces');
+        const network = byName('WebKitNetworkPr');
+        if (web.length === 0) throw new Error('webkit: the web process is gone');
+        const sum = (list: ProcMemory[], key: 'rss' | 'pss') => list.reduce((t, p) => t + p[key], 0);
+        return { 'web process RSS': sum(web, 'rss'), 'web process PSS': sum(web, 'pss'), 'network process RSS': sum(network, 'rss'), 'network process PSS': sum(network, 'pss') };
+      },
+      close: async () => {
+        await session.delete().catch(() => undefined);
+        await driver.close();
+      },
+    };
+  } catch (error) {
+    await driver.close();
+    throw error;
+  }
+}
+
+const mib = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${(v / MiB).toFixed(1)} MiB`);
+const growth = (a: number | null | undefined, b: number | null | undefined) =>
+  a === null || a === undefined || b === null || b === undefined ? 'n/a' : `${(((b - a) / a) * 100).toFixed(1)}%`;
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+const dir = mkdtempSync(join(tmpdir(), 'drb-soak-bench-'));
+const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+if (build.status !== 0) process.exit(1);
+const server = await startStaticServer({ dir });
+const url = `${server.url}?${toSearchParams({ autorun: ['cold'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: WARM, mode: 'panels' })}`;
+const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
+console.log(`machine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average at the start ${load()}`);
+let failed = false;
+try {
+  for (const lane of LANES) {
+    const started = Date.now();
+    console.log(`\n--- ${lane}: ort-heavy-xenc, wasm, 1 thread, ${RUNS} warm runs of ${WARM} timed samples each, sampled every ${EVERY} (${new Date().toISOString()}) ---`);
+    const browser = lane === 'chromium' ? await openChromium(url) : await openWebKit(url);
+    const samples: Sample[] = [];
+    try {
+      console.log(`${browser.name} ${browser.version}`);
+      const measure = async (run: number): Promise<Sample> => {
+        const inside = await browser.inside();
+        return { run, ...inside, outside: browser.outside() };
+      };
+      const first = await measure(0);
+      if (first.lastStatus !== 'ok') throw new Error(`the cold run ended ${first.state} (${first.lastStatus ?? 'no receipt'})`);
+      samples.push(first);
+      for (let run = 1; run <= RUNS; run++) {
+        await browser.clickWarm();
+        await browser.waitForReceipts(run + 1);
+        if (run % EVERY === 0 || run === BASE_RUN) {
+          const sample = await measure(run);
+          if (sample.lastStatus !== 'ok') throw new Error(`warm run ${run} ended ${sample.lastStatus}`);
+          samples.push(sample);
+          const ua = sample.ua ? `page+workers ${mib(sample.ua.total)} (window ${mib(sample.ua.window)}, worker ${mib(sample.ua.worker)}, shared ${mib(sample.ua.shared)}), ` : '';
+          const heap = sample.jsHeap === null ? '' : `page JS heap ${mib(sample.jsHeap)}, `;
+          const outside = Object.entries(sample.outside).map(([k, v]) => `${k} ${mib(v)}`).join(', ');
+          console.log(
+            `run ${run}: ${ua}${heap}${outside}; receipts made ${sample.receiptsMade}, kept ${sample.receiptsKept} (${mib(sample.receiptsJson)} JSON), listed ${sample.listed}, ` +
+              `${sample.elements} elements (${((Date.now() - started) / 1000).toFixed(0)} s, load ${load()})`,
+          );
+        }
+      }
+      const base = samples.find((s) => s.run === BASE_RUN)!;
+      const end = samples.at(-1)!;
+      const parts = [
+        ...(base.ua && end.ua
+          ? [`page+workers ${growth(base.ua.total, end.ua.total)} (window ${growth(base.ua.window, end.ua.window)}, worker ${growth(base.ua.worker, end.ua.worker)})`]
+          : []),
+        ...(base.jsHeap !== null ? [`page JS heap ${growth(base.jsHeap, end.jsHeap)}`] : []),
+        ...Object.keys(end.outside).map((k) => `${k} ${growth(base.outside[k], end.outside[k])}`),
+      ];
+      console.log(`${lane}: ${RUNS} warm runs in ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${load()}`);
+      console.log(`${lane}: growth from run ${BASE_RUN} to run ${end.run}: ${parts.join(', ')} (target <= 5%)`);
+    } catch (error) {
+      failed = true;
+      console.error(`${lane}: ${(error as Error).message}`);
+    } finally {
+      await browser.close();
     }
   }
-  const base = samples.find((s) => s.run === BASE_RUN)!;
-  const end = samples.at(-1)!;
-  const growth = (a: number | null, b: number | null) => (a === null || b === null ? 'n/a' : `${(((b - a) / a) * 100).toFixed(1)}%`);
-  const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
-  console.log(`\nmachine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-  console.log(`ort-heavy-xenc, wasm, 1 thread, ${RUNS} warm runs of ${WARM} timed samples each, in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  console.log(
-    `growth from run ${BASE_RUN} to run ${end.run}: page+workers ${growth(base.uaMemory, end.uaMemory)}, page JS heap ${growth(base.jsHeap, end.jsHeap)}, ` +
-      `browser PSS ${growth(base.pss, end.pss)} (target <= 5%); the receipts the page keeps grew by ${((end.receiptsJson - base.receiptsJson) / MiB).toFixed(1)} MiB of JSON`,
-  );
 } finally {
-  await browser.close();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
 }
+process.exit(failed ? 1 : 0);

@@ -6,7 +6,9 @@ import { App } from './ui/App.tsx';
 import './ui/styles.css';
 
 window.drbReceipts = [];
+window.drbReceiptCount = 0;
 window.drbArtifacts = [];
+window.drbArtifactCount = 0;
 window.drbApp = { name: 'device-receipts-bench', version: __DRB_VERSION__, commit: __DRB_COMMIT__ };
 document.documentElement.dataset.drbState = 'loading';
 

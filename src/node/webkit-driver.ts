@@ -165,6 +165,14 @@ export class WebKitDriver {
     throw new WebDriverError(`WebKitWebDriver did not become ready within ${this.options.callTimeoutMs} ms: ${this.log()}`, 'timeout');
   }
 
+  /**
+   * The process group of the driver and everything it started (Xvfb, MiniBrowser, WebKit's web and network
+   * processes): a benchmark reads their memory from /proc by it. Undefined when the driver did not start.
+   */
+  get processGroup(): number | undefined {
+    return this.child.pid;
+  }
+
   /** The last lines the driver printed (for error messages). */
   log(): string {
     return this.logTail.join('').trim().split('\n').slice(-5).join(' | ');

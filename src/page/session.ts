@@ -2,13 +2,20 @@
  * The page's one session (src/page/session-store.ts) and the one way every panel offers a result: store it on the
  * device first, then put it where the automation contract and the page show it. The stored session is loaded once
  * at start; `document.documentElement.dataset.drbSession` is `ready` (or `unavailable` when storage does not work)
- * and `window.drbSession` holds `{receipts, artifacts}` as stored.
+ * and `window.drbSession` holds the latest `{receipts, artifacts}` as stored, with the session's counts.
+ *
+ * A long session must not grow the page: while storage works, the page keeps only the latest
+ * `SESSION_ITEMS_IN_MEMORY` items in memory (the rest are on the device, and every export reads them back from
+ * there); when storage does not work, every item stays in memory, as it is then the only copy.
  */
 import type { Protocol } from '../core/protocol.ts';
 import { appSection } from '../core/receipt-envelope.ts';
 import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle, type SessionSheet } from '../core/receipt-bundle.ts';
 import type { DeviceReceipt } from '../core/receipt.ts';
 import { SessionStore, snapshotOf, type SessionSnapshot, type StoredItem } from './session-store.ts';
+
+/** How many of the session's latest items (and of this page's receipts and artifacts) the page keeps in memory. */
+export const SESSION_ITEMS_IN_MEMORY = 50;
 
 /** Artifact kinds that are receipts (they go into a bundle's `receipts`). */
 const RECEIPT_KINDS: ReadonlySet<string> = new Set(['suite-receipt', 'generation-receipt', 'comparison-receipt']);
@@ -18,8 +25,13 @@ type Listener = () => void;
 /** The session of this page. */
 class PageSession {
   readonly store = new SessionStore();
-  /** Every stored item, oldest first (what was stored before this load, then this page's results). */
-  items: StoredItem[] = [];
+  /**
+   * The latest items of the session, oldest first (what was stored before this load, then this page's results): at
+   * most `SESSION_ITEMS_IN_MEMORY` of those stored on the device, and every one storage refused.
+   */
+  items: MemoryItem[] = [];
+  /** How many receipts and other artifacts the whole session holds (on the device, and those storage refused). */
+  counts = { receipts: 0, artifacts: 0 };
   /** The session sheet as the tester filled it (saved on every edit). */
   sheet: SessionSheet = { ...EMPTY_SESSION_SHEET };
   /** The protocol protocol mode follows (null in the developer panels). */
@@ -33,7 +45,9 @@ class PageSession {
 
   private async load(): Promise<void> {
     await this.store.open();
-    this.items = await this.store.items();
+    const stored = await this.store.items();
+    this.counts = countsOf(stored);
+    this.items = stored.slice(-SESSION_ITEMS_IN_MEMORY).map((item) => ({ ...item, stored: true }));
     this.sheet = await this.store.sheet();
     this.publish();
     window.drbExportBundle = () => this.bundle();
@@ -50,18 +64,25 @@ class PageSession {
   async offerReceipt(receipt: DeviceReceipt): Promise<void> {
     await this.keep('receipt', receipt);
     window.drbReceipts.push(receipt);
+    window.drbReceiptCount = (window.drbReceiptCount ?? 0) + 1;
+    if (window.drbReceipts.length > SESSION_ITEMS_IN_MEMORY) window.drbReceipts.splice(0, window.drbReceipts.length - SESSION_ITEMS_IN_MEMORY);
   }
 
   /** Stores another artifact (a suite, comparison or generation receipt, predictions, answers), then offers it. */
   async offerArtifact(kind: string, data: unknown): Promise<void> {
     await this.keep(RECEIPT_KINDS.has(kind) ? 'receipt' : kind, data);
     window.drbArtifacts.push({ kind, data });
+    window.drbArtifactCount = (window.drbArtifactCount ?? 0) + 1;
+    if (window.drbArtifacts.length > SESSION_ITEMS_IN_MEMORY) window.drbArtifacts.splice(0, window.drbArtifacts.length - SESSION_ITEMS_IN_MEMORY);
   }
 
   /** Deletes the stored session (after the tester exported it). */
   async clear(): Promise<void> {
     await this.ready;
-    if (await this.store.clear()) this.items = [];
+    if (await this.store.clear()) {
+      this.items = [];
+      this.counts = { receipts: 0, artifacts: 0 };
+    }
     this.publish();
   }
 
@@ -71,28 +92,59 @@ class PageSession {
     await this.store.saveSheet(sheet);
   }
 
-  /** The bundle the export buttons give: every stored receipt, the protocol followed and the sheet. */
-  bundle(): ReceiptBundle {
+  /**
+   * Every item of the session, oldest first: those on the device read back from it, and those storage refused
+   * (kept in memory only).
+   */
+  async allItems(): Promise<StoredItem[]> {
+    await this.ready;
+    const refused = this.items.filter((item) => !item.stored);
+    const stored = await this.store.items();
+    if (refused.length === 0) return stored;
+    // A stable sort by the time each was kept: the refused ones go back between the stored ones where they came.
+    return [...stored, ...refused.map(({ stored: _, ...item }) => item)].sort((a, b) => (a.saved_at < b.saved_at ? -1 : a.saved_at > b.saved_at ? 1 : 0));
+  }
+
+  /** Every receipt of the session (any kind), oldest first. */
+  async allReceipts(): Promise<unknown[]> {
+    return snapshotOf(await this.allItems()).receipts;
+  }
+
+  /** The bundle the export buttons give: every receipt of the session, the protocol followed and the sheet. */
+  async bundle(): Promise<ReceiptBundle> {
+    return this.bundleOf(await this.allReceipts());
+  }
+
+  /**
+   * A bundle of `receipts` (every receipt of the session, as `allReceipts` gave them) with the protocol and sheet.
+   * @param receipts the session's receipts, oldest first
+   */
+  bundleOf(receipts: readonly unknown[]): ReceiptBundle {
     return {
       schema: RECEIPT_BUNDLE_SCHEMA,
       created_at: new Date().toISOString(),
       app: appSection({ version: __DRB_VERSION__, commit: __DRB_COMMIT__ }, location.href),
       protocol: this.protocol,
       sheet: this.sheet,
-      receipts: this.snapshot().receipts as ReceiptBundle['receipts'],
+      receipts: [...receipts] as ReceiptBundle['receipts'],
     };
   }
 
-  /** The session as the automation contract gives it. */
-  snapshot(): SessionSnapshot {
-    return snapshotOf(this.items);
+  /** The session as the automation contract gives it: its latest items and its counts. */
+  snapshot(): SessionSnapshot & { receiptCount: number; artifactCount: number } {
+    return { ...snapshotOf(this.items), receiptCount: this.counts.receipts, artifactCount: this.counts.artifacts };
   }
 
   private async keep(kind: string, data: unknown): Promise<void> {
     await this.ready;
-    await this.store.save(kind, data);
+    const stored = await this.store.save(kind, data);
     // Kept in memory even when storage refused it: the page still shows and exports it for this visit.
-    this.items = [...this.items, { kind, data, saved_at: new Date().toISOString() }];
+    const items = [...this.items, { kind, data, saved_at: new Date().toISOString(), stored }];
+    // Only items on the device leave memory, the oldest first; what storage refused stays (its only copy).
+    let excess = items.filter((item) => item.stored).length - SESSION_ITEMS_IN_MEMORY;
+    this.items = excess > 0 ? items.filter((item) => !(item.stored && excess-- > 0)) : items;
+    if (kind === 'receipt') this.counts.receipts++;
+    else this.counts.artifacts++;
     this.publish();
   }
 
@@ -100,6 +152,16 @@ class PageSession {
     window.drbSession = this.snapshot();
     for (const listener of this.listeners) listener();
   }
+}
+
+/** An item as the page holds it: `stored` says whether the device has it (else memory is its only copy). */
+interface MemoryItem extends StoredItem {
+  stored: boolean;
+}
+
+function countsOf(items: readonly StoredItem[]): { receipts: number; artifacts: number } {
+  const receipts = items.filter((item) => item.kind === 'receipt').length;
+  return { receipts, artifacts: items.length - receipts };
 }
 
 /** The page's session (created when the page starts). */

@@ -22,7 +22,7 @@ import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { InterruptedBanner } from './InterruptedBanner.tsx';
 import { ComparePanel } from './ComparePanel.tsx';
 import { GenerationPanel } from './GenerationPanel.tsx';
-import { ReceiptList } from './ReceiptList.tsx';
+import { RECEIPTS_LISTED, ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
 import { SuitePanel } from './SuitePanel.tsx';
@@ -63,7 +63,9 @@ export function App(props: { catalog: ModelCatalog }) {
   const [progress, setProgress] = useState<Downloads>(NO_DOWNLOADS);
   const [liveSamples, setLiveSamples] = useState<number[]>([]);
   const [samplesTotal, setSamplesTotal] = useState<number | null>(null);
+  // The latest receipts of this page (the list shows at most RECEIPTS_LISTED; the session keeps every one).
   const [receipts, setReceipts] = useState<DeviceReceipt[]>([]);
+  const [receiptsMade, setReceiptsMade] = useState(0);
   const [problems, setProblems] = useState<string[]>([]);
   const [runErrors, setRunErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -108,7 +110,8 @@ export function App(props: { catalog: ModelCatalog }) {
     if (found.length > 0) return null;
     // Stored on the device before it is shown: a tab killed afterwards loses nothing.
     await pageSession.offerReceipt(receipt);
-    setReceipts((prev) => [...prev, receipt]);
+    setReceipts((prev) => [...prev.slice(-(RECEIPTS_LISTED - 1)), receipt]);
+    setReceiptsMade((n) => n + 1);
     return receipt;
   };
 
@@ -222,7 +225,7 @@ export function App(props: { catalog: ModelCatalog }) {
       />
       <RunProgress status={status} downloads={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
-      <ReceiptList receipts={receipts} />
+      <ReceiptList receipts={receipts} made={receiptsMade} />
       <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} paramErrors={automation.errors} />
       <GenerationPanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
       <ComparePanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />

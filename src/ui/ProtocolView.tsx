@@ -142,7 +142,9 @@ export function ProtocolView(props: {
   const file = protocolPath(props.protocolId);
   const [protocol, setProtocol] = useState<Protocol | null>(null);
   const [protocolError, setProtocolError] = useState<string | null>(null);
-  const [items, setItems] = useState(pageSession.items);
+  // Every receipt of the session, read back from the device once at load, then grown by each run here (the field
+  // kit's sessions are a protocol's few dozen runs; the bundle is built from these within the tester's tap).
+  const [receipts, setReceipts] = useState<unknown[]>([]);
   const [sessionReady, setSessionReady] = useState(false);
   const [sheet, setSheet] = useState<SessionSheet | null>(null);
   const [status, setStatus] = useState<ModelStatus>('idle');
@@ -160,9 +162,12 @@ export function ProtocolView(props: {
   const pageRun = usePageRun();
 
   useEffect(() => {
-    const off = pageSession.subscribe(() => setItems(pageSession.items));
+    // Only a deletion empties the session; every receipt made here is added by `run`.
+    const off = pageSession.subscribe(() => {
+      if (pageSession.counts.receipts === 0) setReceipts([]);
+    });
     void pageSession.ready.then(async () => {
-      setItems(pageSession.items);
+      setReceipts(await pageSession.allReceipts());
       setSheet(pageSession.sheet);
       setSessionReady(true);
     });
@@ -194,7 +199,6 @@ export function ProtocolView(props: {
     else if (protocol !== null) setDrbState('idle');
   }, [protocol, protocolError]);
 
-  const receipts = pageSession.snapshot().receipts;
   const counts = protocol ? protocolProgress(receipts, protocol) : null;
   const step = counts ? nextStep(counts, coldRanThisLoad) : null;
 
@@ -225,6 +229,7 @@ export function ProtocolView(props: {
       } else {
         // Stored on the device before it is shown.
         await pageSession.offerReceipt(receipt);
+        setReceipts((prev) => [...prev, receipt]);
         setLast(receipt);
         setDrbState(receipt.outcome.status === 'ok' ? 'done' : 'failed');
       }
@@ -242,7 +247,7 @@ export function ProtocolView(props: {
       createdAt: new Date().toISOString(),
     });
   const checkedBundle = (): ReceiptBundle | null => {
-    const checked = ReceiptBundle.safeParse(pageSession.bundle());
+    const checked = ReceiptBundle.safeParse(pageSession.bundleOf(receipts));
     if (checked.success) return checked.data;
     setNote(`The bundle cannot be made: ${firstIssueLine(checked.error)}`);
     return null;

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import type { DeviceReceipt } from '../core/receipt.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
+import { pageSession } from '../page/session.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
@@ -57,13 +58,55 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
   );
 }
 
-/** Every receipt produced on this page, newest first, each with its chart and download / copy buttons. */
-export function ReceiptList(props: { receipts: DeviceReceipt[] }) {
+/** How many of this page's latest receipts the list shows (a long session would otherwise grow the page). */
+export const RECEIPTS_LISTED = 20;
+
+/** Downloads the whole session (every receipt on the device, the earlier ones included) as one bundle. */
+function DownloadSession() {
+  const [note, setNote] = useState<string | null>(null);
+  return (
+    <p class="buttons">
+      <button
+        type="button"
+        data-testid="download-session"
+        onClick={async () => {
+          const bundle = await pageSession.bundle();
+          const name = artifactFileName({ model: 'session', route: 'any', kind: 'bundle', createdAt: bundle.created_at });
+          downloadJson(bundle, name);
+          setNote(`Saved ${bundle.receipts.length} receipt(s) as ${name}.`);
+        }}
+      >
+        Download every receipt of this session
+      </button>
+      {note && (
+        <span role="status" data-testid="download-session-note">
+          {note}
+        </span>
+      )}
+    </p>
+  );
+}
+
+/**
+ * This page's latest receipts (at most `RECEIPTS_LISTED`), newest first, each with its chart and download / copy
+ * buttons; the earlier ones are counted, and the whole session downloads as one bundle.
+ * @param props.receipts the latest receipts, oldest first
+ * @param props.made how many receipts this page made in all
+ */
+export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) {
   if (props.receipts.length === 0) return null;
+  const earlier = props.made - props.receipts.length;
   return (
     <section class="panel">
       <h2>Receipts</h2>
-      <ol class="receipts" reversed>
+      {earlier > 0 && (
+        <p class="note" data-testid="earlier-receipts">
+          {earlier} earlier receipt{earlier === 1 ? '' : 's'} of this page {earlier === 1 ? 'is' : 'are'} not listed here
+          {pageSession.store.failure === null ? ': saved in this session on this device.' : ': storage is off, so they stay in this page only.'}
+        </p>
+      )}
+      {earlier > 0 && <DownloadSession />}
+      <ol class="receipts" reversed start={props.made}>
         {props.receipts
           .map((receipt, index) => <ReceiptItem key={receipt.receipt_id} receipt={receipt} index={index} />)
           .reverse()}
