@@ -7,7 +7,9 @@
  * round runs the three kinds in a shuffled order from a fixed seed (mulberry32), so drift and load hit all alike:
  * - `page`: the real page, `autorun=cold` on wasm with 1 thread (the plain build): the receipt's `model_fetch_ms`,
  *   `runtime_fetch_ms`, `session_create_ms` and `first_inference_ms`, and every byte the static server sent for the
- *   run (file sizes of its 200 responses: page, code, runtime, model, input);
+ *   run (the bodies of its 200 responses as transferred, compressed as `drb serve` compresses them, beside the
+ *   files' own sizes: page, code, runtime, model, input). The server makes each file's compressed bytes once: every
+ *   file is requested once before the first round, so no run waits for that;
  * - `plain` and `asyncify`: a bench-only module worker with no harness (written next to a fresh build) that does the
  *   same stages with one build each, on the same ORT JavaScript the page uses (`ort.webgpu.min.mjs`): model fetch,
  *   runtime fetch (`.mjs` import + `.wasm` read, handed over as `env.wasm.wasmBinary`), `InferenceSession.create` on
@@ -18,9 +20,9 @@
  * Environment: DRB_BENCH_COLD_RUNS (default 5), DRB_BENCH_COLD_MODEL (default ort-heavy-xenc).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { toSearchParams } from '../src/core/automation.ts';
 import { mulberry32 } from '../src/core/mulberry32.ts';
@@ -99,20 +101,36 @@ interface Stages {
   first_inference_ms: number;
 }
 
-/** Bytes the server sent per 200 response of the current run, by the path's kind. */
-let sent: Array<{ path: string; bytes: number }> = [];
+/**
+ * Bytes the server sent per 200 response of the current run (the body as transferred: brotli or gzip where the
+ * browser accepted it, as `drb serve` sends it), with the file's own size beside it.
+ */
+let sent: Array<{ path: string; bytes: number; fileBytes: number; coding: string | null }> = [];
 const server = await startStaticServer({
   dir,
-  onRequest: (method, path, status) => {
-    if (method !== 'GET' || status !== 200) return;
+  onRequest: (method, path, status, body) => {
+    if (method !== 'GET' || status !== 200 || body === undefined) return;
     const file = join(dir, path.endsWith('/') ? `${path}index.html` : path);
+    let fileBytes = body.bytes;
     try {
-      sent.push({ path, bytes: statSync(file).size });
+      fileBytes = statSync(file).size;
     } catch {
       // A path the server answered from elsewhere: not a file of the build.
     }
+    sent.push({ path, bytes: body.bytes, fileBytes, coding: body.coding });
   },
 });
+
+// The server compresses each file once, on its first request: do that before any timed run.
+for (const file of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+  if (!file.isFile()) continue;
+  const path = relative(dir, join(file.parentPath, file.name)).split(sep).join('/');
+  if (path.split('/').some((segment) => segment.startsWith('.'))) continue;
+  for (const coding of ['br', 'gzip']) {
+    const response = await fetch(`${server.url}${path}`, { headers: { 'accept-encoding': coding } });
+    await response.arrayBuffer();
+  }
+}
 
 async function runOnce(kind: Kind): Promise<{ stages: Stages; bytes: typeof sent }> {
   sent = [];
@@ -183,18 +201,24 @@ try {
   );
 
   const totals = pageBytes.map((b) => b.reduce((sum, e) => sum + e.bytes, 0));
+  const fileTotals = pageBytes.map((b) => b.reduce((sum, e) => sum + e.fileBytes, 0));
   const last = pageBytes.at(-1)!;
-  const part = (test: (path: string) => boolean) => last.filter((e) => test(e.path)).reduce((sum, e) => sum + e.bytes, 0);
-  const runtime = part((p) => /\/ort-wasm-simd-threaded[^/]*\.(wasm|mjs)$/.test(p));
-  const model = part((p) => p.startsWith('/models/'));
-  const inputs = part((p) => p.startsWith('/inputs/'));
+  const part = (test: (path: string) => boolean, key: 'bytes' | 'fileBytes' = 'bytes') => last.filter((e) => test(e.path)).reduce((sum, e) => sum + e[key], 0);
+  const isRuntime = (p: string) => /\/ort-wasm-simd-threaded[^/]*\.(wasm|mjs)$/.test(p);
+  const isModel = (p: string) => p.startsWith('/models/');
+  const isInput = (p: string) => p.startsWith('/inputs/');
+  const runtime = part(isRuntime);
+  const model = part(isModel);
+  const inputs = part(isInput);
   const code = totals.at(-1)! - runtime - model - inputs;
+  const codings = [...new Set(last.map((e) => e.coding ?? 'none'))].join(', ');
   console.log(
-    `bytes a wasm-only cold run of the page transferred (uncompressed, as this server sends them): median ${(median(totals)! / MB).toFixed(2)} MB ` +
+    `bytes a wasm-only cold run of the page transferred (response bodies as sent, content codings: ${codings}): median ${(median(totals)! / MB).toFixed(2)} MB ` +
       `(runtime ${(runtime / MB).toFixed(2)} MB, model ${(model / MB).toFixed(2)} MB, input ${(inputs / MB).toFixed(3)} MB, page and code ${(code / MB).toFixed(2)} MB; ` +
-      `target < 16 MB: ${median(totals)! < 16 * MB ? 'met' : 'NOT met'})`,
+      `target < 16 MB: ${median(totals)! < 16 * MB ? 'met' : 'NOT met'}); the same files' own sizes: ${(median(fileTotals)! / MB).toFixed(2)} MB ` +
+      `(runtime ${(part(isRuntime, 'fileBytes') / MB).toFixed(2)} MB, model ${(part(isModel, 'fileBytes') / MB).toFixed(2)} MB)`,
   );
-  console.log(`files the page's cold run fetched: ${last.map((e) => e.path.split('/').pop()).join(', ')}`);
+  console.log(`files the page's cold run fetched: ${last.map((e) => `${e.path.split('/').pop()}${e.coding ? ` (${e.coding})` : ''}`).join(', ')}`);
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -74,7 +74,9 @@ export async function fetchModelFiles(
       );
     }
     if (!response.ok) throw new Error(`model file ${shownUrl} answered HTTP ${response.status}`);
-    const headerLength = Number(response.headers.get('content-length'));
+    // An encoded response's Content-Length counts the encoded bytes (gzip, br) while the reader yields decoded ones:
+    // no total from it then (a cross-origin host may hide Content-Encoding; progress never passes its total below).
+    const headerLength = (response.headers.get('content-encoding') ?? 'identity') === 'identity' ? Number(response.headers.get('content-length')) : Number.NaN;
     const expected = file.bytes ?? (Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null);
     const bytesTotal = knownTotal ?? (model.files.length === 1 ? expected : null);
     const chunks: Uint8Array[] = [];
@@ -89,7 +91,7 @@ export async function fetchModelFiles(
       const now = performance.now();
       if (now - lastReport >= PROGRESS_INTERVAL_MS) {
         lastReport = now;
-        hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
+        hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
       }
     }
     // One contiguous buffer: runtimes want a single Uint8Array, and hashing it once is cheaper than per chunk.
@@ -99,7 +101,7 @@ export async function fetchModelFiles(
       bytes.set(chunk, offset);
       offset += chunk.byteLength;
     }
-    hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal });
+    hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
     const sha256 = await sha256Hex(bytes);
     checkPins(file, fileBytes, sha256);
     buffers.push(bytes);

@@ -72,7 +72,9 @@ export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hook
   await import(/* @vite-ignore */ urls.mjs);
   const response = await fetch(urls.wasm, { credentials: 'same-origin' });
   if (!response.ok) throw new Error(`runtime file ${redactUrl(urls.wasm)} answered HTTP ${response.status}`);
-  const headerLength = Number(response.headers.get('content-length'));
+  // An encoded response's Content-Length counts the encoded bytes (gzip, br) while the reader yields decoded ones:
+  // no total from it then (a cross-origin host may hide Content-Encoding; progress never passes its total below).
+  const headerLength = (response.headers.get('content-encoding') ?? 'identity') === 'identity' ? Number(response.headers.get('content-length')) : Number.NaN;
   const bytesTotal = Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null;
   const chunks: Uint8Array[] = [];
   let bytesDone = 0;
@@ -86,7 +88,7 @@ export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hook
     const now = performance.now();
     if (now - lastReport >= PROGRESS_INTERVAL_MS) {
       lastReport = now;
-      hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal });
+      hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
     }
   }
   const wasmBinary = new Uint8Array(bytesDone);
@@ -95,7 +97,7 @@ export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hook
     wasmBinary.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal });
+  hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
   const sha256 = await sha256Hex(wasmBinary);
   const fetchMs = performance.now() - started;
   hooks.onStage?.('runtime_fetch', 'end');

@@ -4,12 +4,21 @@
  * its folder (no `..`, no symlink leading out) and no dotfiles, and every response carries the headers, including
  * the 400/431 answers to requests Node cannot parse and the 500 for a file it cannot read.
  * Written by hand on node:http because it is ~100 lines and must not pull a dependency into `npm start`.
+ *
+ * Compression: a text, `.wasm`, `.onnx` or `.json` file goes out brotli- or gzip-encoded when the request's
+ * Accept-Encoding allows it (brotli preferred), with `Vary: Accept-Encoding`, the encoded length as Content-Length
+ * and an ETag of its own. Each file's encoded bytes are made once (zlib's thread pool, brotli at a fast quality)
+ * and kept in memory for every server of the process, keyed by the file's path, size and modification time, so a
+ * file is never recompressed per request. A request with a Range header gets the plain bytes (this server sends
+ * whole files only), as does a file that compression would not shrink.
  */
-import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { open, readFile, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { crossOriginHeaders } from '../core/csp.ts';
 
 const MIME_TYPES: Record<string, string> = {
@@ -29,6 +38,86 @@ const MIME_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
+/** Extensions whose files are sent compressed when the client accepts it (the others are already compressed). */
+const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.onnx', '.svg', '.txt', '.md', '.map']);
+/** Files smaller than this go out as they are (the encoding would not pay for its header). */
+const MIN_COMPRESS_BYTES = 1024;
+/** Brotli quality: 4 gets most of brotli's gain at about twice gzip's time (11, the default, takes minutes on a 14 MB .wasm). */
+const BROTLI_QUALITY = 4;
+/** The most encoded bytes kept in memory; beyond it the oldest entries are dropped. */
+const CACHE_LIMIT_BYTES = 512 * 2 ** 20;
+
+/** A content coding this server offers. */
+export type ContentCoding = 'br' | 'gzip';
+
+/**
+ * The coding to send for an Accept-Encoding header: `br` or `gzip` when the client accepts it (q > 0; brotli when
+ * both are equally acceptable), else null (identity). `*` accepts both unless they are named with q=0.
+ * @param header the request's Accept-Encoding, or undefined
+ */
+export function chooseCoding(header: string | undefined): ContentCoding | null {
+  if (!header) return null;
+  const q = new Map<string, number>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    if (!name) continue;
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = qParam === undefined ? 1 : Number(qParam.slice(2));
+    q.set(name.trim(), Number.isFinite(value) ? value : 0);
+  }
+  const of = (name: ContentCoding) => q.get(name) ?? (name === 'gzip' ? q.get('x-gzip') : undefined) ?? q.get('*') ?? 0;
+  const br = of('br');
+  const gzip = of('gzip');
+  if (br > 0 && br >= gzip) return 'br';
+  if (gzip > 0) return 'gzip';
+  return null;
+}
+
+/** Encoded bytes per file version and coding, shared by every server of the process (null: would not shrink). */
+const encodedCache = new Map<string, Promise<Buffer | null>>();
+/** The sizes of the finished entries of `encodedCache`, oldest first, and their sum. */
+const encodedSizes = new Map<string, number>();
+let encodedCacheBytes = 0;
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+/**
+ * The file's bytes in `coding`, made once per file version (path, size, mtime) and kept; null when the encoding
+ * would not make it smaller.
+ */
+function encodedBytes(file: string, size: number, mtimeMs: number, coding: ContentCoding): Promise<Buffer | null> {
+  const key = `${coding}\0${size}\0${mtimeMs}\0${file}`;
+  const hit = encodedCache.get(key);
+  if (hit) return hit;
+  const made = (async () => {
+    const plain = await readFile(file);
+    const encoded =
+      coding === 'gzip'
+        ? await gzipAsync(plain, { level: 6 })
+        : await brotliAsync(plain, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: plain.length } });
+    if (plain.length !== size) return null; // The file changed while it was read: send it plain this time.
+    return encoded.length < plain.length ? encoded : null;
+  })();
+  encodedCache.set(key, made);
+  made.then(
+    (bytes) => {
+      if (bytes === null || encodedCache.get(key) !== made) return;
+      encodedSizes.set(key, bytes.length);
+      encodedCacheBytes += bytes.length;
+      // Drop the oldest finished entries beyond the limit (a Map iterates in insertion order).
+      for (const [oldKey, oldSize] of encodedSizes) {
+        if (encodedCacheBytes <= CACHE_LIMIT_BYTES || oldKey === key) break;
+        encodedSizes.delete(oldKey);
+        encodedCache.delete(oldKey);
+        encodedCacheBytes -= oldSize;
+      }
+    },
+    () => encodedCache.delete(key),
+  );
+  return made;
+}
+
 /** Options for `startStaticServer`. */
 export interface StaticServerOptions {
   /** Folder to serve (the built page). */
@@ -39,8 +128,13 @@ export interface StaticServerOptions {
   modelHosts?: readonly string[];
   /** false = leave out COOP/COEP/CORP, as a static host that cannot set headers would (tests the page's banner). */
   crossOriginIsolation?: boolean;
-  /** Called once per request with method, path (no query) and status, for logs and tests. */
-  onRequest?: (method: string, path: string, status: number) => void;
+  /**
+   * Called once per request with method, path (no query) and status, for logs and tests; for a 200 also the body
+   * bytes sent (0 for HEAD) and the content coding (null: the file as it is).
+   */
+  onRequest?: (method: string, path: string, status: number, sent?: { bytes: number; coding: ContentCoding | null }) => void;
+  /** false = never compress (send every file as it is). Default true. */
+  compression?: boolean;
 }
 
 /** A running server. */
@@ -110,12 +204,27 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
         await handle.close().catch(() => undefined);
         return finish(500);
       }
-      const type = MIME_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
-      // A validator lets a repeated cold run revalidate the runtime's .wasm (14 or 27 MB) with a 304 instead of downloading it again.
-      const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
-      if (request.headers['if-none-match'] === etag || method === 'HEAD') await handle.close().catch(() => undefined);
+      const extension = extname(file).toLowerCase();
+      const type = MIME_TYPES[extension] ?? 'application/octet-stream';
+      const compressible = options.compression !== false && COMPRESSIBLE.has(extension);
+      // A Range request gets the plain bytes: ranges of an encoded body are not what the client asked for.
+      const coding = compressible && info.size >= MIN_COMPRESS_BYTES && request.headers.range === undefined ? chooseCoding(request.headers['accept-encoding']) : null;
+      let encoded: Buffer | null = null;
+      if (coding !== null) {
+        try {
+          encoded = await encodedBytes(real, info.size, info.mtimeMs, coding);
+        } catch {
+          encoded = null; // Could not read or encode it here: the stream below sends it plain (or fails with a 500).
+        }
+      }
+      const sentCoding = encoded === null ? null : coding;
+      const vary: Record<string, string> = compressible ? { Vary: 'Accept-Encoding' } : {};
+      // A validator lets a repeated cold run revalidate the runtime's .wasm (14 or 27 MB) with a 304 instead of
+      // downloading it again; each encoding is its own representation, with its own validator.
+      const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}${sentCoding === null ? '' : `-${sentCoding}`}"`;
+      if (request.headers['if-none-match'] === etag || method === 'HEAD' || encoded !== null) await handle.close().catch(() => undefined);
       if (request.headers['if-none-match'] === etag) {
-        response.writeHead(304, { ...headers, ETag: etag, 'Cache-Control': 'no-cache' });
+        response.writeHead(304, { ...headers, ...vary, ETag: etag, 'Cache-Control': 'no-cache' });
         response.end();
         options.onRequest?.(method, path, 304);
         return;
@@ -124,13 +233,16 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
         ETag: etag,
         'Last-Modified': new Date(info.mtimeMs).toUTCString(),
         ...headers,
+        ...vary,
         'Content-Type': type,
-        'Content-Length': String(info.size),
+        ...(sentCoding === null ? {} : { 'Content-Encoding': sentCoding }),
+        'Content-Length': String(encoded === null ? info.size : encoded.length),
         // Revalidate every time (ETag above): simple and always current; model files are fetched with no-store anyway.
         'Cache-Control': 'no-cache',
       });
-      options.onRequest?.(method, path, 200);
+      options.onRequest?.(method, path, 200, { bytes: method === 'HEAD' ? 0 : encoded === null ? info.size : encoded.length, coding: sentCoding });
       if (method === 'HEAD') return void response.end();
+      if (encoded !== null) return void response.end(encoded);
       const stream = handle.createReadStream();
       // A read that fails after the headers went out can only cut the response short (the length tells the client).
       stream.once('error', () => response.destroy());
