@@ -27,7 +27,7 @@ import { receiptText } from '../core/redact.ts';
 import type { RouteAttempt, Stage } from '../core/receipt.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { issueLines } from '../core/zod-issues.ts';
-import type { FetchProgress, LoadResult, RunResult, UserSuppliedFile } from '../worker-api/protocol.ts';
+import type { FetchedFacts, FetchProgress, LoadResult, RunResult, UserSuppliedFile } from '../worker-api/protocol.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
@@ -160,6 +160,8 @@ export class GenerationController {
     let load: LoadResult | null = null;
     let attempts: RouteAttempt[] = [];
     let integrity: GenerationReceipt['model']['integrity'] = 'not-loaded';
+    // What a load that failed after its fetch had fetched (model files, the runtime build), for the receipt.
+    let fetched = null as FetchedFacts | null;
     let warmupMs: number | null = null;
     let warmupTtftMs: number | null = null;
     let fatal: string | null = null;
@@ -196,6 +198,8 @@ export class GenerationController {
       } catch (error) {
         if (!(error instanceof EngineError)) throw error;
         attempts = error.attempts;
+        fetched = error.failure.fetched;
+        if (fetched) integrity = fetched.model.integrity;
         if (error instanceof IntegrityFailure) integrity = 'mismatch';
         errors.push({ stage: stageOf(error.stage), prompt_id: null, repetition: null, name: error.name, message: error.message });
         throw new StepFailed(error.message);
@@ -282,8 +286,9 @@ export class GenerationController {
       app: appSection(env.build, env.pageUrl()),
       engine,
       route: routeSection(request, load?.route ?? null, attempts),
-      model: modelSection(request.model, null, { files: load?.model.files ?? [], integrity }),
-      runtime: load?.runtime ?? { build: null, files: [] },
+      model: modelSection(request.model, null, { files: load?.model.files ?? fetched?.model.files ?? [], integrity }),
+      // A load that failed after the runtime fetch still says which build it fetched, as a successful one does.
+      runtime: load?.runtime ?? fetched?.runtime?.info ?? { build: null, files: [] },
       prompt_set: { id: set.id, version: set.version, sha256: request.prompts.sha256, measured_prompts: set.prompts.length },
       plan: {
         repetitions: plan.repetitions,

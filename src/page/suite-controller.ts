@@ -25,7 +25,7 @@ import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePr
 import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-plan.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
 import { firstIssueLine } from '../core/zod-issues.ts';
-import type { FetchProgress, LoadResult } from '../worker-api/protocol.ts';
+import type { FetchedFacts, FetchProgress, LoadResult } from '../worker-api/protocol.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
 import { watchOverlap } from './run-gate.ts';
@@ -145,6 +145,8 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
   let load: LoadResult | null = null;
   let attempts: RouteAttempt[] = [];
   let integrity: SuiteReceipt['model']['integrity'] = 'not-loaded';
+  // What a load that failed after its fetch had fetched (model files, the runtime build), for the receipt.
+  let fetched: FetchedFacts | null = null;
   let capabilities: Capabilities | null = null;
   const samples: number[] = [];
   const predictionRows: PredictionRow[] = [];
@@ -174,6 +176,8 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     } catch (error) {
       if (!(error instanceof EngineError)) throw error;
       attempts = error.attempts;
+      fetched = error.failure.fetched;
+      if (fetched) integrity = fetched.model.integrity;
       if (error instanceof IntegrityFailure) integrity = 'mismatch';
       failure = { reason: error.message, stage: 'load' };
       errors.push({ stage: 'load', name: error.name, message: error.message });
@@ -256,8 +260,9 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     provenance,
     policy: request.policy,
     route,
-    model: modelSection(request.model, request.dtype, { files: load?.model.files ?? [], integrity }),
-    runtime: load?.runtime ?? { build: null, files: [] },
+    model: modelSection(request.model, request.dtype, { files: load?.model.files ?? fetched?.model.files ?? [], integrity }),
+    // A load that failed after the runtime fetch still says which build it fetched, as a successful one does.
+    runtime: load?.runtime ?? fetched?.runtime?.info ?? { build: null, files: [] },
     rows: { total: plan.rows.length, done, ...counts },
     timings: {
       model_load_ms: load ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms : null,

@@ -1,10 +1,11 @@
 /**
  * Route honesty for suite runs in a browser without a WebGPU adapter (Chromium launched without
  * --enable-unsafe-webgpu): webgpu fails clearly by default, and with allow_fallback=1 the suite completes on wasm with
- * the fallback recorded.
+ * the fallback recorded. A suite or generation load that fails after the runtime fetch records the build it fetched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AutomationSettings } from '../../src/core/automation.ts';
+import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { openAndWait, startPageEnv, type PageEnv } from './page-harness.ts';
 
@@ -34,6 +35,9 @@ describe('suite runs without a WebGPU adapter', () => {
     expect(receipt.outcome.reason).toMatch(/^WebGPU is not available: .*fallback to wasm not allowed/);
     expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, allow_fallback: false });
     expect(receipt.route.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'failed' })]);
+    // The load failed after the runtime fetch: the receipt names the build it fetched, as a successful run's does.
+    expect(receipt.runtime?.build).toBe('asyncify');
+    expect(receipt.runtime?.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
   });
 
   it('webgpu with allow_fallback=1: completes on wasm, the fallback and its reason recorded', async () => {
@@ -47,5 +51,18 @@ describe('suite runs without a WebGPU adapter', () => {
       ['webgpu', 'failed'],
       ['wasm', 'succeeded'],
     ]);
+  });
+
+  it('a generation run on webgpu without fallback: failed at load, the runtime build it fetched recorded', async () => {
+    const { page, state } = await openAndWait(env, { autorun: ['generate'], model: 'tfjs-tiny-causal-lm-gen', ep: 'webgpu', reps: 1 });
+    const artifacts = await page.evaluate(() => window.drbArtifacts);
+    await page.close();
+    expect(state).toBe('failed');
+    const receipt = GenerationReceipt.parse(artifacts.find((a) => a.kind === 'generation-receipt')?.data);
+    expect(checkGenerationReceipt(receipt)).toEqual([]);
+    expect(receipt.outcome.status).toBe('failed');
+    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null });
+    expect(receipt.runtime?.build).toBe('asyncify');
+    expect(receipt.runtime?.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
   });
 });
