@@ -147,6 +147,19 @@ function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[], engin
 }
 
 describe('bring your own model', () => {
+  it('a file dropped on the panel is recognised as a picked one is (the drop handler, in the browser)', async () => {
+    // A drop made in the page: Chromium gives its items no file system entry (webkitGetAsEntry() is null), so this
+    // takes the handler's file-list path; a dropped folder's walk is tested over a fake tree (folder-walk.test.ts).
+    const bytes = readFileSync(join(dir, GRAPH_NAME));
+    await page.getByTestId('user-model-drop').evaluate((zone, [name, base64]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, [GRAPH_NAME, bytes.toString('base64')] as const);
+    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toBe(`An ONNX graph, ${bytes.byteLength} bytes.`);
+    expect(await page.getByTestId('user-model-panel').textContent()).not.toContain('acme');
+  });
+
   it('one bare graph picked under its own name: cold and warm from those bytes, hashed, the name nowhere', async () => {
     await page.getByTestId('user-model-files').setInputFiles(join(dir, GRAPH_NAME));
     await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^An ONNX graph, \d+ bytes\.$/);
