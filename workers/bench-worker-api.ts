@@ -27,18 +27,25 @@ import type {
 import type { Engine } from './engines/engine.ts';
 import { engineFactories } from './engines/engine-registry.ts';
 
+/** The one channel `nextMacrotask` posts through, and who waits on its messages (first in, first out). */
+let yieldChannel: MessageChannel | null = null;
+const yieldWaiters: Array<() => void> = [];
+
 /**
  * Resolves on a fresh macrotask. A runtime call can resolve as a microtask chain that never lets the worker's event
  * loop turn; yielding between samples (outside the timed window) keeps the worker answering messages mid-series.
- * MessageChannel instead of setTimeout(0): nested timers are clamped to 4 ms, a message is not.
+ * MessageChannel instead of setTimeout(0): nested timers are clamped to 4 ms, a message is not. One channel for the
+ * worker's life, not one per yield: a long session yields thousands of times, and every channel is a pair of
+ * entangled ports the browser tracks (WebKit registers each one outside the web process).
  */
 function nextMacrotask(): Promise<void> {
+  if (yieldChannel === null) {
+    yieldChannel = new MessageChannel();
+    yieldChannel.port1.onmessage = () => yieldWaiters.shift()?.();
+  }
+  const channel = yieldChannel;
   return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
+    yieldWaiters.push(resolve);
     channel.port2.postMessage(null);
   });
 }
