@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
 import { openLane, type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
-import { launchChromium } from '../../src/node/chromium.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { LANES, pageReceipts, readStoredJournal, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
+import { launchTestChromium } from './page-harness.ts';
 
 const HEAVY = 'ort-heavy-xenc';
 /** Enough warm runs of the heavy fixture that the series is still going when the test interrupts it. */
@@ -145,7 +145,7 @@ describe('chromium: killed and parallel tabs', () => {
 
   it('two tabs: a run going on in one tab is not reported by the other; once that tab is closed mid-run, it is', async () => {
     // Two tabs of ONE profile (they share localStorage), which a lane page cannot give: chromium.ts directly.
-    const browser = await launchChromium();
+    const browser = await launchTestChromium();
     try {
       const tabA = await browser.context.newPage();
       await tabA.goto(`${server.url}?${HEAVY_RUN}`);

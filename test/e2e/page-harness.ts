@@ -10,6 +10,25 @@ import { DeviceReceipt } from '../../src/core/receipt.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 
+/**
+ * Flags the e2e browsers add to the ones every launch uses (src/node/chromium.ts). `--liftoff-only` keeps V8 on its
+ * baseline WebAssembly compiler: without it, each page that loads onnxruntime-web (a 14 or 27 MB module) spends
+ * about 9 CPU seconds of a 2-core machine on the optimizing tier's background compiles of the functions it finds hot
+ * (measured: a comparison page's renderer 19 CPU s against 10 with the flag), for a speed no e2e test asserts.
+ * Both tiers give WebAssembly the same meaning, so what the tests check (outputs, hashes, agreement, states,
+ * receipts) is what a user's browser computes. Timings in e2e receipts come from the baseline tier; the benchmarks
+ * (bench/), `drb public-pass` and every other launch use the browser's own tiers.
+ */
+export const E2E_CHROMIUM_ARGS: readonly string[] = ['--js-flags=--liftoff-only'];
+
+/**
+ * Launches the e2e Chromium: a fresh profile, the flags of src/node/chromium.ts and E2E_CHROMIUM_ARGS.
+ * @param options.webgpu add `--enable-unsafe-webgpu` (SwiftShader adapter on a CPU-only machine)
+ */
+export function launchTestChromium(options: { webgpu?: boolean } = {}): Promise<LaunchedChromium> {
+  return launchChromium({ webgpu: options.webgpu, extraArgs: [...E2E_CHROMIUM_ARGS] });
+}
+
 /** A served build plus a browser; `close()` stops both. */
 export interface PageEnv {
   server: StaticServer;
@@ -31,7 +50,7 @@ export async function startPageEnv(options: { webgpu?: boolean; crossOriginIsola
     crossOriginIsolation: options.crossOriginIsolation,
     onRequest: (_m, path, status) => requests.push({ path, status }),
   });
-  const browser = await launchChromium({ webgpu: options.webgpu });
+  const browser = await launchTestChromium({ webgpu: options.webgpu });
   return {
     server,
     browser,

@@ -13,10 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threeSignificant } from '../../src/core/format-number.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle } from '../../src/core/receipt-bundle.ts';
-import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
+import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { summaryValue } from '../unit/report-checks.ts';
 import { FIXTURE_DIR } from '../unit/receipts-fixtures.ts';
+import { launchTestChromium } from './page-harness.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'drb-report-e2e-'));
@@ -64,7 +65,7 @@ beforeAll(async () => {
   const report = await runCli(['receipts', 'report', ...inputs, '--out', join(work, 'report')]);
   expect(report.code, report.stderr).toBe(0);
   pageUrl = pathToFileURL(join(work, 'report', 'index.html')).href;
-  browser = await launchChromium();
+  browser = await launchTestChromium();
 });
 
 afterAll(async () => {

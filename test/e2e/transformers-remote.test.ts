@@ -18,8 +18,9 @@ import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { modelHosts } from '../../src/core/csp.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
-import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
+import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
+import { launchTestChromium } from './page-harness.ts';
 
 const REPO = 'onnx-community/bge-reranker-v2-m3-ONNX';
 const REVISION = 'a3046abee880d6e78833e4e885939754355156bd';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   // Served like `drb serve` serves it: the CSP's connect-src names the catalog's model hosts (the shared e2e harness
   // serves with 'self' only, which is right for the offline tests but would block the Hub here).
   const catalog = parseCatalog(JSON.parse(await readFile(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
-  env = { server: await startStaticServer({ dir: inject('distDir'), modelHosts: modelHosts(catalog) }), browser: await launchChromium() };
+  env = { server: await startStaticServer({ dir: inject('distDir'), modelHosts: modelHosts(catalog) }), browser: await launchTestChromium() };
 });
 afterAll(async () => {
   await env?.browser.close();

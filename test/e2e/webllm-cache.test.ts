@@ -16,9 +16,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
+import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 import type { MlcModelRecord, WebLlmCacheReadBack } from '../../workers/engines/webllm-engine.ts';
+import { launchTestChromium } from './page-harness.ts';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FOLDER_PATH = 'mlc-ai/Tiny-q4f32_1-MLC/resolve/main/';
@@ -66,7 +67,7 @@ beforeAll(async () => {
     await writeFile(join(dir, file.path), file.bytes);
   }
   server = await startStaticServer({ dir });
-  browser = await launchChromium();
+  browser = await launchTestChromium();
 });
 
 afterAll(async () => {
