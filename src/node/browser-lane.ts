@@ -21,6 +21,8 @@ export interface LaneOptions {
   sharedArrayBuffer?: boolean;
   /** Longest a single script or page load may take, in ms. Default 120 000. */
   scriptTimeoutMs?: number;
+  /** Chromium only: flags added to CHROMIUM_BASE_ARGS (the e2e tests' E2E_CHROMIUM_ARGS). Default none. */
+  chromiumArgs?: readonly string[];
 }
 
 /** A page in a lane. */
@@ -142,7 +144,7 @@ class ChromiumLane implements BrowserLane {
   constructor(private readonly options: LaneOptions) {}
 
   async newPage(): Promise<LanePage> {
-    const args = this.options.webgpu ? [...CHROMIUM_BASE_ARGS, '--enable-unsafe-webgpu'] : [...CHROMIUM_BASE_ARGS];
+    const args = [...CHROMIUM_BASE_ARGS, ...(this.options.webgpu ? ['--enable-unsafe-webgpu'] : []), ...(this.options.chromiumArgs ?? [])];
     // chromium.launch (not chromium.ts's persistent context) so browser.version() is known for public-pass records;
     // playwright still gives every launch a fresh temporary user-data-dir and deletes it on close.
     const browser = await chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args, headless: true });

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
-import { openLane, type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
+import { type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
-import { LANES, pageReceipts, readStoredJournal, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
+import { LANES, openTestLane, pageReceipts, readStoredJournal, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
 import { launchTestChromium } from './page-harness.ts';
 
 const HEAVY = 'ort-heavy-xenc';
@@ -40,7 +40,7 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
   let lane: BrowserLane;
   beforeAll(async () => {
     server = await serveBuild();
-    lane = await openLane(laneName);
+    lane = await openTestLane(laneName);
   });
   afterAll(async () => {
     await lane?.close();
@@ -120,7 +120,7 @@ describe('chromium: killed and parallel tabs', () => {
   let lane: BrowserLane;
   beforeAll(async () => {
     server = await serveBuild();
-    lane = await openLane('chromium');
+    lane = await openTestLane('chromium');
   });
   afterAll(async () => {
     await lane?.close();

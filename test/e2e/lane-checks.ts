@@ -6,11 +6,17 @@
 import { inject } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
-import type { LanePage } from '../../src/node/browser-lane.ts';
+import { openLane, type BrowserLane, type LaneName, type LaneOptions, type LanePage } from '../../src/node/browser-lane.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
+import { E2E_CHROMIUM_ARGS } from './page-harness.ts';
 
 /** Both lanes, for describe.each. */
 export const LANES = ['chromium', 'webkit'] as const;
+
+/** Opens a lane for an e2e test: Chromium gets the e2e flags (E2E_CHROMIUM_ARGS, page-harness.ts). */
+export function openTestLane(name: LaneName, options: LaneOptions = {}): Promise<BrowserLane> {
+  return openLane(name, { ...options, chromiumArgs: E2E_CHROMIUM_ARGS });
+}
 
 /** Serves the build that global-setup made. */
 export function serveBuild(dir: string = inject('distDir')): Promise<StaticServer> {

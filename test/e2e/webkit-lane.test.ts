@@ -14,10 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { ReceiptBundle } from '../../src/core/receipt-bundle.ts';
-import { openLane, type BrowserLane, type LaneName } from '../../src/node/browser-lane.ts';
+import { type BrowserLane, type LaneName } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { runCli } from '../unit/cli-harness.ts';
-import { LANES, pageReceipts, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
+import { LANES, openTestLane, pageReceipts, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
 
 const MODEL = 'ort-tiny-xenc';
 /** Output heads per lane and thread count, for the cross-engine agreement check. */
@@ -45,7 +45,7 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
   let lane: BrowserLane;
   beforeAll(async () => {
     server = await serveBuild();
-    lane = await openLane(laneName);
+    lane = await openTestLane(laneName);
   });
   afterAll(async () => {
     await lane?.close();
@@ -250,7 +250,7 @@ describe('WebKit without JSC_useSharedArrayBuffer', () => {
   let lane: BrowserLane;
   beforeAll(async () => {
     server = await serveBuild();
-    lane = await openLane('webkit', { sharedArrayBuffer: false });
+    lane = await openTestLane('webkit', { sharedArrayBuffer: false });
   });
   afterAll(async () => {
     await lane?.close();
