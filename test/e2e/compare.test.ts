@@ -7,15 +7,13 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
-import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';
 import { planSuite } from '../../src/core/suite/suite-plan.ts';
-import { startPageEnv, type PageEnv } from './page-harness.ts';
+import { openComparison, startPageEnv, type PageEnv } from './page-harness.ts';
 
 /** `?autorun=compare&...` for `settings`, with the routes written as the panel's route list text. */
 function compareQuery(settings: Partial<AutomationSettings> & { routes: string }): string {
@@ -31,18 +29,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function compare(query: string): Promise<{ page: Page; state: string; receipt: ComparisonReceipt }> {
-  const page = await env.browser.context.newPage();
-  await page.goto(`${env.server.url}${query}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
-  const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
-  const found = (await page.evaluate(() => window.drbArtifacts)).filter((a) => a.kind === 'comparison-receipt');
-  expect(found).toHaveLength(1);
-  const parsed = ComparisonReceipt.safeParse(found[0].data);
-  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
-  expect(checkComparisonReceipt(parsed.data!)).toEqual([]);
-  return { page, state, receipt: parsed.data! };
-}
+const compare = (query: string) => openComparison(env, query);
 
 describe('comparison of execution routes', () => {
   it('wasm-1 vs wasm-2 vs webgpu: interleaved schedule from the seed, medians, ratios, agreement within 1e-4', async () => {

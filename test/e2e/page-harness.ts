@@ -6,6 +6,7 @@ import { expect, inject } from 'vitest';
 import type { Page } from 'playwright-core';
 import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
+import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { DeviceReceipt } from '../../src/core/receipt.ts';
 import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
@@ -120,4 +121,24 @@ export async function coldWarmReceipts(env: PageEnv, settings: Partial<Automatio
   expect(shown).toBe(`Warm samples: ${n} / ${n}`);
   for (const receipt of receipts) expect(receiptProblems(receipt)).toEqual([]);
   return receipts;
+}
+
+/**
+ * Opens a comparison page (`query` is the part after the page URL, `?autorun=compare&...`), waits for done/failed,
+ * and returns the page (still open), the end state and its one comparison receipt, after checking that receipt's
+ * schema and invariants.
+ * @param env the served build and browser
+ * @param query the query (and fragment) after the page URL
+ */
+export async function openComparison(env: PageEnv, query: string): Promise<{ page: Page; state: string; receipt: ComparisonReceipt }> {
+  const page = await env.browser.context.newPage();
+  await page.goto(`${env.server.url}${query}`);
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
+  const found = (await page.evaluate(() => window.drbArtifacts)).filter((a) => a.kind === 'comparison-receipt');
+  expect(found).toHaveLength(1);
+  const parsed = ComparisonReceipt.safeParse(found[0].data);
+  expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+  expect(checkComparisonReceipt(parsed.data!)).toEqual([]);
+  return { page, state, receipt: parsed.data! };
 }

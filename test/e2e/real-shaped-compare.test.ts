@@ -17,10 +17,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
-import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import type { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
-import { startPageEnv, type PageEnv } from './page-harness.ts';
+import { openComparison, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -33,18 +33,10 @@ afterAll(async () => {
 /** Runs one comparison page to its end; returns the end state, the receipt (checked) and the WebGPU row's validity. */
 async function compare(model: string, dtype: string, baseline: 'wasm-1' | 'webgpu'): Promise<{ state: string; receipt: ComparisonReceipt; webgpuRowValid: string | null }> {
   const query = toSearchParams({ autorun: ['compare'], engine: 'transformers', model, dtype, compareRoutes: parseRouteSpec('wasm-1,webgpu')!, baseline, rounds: 2, compareRows: 2, seed: 11 });
-  const page = await env.browser.context.newPage();
+  const { page, state, receipt } = await openComparison(env, `?${query}`);
   try {
-    await page.goto(`${env.server.url}?${query}`);
-    await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
-    const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
-    const found = (await page.evaluate(() => window.drbArtifacts)).filter((a) => a.kind === 'comparison-receipt');
-    expect(found).toHaveLength(1);
-    const parsed = ComparisonReceipt.safeParse(found[0].data);
-    expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
-    expect(checkComparisonReceipt(parsed.data!)).toEqual([]);
     const webgpuRowValid = await page.getByTestId('route-webgpu').getAttribute('data-valid');
-    return { state, receipt: parsed.data!, webgpuRowValid };
+    return { state, receipt, webgpuRowValid };
   } finally {
     await page.close();
   }
