@@ -8,7 +8,8 @@
  *   lane e2e-b: every other e2e file (a new one lands here by default)
  *
  * Within an e2e lane the files run one at a time (each starts a browser); the page is built once, before the e2e
- * lanes start, and handed to them (DRB_E2E_DIST, read by test/e2e/global-setup.ts). Vitest alone runs every
+ * lanes start, and handed to them (DRB_E2E_DIST, read by test/e2e/global-setup.ts), with one folder for the static
+ * server's compressed copies of its files (DRB_ENCODED_CACHE_DIR, src/node/static-server.ts). Vitest alone runs every
  * project's files through one pool whose size on a 2-core machine is 1, so all files used to take turns, although
  * the e2e files spend most of their time waiting on browsers. Each lane's lines are prefixed with its name; the
  * exit code is 0 only when every step of every lane passed.
@@ -103,6 +104,10 @@ if (extra.length > 0) {
   const laneB = e2eFiles.filter((name) => !LANE_A.includes(name));
   const dist = mkdtempSync(join(tmpdir(), 'drb-e2e-dist-'));
   process.env.DRB_E2E_DIST = dist;
+  // Every e2e file serves that build from its own process; the static server keeps each file's compressed bytes
+  // here, so the runtimes' .wasm files (14 and 27 MB) are compressed once for the whole run, not once per file.
+  const encoded = mkdtempSync(join(tmpdir(), 'drb-e2e-encoded-'));
+  process.env.DRB_ENCODED_CACHE_DIR = encoded;
   // Full paths relative to the root: vitest's file filters match substrings, and no such path holds another.
   const e2eRun = (files) => [VITEST, 'run', '--project', 'e2e', ...files.map((name) => `test/e2e/${name}`)];
   let failed;
@@ -121,6 +126,7 @@ if (extra.length > 0) {
     ]);
   } finally {
     rmSync(dist, { recursive: true, force: true });
+    rmSync(encoded, { recursive: true, force: true });
   }
   failed = failed.flat();
   const failures = failed.filter((name) => name !== null);

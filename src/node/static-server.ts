@@ -10,12 +10,15 @@
  * and an ETag of its own. Each file's encoded bytes are made once (zlib's thread pool, brotli at a fast quality)
  * and kept in memory for every server of the process, keyed by the file's path, size and modification time, so a
  * file is never recompressed per request. A request with a Range header gets the plain bytes (this server sends
- * whole files only), as does a file that compression would not shrink.
+ * whole files only), as does a file that compression would not shrink. When the environment names a folder in
+ * DRB_ENCODED_CACHE_DIR (`npm test` does, for its many test processes serving one build), encoded bytes are also
+ * kept there, under the same key, and read back by any later process instead of being made again.
  */
-import { open, readFile, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, realpath, rename, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
@@ -83,6 +86,18 @@ const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
 /**
+ * Where a file version's encoded bytes are kept in a DRB_ENCODED_CACHE_DIR folder (an empty file: would not shrink).
+ * @param dir the cache folder
+ * @param file the served file's path
+ * @param size its size in bytes
+ * @param mtimeMs its modification time
+ * @param coding the content coding
+ */
+export function encodedCacheFile(dir: string, file: string, size: number, mtimeMs: number, coding: ContentCoding): string {
+  return join(dir, `${createHash('sha256').update(`${coding}\0${size}\0${mtimeMs}\0${file}`).digest('hex')}.${coding}`);
+}
+
+/**
  * The file's bytes in `coding`, made once per file version (path, size, mtime) and kept; null when the encoding
  * would not make it smaller.
  */
@@ -91,13 +106,29 @@ function encodedBytes(file: string, size: number, mtimeMs: number, coding: Conte
   const hit = encodedCache.get(key);
   if (hit) return hit;
   const made = (async () => {
+    const diskDir = process.env.DRB_ENCODED_CACHE_DIR;
+    const diskFile = diskDir ? encodedCacheFile(diskDir, file, size, mtimeMs, coding) : null;
+    if (diskFile) {
+      const kept = await readFile(diskFile).catch(() => null);
+      // An empty file records "would not shrink".
+      if (kept) return kept.length > 0 ? kept : null;
+    }
     const plain = await readFile(file);
     const encoded =
       coding === 'gzip'
         ? await gzipAsync(plain, { level: 6 })
         : await brotliAsync(plain, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: plain.length } });
     if (plain.length !== size) return null; // The file changed while it was read: send it plain this time.
-    return encoded.length < plain.length ? encoded : null;
+    const result = encoded.length < plain.length ? encoded : null;
+    if (diskFile) {
+      // Written whole under a temporary name, then renamed: a reader sees the finished bytes or nothing.
+      const temporary = `${diskFile}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+      await mkdir(dirname(diskFile), { recursive: true })
+        .then(() => writeFile(temporary, result ?? new Uint8Array(0)))
+        .then(() => rename(temporary, diskFile))
+        .catch(() => undefined);
+    }
+    return result;
   })();
   encodedCache.set(key, made);
   made.then(

@@ -1,13 +1,13 @@
 // The static server's compression: what it sends for each Accept-Encoding, Range and HEAD, read as raw bytes over
 // node:http (fetch would decode them), and that a file's encoded bytes are made once per version of the file.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseCoding, startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
+import { chooseCoding, encodedCacheFile, startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 
 let dir: string;
 let server: StaticServer;
@@ -150,6 +150,33 @@ describe('static server compression', () => {
     await utimes(path, later, later);
     const changed = await get('changing.json', { 'accept-encoding': 'gzip' });
     expect(JSON.parse(gunzipSync(changed.body).toString())).toEqual({ text: 'b'.repeat(5000) });
+  });
+
+  it('keeps encoded bytes in DRB_ENCODED_CACHE_DIR, and answers from there as a later process would', async () => {
+    const before = process.env.DRB_ENCODED_CACHE_DIR;
+    const cache = await mkdtemp(join(tmpdir(), 'drb-static-cache-'));
+    process.env.DRB_ENCODED_CACHE_DIR = cache;
+    try {
+      await writeFile(join(dir, 'kept.json'), JSON.stringify({ text: 'k'.repeat(5000) }));
+      const first = await get('kept.json', { 'accept-encoding': 'gzip' });
+      const kept = await readdir(cache);
+      expect(kept).toHaveLength(1);
+      expect(kept[0]).toMatch(/^[0-9a-f]{64}\.gzip$/);
+      expect((await readFile(join(cache, kept[0]))).equals(first.body)).toBe(true);
+      // A file version this process never encoded, whose encoding another process left in the folder: sent as kept.
+      const planted = join(dir, 'planted.json');
+      await writeFile(planted, JSON.stringify({ text: 'p'.repeat(5000) }));
+      const info = await stat(planted);
+      const marker = gzipSync(Buffer.from(JSON.stringify({ from: 'the cache folder' })));
+      await writeFile(encodedCacheFile(cache, planted, info.size, info.mtimeMs, 'gzip'), marker);
+      const answered = await get('planted.json', { 'accept-encoding': 'gzip' });
+      expect(answered.body.equals(marker)).toBe(true);
+      expect(Number(answered.headers['content-length'])).toBe(marker.length);
+    } finally {
+      if (before === undefined) delete process.env.DRB_ENCODED_CACHE_DIR;
+      else process.env.DRB_ENCODED_CACHE_DIR = before;
+      await rm(cache, { recursive: true, force: true });
+    }
   });
 
   it('does not compress when told not to', async () => {
