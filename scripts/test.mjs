@@ -1,15 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm test`: the type checks and the two vitest projects, in four lanes that run at the same time.
+ * `npm test`: the type checks and the two vitest projects, in three lanes that run at the same time.
  *
- *   lane unit:    tsc (tsconfig.json), tsc (tsconfig.core.json), then `vitest run --project unit`
- *   lane webkit:  the e2e files that drive WebKitGTK (each starts xvfb-run and WebKitWebDriver; kept in one lane so
- *                 no two of them race for a display). They spend much of their time waiting on the driver and the
- *                 display rather than computing (a WebKitGTK page measured 6 to 7 CPU s in 17 to 24 s), so they run
- *                 beside the Chromium lanes instead of taking a share of one.
- *   lane e2e-a:   a share of the Chromium-only files, about half of their time (measured per file; see
- *                 docs/performance.md)
- *   lane e2e-b:   every other e2e file (a new one lands here by default)
+ *   lane unit:  tsc (tsconfig.json), tsc (tsconfig.core.json), then `vitest run --project unit`
+ *   lane e2e-a: the e2e files that drive WebKitGTK (each starts xvfb-run and WebKitWebDriver; kept in one lane so
+ *               no two of them race for a display), and a share of the Chromium-only files
+ *   lane e2e-b: every other e2e file (a new one lands here by default)
  *
  * Within an e2e lane the files run one at a time (each starts a browser); the page is built once, before the e2e
  * lanes start, and handed to them (DRB_E2E_DIST, read by test/e2e/global-setup.ts), with one folder for the static
@@ -33,18 +29,23 @@ const TSC = bin('typescript', 'bin/tsc');
 const VITEST = bin('vitest', 'vitest.mjs');
 const VITE = bin('vite', 'bin/vite.js');
 
-/** The e2e files that open WebKitGTK (lane webkit). */
-const LANE_WEBKIT = ['webkit-lane.test.ts', 'journal.test.ts', 'public-pass.test.ts', 'webkit-driver.test.ts', 'protocol-mode.test.ts'];
-
-/** Chromium-only files that take about half of the Chromium-only files' time (lane e2e-a; the rest is lane e2e-b). */
+/**
+ * The e2e files of lane e2e-a: the ones that open WebKitGTK, then Chromium-only files that roughly balance the
+ * two lanes' time (measured per file; see docs/performance.md).
+ */
 const LANE_A = [
-  'real-shaped-compare.test.ts',
-  'suite-page.test.ts',
+  'webkit-lane.test.ts',
+  'journal.test.ts',
+  'public-pass.test.ts',
+  'webkit-driver.test.ts',
   'generate.test.ts',
-  'page-runs.test.ts',
+  'suite-page.test.ts',
   'page-worker-failure.test.ts',
-  'transformers-runs.test.ts',
   'page-lifecycle.test.ts',
+  'device-details.test.ts',
+  'protocol-mode.test.ts',
+  'page-runs.test.ts',
+  'transformers-runs.test.ts',
 ];
 
 /**
@@ -99,9 +100,8 @@ if (extra.length > 0) {
 } else {
   const started = Date.now();
   const e2eFiles = readdirSync(join(root, 'test', 'e2e')).filter((name) => name.endsWith('.test.ts')).sort();
-  const laneWebKit = e2eFiles.filter((name) => LANE_WEBKIT.includes(name));
   const laneA = e2eFiles.filter((name) => LANE_A.includes(name));
-  const laneB = e2eFiles.filter((name) => !LANE_WEBKIT.includes(name) && !LANE_A.includes(name));
+  const laneB = e2eFiles.filter((name) => !LANE_A.includes(name));
   const dist = mkdtempSync(join(tmpdir(), 'drb-e2e-dist-'));
   process.env.DRB_E2E_DIST = dist;
   // Every e2e file serves that build from its own process; the static server keeps each file's compressed bytes
@@ -121,11 +121,7 @@ if (extra.length > 0) {
       (async () => {
         const build = await lane('e2e', [['vite build for the e2e tests', [VITE, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn']]]);
         if (build !== null) return [build];
-        return Promise.all([
-          lane('webkit', [['vitest e2e (lane webkit)', e2eRun(laneWebKit)]]),
-          lane('e2e-a', [['vitest e2e (lane a)', e2eRun(laneA)]]),
-          lane('e2e-b', [['vitest e2e (lane b)', e2eRun(laneB)]]),
-        ]);
+        return Promise.all([lane('e2e-a', [['vitest e2e (lane a)', e2eRun(laneA)]]), lane('e2e-b', [['vitest e2e (lane b)', e2eRun(laneB)]])]);
       })(),
     ]);
   } finally {
