@@ -3,6 +3,7 @@
  * browsers where downloads are awkward (iOS).
  */
 import { receiptFileText } from '../core/receipt-bundle.ts';
+import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 
 /** Starts a download of `blob` under `fileName` (a temporary link, clicked once). */
 function downloadBlob(blob: Blob, fileName: string): void {
@@ -25,6 +26,17 @@ function downloadBlob(blob: Blob, fileName: string): void {
  */
 export function downloadJson(data: unknown, fileName: string): void {
   downloadBlob(new Blob([receiptFileText(data)], { type: 'application/json' }), fileName);
+}
+
+/**
+ * Starts a download of a receipt (device, suite, generation or comparison) under its artifact file name.
+ * @param receipt the receipt to save
+ * @returns the file name it was offered under (for the panel's "Saved as" note)
+ */
+export function downloadReceipt(receipt: unknown): string {
+  const name = artifactFileName(receiptNameParts(receipt));
+  downloadJson(receipt, name);
+  return name;
 }
 
 /**

@@ -16,13 +16,12 @@ import { runtimeBuildNote, type ComparisonReceipt } from '../core/comparison/com
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
 import { canRun, ENGINE_CAPABILITIES, scoresCandidates } from '../core/engine-capabilities.ts';
-import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import { planSuite } from '../core/suite/suite-plan.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { ComparisonController, type ComparisonInput } from '../page/comparison-controller.ts';
 import { loadShippedSuite } from '../page/suite-controller.ts';
-import { copyJson, downloadJson } from '../page/download.ts';
+import { copyJson, downloadReceipt } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { CancelButton } from './CancelButton.tsx';
@@ -325,11 +324,7 @@ export function ComparePanel(props: {
           <RuntimeBuildNote receipt={receipt} />
           {result!.problems.length === 0 && (
             <div class="buttons">
-              <button type="button" data-testid="cmp-download" onClick={() => {
-                  const name = artifactFileName(receiptNameParts(receipt));
-                  downloadJson(receipt, name);
-                  setCopied(`Saved as ${name}.`);
-                }}>
+              <button type="button" data-testid="cmp-download" onClick={() => setCopied(`Saved as ${downloadReceipt(receipt)}.`)}>
                 Download comparison receipt
               </button>
               <button type="button" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>

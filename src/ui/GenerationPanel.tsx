@@ -20,7 +20,7 @@ import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
-import { copyJson, downloadJson } from '../page/download.ts';
+import { copyJson, downloadJson, downloadReceipt } from '../page/download.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
@@ -261,11 +261,7 @@ export function GenerationPanel(props: {
           <GenerationCharts samples={receipt.samples} />
           {result!.problems.length === 0 && (
             <div class="buttons">
-              <button type="button" data-testid="gen-download" onClick={() => {
-                const name = artifactFileName(receiptNameParts(receipt));
-                downloadJson(receipt, name);
-                setCopied(`Saved as ${name}.`);
-              }}>
+              <button type="button" data-testid="gen-download" onClick={() => setCopied(`Saved as ${downloadReceipt(receipt)}.`)}>
                 Download generation receipt
               </button>
               <button type="button" data-testid="gen-copy" onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}>

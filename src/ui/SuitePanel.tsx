@@ -9,7 +9,6 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES, enginesFor } from '../core/engine-capabilities.ts';
-import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import { marginPolicy } from '../core/suite/abstention-policy.ts';
 import { availableDtypes } from '../core/transformers-dtype.ts';
@@ -24,7 +23,7 @@ import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
-import { copyJson, downloadJson, downloadJsonBytes } from '../page/download.ts';
+import { copyJson, downloadJsonBytes, downloadReceipt } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -304,11 +303,7 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
             <button
               type="button"
               data-testid="download-suite-receipt"
-              onClick={() => {
-                const name = artifactFileName(receiptNameParts(receipt));
-                downloadJson(receipt, name);
-                setSaved(`Saved as ${name}.`);
-              }}
+              onClick={() => setSaved(`Saved as ${downloadReceipt(receipt)}.`)}
             >
               Download suite receipt
             </button>

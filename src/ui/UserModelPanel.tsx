@@ -17,12 +17,11 @@
 import { useMemo, useRef, useState } from 'preact/hooks';
 import type { GenerationReceipt } from '../core/generation/generation-receipt.ts';
 import type { DeviceReceipt } from '../core/receipt.ts';
-import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
 import { filesForDtype } from '../core/transformers-dtype.ts';
 import { walkDroppedEntries, type DroppedEntry } from '../core/user-model/folder-walk.ts';
 import { recogniseUserModel, userModelTasks, type UserModel } from '../core/user-model/user-model-files.ts';
 import { runnableFiles, synthesizedInput, USER_RERANK_PROBE, userCatalogModel, type UserFolderTask } from '../core/user-model/user-run.ts';
-import { downloadJson } from '../page/download.ts';
+import { downloadReceipt } from '../page/download.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
@@ -336,7 +335,7 @@ export function UserModelPanel(props: {
           </h3>
           {r.outcome.reason && <p class="error">Failed: {r.outcome.reason}</p>}
           {fileList(r.model.files, fileLabels(r.model.task, r.model.dtype))}
-          <button type="button" data-testid={`user-model-download-${r.run.kind}`} onClick={() => downloadJson(r, artifactFileName(receiptNameParts(r)))}>
+          <button type="button" data-testid={`user-model-download-${r.run.kind}`} onClick={() => downloadReceipt(r)}>
             Download receipt
           </button>
         </div>
@@ -352,11 +351,7 @@ export function UserModelPanel(props: {
           <button
             type="button"
             data-testid="user-model-download-generation"
-            onClick={() => {
-              const name = artifactFileName(receiptNameParts(generation));
-              downloadJson(generation, name);
-              setSaved(`Saved as ${name}.`);
-            }}
+            onClick={() => setSaved(`Saved as ${downloadReceipt(generation)}.`)}
           >
             Download generation receipt
           </button>
