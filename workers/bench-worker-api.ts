@@ -139,6 +139,7 @@ export class BenchWorkerApi implements BenchWorker {
     let stage: Stage = 'fetch';
     const tracking: EngineHooks = {
       onProgress: (p) => hooks.onProgress?.(p),
+      onFetched: (facts) => hooks.onFetched?.(facts),
       onStage: (s, phase) => {
         if (phase === 'start') stage = s;
         hooks.onStage?.(s, phase);

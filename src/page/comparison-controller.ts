@@ -30,7 +30,7 @@ import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
-import { CANCELLED, EngineError, IntegrityFailure, WorkerSession } from './worker-session.ts';
+import { CANCELLED, EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerSession } from './worker-session.ts';
 
 /** One route to compare. */
 export interface ComparisonRouteRequest {
@@ -189,6 +189,8 @@ export class ComparisonController {
         state.measurement.runtime = load.runtime;
       } catch (error) {
         if (loadingModel && error instanceof IntegrityFailure) integrity = 'mismatch';
+        // A route whose load failed after its runtime fetch (or whose worker died then) still says which build it was.
+        if (loadingModel) state.measurement.runtime = fetchedBeforeFailure(error, state.session)?.runtime?.info ?? null;
         failRoute(state, error);
       }
     }

@@ -32,7 +32,7 @@ import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
-import { EngineError, IntegrityFailure, WorkerFailure, WorkerSession } from './worker-session.ts';
+import { EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerFailure, WorkerSession } from './worker-session.ts';
 
 /** A prompt set as the page loaded it: parsed, plus the SHA-256 of the exact bytes. */
 export interface LoadedPromptSet {
@@ -196,10 +196,11 @@ export class GenerationController {
           ...(request.userFiles ? { userFiles: request.userFiles } : {}),
         });
       } catch (error) {
+        // Also when the worker died (crash, time limit, cancel): what it said it had fetched is still this run's.
+        fetched = fetchedBeforeFailure(error, session);
+        if (fetched) integrity = fetched.model.integrity;
         if (!(error instanceof EngineError)) throw error;
         attempts = error.attempts;
-        fetched = error.failure.fetched;
-        if (fetched) integrity = fetched.model.integrity;
         if (error instanceof IntegrityFailure) integrity = 'mismatch';
         errors.push({ stage: stageOf(error.stage), prompt_id: null, repetition: null, name: error.name, message: error.message });
         throw new StepFailed(error.message);

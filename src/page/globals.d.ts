@@ -1,5 +1,5 @@
 // Build-time constants injected by vite.config.ts `define`, and the automation contract's window fields.
-import type { DeviceReceipt } from '../core/receipt.ts';
+import type { DeviceReceipt, Stage } from '../core/receipt.ts';
 import type { ReceiptBundle } from '../core/receipt-bundle.ts';
 
 declare global {
@@ -29,7 +29,13 @@ declare global {
     /** The bundle the export button would give now, with every receipt of the session (set once it is loaded). */
     drbExportBundle?: () => Promise<ReceiptBundle>;
     /** Test hooks, only with `test_hooks=1`. */
-    drbTest?: { crashWorker(afterMs: number): Promise<void>; killWorker(): void; pingWorker(): Promise<void> };
+    drbTest?: {
+      crashWorker(afterMs: number): Promise<void>;
+      killWorker(): void;
+      /** Kills every run's worker silently as it enters `stage` (null: no longer). */
+      killWorkerAt(stage: Stage | null): void;
+      pingWorker(): Promise<void>;
+    };
   }
 }
 export {};

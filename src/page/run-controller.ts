@@ -10,7 +10,7 @@ import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
 import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type FinishedReceipt } from '../core/device-receipt-builder.ts';
 import { redactUrl, toResourceEntry } from '../core/redact.ts';
 import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt.ts';
-import type { FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/protocol.ts';
+import type { FetchedFacts, FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/protocol.ts';
 import { sha256Hex } from '../core/sha256.ts';
 import { builtInInputBytes, synthesizedInputRecipeBytes, type BuiltInInputRequest, type SynthesizedInputRequest } from '../core/user-model/user-run.ts';
 import { basicCapabilities } from './capability-probe.ts';
@@ -20,7 +20,7 @@ import { openRunJournal } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { siteStorageBefore, storageUsageBytes } from './site-storage.ts';
 import { holdWakeLock } from './wake-lock.ts';
-import { EngineError, IntegrityFailure, pageStage, WorkerFailure, WorkerSession } from './worker-session.ts';
+import { EngineError, fetchedBeforeFailure, IntegrityFailure, pageStage, WorkerFailure, WorkerSession } from './worker-session.ts';
 
 /** What to run. */
 export interface RunRequest {
@@ -190,6 +190,8 @@ export class RunController {
     const samples = new SampleBatcher((index, durationMs) => ui.onSample?.(index, durationMs));
     // Every sample the worker reported as it went: what a series that dies mid-way (crash, overrun, cancel) finished.
     const heard: number[] = [];
+    // The session while its load is under way (what it fetched belongs in a receipt of a load that fails).
+    let loading: WorkerSession | null = null;
 
     try {
       // 1. Probe (the page context; cheap, and storage or adapter state may have changed since load).
@@ -240,6 +242,7 @@ export class RunController {
           // Built in the worker from the graph's input metadata once the session exists (the first run builds it).
           await session.setInput({ id: request.input.id, data: request.input }, 'fetch');
         }
+        loading = session;
         const load = await session.load({
           model: request.model,
           pageBaseUrl: env.pageBaseUrl,
@@ -250,6 +253,7 @@ export class RunController {
           coldStart: request.kind === 'cold',
           ...(request.user ? { userFiles: request.user.files } : {}),
         });
+        loading = null;
         applyLoad(draft, load);
         this.live = { key: liveKey(request), load, input: draft.input };
         if (request.kind === 'cold') Object.assign(draft.timings, load.timings);
@@ -279,7 +283,7 @@ export class RunController {
       }
       setStatus('done');
     } catch (error) {
-      failure = this.recordFailure(draft, error, heard);
+      failure = this.recordFailure(draft, error, heard, loading);
       setStatus('failed');
     }
     journal.end();
@@ -310,24 +314,19 @@ export class RunController {
    * @param draft the run's receipt draft
    * @param error what ended the run
    * @param heard the samples the worker reported during the series, by index
+   * @param loading the session whose load was under way when the run failed, else null
    */
-  private recordFailure(draft: DeviceReceiptDraft, error: unknown, heard: readonly number[]): { reason: string; stage: Stage | null } {
+  private recordFailure(draft: DeviceReceiptDraft, error: unknown, heard: readonly number[], loading: WorkerSession | null): { reason: string; stage: Stage | null } {
     let stage: Stage | null = null;
     const name = error instanceof Error ? error.name : 'Error';
     const reason = error instanceof Error ? error.message : String(error);
+    // What a load that failed had fetched (model files, the runtime build): from the engine's report, or from what
+    // the worker said as it went when it died (crash, time limit, cancel) and could report nothing.
+    applyFetched(draft, fetchedBeforeFailure(error, loading));
     if (error instanceof EngineError) {
       stage = error.stage;
       if (error.attempts.length > 0 && draft.route.attempts.length === 0) draft.route.attempts = error.attempts;
       if (error instanceof IntegrityFailure) draft.model.integrity = 'mismatch';
-      const fetched = error.failure.fetched;
-      if (fetched) {
-        draft.model = { ...draft.model, ...fetched.model };
-        if (draft.run.kind === 'cold') draft.timings.model_fetch_ms = fetched.timings.model_fetch_ms;
-        if (fetched.runtime) {
-          draft.runtime = fetched.runtime.info;
-          if (draft.run.kind === 'cold') draft.timings.runtime_fetch_ms = fetched.runtime.fetchMs;
-        }
-      }
       if (error.samplesMs.length > 0) {
         draft.timings.warm_samples_ms = error.samplesMs;
         draft.run.inferences_completed = error.samplesMs.length;
@@ -355,5 +354,21 @@ export class RunController {
     this.session?.close(reason);
     this.session = null;
     this.live = null;
+  }
+}
+
+/**
+ * Writes what a load that failed had fetched into the failed receipt's draft: the model files and their hashes, the
+ * runtime build, and (cold runs) their fetch times.
+ * @param draft the run's receipt draft
+ * @param fetched what the load fetched; null leaves the draft as it is
+ */
+function applyFetched(draft: DeviceReceiptDraft, fetched: FetchedFacts | null): void {
+  if (!fetched) return;
+  draft.model = { ...draft.model, ...fetched.model };
+  if (draft.run.kind === 'cold') draft.timings.model_fetch_ms = fetched.timings.model_fetch_ms;
+  if (fetched.runtime) {
+    draft.runtime = fetched.runtime.info;
+    if (draft.run.kind === 'cold') draft.timings.runtime_fetch_ms = fetched.runtime.fetchMs;
   }
 }

@@ -29,7 +29,7 @@ import type { FetchedFacts, FetchProgress, LoadResult } from '../worker-api/prot
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
 import { watchOverlap } from './run-gate.ts';
-import { cancellable, EngineError, IntegrityFailure, WorkerSession } from './worker-session.ts';
+import { cancellable, EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerSession } from './worker-session.ts';
 
 /** What to run. */
 export interface SuiteRequest {
@@ -174,10 +174,11 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
       attempts = load.route.attempts;
       integrity = load.model.integrity;
     } catch (error) {
+      // Also when the worker died (crash, time limit, cancel): what it said it had fetched is still this run's.
+      fetched = fetchedBeforeFailure(error, session);
+      if (fetched) integrity = fetched.model.integrity;
       if (!(error instanceof EngineError)) throw error;
       attempts = error.attempts;
-      fetched = error.failure.fetched;
-      if (fetched) integrity = fetched.model.integrity;
       if (error instanceof IntegrityFailure) integrity = 'mismatch';
       failure = { reason: error.message, stage: 'load' };
       errors.push({ stage: 'load', name: error.name, message: error.message });

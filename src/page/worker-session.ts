@@ -27,6 +27,7 @@ import type {
   EngineFailure,
   EngineHooks,
   EngineInput,
+  FetchedFacts,
   FetchProgress,
   InputOutcome,
   LoadedInput,
@@ -126,6 +127,18 @@ export class IntegrityFailure extends EngineError {
 }
 
 /**
+ * What a load that failed had fetched, for the failed receipt: the engine's own report when it failed in the worker,
+ * else what the worker reported as it went (a worker that crashed, overran a time limit or was cancelled reports
+ * nothing at the end). Null when nothing had been fetched, or no load ran.
+ * @param error what ended the load
+ * @param session the run's session (null when none was opened)
+ */
+export function fetchedBeforeFailure(error: unknown, session: WorkerSession | null): FetchedFacts | null {
+  if (error instanceof EngineError && error.failure.fetched) return error.failure.fetched;
+  return session?.fetched ?? null;
+}
+
+/**
  * What the current run listens to. Times are page-clock ms. `onStage` also hears the stage of each call the page
  * starts (`fetch` for a load, `first_inference` for a cold run's inference, ...), so it is the one place a run
  * journals its stages.
@@ -194,6 +207,8 @@ export class WorkerSession {
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** Worker performance.timeOrigin minus the page's: add it to a worker time to get a page time. */
   private clockOffsetMs = 0;
+  /** What the current load has fetched so far, as the worker reported it (`onFetched`). */
+  private fetchedSoFar: FetchedFacts | null = null;
 
   private constructor(private readonly limits: StageLimits) {
     // The only place the page constructs the bench worker.
@@ -218,6 +233,10 @@ export class WorkerSession {
       },
       onSample: (index: number, durationMs: number) => this.listener?.onSample?.(index, durationMs),
       onToken: (tokenIndex: number) => this.listener?.onToken?.(tokenIndex),
+      // Kept whoever follows: the facts belong to the session's load, not to a listener.
+      onFetched: (facts: FetchedFacts) => {
+        this.fetchedSoFar = facts;
+      },
     } satisfies Required<SeriesHooks>);
   }
 
@@ -232,6 +251,15 @@ export class WorkerSession {
     const workerOrigin = await session.call(null, limits.probe, () => session.api.timeOrigin());
     session.clockOffsetMs = workerOrigin - performance.timeOrigin;
     return session;
+  }
+
+  /**
+   * What the latest load fetched before it ended or died (model files, then the runtime build), as the worker
+   * reported each part; null before any was done. A worker that crashes or overruns a time limit sends no failure
+   * report, so this is what its run's receipt can still say.
+   */
+  get fetched(): FetchedFacts | null {
+    return this.fetchedSoFar;
   }
 
   /** Whether the worker crashed, timed out, was cancelled or closed. */
@@ -293,6 +321,7 @@ export class WorkerSession {
    * @throws IntegrityFailure, EngineError (with the attempts and any files fetched) or WorkerFailure
    */
   async load(request: LoadRequest): Promise<LoadResult> {
+    this.fetchedSoFar = null;
     const outcome = await this.call<LoadOutcome>('fetch', this.limits.fetch, () => this.api.load(request, this.hooks));
     if (!outcome.ok) throw this.engineError(outcome);
     const { ok: _ok, ...result } = outcome;
@@ -364,6 +393,9 @@ export class WorkerSession {
     this.worker.terminate();
   }
 
+  /** Test hook (`test_hooks=1` only): every session's worker is killed silently as it enters this stage. */
+  static killAtStage: Stage | null = null;
+
   /** Route attempts measured on the worker clock, moved onto the page clock. */
   private attemptsToPage(attempts: readonly RouteAttempt[]): RouteAttempt[] {
     return attempts.map((a) => ({ ...a, started_at_ms: this.toPageMs(a.started_at_ms), ended_at_ms: this.toPageMs(a.ended_at_ms) }));
@@ -378,6 +410,7 @@ export class WorkerSession {
   private enterStage(stage: Stage | null, limitMs = stage ? this.limits[stage] : 0): void {
     this.stage = stage;
     this.clearTimer();
+    if (stage !== null && stage === WorkerSession.killAtStage) this.killSilently();
     if (limitMs > 0) {
       this.timer = setTimeout(() => {
         this.fail(new WorkerFailure(`stage ${stage ?? 'setup'} did not finish within its time limit of ${limitMs} ms (worker hung or was killed)`, stage));

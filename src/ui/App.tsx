@@ -8,13 +8,14 @@ import { DEFAULT_ENGINE, parseAutomation, type PageMode } from '../core/automati
 import { DEFAULT_PROTOCOL_ID } from '../core/protocol.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
-import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
+import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus, Stage } from '../core/receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { refusedLine, RunAnnouncer, usePageRun } from './page-runs.tsx';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
+import { WorkerSession } from '../page/worker-session.ts';
 import type { InterruptedRun } from '../core/journal.ts';
 import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
 import { Banners } from './Banners.tsx';
@@ -157,6 +158,9 @@ export function App(props: { catalog: ModelCatalog }) {
       window.drbTest = {
         crashWorker: async (afterMs: number) => controller.worker?.api.crashSoon(afterMs),
         killWorker: () => controller.worker?.killSilently(),
+        killWorkerAt: (stage: Stage | null) => {
+          WorkerSession.killAtStage = stage;
+        },
         pingWorker: async () => controller.worker?.api.ping(),
       };
     }

@@ -39,6 +39,9 @@ export interface EngineHooks {
   onStage?(stage: Stage, phase: 'start' | 'end'): void;
   /** One generated token (generate task only), for streaming UIs; no token text crosses into receipts. */
   onToken?(tokenIndex: number): void;
+  /** What a load has fetched so far, reported as each part is done (the model's files, then with the runtime build):
+   *  a run whose worker then dies or overruns a time limit, and so sends no failure of its own, still records them. */
+  onFetched?(facts: FetchedFacts): void;
 }
 
 /** Hooks for a timed series: one call per timed sample, so the page can draw the strip chart live. */

@@ -1,10 +1,13 @@
 /**
  * A worker that dies or hangs ends the run as `failed` with the reason, never a frozen page; the page stays
- * responsive during a heavy run and can run again afterwards (the worker is recreated).
+ * responsive during a heavy run and can run again afterwards (the worker is recreated). A worker that dies during the
+ * session stage sends no report of its own, yet the receipt still names the runtime build and the model files it had
+ * fetched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
+import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
@@ -72,5 +75,51 @@ describe('worker failures', () => {
     expect(receipt.outcome.reason).toMatch(/^stage \w+ did not finish within its time limit of 50 ms/);
     expect(await page.getByTestId('failure-reason').textContent()).toContain('time limit of 50 ms');
     await page.close();
+  });
+
+  /** Opens the page with test hooks and its worker set to die silently as it enters the session stage. */
+  async function pageKillingAtSession(settings: Partial<AutomationSettings>): Promise<Page> {
+    const page = await env.browser.context.newPage();
+    // A limit long enough for the tiny model's fetch and the runtime's on a loaded machine, short enough not to wait.
+    await page.goto(`${env.server.url}?${toSearchParams({ testHooks: true, stageTimeoutMs: 8000, ...settings })}`);
+    await page.waitForFunction(() => window.drbTest !== undefined);
+    await page.evaluate(() => window.drbTest!.killWorkerAt('session'));
+    return page;
+  }
+
+  it('a cold run whose worker dies during the session stage still records the runtime build and model files it fetched', async () => {
+    const page = await pageKillingAtSession({});
+    await page.getByTestId('run-cold').click();
+    expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
+    const [receipt] = await pageReceipts(page);
+    await page.close();
+    expect(receiptProblems(receipt)).toEqual([]);
+    expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'session' });
+    expect(receipt.outcome.reason).toBe('stage session did not finish within its time limit of 8000 ms (worker hung or was killed)');
+    // Fetched before the worker died: the plain build (a wasm route), its .wasm hashed, and the model's files verified.
+    expect(receipt.runtime.build).toBe('plain');
+    expect(receipt.runtime.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
+    expect(receipt.model.integrity).toBe('verified');
+    expect(receipt.model.files.length).toBeGreaterThan(0);
+    for (const file of receipt.model.files) expect(file.sha256).toBe(file.expected_sha256);
+    expect(receipt.timings.model_fetch_ms).toEqual(expect.any(Number));
+    expect(receipt.timings.runtime_fetch_ms).toEqual(expect.any(Number));
+    expect(receipt.timings.session_create_ms).toBeNull();
+  });
+
+  it('a suite run whose worker dies during the session stage still records the runtime build and model files it fetched', async () => {
+    const page = await pageKillingAtSession({ engine: 'transformers', model: 'tfjs-tiny-reranker' });
+    await page.getByTestId('suite-run').click();
+    await page.waitForFunction(() => window.drbArtifacts.some((a) => a.kind === 'suite-receipt'), null, { timeout: 120_000 });
+    const artifacts = await page.evaluate(() => window.drbArtifacts);
+    await page.close();
+    const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')?.data);
+    expect(checkSuiteReceipt(receipt)).toEqual([]);
+    expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'load' });
+    expect(receipt.outcome.reason).toBe('stage session did not finish within its time limit of 8000 ms (worker hung or was killed)');
+    expect(receipt.runtime?.build).toBe('plain');
+    expect(receipt.runtime?.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
+    expect(receipt.model.integrity).toBe('verified');
+    expect(receipt.model.files.length).toBeGreaterThan(0);
   });
 });

@@ -38,6 +38,7 @@ export class OrtEngine implements Engine {
     if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
     const fetched = user ? await readUserFiles(request.model, request.userFiles!, hooks) : await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
     hooks.onStage?.('fetch', 'end');
+    hooks.onFetched?.({ model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } });
     // One graph; a user's graph may bring external data files, which the runtime finds by the names the graph gives
     // them (the picked names, relative to the graph's folder).
     const graphAt = user ? request.model.files.findIndex((f) => f.path === 'onnx-graph') : 0;
@@ -55,6 +56,7 @@ export class OrtEngine implements Engine {
       timings: { model_fetch_ms: fetched.fetchMs },
       runtime: { info: runtime.info, fetchMs: runtime.fetchMs },
     };
+    hooks.onFetched?.(fetchedFacts);
     const route = await createOnRoute(
       request,
       threadsEffective,

@@ -129,6 +129,7 @@ export async function loadTransformersModel(
     ? await readUserFiles(model, model.files.map((f) => request.userFiles![request.model.files.indexOf(f)]), hooks)
     : await fetchModelFiles(model, pageBaseUrl, hooks);
   hooks.onStage?.('fetch', 'end');
+  hooks.onFetched?.({ model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } });
   // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
   const runtime = await fetchOrtRuntime(request.ep, request.coldStart === true, hooks);
   wasm.wasmPaths = runtime.paths;
@@ -154,6 +155,7 @@ export async function loadTransformersModel(
     timings: { model_fetch_ms: fetched.fetchMs },
     runtime: { info: runtime.info, fetchMs: runtime.fetchMs },
   };
+  hooks.onFetched?.(fetchedFacts);
   let session: TransformersSession | null = null;
   const route = await createOnRoute(
     request,
