@@ -3,8 +3,8 @@
  * - `appType: 'mpa'`: a missing model file must be a 404, not index.html with 200 (an SPA fallback makes ORT fail
  *   with a confusing protobuf error).
  * - The `onnxruntime-web-use-extern-wasm` condition selects ORT's entry that loads its runtime (.mjs + .wasm) from
- *   `env.wasm.wasmPaths`; workers/ort-runtime.ts imports exactly two variants with `?url` (plain for wasm routes,
- *   asyncify for webgpu routes), so only those are emitted into dist.
+ *   `env.wasm.wasmPaths`; workers/ort-runtime.ts imports exactly three variants with `?url` (plain for wasm routes;
+ *   JSPI, or asyncify where the browser has no JSPI, for webgpu routes), so only those are emitted into dist.
  * - The git commit and app version are injected with `define` for the receipts.
  * - The page's catalog is the module `virtual:drb-catalog`: catalog.json with the local pins overlay applied, by the
  *   same loader `drb models` and `drb serve` use (src/node/catalog-file.ts).

@@ -1,11 +1,14 @@
 /**
  * onnxruntime-web's runtime files, for the ORT adapter and for transformers.js (one onnxruntime-web copy, the
- * `onnxruntime-web/webgpu` entry's JavaScript, which runs either WASM build).
+ * `onnxruntime-web/webgpu` entry's JavaScript, which runs any of the WASM builds below).
  *
  * - One build per route: a `wasm` route loads the plain SIMD-threaded build (`ort-wasm-simd-threaded`, about
- *   14 MB, CPU only); only a `webgpu` route loads the WebGPU-capable asyncify build (about 27 MB), which also runs
- *   that route's wasm fallback. Both are assets of the page's own origin (the `?url` imports below are the only
- *   variants the build emits). The page starts a fresh worker for every load, so one worker never needs both.
+ *   14 MB, CPU only); only a `webgpu` route loads a WebGPU-capable build, which also runs that route's wasm fallback:
+ *   the JSPI build (`.jspi`, about 17 MB) where the browser has JavaScript Promise Integration (Chromium 137 and
+ *   later), else the asyncify build (`.asyncify`, about 27 MB: the same engine with its async calls rewritten by
+ *   Binaryen's asyncify, which makes the module larger and slower to compile). All three are assets of the page's
+ *   own origin (the `?url` imports below are the only variants the build emits). The page starts a fresh worker for
+ *   every load, so one worker never needs two.
  * - Its own stage: `runtime_fetch` imports the `.mjs` (the runtime's own import of the same URL then finds it in the
  *   module map) and reads the `.wasm` with progress, hashes it and hands the bytes to the runtime
  *   (`env.wasm.wasmBinary`), so the `session` stage compiles and instantiates only, with no download inside it.
@@ -16,6 +19,8 @@ import plainWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 import plainMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
 import asyncifyWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.wasm?url';
 import asyncifyMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
+import jspiWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.wasm?url';
+import jspiMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.mjs?url';
 import type { ExecutionProvider, RuntimeBuild, RuntimeInfo } from '../src/core/receipt.ts';
 import { redactUrl } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
@@ -23,21 +28,30 @@ import type { EngineHooks } from '../src/worker-api/protocol.ts';
 import { runtimeFileFacts, runtimeUrlsFor } from './cache-evidence.ts';
 
 /** The builds the page ships: their `.mjs` and `.wasm` asset URLs (relative to this module). */
-const BUILDS: Readonly<Record<'plain' | 'asyncify', { mjs: string; wasm: string }>> = {
+const BUILDS: Readonly<Record<'plain' | 'asyncify' | 'jspi', { mjs: string; wasm: string }>> = {
   plain: { mjs: plainMjsUrl, wasm: plainWasmUrl },
   asyncify: { mjs: asyncifyMjsUrl, wasm: asyncifyWasmUrl },
+  jspi: { mjs: jspiMjsUrl, wasm: jspiWasmUrl },
 };
 
 // Progress callbacks cross the worker boundary as messages: a few per second is enough for a progress bar.
 const PROGRESS_INTERVAL_MS = 100;
 
+/** Whether this context has JavaScript Promise Integration (what the JSPI build needs to run). */
+export function hasJspi(): boolean {
+  const wasm = WebAssembly as unknown as { Suspending?: unknown; promising?: unknown };
+  return typeof wasm.Suspending === 'function' && typeof wasm.promising === 'function';
+}
+
 /**
- * The build a route loads: the WebGPU-capable asyncify build for a `webgpu` request (its wasm fallback runs on the
- * same build), the plain build otherwise.
+ * The build a route loads: for a `webgpu` request a WebGPU-capable build (JSPI where the browser has it, asyncify
+ * otherwise; the route's wasm fallback runs on the same build), the plain build otherwise.
  * @param ep the requested execution provider
+ * @param jspi whether the context has JSPI (`hasJspi()`)
  */
-export function ortBuildFor(ep: ExecutionProvider): 'plain' | 'asyncify' {
-  return ep === 'webgpu' ? 'asyncify' : 'plain';
+export function ortBuildFor(ep: ExecutionProvider, jspi = hasJspi()): 'plain' | 'asyncify' | 'jspi' {
+  if (ep !== 'webgpu') return 'plain';
+  return jspi ? 'jspi' : 'asyncify';
 }
 
 /** A fetched runtime: what to hand onnxruntime-web, and what the receipt records. */

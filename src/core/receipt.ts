@@ -95,8 +95,10 @@ export type RuntimeFile = z.infer<typeof RuntimeFile>;
 
 /**
  * Which onnxruntime-web WASM build ran: `plain` (`ort-wasm-simd-threaded`, CPU only, what a `wasm` route loads),
- * `asyncify` (`ort-wasm-simd-threaded.asyncify`, the WebGPU-capable build a `webgpu` route loads, also running its
- * wasm fallback), `jsep` and `jspi` (other WebGPU-capable builds, not shipped by the page today).
+ * `jspi` (`ort-wasm-simd-threaded.jspi`, the WebGPU-capable build a `webgpu` route loads where the browser has
+ * JavaScript Promise Integration, also running its wasm fallback), `asyncify` (`ort-wasm-simd-threaded.asyncify`,
+ * the WebGPU-capable build a `webgpu` route loads elsewhere, and every route before the page chose per route),
+ * `jsep` (another WebGPU-capable build, not shipped by the page).
  */
 export const RuntimeBuild = z.enum(['plain', 'asyncify', 'jsep', 'jspi']);
 export type RuntimeBuild = z.infer<typeof RuntimeBuild>;

@@ -39,7 +39,7 @@ function fmt(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : threeSignificant(value);
 }
 
-/** Says so when the routes ran different runtime builds (plain for wasm, asyncify for webgpu): ratios include it. */
+/** Says so when the routes ran different runtime builds (plain for wasm, JSPI or asyncify for webgpu): ratios include it. */
 function RuntimeBuildNote(props: { receipt: ComparisonReceipt }) {
   const note = runtimeBuildNote(props.receipt.routes);
   return note === null ? null : (

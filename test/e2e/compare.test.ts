@@ -63,12 +63,12 @@ describe('comparison of execution routes', () => {
     // difference, and the page says so.
     expect(byId['wasm-1'].runtime?.build).toBe('plain');
     expect(byId['wasm-2'].runtime?.build).toBe('plain');
-    expect(byId.webgpu.runtime?.build).toBe('asyncify');
+    expect(byId.webgpu.runtime?.build).toBe('jspi');
     const wasmSha = (id: string) => byId[id].runtime!.files.find((f) => f.url.endsWith('.wasm'))!.sha256;
     expect(wasmSha('wasm-1')).toMatch(/^[0-9a-f]{64}$/);
     expect(wasmSha('wasm-2')).toBe(wasmSha('wasm-1'));
     expect(wasmSha('webgpu')).not.toBe(wasmSha('wasm-1'));
-    expect(await page.getByTestId('cmp-runtime-note').textContent()).toContain('webgpu: asyncify');
+    expect(await page.getByTestId('cmp-runtime-note').textContent()).toContain('webgpu: jspi');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('cmp-download').click()]);
     expect(download.suggestedFilename()).toMatch(/^drb-ort-heavy-xenc-wasm-1\+wasm-2\+webgpu-compare-\d{8}T\d{6}Z\.json$/);
     expect(JSON.parse(await readFile((await download.path())!, 'utf8'))).toEqual(receipt);

@@ -9,15 +9,16 @@ import { contentSecurityPolicy } from '../../src/core/csp.ts';
 import { openAndWait, startPageEnv } from './page-harness.ts';
 
 describe('the build', () => {
-  it('ships exactly the two ONNX Runtime WASM builds the routes use (plain for wasm, asyncify for webgpu), no jsep/jspi copies', async () => {
+  it('ships exactly the three ONNX Runtime WASM builds the routes use (plain for wasm; JSPI, or asyncify without JSPI, for webgpu), no jsep copy', async () => {
     const assets = await readdir(join(inject('distDir'), 'assets'));
     const wasm = assets.filter((name) => name.endsWith('.wasm')).sort();
-    expect(wasm).toHaveLength(2);
+    expect(wasm).toHaveLength(3);
     expect(wasm[0]).toMatch(/^ort-wasm-simd-threaded-[\w-]+\.wasm$/);
     expect(wasm[1]).toMatch(/^ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/);
+    expect(wasm[2]).toMatch(/^ort-wasm-simd-threaded\.jspi-[\w-]+\.wasm$/);
     // Each build's loader beside it, and no other variant of the runtime.
-    expect(assets.filter((name) => /^ort-wasm-simd-threaded(\.asyncify)?-[\w-]+\.mjs$/.test(name))).toHaveLength(2);
-    expect(assets.filter((name) => /ort-wasm-simd-threaded\.(jsep|jspi)/.test(name))).toEqual([]);
+    expect(assets.filter((name) => /^ort-wasm-simd-threaded(\.asyncify|\.jspi)?-[\w-]+\.mjs$/.test(name))).toHaveLength(3);
+    expect(assets.filter((name) => /ort-wasm-simd-threaded\.jsep/.test(name))).toEqual([]);
   });
 
   it('puts the CSP into index.html as a meta tag', async () => {

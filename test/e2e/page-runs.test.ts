@@ -1,7 +1,7 @@
 /**
  * Cold + warm runs through the automation contract on wasm (1 and 2 threads) and webgpu (SwiftShader), with every
  * receipt checked by schema + invariants and the providers' outputs compared (within 1e-4). A cold run's runtime
- * build follows its route (plain for wasm, asyncify for webgpu), its `.wasm` hash is the served file's, and its
+ * build follows its route (plain for wasm; for webgpu the JSPI build, Chromium having JSPI), its `.wasm` hash is the served file's, and its
  * download is the `runtime_fetch` stage: nothing crosses the network during the session stage.
  */
 import { createHash } from 'node:crypto';
@@ -27,9 +27,9 @@ afterAll(async () => {
  * no resource whose body crossed the network while the session was created (the runtime's thread workers may load
  * the `.mjs` again: from the HTTP cache, at most a revalidation without a body).
  */
-function expectRuntimeFetchedBeforeSession(cold: DeviceReceipt, build: 'plain' | 'asyncify'): void {
+function expectRuntimeFetchedBeforeSession(cold: DeviceReceipt, build: 'plain' | 'jspi'): void {
   expect(cold.runtime.build).toBe(build);
-  const stem = build === 'plain' ? 'ort-wasm-simd-threaded-' : 'ort-wasm-simd-threaded.asyncify-';
+  const stem = build === 'plain' ? 'ort-wasm-simd-threaded-' : 'ort-wasm-simd-threaded.jspi-';
   const wasm = cold.runtime.files.find((f) => f.url.endsWith('.wasm'));
   expect(wasm?.url.split('/').pop()?.startsWith(stem)).toBe(true);
   const served = readFileSync(join(inject('distDir'), 'assets', wasm!.url.split('/').pop()!));
@@ -97,7 +97,8 @@ describe('page runs (headless Chromium)', () => {
     }
     expect(cold.capabilities.webgpu).toMatchObject({ navigator_gpu: true, adapter_granted: true });
     expect(cold.capabilities.webgpu.adapter_info?.architecture).toBe('swiftshader');
-    expectRuntimeFetchedBeforeSession(cold, 'asyncify');
+    // Chromium has JSPI: the WebGPU-capable JSPI build, not the larger asyncify one (WebKit's lane covers asyncify).
+    expectRuntimeFetchedBeforeSession(cold, 'jspi');
     const wasm1 = heads[`${model}:wasm:1`];
     const wasm2 = heads[`${model}:wasm:2`];
     expect(wasm1).toBeDefined();

@@ -102,7 +102,7 @@ describe('generation runs through the cache', () => {
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.route).toMatchObject({ requested_ep: ep, completed_ep: ep });
     expect(receipt.model).toMatchObject({ id: model, integrity: 'verified', dtype: 'q4' });
-    expect(receipt.runtime?.build).toBe(ep === 'wasm' ? 'plain' : 'asyncify');
+    expect(receipt.runtime?.build).toBe(ep === 'wasm' ? 'plain' : 'jspi');
     expect(receipt.runtime?.files.find((f) => f.url.endsWith('.wasm'))?.sha256).toMatch(/^[0-9a-f]{64}$/);
     for (const sample of receipt.samples) {
       expect(sample.outcome).toBe('ok');

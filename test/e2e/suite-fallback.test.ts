@@ -36,7 +36,7 @@ describe('suite runs without a WebGPU adapter', () => {
     expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, allow_fallback: false });
     expect(receipt.route.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'failed' })]);
     // The load failed after the runtime fetch: the receipt names the build it fetched, as a successful run's does.
-    expect(receipt.runtime?.build).toBe('asyncify');
+    expect(receipt.runtime?.build).toBe('jspi');
     expect(receipt.runtime?.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
   });
 
@@ -62,7 +62,7 @@ describe('suite runs without a WebGPU adapter', () => {
     expect(checkGenerationReceipt(receipt)).toEqual([]);
     expect(receipt.outcome.status).toBe('failed');
     expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null });
-    expect(receipt.runtime?.build).toBe('asyncify');
+    expect(receipt.runtime?.build).toBe('jspi');
     expect(receipt.runtime?.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
   });
 });

@@ -134,6 +134,13 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
       ['webgpu', 'failed'],
       ['wasm', 'succeeded'],
     ]);
+    // A webgpu route loads the WebGPU-capable build the browser can run (its wasm fallback runs on it): JSPI where
+    // there is JavaScript Promise Integration (Chromium), asyncify where there is none (WebKit).
+    const build = laneName === 'webkit' ? 'asyncify' : 'jspi';
+    for (const receipt of [failed, fallback]) {
+      expect(receipt.runtime.build).toBe(build);
+      expect(receipt.runtime.files.find((f) => f.url.endsWith('.wasm'))?.url).toMatch(new RegExp(`/ort-wasm-simd-threaded\\.${build}-[\\w-]+\\.wasm$`));
+    }
   });
 
   it('a crashed worker ends the run failed with the reason, and the page runs again from its button', async () => {

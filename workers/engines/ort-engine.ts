@@ -2,8 +2,9 @@
  * The onnxruntime-web adapter for `raw` models (the generated cross-encoder-shaped fixtures): inputs input_ids,
  * attention_mask, token_type_ids (int64 [batch, seq]), output logits (float32).
  *
- * Uses the `onnxruntime-web/webgpu` entry's JavaScript, which runs either WASM build: the plain SIMD-threaded build
- * on a `wasm` route, the WebGPU-capable asyncify build on a `webgpu` route (workers/ort-runtime.ts fetches it from
+ * Uses the `onnxruntime-web/webgpu` entry's JavaScript, which runs any of the page's WASM builds: the plain
+ * SIMD-threaded build on a `wasm` route, a WebGPU-capable build (JSPI, or asyncify where the browser has no JSPI) on
+ * a `webgpu` route (workers/ort-runtime.ts fetches it from
  * the page's own origin as the `runtime_fetch` stage and hands its bytes to the runtime).
  */
 import * as ort from 'onnxruntime-web/webgpu';

@@ -10,7 +10,7 @@
  *
  * One onnxruntime-web copy: transformers.js imports `onnxruntime-web/webgpu`, the same entry the ORT adapter uses
  * (package.json `overrides` removes transformers' nested copy). Its runtime build follows the route like the ORT
- * adapter's (the plain build for `wasm`, asyncify for `webgpu`; transformers.js itself picks the plain build where it
+ * adapter's (the plain build for `wasm`, JSPI or asyncify for `webgpu`; transformers.js itself picks the plain build where it
  * knows WebGPU is absent), fetched from the page's origin as the `runtime_fetch` stage by workers/ort-runtime.ts.
  */
 import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer, env, LogLevel, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';

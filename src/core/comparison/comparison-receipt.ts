@@ -36,7 +36,7 @@ export const ComparisonRoute = z.strictObject({
   threads_effective: z.number().int().positive().nullable(),
   /** Session creation on this route, kept out of the timed samples. */
   session_create_ms: Ms.nullable(),
-  /** The runtime build this route loaded (each route loads in its own worker: plain for wasm, asyncify for webgpu)
+  /** The runtime build this route loaded (each route loads in its own worker: plain for wasm, JSPI or asyncify for webgpu)
    *  with its files and the `.wasm`'s SHA-256, as in device receipts; null when the route failed before loading one;
    *  absent in receipts written before routes recorded it. Routes on different builds are compared knowingly: see
    *  `runtimeBuildNote`. */
