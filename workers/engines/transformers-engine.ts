@@ -1,6 +1,7 @@
 /**
  * The transformers.js engine adapter: `rerank` (cross-encoder: one (query, candidate) pair per candidate, one logit
- * each) and `score-candidates` (causal LM: sum of each candidate's token log-probabilities after the prompt). The
+ * each) and `score-candidates` (causal LM: sum of each candidate's token log-probabilities after the prompt, the prompt
+ * computed once when the export takes a cache: src/core/suite/prefix-scoring.ts). The
  * `generate` task lives in transformers-generate.ts (loaded only when a generation run asks for it) and reuses the same loaded session.
  *
  * Timing: `durationMs` is the model call alone; tokenization and the log-softmax sums are reported apart in
@@ -9,6 +10,7 @@
 import { Tensor } from '@huggingface/transformers';
 import { FIXED_INPUT_SCHEMA, parseFixedInput } from '../../src/core/catalog.ts';
 import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite/candidate-scoring.ts';
+import { scoreWithPromptOnce, takesCache, type PrefixScoringRuntime } from '../../src/core/suite/prefix-scoring.ts';
 import { ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { firstIssueLine } from '../../src/core/zod-issues.ts';
@@ -32,6 +34,26 @@ interface Scored {
 function float32Data(tensor: Tensor): Float32Array {
   const usable = tensor.type === 'float32' ? tensor : tensor.to('float32');
   return usable.data as Float32Array;
+}
+
+/** A tensor's elements on the host: downloaded when the runtime kept it on the GPU (WebGPU keeps the cache there). */
+async function hostData(tensor: Tensor): Promise<ArrayLike<number> | ArrayLike<bigint>> {
+  if (tensor.location === 'gpu-buffer') return (await (tensor as unknown as { ort_tensor: { getData(): Promise<ArrayLike<number> | ArrayLike<bigint>> } }).ort_tensor.getData());
+  return tensor.data as ArrayLike<number> | ArrayLike<bigint>;
+}
+
+/** The prompt-once scoring's runtime: the loaded model's forward call, transformers.js tensors, the worker's clock. */
+function cacheRuntime(session: TransformersSession): PrefixScoringRuntime<Tensor> {
+  return {
+    run: async (feeds) => (await session.model(feeds as Record<string, Tensor>)) as Record<string, Tensor>,
+    tensor: (type, data, dims) => new Tensor(type as 'int64', data as BigInt64Array, dims),
+    logits: async (tensor) => float32Data(tensor.location === 'gpu-buffer' ? new Tensor(tensor.type as 'float32', (await hostData(tensor)) as Float32Array, tensor.dims) : tensor),
+    data: hostData,
+    release: (tensor) => {
+      if (tensor.location === 'gpu-buffer') void tensor.dispose();
+    },
+    now: () => performance.now(),
+  };
 }
 
 /** The transformers.js engine: one loaded tokenizer + model. */
@@ -149,10 +171,11 @@ export class TransformersEngine implements Engine {
   }
 
   /**
-   * One batch of prompt + candidate sequences (right-padded, so every row's prompt positions are identical), scored
-   * as the sum of log p(token | everything before it) over the candidate's tokens followed by the end-of-sequence
-   * token. The EOS term makes the model also say the candidate is complete, and gives an empty candidate a real
-   * score instead of the impossible maximum 0.
+   * Each candidate scored as the sum of log p(token | everything before it) over its tokens followed by the
+   * end-of-sequence token: with the prompt computed once when the export takes a cache, else as one batch of
+   * prompt + candidate sequences (right-padded, so every row's prompt positions are identical). The EOS term makes
+   * the model also say the candidate is complete, and gives an empty candidate a real score instead of the impossible
+   * maximum 0.
    */
   private async scoreCandidates(session: TransformersSession, data: ScoreCandidatesInput): Promise<Scored> {
     const t0 = performance.now();
@@ -167,7 +190,17 @@ export class TransformersEngine implements Engine {
     // Full logits are [batch, length, vocab] float32: with a real LLM's ~150k vocabulary one 60-token row is ~36 MB,
     // so rows go in chunks that keep one call's logits under LOGITS_BUDGET_BYTES (the tiny fixture runs in one chunk).
     const vocabSize = (session.model.config as { vocab_size?: number }).vocab_size ?? 32_000;
-    const chunks = planScoringChunks(prompt, continuations, tokenizer.pad_token_id ?? 0, vocabSize, LOGITS_BUDGET_BYTES);
+    const padId = tokenizer.pad_token_id ?? 0;
+    // A model that takes a cache computes the prompt once (src/core/suite/prefix-scoring.ts); one without (an export
+    // with no past inputs) gets every row as prompt + candidate.
+    const sessions = (session.model as unknown as { sessions: Record<string, { inputNames: string[] } | undefined> }).sessions;
+    const decoder = sessions.model ?? sessions.decoder_model_merged;
+    if (decoder && takesCache(decoder.inputNames)) {
+      const t1 = performance.now();
+      const scored = await scoreWithPromptOnce(cacheRuntime(session), prompt, continuations, padId, vocabSize, LOGITS_BUDGET_BYTES);
+      return { scores: scored.scores, modelMs: scored.modelMs, tokenizeMs: t1 - t0, postprocessMs: scored.postprocessMs, tokens: scored.tokens };
+    }
+    const chunks = planScoringChunks(prompt, continuations, padId, vocabSize, LOGITS_BUDGET_BYTES);
     const scores: number[] = [];
     let modelMs = 0;
     let postprocessMs = 0;
