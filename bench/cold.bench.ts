@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- cold`: cold start on the `wasm` route with onnxruntime-web's plain SIMD-threaded build (what a
- * wasm route loads) against its WebGPU-capable asyncify build (what every route loaded before), side by side in one
- * run, plus the bytes a wasm-only cold run of the page transfers.
+ * wasm route loads) against its WebGPU-capable asyncify build (what every route loaded before), and the WebGPU-capable
+ * JSPI build (what a webgpu route loads where the browser has JSPI) against asyncify (what it loaded before, and still
+ * loads without JSPI), side by side in one run, plus the bytes a wasm-only cold run of the page transfers.
  *
  * Every run is a fresh Chromium with a fresh profile (nothing in the HTTP cache, no compiled-code cache), and each
  * round runs the three kinds in a shuffled order from a fixed seed (mulberry32), so drift and load hit all alike:
@@ -10,7 +11,7 @@
  *   run (the bodies of its 200 responses as transferred, compressed as `drb serve` compresses them, beside the
  *   files' own sizes: page, code, runtime, model, input). The server makes each file's compressed bytes once: every
  *   file is requested once before the first round, so no run waits for that;
- * - `plain` and `asyncify`: a bench-only module worker with no harness (written next to a fresh build) that does the
+ * - `plain`, `asyncify` and `jspi`: a bench-only module worker with no harness (written next to a fresh build) that does the
  *   same stages with one build each, on the same ORT JavaScript the page uses (`ort.webgpu.min.mjs`): model fetch,
  *   runtime fetch (`.mjs` import + `.wasm` read, handed over as `env.wasm.wasmBinary`), `InferenceSession.create` on
  *   the wasm EP, first `session.run`.
@@ -42,11 +43,11 @@ const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
 const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
 if (build.status !== 0) process.exit(1);
 
-// The bare worker: ORT's JavaScript and both builds copied from node_modules. Files, not inline scripts: the CSP
+// The bare worker: ORT's JavaScript and the three builds copied from node_modules. Files, not inline scripts: the CSP
 // forbids those.
 mkdirSync(join(dir, 'coldbare'));
 const ortDist = join(ROOT, 'node_modules', 'onnxruntime-web', 'dist');
-const BUILD_STEM = { plain: 'ort-wasm-simd-threaded', asyncify: 'ort-wasm-simd-threaded.asyncify' } as const;
+const BUILD_STEM = { plain: 'ort-wasm-simd-threaded', asyncify: 'ort-wasm-simd-threaded.asyncify', jspi: 'ort-wasm-simd-threaded.jspi' } as const;
 for (const f of ['ort.webgpu.min.mjs', ...Object.values(BUILD_STEM).flatMap((s) => [`${s}.mjs`, `${s}.wasm`])]) copyFileSync(join(ortDist, f), join(dir, 'coldbare', f));
 const catalog = JSON.parse(readFileSync(join(ROOT, 'src', 'catalog', 'catalog.json'), 'utf8')) as { models: Array<{ id: string; default_input: string }> };
 const inputId = catalog.models.find((m) => m.id === MODEL)?.default_input;
@@ -93,7 +94,7 @@ document.documentElement.dataset.ready = '1';
 );
 writeFileSync(join(dir, 'coldbare', 'index.html'), '<!doctype html><title>cold</title><script type="module" src="./cold.js"></script>\n');
 
-type Kind = 'page' | 'plain' | 'asyncify';
+type Kind = 'page' | 'plain' | 'asyncify' | 'jspi';
 interface Stages {
   model_fetch_ms: number;
   runtime_fetch_ms: number;
@@ -160,12 +161,12 @@ async function runOnce(kind: Kind): Promise<{ stages: Stages; bytes: typeof sent
 }
 
 const random = mulberry32(SEED);
-const results: Record<Kind, Stages[]> = { page: [], plain: [], asyncify: [] };
+const results: Record<Kind, Stages[]> = { page: [], plain: [], asyncify: [], jspi: [] };
 const pageBytes: Array<typeof sent> = [];
 const loads: number[] = [];
 try {
   for (let round = 0; round < RUNS; round++) {
-    const order: Kind[] = ['page', 'plain', 'asyncify'];
+    const order: Kind[] = ['page', 'plain', 'asyncify', 'jspi'];
     for (let i = order.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [order[i], order[j]] = [order[j], order[i]];
@@ -188,7 +189,7 @@ try {
   console.log(`load average (1 min) after each run: min ${Math.min(...loads).toFixed(2)}, median ${median(loads)!.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}`);
   const med = (kind: Kind, key: keyof Stages) => median(results[kind].map((s) => s[key]))!;
   console.log('\nmedians (ms)        model fetch  runtime fetch  session create  first inference');
-  for (const kind of ['page', 'plain', 'asyncify'] as const) {
+  for (const kind of ['page', 'plain', 'asyncify', 'jspi'] as const) {
     console.log(
       `${kind.padEnd(19)} ${med(kind, 'model_fetch_ms').toFixed(0).padStart(11)}  ${med(kind, 'runtime_fetch_ms').toFixed(0).padStart(13)}  ${med(kind, 'session_create_ms').toFixed(0).padStart(14)}  ${med(kind, 'first_inference_ms').toFixed(0).padStart(15)}`,
     );
@@ -199,6 +200,9 @@ try {
   console.log(
     `\nsession creation plain / asyncify: ratio of medians ${ratio.toFixed(3)}, median per-round ratio ${paired.toFixed(3)} (target <= 0.55: ${paired <= 0.55 && ratio <= 0.55 ? 'met' : 'NOT met'}); the page's (plain) / bare asyncify: ${pageRatio.toFixed(3)}`,
   );
+  const jspiRatio = med('jspi', 'session_create_ms') / med('asyncify', 'session_create_ms');
+  const jspiPaired = median(results.jspi.map((s, i) => s.session_create_ms / results.asyncify[i].session_create_ms))!;
+  console.log(`session creation jspi / asyncify (a webgpu route's build with and without JSPI, both on the wasm EP here): ratio of medians ${jspiRatio.toFixed(3)}, median per-round ratio ${jspiPaired.toFixed(3)}`);
 
   const totals = pageBytes.map((b) => b.reduce((sum, e) => sum + e.bytes, 0));
   const fileTotals = pageBytes.map((b) => b.reduce((sum, e) => sum + e.fileBytes, 0));
