@@ -70,8 +70,10 @@ class SampleBatcher {
   }
 }
 
+/** What a live session was loaded for: a warm run reuses it only when all of it matches (the dtype too: one picked
+ *  folder can hold several). */
 function liveKey(request: RunRequest): string {
-  return JSON.stringify([request.model.id, request.user?.pick ?? null, request.input.id, request.ep, request.threads, request.allowFallback]);
+  return JSON.stringify([request.model.id, request.model.dtype ?? null, request.user?.pick ?? null, request.input.id, request.ep, request.threads, request.allowFallback]);
 }
 
 /** The input's SHA-256 before the run: the pin of a catalog input (replaced by the served bytes' hash on load), the
