@@ -23,6 +23,11 @@ export interface LaneOptions {
   scriptTimeoutMs?: number;
   /** Chromium only: flags added to CHROMIUM_BASE_ARGS (the e2e tests' E2E_CHROMIUM_ARGS). Default none. */
   chromiumArgs?: readonly string[];
+  /** Chromium only: every page in a new context of one browser the lane keeps (a new profile still: its own
+   *  storage and HTTP cache), instead of a browser of its own per page. For tests, where a launch per page costs
+   *  CPU and nothing is measured across processes; public-pass and the benchmarks keep a browser per page.
+   *  Default false. */
+  shareBrowser?: boolean;
 }
 
 /** A page in a lane. */
@@ -91,8 +96,13 @@ async function pollUntil<T>(evaluate: () => Promise<T>, options: { timeoutMs: nu
 }
 
 class ChromiumPage implements LanePage {
+  /**
+   * @param closeProfile closes what the page's profile lives in (its own browser, or its context in a shared one)
+   * @param page the page
+   * @param timeoutMs longest a load or script may take
+   */
   constructor(
-    private readonly browser: Browser,
+    private readonly closeProfile: () => Promise<void>,
     private page: Page,
     private readonly timeoutMs: number,
   ) {}
@@ -130,29 +140,43 @@ class ChromiumPage implements LanePage {
   }
 
   async close() {
-    // Closing the browser also deletes the temporary profile playwright created for it.
-    await this.browser.close();
+    // Closing the browser also deletes the temporary profile playwright created for it; a context in a shared
+    // browser takes its storage with it.
+    await this.closeProfile();
   }
 }
 
-/** Chromium: one browser process per page; playwright gives each launch a fresh temporary user-data-dir. */
+/** Chromium: one browser process per page (or one shared browser, a context per page: `shareBrowser`); playwright
+ *  gives each launch a fresh temporary user-data-dir. */
 class ChromiumLane implements BrowserLane {
   readonly name = 'chromium' as const;
   version: string | null = null;
   private readonly pages = new Set<LanePage>();
+  private shared: Promise<Browser> | null = null;
 
   constructor(private readonly options: LaneOptions) {}
 
-  async newPage(): Promise<LanePage> {
+  private launch(): Promise<Browser> {
     const args = [...CHROMIUM_BASE_ARGS, ...(this.options.webgpu ? ['--enable-unsafe-webgpu'] : []), ...(this.options.chromiumArgs ?? [])];
     // chromium.launch (not chromium.ts's persistent context) so browser.version() is known for public-pass records;
     // playwright still gives every launch a fresh temporary user-data-dir and deletes it on close.
-    const browser = await chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args, headless: true });
+    return chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args, headless: true });
+  }
+
+  async newPage(): Promise<LanePage> {
+    let browser: Browser;
+    if (this.options.shareBrowser) {
+      this.shared ??= this.launch();
+      browser = await this.shared;
+    } else {
+      browser = await this.launch();
+    }
     this.version = browser.version();
-    const page = await (await browser.newContext()).newPage();
+    const context = await browser.newContext();
+    const page = await context.newPage();
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
     page.setDefaultTimeout(timeoutMs);
-    const lanePage = new ChromiumPage(browser, page, timeoutMs);
+    const lanePage = new ChromiumPage(this.options.shareBrowser ? () => context.close() : () => browser.close(), page, timeoutMs);
     this.pages.add(lanePage);
     const close = lanePage.close.bind(lanePage);
     lanePage.close = async () => {
@@ -164,6 +188,9 @@ class ChromiumLane implements BrowserLane {
 
   async close() {
     for (const page of [...this.pages]) await page.close();
+    const shared = this.shared;
+    this.shared = null;
+    if (shared) await (await shared).close();
   }
 }
 

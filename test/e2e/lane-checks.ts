@@ -15,7 +15,8 @@ export const LANES = ['chromium', 'webkit'] as const;
 
 /** Opens a lane for an e2e test: Chromium gets the e2e flags (E2E_CHROMIUM_ARGS, page-harness.ts). */
 export function openTestLane(name: LaneName, options: LaneOptions = {}): Promise<BrowserLane> {
-  return openLane(name, { ...options, chromiumArgs: E2E_CHROMIUM_ARGS });
+  // One Chromium per lane, a new context (profile) per page: a launch per page only costs the tests CPU.
+  return openLane(name, { ...options, chromiumArgs: E2E_CHROMIUM_ARGS, shareBrowser: true });
 }
 
 /** Serves the build that global-setup made. */
