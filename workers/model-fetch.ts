@@ -6,8 +6,8 @@
 import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/catalog.ts';
 import { redactUrl } from '../src/core/redact.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
-import type { ModelFile } from '../src/core/receipt.ts';
-import type { EngineHooks, UserSuppliedFile } from '../src/worker-api/protocol.ts';
+import type { ModelFile, RuntimeInfo } from '../src/core/receipt.ts';
+import type { EngineHooks, FetchedFacts, UserSuppliedFile } from '../src/worker-api/protocol.ts';
 import { USER_FILE_URL } from '../src/core/user-model/user-run.ts';
 import { IntegrityError } from './engines/engine.ts';
 import { cacheFactsOf, settleEntries } from './cache-evidence.ts';
@@ -18,6 +18,20 @@ export interface FetchedModel {
   files: ModelFile[];
   integrity: 'verified' | 'unpinned';
   fetchMs: number;
+}
+
+/**
+ * A load's fetched facts as the receipt takes them (`onFetched`, and a route that fails after the fetch): the model's
+ * files, and the runtime build once that was fetched too.
+ * @param fetched the model's files as fetched (or read)
+ * @param runtime the runtime build and its fetch time, when fetched
+ */
+export function fetchedFacts(fetched: FetchedModel, runtime?: { info: RuntimeInfo; fetchMs: number }): FetchedFacts {
+  return {
+    model: { files: fetched.files, integrity: fetched.integrity },
+    timings: { model_fetch_ms: fetched.fetchMs },
+    ...(runtime ? { runtime: { info: runtime.info, fetchMs: runtime.fetchMs } } : {}),
+  };
 }
 
 /**

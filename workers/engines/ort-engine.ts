@@ -10,10 +10,10 @@
 import * as ort from 'onnxruntime-web/webgpu';
 import { parseFixedInput, type FixedInput } from '../../src/core/catalog.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
-import { fetchModelFiles, readUserFiles } from '../model-fetch.ts';
+import { fetchedFacts, fetchModelFiles, readUserFiles } from '../model-fetch.ts';
 import { buildInputValues, planInputs, type GraphInputMetadata } from '../../src/core/user-model/synthesized-inputs.ts';
 import type { SynthesizedInputRequest } from '../../src/core/user-model/user-run.ts';
-import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult, UserSuppliedFile } from '../../src/worker-api/protocol.ts';
+import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult, UserSuppliedFile } from '../../src/worker-api/protocol.ts';
 import type { Engine } from './engine.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
@@ -39,7 +39,7 @@ export class OrtEngine implements Engine {
     if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
     const fetched = user ? await readUserFiles(request.model, request.userFiles!, hooks) : await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
     hooks.onStage?.('fetch', 'end');
-    hooks.onFetched?.({ model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } });
+    hooks.onFetched?.(fetchedFacts(fetched));
     // One graph; a user's graph may bring external data files, which the runtime finds by the names the graph gives
     // them (the picked names, relative to the graph's folder).
     const graphAt = user ? request.model.files.findIndex((f) => f.path === 'onnx-graph') : 0;
@@ -52,12 +52,8 @@ export class OrtEngine implements Engine {
     ort.env.wasm.wasmPaths = runtime.paths;
     ort.env.wasm.wasmBinary = runtime.wasmBinary;
 
-    const fetchedFacts: FetchedFacts = {
-      model: { files: fetched.files, integrity: fetched.integrity },
-      timings: { model_fetch_ms: fetched.fetchMs },
-      runtime: { info: runtime.info, fetchMs: runtime.fetchMs },
-    };
-    hooks.onFetched?.(fetchedFacts);
+    const facts = fetchedFacts(fetched, runtime);
+    hooks.onFetched?.(facts);
     const route = await createOnRoute(
       request,
       threadsEffective,
@@ -70,13 +66,13 @@ export class OrtEngine implements Engine {
           logSeverityLevel: 3,
         });
       },
-      fetchedFacts,
+      facts,
       hooks,
     ).finally(() => {
       // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
       ort.env.wasm.wasmBinary = undefined;
     });
-    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, fetchedFacts, route, runtime);
+    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, facts, route, runtime);
   }
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {

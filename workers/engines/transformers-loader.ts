@@ -17,9 +17,9 @@ import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
 import { filesForDtype } from '../../src/core/transformers-dtype.ts';
 import { redactUrl } from '../../src/core/redact.ts';
-import { fetchModelFiles, readUserFiles, type FetchedModel } from '../model-fetch.ts';
+import { fetchedFacts, fetchModelFiles, readUserFiles, type FetchedModel } from '../model-fetch.ts';
 import { USER_MODEL_BASE_PATH, USER_MODEL_ID } from '../../src/core/user-model/user-run.ts';
-import type { EngineHooks, FetchedFacts, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
+import type { EngineHooks, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { createOnRoute, effectiveThreads, localLoadResult } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
 
@@ -129,7 +129,7 @@ export async function loadTransformersModel(
     ? await readUserFiles(model, model.files.map((f) => request.userFiles![request.model.files.indexOf(f)]), hooks)
     : await fetchModelFiles(model, pageBaseUrl, hooks);
   hooks.onStage?.('fetch', 'end');
-  hooks.onFetched?.({ model: { files: fetched.files, integrity: fetched.integrity }, timings: { model_fetch_ms: fetched.fetchMs } });
+  hooks.onFetched?.(fetchedFacts(fetched));
   // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor).
   const runtime = await fetchOrtRuntime(request.ep, request.coldStart === true, hooks);
   wasm.wasmPaths = runtime.paths;
@@ -150,12 +150,8 @@ export async function loadTransformersModel(
   env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
   const externalDataChunks = model.files.filter((f) => /\.onnx_data(?:_\d+)?$/.test(f.path)).length;
-  const fetchedFacts: FetchedFacts = {
-    model: { files: fetched.files, integrity: fetched.integrity },
-    timings: { model_fetch_ms: fetched.fetchMs },
-    runtime: { info: runtime.info, fetchMs: runtime.fetchMs },
-  };
-  hooks.onFetched?.(fetchedFacts);
+  const facts = fetchedFacts(fetched, runtime);
+  hooks.onFetched?.(facts);
   let session: TransformersSession | null = null;
   const route = await createOnRoute(
     request,
@@ -171,7 +167,7 @@ export async function loadTransformersModel(
       const loaded = await Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32' });
       session = { tokenizer, model: loaded, kind };
     },
-    fetchedFacts,
+    facts,
     hooks,
     () => (unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : ''),
   ).finally(() => {
@@ -182,6 +178,6 @@ export async function loadTransformersModel(
   if (session === null) throw new Error('transformers.js reported success without a session');
   return {
     session,
-    result: localLoadResult({ name: 'transformers', version: transformersVersion() }, fetchedFacts, route, runtime),
+    result: localLoadResult({ name: 'transformers', version: transformersVersion() }, facts, route, runtime),
   };
 }
