@@ -14,6 +14,17 @@ export interface ScoringChunk {
 }
 
 /**
+ * How many rows of `length` positions one model call may hold so that its float32 logits ([rows, length, vocab])
+ * stay under `budgetBytes`: at least one.
+ * @param length the longest row's positions
+ * @param vocabSize the logits' last dimension
+ * @param budgetBytes the largest logits tensor one call may produce
+ */
+export function rowsPerCall(length: number, vocabSize: number, budgetBytes: number): number {
+  return Math.max(1, Math.floor(budgetBytes / (length * vocabSize * 4)));
+}
+
+/**
  * Splits the candidates into model calls whose float32 logits ([rows, length, vocab]) stay under `budgetBytes`
  * (at least one row per call), each right-padded to its own longest row. Right padding keeps every row's prompt at the
  * same positions, and a causal model never looks at later (padding) positions.
@@ -24,8 +35,7 @@ export interface ScoringChunk {
  * @param budgetBytes the largest logits tensor one call may produce
  */
 export function planScoringChunks(prompt: readonly number[], continuations: readonly (readonly number[])[], padId: number, vocabSize: number, budgetBytes: number): ScoringChunk[] {
-  const longest = prompt.length + Math.max(0, ...continuations.map((c) => c.length));
-  const perChunk = Math.max(1, Math.floor(budgetBytes / (longest * vocabSize * 4)));
+  const perChunk = rowsPerCall(prompt.length + Math.max(0, ...continuations.map((c) => c.length)), vocabSize, budgetBytes);
   const chunks: ScoringChunk[] = [];
   for (let first = 0; first < continuations.length; first += perChunk) {
     const rows = Array.from({ length: Math.min(perChunk, continuations.length - first) }, (_, i) => first + i);

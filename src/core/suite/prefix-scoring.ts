@@ -12,6 +12,7 @@
  * Pure: the engine adapter supplies the model call, tensors and reading a tensor's data (which may live on the GPU),
  * so this runs in Node unit tests against the real runtime as in the worker.
  */
+import { rowsPerCall } from './candidate-scoring.ts';
 import { logSoftmaxAt } from './engine-inputs.ts';
 
 /** A tensor as the adapter's runtime has it: its element type, dims and (host) data. */
@@ -53,6 +54,9 @@ export interface PrefixScoringResult {
   tokens: number;
 }
 
+/** The caches hybrid architectures keep beside attention keys and values (Mamba, LFM2, Qwen3.5, DeepSeek V4). */
+const HYBRID_CACHES = ['ssm', 'conv', 'recurrent', 'compressor', 'indexer'] as const;
+
 /**
  * The cache input name for a cache output, as transformers.js names them (`present.N.key` -> `past_key_values.N.key`,
  * `present_conv.N` -> `past_conv.N`, and the other hybrid caches alike); null for an output that is not cache.
@@ -60,7 +64,7 @@ export interface PrefixScoringResult {
  */
 export function cacheInputName(output: string): string | null {
   if (!output.startsWith('present')) return null;
-  for (const kind of ['ssm', 'conv', 'recurrent', 'compressor', 'indexer']) {
+  for (const kind of HYBRID_CACHES) {
     if (output.startsWith(`present_${kind}`)) return `past_${kind}${output.slice(`present_${kind}`.length)}`;
   }
   return `past_key_values${output.slice('present'.length)}`;
@@ -71,7 +75,7 @@ export function cacheInputName(output: string): string | null {
  * @param inputNames the model session's input names
  */
 export function takesCache(inputNames: readonly string[]): boolean {
-  return inputNames.some((name) => name.startsWith('past_key_values') || /^past_(ssm|conv|recurrent|compressor|indexer)/.test(name));
+  return inputNames.some((name) => name.startsWith('past_key_values') || HYBRID_CACHES.some((kind) => name.startsWith(`past_${kind}`)));
 }
 
 /**
@@ -84,8 +88,7 @@ export function takesCache(inputNames: readonly string[]): boolean {
 export function planContinuationChunks(continuations: readonly (readonly number[])[], vocabSize: number, budgetBytes: number): ContinuationChunk[] {
   const scored = continuations.flatMap((c, i) => (c.length > 0 ? [i] : []));
   if (scored.length === 0) return [];
-  const longest = Math.max(...scored.map((i) => continuations[i].length));
-  const perChunk = Math.max(1, Math.floor(budgetBytes / (longest * vocabSize * 4)));
+  const perChunk = rowsPerCall(Math.max(...scored.map((i) => continuations[i].length)), vocabSize, budgetBytes);
   const chunks: ContinuationChunk[] = [];
   for (let first = 0; first < scored.length; first += perChunk) {
     const rows = scored.slice(first, first + perChunk);
