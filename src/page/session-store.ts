@@ -6,8 +6,11 @@
  *
  * A storage failure (a private window, a full quota, blocked site data) never stops a run: the store turns itself
  * off, the page says so, and every result is still offered for download.
+ *
+ * Each item's data is stored as gzip-compressed JSON where the browser can (src/page/stored-item-codec.ts).
  */
 import { EMPTY_SESSION_SHEET, SessionSheet } from '../core/receipt-bundle.ts';
+import { decodeRecord, encodeRecord } from './stored-item-codec.ts';
 
 /** The IndexedDB database of the session ("Clear this site's stored models" keeps it). */
 export const SESSION_DB = 'drb-session';
@@ -49,6 +52,8 @@ function done(tx: IDBTransaction): Promise<void> {
 export class SessionStore {
   /** Why storage is not working (shown on the page); null while it works. */
   failure: string | null = null;
+  /** Stored records the last `items()` could not read back, each as one line (shown on the page; none is deleted). */
+  unreadable: string[] = [];
   private db: IDBDatabase | null = null;
 
   /** Opens the database (once per page). Never throws: a failure is kept in `failure`. */
@@ -79,8 +84,10 @@ export class SessionStore {
   async save(kind: string, data: unknown): Promise<boolean> {
     if (this.db === null) return false;
     try {
+      // Encoded before the transaction starts: a transaction that waits on anything but its own requests commits.
+      const record = await encodeRecord(kind, data, new Date().toISOString());
       const tx = this.db.transaction(ITEMS, 'readwrite');
-      tx.objectStore(ITEMS).add({ kind, data, saved_at: new Date().toISOString() } satisfies StoredItem);
+      tx.objectStore(ITEMS).add(record);
       await done(tx);
       return true;
     } catch (error) {
@@ -89,15 +96,31 @@ export class SessionStore {
     }
   }
 
-  /** Every stored item, oldest first (empty when storage does not work). */
+  /**
+   * Every stored item, oldest first (empty when storage does not work). A record that cannot be read back is left
+   * where it is and named in `unreadable`; the others are returned.
+   */
   async items(): Promise<StoredItem[]> {
     if (this.db === null) return [];
+    let records: unknown[];
+    let keys: IDBValidKey[];
     try {
-      return (await promised(this.db.transaction(ITEMS).objectStore(ITEMS).getAll())) as StoredItem[];
+      const tx = this.db.transaction(ITEMS);
+      [records, keys] = await Promise.all([promised(tx.objectStore(ITEMS).getAll()), promised(tx.objectStore(ITEMS).getAllKeys())]);
     } catch (error) {
       this.fail(error);
       return [];
     }
+    const items: StoredItem[] = [];
+    this.unreadable = [];
+    for (const [i, record] of records.entries()) {
+      try {
+        items.push(await decodeRecord(record));
+      } catch (error) {
+        this.unreadable.push(`stored item ${String(keys[i])}: ${(error as Error).message}`);
+      }
+    }
+    return items;
   }
 
   /** The session sheet as last saved (an empty one when none was, or it no longer fits the schema). */

@@ -18,6 +18,7 @@ import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import { refusedLine, usePageRun } from './page-runs.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { UnreadableStored } from './ReceiptList.tsx';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -281,6 +282,7 @@ export function ProtocolView(props: {
           {pageSession.store.failure}
         </p>
       )}
+      <UnreadableStored />
       {protocol && counts && (
         <section class="panel" data-testid="protocol-target">
           <h2>{protocol.title}</h2>

@@ -93,6 +93,26 @@ function DownloadSession() {
  * @param props.receipts the latest receipts, oldest first
  * @param props.made how many receipts this page made in all
  */
+/** Stored items the session could not read back (left on the device, never deleted), one line each; null when none. */
+export function UnreadableStored() {
+  const lines = pageSession.store.unreadable;
+  if (lines.length === 0) return null;
+  return (
+    <div class="error" role="alert" data-testid="stored-unreadable">
+      <p>
+        {lines.length} item{lines.length === 1 ? '' : 's'} stored on this device could not be read back, so no export includes{' '}
+        {lines.length === 1 ? 'it' : 'them'}; {lines.length === 1 ? 'it is' : 'they are'} left as stored:
+      </p>
+      <ul>
+        {lines.slice(0, 5).map((line) => (
+          <li key={line}>{line}</li>
+        ))}
+        {lines.length > 5 && <li>and {lines.length - 5} more</li>}
+      </ul>
+    </div>
+  );
+}
+
 export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) {
   if (props.receipts.length === 0) return null;
   const earlier = props.made - props.receipts.length;
@@ -106,6 +126,7 @@ export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) 
         </p>
       )}
       {earlier > 0 && <DownloadSession />}
+      <UnreadableStored />
       <ol class="receipts" reversed start={props.made}>
         {props.receipts
           .map((receipt, index) => <ReceiptItem key={receipt.receipt_id} receipt={receipt} index={index} />)

@@ -218,4 +218,55 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
     await page.close();
   });
+
+  it('stores each receipt compressed; a stored record it cannot read back is named on the page, left as stored, and the rest still export', async () => {
+    // The session of the first test (two receipts) is still in this profile.
+    const page = await openProtocol(env);
+    /** The raw records of the session store, as IndexedDB holds them. */
+    const rawRecords = () =>
+      page.evaluate(
+        () =>
+          new Promise<Array<{ key: number; gzip: string | null; data: boolean }>>((resolve, reject) => {
+            const open = indexedDB.open('drb-session');
+            open.onerror = () => reject(open.error);
+            open.onsuccess = () => {
+              const store = open.result.transaction('items').objectStore('items');
+              const [values, keys] = [store.getAll(), store.getAllKeys()];
+              keys.onsuccess = () => {
+                resolve((values.result as Array<{ gzip?: unknown; data?: unknown }>).map((v, i) => ({ key: keys.result[i] as number, gzip: v.gzip instanceof Uint8Array ? 'bytes' : v.gzip === undefined ? null : typeof v.gzip, data: 'data' in v })));
+                open.result.close();
+              };
+            };
+          }),
+      );
+    const stored = await rawRecords();
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    for (const record of stored) expect(record).toMatchObject({ gzip: 'bytes', data: false });
+    const receipts = await page.evaluate(() => window.drbSession!.receipts);
+    // A damaged record (bytes that are not gzip), as a storage fault would leave it.
+    const key = await page.evaluate(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const open = indexedDB.open('drb-session');
+          open.onsuccess = () => {
+            const add = open.result.transaction('items', 'readwrite').objectStore('items').add({ kind: 'receipt', saved_at: new Date().toISOString(), gzip: new Uint8Array([1, 2, 3, 4]) });
+            add.onsuccess = () => {
+              resolve(add.result as number);
+              open.result.close();
+            };
+            add.onerror = () => reject(add.error);
+          };
+        }),
+    );
+    await page.reload();
+    await page.waitForFunction(() => document.documentElement.dataset.drbSession === 'ready');
+    const alert = page.getByTestId('stored-unreadable');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(new RegExp(`^1 item stored on this device could not be read back, so no export includes it; it is left as stored:stored item ${key}: gzip does not decompress \\(`));
+    await noOverflowAt375(page);
+    expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual(receipts);
+    expect((await page.evaluate(() => window.drbExportBundle!())).receipts).toEqual(receipts);
+    expect((await rawRecords()).map((r) => r.key)).toEqual([...stored.map((r) => r.key), key]);
+    await page.close();
+  });
 });
