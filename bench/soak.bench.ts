@@ -14,7 +14,12 @@
  * Both: how many receipts the page made and keeps in memory (`window.drbReceiptCount`, `window.drbReceipts`), and
  * the DOM's element count. Growth is measured from the sample at run 100 to the last one. Target: at most 5%.
  * Environment: DRB_BENCH_SOAK_LANES (default `chromium,webkit`), DRB_BENCH_SOAK_RUNS (default 1000),
- * DRB_BENCH_SOAK_WARM (timed samples per warm run, default 5), DRB_BENCH_SOAK_EVERY (default 50).
+ * DRB_BENCH_SOAK_WARM (timed samples per warm run, default 5), DRB_BENCH_SOAK_EVERY (default 50),
+ * DRB_BENCH_SOAK_WEBKIT_RAM_GIB (the RAM WebKit's JavaScriptCore sizes its heap for, default 4; `machine` for this
+ * machine's own). Besides the end points, each figure's floors are printed: its lowest sample in the runs after run
+ * 100 against its lowest in the last 200 runs (where no GC can be forced, the memory the collections come back to);
+ * and the bytes of the session the page stored on the device (IndexedDB, which WebKit under WebDriver keeps in its
+ * network process's memory).
  */
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -33,6 +38,19 @@ const RUNS = Number(process.env.DRB_BENCH_SOAK_RUNS ?? 1000);
 const WARM = Number(process.env.DRB_BENCH_SOAK_WARM ?? 5);
 const EVERY = Number(process.env.DRB_BENCH_SOAK_EVERY ?? 50);
 const BASE_RUN = Math.min(100, RUNS);
+/**
+ * The RAM JavaScriptCore sizes its heap for in the WebKit lane (JSC's `forceRAMSize`), in GiB; `machine` leaves JSC to
+ * read this machine's. JSC lets garbage grow in proportion to RAM before a full collection; on this 24 GiB machine
+ * that is hundreds of MiB, where an iPhone (4 to 8 GiB) collects far sooner. Default 4, a phone's.
+ */
+const WEBKIT_RAM_SETTING = process.env.DRB_BENCH_SOAK_WEBKIT_RAM_GIB ?? '4';
+const WEBKIT_RAM = WEBKIT_RAM_SETTING === 'machine' ? null : Number(WEBKIT_RAM_SETTING) * 2 ** 30;
+if (WEBKIT_RAM !== null && !(Number.isFinite(WEBKIT_RAM) && WEBKIT_RAM >= 2 ** 28)) {
+  console.error(`error: DRB_BENCH_SOAK_WEBKIT_RAM_GIB: '${WEBKIT_RAM_SETTING}' is neither 'machine' nor a size in GiB of at least 0.25`);
+  process.exit(2);
+}
+/** Runs at each end of the soak whose samples give the floor (the lowest sample: memory after the collections). */
+const FLOOR_WINDOW = 200;
 const MiB = 2 ** 20;
 const WAIT_MS = 600_000;
 for (const lane of LANES) {
@@ -114,6 +132,8 @@ interface Inside {
   elements: number;
   state: string;
   lastStatus: string | null;
+  /** Bytes of the session's records in IndexedDB as stored (compressed JSON, or JSON of a plain value). */
+  storedBytes: number;
 }
 
 interface Sample extends Inside {
@@ -152,6 +172,18 @@ const INSIDE = `
     elements: document.getElementsByTagName('*').length,
     state: document.documentElement.dataset.drbState ?? '',
     lastStatus: window.drbReceipts.at(-1)?.outcome.status ?? null,
+    storedBytes: await new Promise((resolve) => {
+      const open = indexedDB.open('drb-session');
+      open.onerror = () => resolve(-1);
+      open.onsuccess = () => {
+        const all = open.result.transaction('items').objectStore('items').getAll();
+        all.onerror = () => resolve(-1);
+        all.onsuccess = () => {
+          open.result.close();
+          resolve(all.result.reduce((t, r) => t + (r.gzip instanceof Uint8Array ? r.gzip.byteLength : JSON.stringify(r.data ?? null).length), 0));
+        };
+      };
+    }),
   };`;
 
 /** One browser driven through the soak. */
@@ -187,7 +219,7 @@ async function openChromium(url: string): Promise<SoakBrowser> {
 }
 
 async function openWebKit(url: string): Promise<SoakBrowser> {
-  const driver = await WebKitDriver.start();
+  const driver = await WebKitDriver.start({ jscOptions: WEBKIT_RAM === null ? {} : { forceRAMSize: String(WEBKIT_RAM) } });
   try {
     const session = await driver.newSession({ scriptMs: WAIT_MS, pageLoadMs: 120_000 });
     const evaluate = <T>(body: string) => session.execute<T>(`return (async () => { ${body}\n})();`);
@@ -250,7 +282,7 @@ try {
     const browser = lane === 'chromium' ? await openChromium(url) : await openWebKit(url);
     const samples: Sample[] = [];
     try {
-      console.log(`${browser.name} ${browser.version}`);
+      console.log(`${browser.name} ${browser.version}${lane === 'webkit' ? `; JavaScriptCore heap sized for ${WEBKIT_RAM === null ? "this machine's RAM" : `${WEBKIT_RAM_SETTING} GiB of RAM (JSC_forceRAMSize)`}` : ''}`);
       const measure = async (run: number): Promise<Sample> => {
         const inside = await browser.inside();
         return { run, ...inside, outside: browser.outside() };
@@ -269,7 +301,7 @@ try {
           const heap = sample.jsHeap === null ? '' : `page JS heap ${mib(sample.jsHeap)}, `;
           const outside = Object.entries(sample.outside).map(([k, v]) => `${k} ${mib(v)}`).join(', ');
           console.log(
-            `run ${run}: ${ua}${heap}${outside}; receipts made ${sample.receiptsMade}, kept ${sample.receiptsKept} (${mib(sample.receiptsJson)} JSON), listed ${sample.listed}, ` +
+            `run ${run}: ${ua}${heap}${outside}; receipts made ${sample.receiptsMade}, kept ${sample.receiptsKept} (${mib(sample.receiptsJson)} JSON), stored ${mib(sample.storedBytes)}, listed ${sample.listed}, ` +
               `${sample.elements} elements (${((Date.now() - started) / 1000).toFixed(0)} s, load ${load()})`,
           );
         }
@@ -285,6 +317,18 @@ try {
       ];
       console.log(`${lane}: ${RUNS} warm runs in ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${load()}`);
       console.log(`${lane}: growth from run ${BASE_RUN} to run ${end.run}: ${parts.join(', ')} (target <= 5%)`);
+      // Where no GC can be forced (WebKit), one sample lands anywhere between two collections: the floor of each end
+      // (its lowest sample) is the memory the collections come back to, the retained part.
+      const early = samples.filter((x) => x.run >= BASE_RUN && x.run <= BASE_RUN + FLOOR_WINDOW);
+      const late = samples.filter((x) => x.run > end.run - FLOOR_WINDOW);
+      const floor = (list: Sample[], pick: (x: Sample) => number) => Math.min(...list.map(pick));
+      const floors = Object.keys(end.outside).map((k) => {
+        const a = floor(early, (x) => x.outside[k]);
+        const b = floor(late, (x) => x.outside[k]);
+        return `${k} ${mib(a)} -> ${mib(b)} (${growth(a, b)})`;
+      });
+      console.log(`${lane}: floors (lowest sample of runs ${BASE_RUN} to ${BASE_RUN + FLOOR_WINDOW} against the last ${FLOOR_WINDOW} runs): ${floors.join(', ')}`);
+      console.log(`${lane}: the session stored on the device grew ${mib(end.storedBytes - base.storedBytes)} from run ${BASE_RUN} (${((end.storedBytes - base.storedBytes) / Math.max(1, end.run - BASE_RUN) / 1024).toFixed(2)} KiB per run)`);
     } catch (error) {
       failed = true;
       console.error(`${lane}: ${(error as Error).message}`);

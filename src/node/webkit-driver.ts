@@ -34,6 +34,11 @@ export interface WebKitDriverOptions {
   callTimeoutMs?: number;
   /** MiniBrowser binary. Default MINIBROWSER_PATH. */
   binary?: string;
+  /**
+   * JavaScriptCore options for the browser's processes, each set as the environment variable `JSC_<name>` (e.g.
+   * `{ forceRAMSize: '4294967296' }`: JSC sizes its heap as on a machine with that much RAM). Default none.
+   */
+  jscOptions?: Record<string, string>;
 }
 
 /** A free TCP port on 127.0.0.1 (asked from the OS; WebKitWebDriver cannot listen on port 0 itself). */
@@ -121,6 +126,7 @@ export class WebKitDriver {
       sharedArrayBuffer: options.sharedArrayBuffer ?? true,
       callTimeoutMs: options.callTimeoutMs ?? 30_000,
       binary: options.binary ?? MINIBROWSER_PATH,
+      jscOptions: options.jscOptions ?? {},
     };
     let lastError: unknown;
     // Two processes can pick the same free port or X display at once; a retry with a new port settles it.
@@ -129,6 +135,7 @@ export class WebKitDriver {
       const env = { ...process.env };
       if (resolved.sharedArrayBuffer) env.JSC_useSharedArrayBuffer = '1';
       else delete env.JSC_useSharedArrayBuffer;
+      for (const [name, value] of Object.entries(resolved.jscOptions)) env[`JSC_${name}`] = value;
       // detached: the driver, Xvfb, MiniBrowser and WebKit's helper processes share one process group that
       // close() ends as a whole (killing xvfb-run alone would leave Xvfb and the browser running).
       const child = spawn('xvfb-run', ['-a', 'WebKitWebDriver', `--port=${port}`, '--host=local'], {
