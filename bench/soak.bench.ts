@@ -176,11 +176,21 @@ const INSIDE = `
       const open = indexedDB.open('drb-session');
       open.onerror = () => resolve(-1);
       open.onsuccess = () => {
-        const all = open.result.transaction('items').objectStore('items').getAll();
-        all.onerror = () => resolve(-1);
-        all.onsuccess = () => {
-          open.result.close();
-          resolve(all.result.reduce((t, r) => t + (r.gzip instanceof Uint8Array ? r.gzip.byteLength : JSON.stringify(r.data ?? null).length), 0));
+        // A cursor, one record at a time: a getAll() of the whole session makes the browser hold it all at once, and
+        // where IndexedDB lives in memory (WebKit under WebDriver) that raises its network process's RSS for good.
+        let total = 0;
+        const cursor = open.result.transaction('items').objectStore('items').openCursor();
+        cursor.onerror = () => resolve(-1);
+        cursor.onsuccess = () => {
+          const at = cursor.result;
+          if (at === null) {
+            open.result.close();
+            resolve(total);
+            return;
+          }
+          const r = at.value;
+          total += r.gzip instanceof Uint8Array ? r.gzip.byteLength : JSON.stringify(r.data ?? null).length;
+          at.continue();
         };
       };
     }),

@@ -69,8 +69,9 @@ export async function decodeRecord(record: unknown): Promise<{ kind: string; dat
   let json: string;
   try {
     json = await new Response(bodyOf(gzip as Uint8Array<ArrayBuffer>).pipeThrough(new DecompressionStream('gzip'))).text();
-  } catch (error) {
-    throw new Error(`gzip does not decompress (${error instanceof Error ? error.message : String(error)})`);
+  } catch {
+    // The browser's own message says nothing useful here (Chromium: "Failed to fetch").
+    throw new Error('gzip does not decompress (not gzip, or cut short)');
   }
   try {
     return { kind, data: JSON.parse(json), saved_at: savedAt };
