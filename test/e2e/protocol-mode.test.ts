@@ -220,8 +220,9 @@ describe('protocol mode in Chromium at 390 x 844', () => {
   });
 
   it('stores each receipt compressed; a stored record it cannot read back is named on the page, left as stored, and the rest still export', async () => {
-    // The session of the first test (two receipts) is still in this profile.
     const page = await openProtocol(env);
+    // One run of its own (the profile may also hold the first test's session).
+    await step(page);
     /** The raw records of the session store, as IndexedDB holds them. */
     const rawRecords = () =>
       page.evaluate(
@@ -240,7 +241,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
           }),
       );
     const stored = await rawRecords();
-    expect(stored.length).toBeGreaterThanOrEqual(2);
+    expect(stored.length).toBeGreaterThanOrEqual(1);
     for (const record of stored) expect(record).toMatchObject({ gzip: 'bytes', data: false });
     const receipts = await page.evaluate(() => window.drbSession!.receipts);
     // A damaged record (bytes that are not gzip), as a storage fault would leave it.
