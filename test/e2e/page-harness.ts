@@ -3,12 +3,12 @@
  * Chromium, wait for the automation contract's done/failed signal, and check receipts by schema + invariants.
  */
 import { expect, inject } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { DeviceReceipt } from '../../src/core/receipt.ts';
-import { CHROMIUM_BASE_ARGS, CHROMIUM_EXECUTABLE, type LaunchedChromium } from '../../src/node/chromium.ts';
+import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 
 /**
@@ -27,38 +27,11 @@ import { startStaticServer, type StaticServer } from '../../src/node/static-serv
 export const E2E_CHROMIUM_ARGS: readonly string[] = ['--js-flags=--wasm-tiering-budget=180000000'];
 
 /**
- * The e2e browsers of this vitest worker, one per set of flags (with and without WebGPU), launched on first use and
- * shared by every file the worker runs (the e2e project runs its files one at a time in one worker per lane:
- * `isolate: false`, scripts/test.mjs). Each file still gets a browser context of its own: its own cookies, storage,
- * HTTP cache and permissions, as fresh as a new profile's (docs/performance.md, "The test suite"). A launch costs
- * about 3 CPU seconds of a 2-core machine; the suite used to launch some 30. Playwright kills these browsers when the
- * worker exits.
+ * Launches the e2e Chromium: a fresh profile, the flags of src/node/chromium.ts and E2E_CHROMIUM_ARGS.
+ * @param options.webgpu add `--enable-unsafe-webgpu` (SwiftShader adapter on a CPU-only machine)
  */
-const sharedBrowsers = new Map<boolean, Promise<Browser>>();
-
-function sharedBrowser(webgpu: boolean): Promise<Browser> {
-  let browser = sharedBrowsers.get(webgpu);
-  if (browser === undefined) {
-    const args = [...CHROMIUM_BASE_ARGS, ...(webgpu ? ['--enable-unsafe-webgpu'] : []), ...E2E_CHROMIUM_ARGS];
-    browser = chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args, headless: true });
-    sharedBrowsers.set(webgpu, browser);
-    // A browser that died (or never started) is launched again by the next file, not handed out dead.
-    void browser.then(
-      (b) => b.on('disconnected', () => sharedBrowsers.get(webgpu) === browser && sharedBrowsers.delete(webgpu)),
-      () => sharedBrowsers.get(webgpu) === browser && sharedBrowsers.delete(webgpu),
-    );
-  }
-  return browser;
-}
-
-/**
- * A fresh browser context of the e2e Chromium (the flags of src/node/chromium.ts and E2E_CHROMIUM_ARGS): nothing
- * stored, nothing cached. `close()` closes the context; the browser stays for the next file.
- * @param options.webgpu a browser with `--enable-unsafe-webgpu` (SwiftShader adapter on a CPU-only machine)
- */
-export async function launchTestChromium(options: { webgpu?: boolean } = {}): Promise<LaunchedChromium> {
-  const context = await (await sharedBrowser(options.webgpu ?? false)).newContext({ acceptDownloads: true });
-  return { context, close: () => context.close().catch(() => undefined) };
+export function launchTestChromium(options: { webgpu?: boolean } = {}): Promise<LaunchedChromium> {
+  return launchChromium({ webgpu: options.webgpu, extraArgs: [...E2E_CHROMIUM_ARGS] });
 }
 
 /** A served build plus a browser; `close()` stops both. */

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { ReceiptBundle } from '../../src/core/receipt-bundle.ts';
 import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
@@ -89,7 +89,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await page.locator('[data-testid=stored-session] details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await page.locator('[data-testid=capability-summary] details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await noOverflowAt375(page);
-    await page.screenshot({ path: join(inject('screenshotDir'), 'drb-protocol-390.png'), fullPage: true });
+    await page.screenshot({ path: join(tmpdir(), 'drb-protocol-390.png'), fullPage: true });
     // The developer panels are a tap away, and fit the same screen.
     await page.getByTestId('to-panels').click();
     await page.getByTestId('controls').waitFor();
@@ -153,7 +153,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       const commit = await page.evaluate(() => window.drbApp.commit);
       await page.getByTestId('sheet-public_revision').fill(commit ?? 'unknown');
       await noOverflowAt375(page);
-      await page.screenshot({ path: join(inject('screenshotDir'), 'drb-protocol-done-390.png'), fullPage: true });
+      await page.screenshot({ path: join(tmpdir(), 'drb-protocol-done-390.png'), fullPage: true });
 
       // Export through the real button (a download where the browser cannot share files).
       const button = (await page.getByTestId('export-download').count()) > 0 ? 'export-download' : 'export-share';

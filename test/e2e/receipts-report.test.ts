@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threeSignificant } from '../../src/core/format-number.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle } from '../../src/core/receipt-bundle.ts';
@@ -21,8 +21,7 @@ import { launchTestChromium } from './page-harness.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'drb-report-e2e-'));
-// Kept after the run (the e2e run's own temporary folder is removed at its end): the test prints where.
-const shots = mkdtempSync(join(inject('screenshotDir'), 'drb-report-screenshots-'));
+const shots = join(work, 'screenshots');
 let browser: LaunchedChromium;
 let pageUrl: string;
 let summary: unknown;
