@@ -87,6 +87,28 @@ async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path:
   return payload.value;
 }
 
+/** Process groups of the drivers not closed yet (each driver runs detached, in a group of its own). */
+const liveGroups = new Set<number>();
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * On Ctrl+C (or a kill) Node exits without its 'exit' handlers, and a detached driver's group gets no signal of its
+ * own: without this, an interrupted benchmark or test leaves MiniBrowser running (and computing) for good. Kills every
+ * live group, then lets the signal do what it would have done: re-raised when nothing else listens for it.
+ */
+function onSignal(signal: (typeof SIGNALS)[number]): void {
+  for (const group of liveGroups) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  liveGroups.clear();
+  for (const s of SIGNALS) process.off(s, onSignal);
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
 /** A running WebKitWebDriver (and its private X server). Start with `WebKitDriver.start()`, end with `close()`. */
 export class WebKitDriver {
   private closed = false;
@@ -115,6 +137,10 @@ export class WebKitDriver {
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
     process.once('exit', this.killOnExit);
+    if (child.pid !== undefined) {
+      if (liveGroups.size === 0) for (const signal of SIGNALS) process.on(signal, onSignal);
+      liveGroups.add(child.pid);
+    }
   }
 
   /**
@@ -220,6 +246,7 @@ export class WebKitDriver {
     if (this.closed) return;
     this.closed = true;
     process.off('exit', this.killOnExit);
+    if (this.child.pid !== undefined && liveGroups.delete(this.child.pid) && liveGroups.size === 0) for (const signal of SIGNALS) process.off(signal, onSignal);
     const pid = this.child.pid;
     if (pid === undefined || this.child.exitCode !== null) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));

@@ -2,7 +2,7 @@
  * The WebDriver client against the real WebKitWebDriver: sessions, scripts, errors as W3C codes, every call under
  * a time limit (a driver that never answers fails the caller), and `close()` leaving no process or X server behind.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -83,5 +83,32 @@ describe('WebKitDriver', () => {
     for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(groupPids(pgid)).toEqual([]);
     expect(xvfbTempFolders()).toEqual(foldersBefore);
+  });
+
+  it('a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver and the browser with it', async () => {
+    // A Node process that opens a MiniBrowser session, says its group, and then waits, as a benchmark does mid-soak.
+    const script = `
+      import { WebKitDriver } from ${JSON.stringify(new URL('../../src/node/webkit-driver.ts', import.meta.url).pathname)};
+      const driver = await WebKitDriver.start();
+      await driver.newSession({});
+      console.log('group ' + driver.processGroup);
+      setInterval(() => {}, 1000);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const group = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        const found = /group (\d+)/.exec(out);
+        if (found) resolve(Number(found[1]));
+      });
+      child.once('exit', (code) => reject(new Error(`the child exited (${code}) before its session opened: ${out}`)));
+    });
+    expect(groupPids(group).length).toBeGreaterThan(2);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    child.kill('SIGINT');
+    // The default meaning of the signal still holds: the process ends by it.
+    expect(await exited).toBe('SIGINT');
+    for (let i = 0; i < 20 && groupPids(group).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(groupPids(group)).toEqual([]);
   });
 });
