@@ -87,42 +87,55 @@ async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path:
   return payload.value;
 }
 
-/** Process groups of the drivers not closed yet (each driver runs detached, in a group of its own). */
-const liveGroups = new Set<number>();
+/** The drivers not closed yet, by process group (each driver runs detached, in a group of its own). */
+const liveDrivers = new Map<number, ChildProcess>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
- * On Ctrl+C (or a kill) Node exits without its 'exit' handlers, and a detached driver's group gets no signal of its
- * own: without this, an interrupted benchmark or test leaves MiniBrowser running (and computing) for good. Kills every
- * live group, then lets the signal do what it would have done: re-raised when nothing else listens for it.
+ * Kills every live driver's group: when Node exits without close() (a crashed test must not leave browsers running),
+ * and on Ctrl+C or a kill, where Node exits without its 'exit' handlers and a detached group gets no signal of its
+ * own (an interrupted benchmark left MiniBrowser computing for good).
  */
-function onSignal(signal: (typeof SIGNALS)[number]): void {
-  for (const group of liveGroups) {
+function killLiveDrivers(): void {
+  for (const [group, child] of liveDrivers) {
+    if (child.exitCode !== null) continue;
     try {
       process.kill(-group, 'SIGKILL');
     } catch {
       // Already gone.
     }
   }
-  liveGroups.clear();
-  for (const s of SIGNALS) process.off(s, onSignal);
+  forget();
+}
+
+/** After the live drivers are killed, lets the signal do what it would have done: re-raised when nothing else listens. */
+function onSignal(signal: (typeof SIGNALS)[number]): void {
+  killLiveDrivers();
   if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+/** Counts a driver as live (and listens for exit and signals while any is). */
+function watch(group: number, child: ChildProcess): void {
+  if (liveDrivers.size === 0) {
+    process.on('exit', killLiveDrivers);
+    for (const signal of SIGNALS) process.on(signal, onSignal);
+  }
+  liveDrivers.set(group, child);
+}
+
+/** Stops counting one driver (or, without a group, all of them) as live; stops listening when none is left. */
+function forget(group?: number): void {
+  if (group === undefined) liveDrivers.clear();
+  else liveDrivers.delete(group);
+  if (liveDrivers.size > 0) return;
+  process.off('exit', killLiveDrivers);
+  for (const signal of SIGNALS) process.off(signal, onSignal);
 }
 
 /** A running WebKitWebDriver (and its private X server). Start with `WebKitDriver.start()`, end with `close()`. */
 export class WebKitDriver {
   private closed = false;
   private readonly logTail: string[] = [];
-  /** Kills the process group if Node exits without close() (a crashed test must not leave browsers running). */
-  private readonly killOnExit = () => {
-    if (this.child.pid !== undefined && this.child.exitCode === null) {
-      try {
-        process.kill(-this.child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  };
 
   private constructor(
     private readonly child: ChildProcess,
@@ -136,11 +149,7 @@ export class WebKitDriver {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    process.once('exit', this.killOnExit);
-    if (child.pid !== undefined) {
-      if (liveGroups.size === 0) for (const signal of SIGNALS) process.on(signal, onSignal);
-      liveGroups.add(child.pid);
-    }
+    if (child.pid !== undefined) watch(child.pid, child);
   }
 
   /**
@@ -245,8 +254,7 @@ export class WebKitDriver {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    process.off('exit', this.killOnExit);
-    if (this.child.pid !== undefined && liveGroups.delete(this.child.pid) && liveGroups.size === 0) for (const signal of SIGNALS) process.off(signal, onSignal);
+    if (this.child.pid !== undefined) forget(this.child.pid);
     const pid = this.child.pid;
     if (pid === undefined || this.child.exitCode !== null) return;
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
