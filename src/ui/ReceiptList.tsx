@@ -87,12 +87,6 @@ function DownloadSession() {
   );
 }
 
-/**
- * This page's latest receipts (at most `RECEIPTS_LISTED`), newest first, each with its chart and download / copy
- * buttons; the earlier ones are counted, and the whole session downloads as one bundle.
- * @param props.receipts the latest receipts, oldest first
- * @param props.made how many receipts this page made in all
- */
 /** Stored items the session could not read back (left on the device, never deleted), one line each; null when none. */
 export function UnreadableStored() {
   const lines = pageSession.store.unreadable;
@@ -113,6 +107,12 @@ export function UnreadableStored() {
   );
 }
 
+/**
+ * This page's latest receipts (at most `RECEIPTS_LISTED`), newest first, each with its chart and download / copy
+ * buttons; the earlier ones are counted, and the whole session downloads as one bundle.
+ * @param props.receipts the latest receipts, oldest first
+ * @param props.made how many receipts this page made in all
+ */
 export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) {
   if (props.receipts.length === 0) return null;
   const earlier = props.made - props.receipts.length;
