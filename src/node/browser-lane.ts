@@ -19,6 +19,8 @@ export interface LaneOptions {
   webgpu?: boolean;
   /** WebKit only: expose SharedArrayBuffer (JSC_useSharedArrayBuffer=1). Default true. */
   sharedArrayBuffer?: boolean;
+  /** WebKit only: WebKit's accelerated compositing (see WebKitDriverOptions.compositing). Default true. */
+  webkitCompositing?: boolean;
   /** Longest a single script or page load may take, in ms. Default 120 000. */
   scriptTimeoutMs?: number;
   /** Chromium only: flags added to CHROMIUM_BASE_ARGS (the e2e tests' E2E_CHROMIUM_ARGS). Default none. */
@@ -257,7 +259,7 @@ class WebKitLane implements BrowserLane {
   async newPage(): Promise<LanePage> {
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
     for (let attempt = 1; ; attempt++) {
-      const driver = await WebKitDriver.start({ sharedArrayBuffer: this.options.sharedArrayBuffer ?? true });
+      const driver = await WebKitDriver.start({ sharedArrayBuffer: this.options.sharedArrayBuffer ?? true, compositing: this.options.webkitCompositing ?? true });
       this.drivers.add(driver);
       const closeDriver = async () => {
         this.drivers.delete(driver);

@@ -39,6 +39,15 @@ export interface WebKitDriverOptions {
    * `{ forceRAMSize: '4294967296' }`: JSC sizes its heap as on a machine with that much RAM). Default none.
    */
   jscOptions?: Record<string, string>;
+  /**
+   * WebKit's accelerated compositing: its layer tree drawn with OpenGL, which under Xvfb is Mesa's llvmpipe, a
+   * software rasteriser, working on this CPU. Default true. `false` sets `WEBKIT_DISABLE_COMPOSITING_MODE=1`: WebKit
+   * paints each page directly on the CPU, without a layer tree. Scripts, workers, storage and WebAssembly run as
+   * before; only how pixels are made changes. The e2e tests turn it off: measured here (2026-12-01), a page load plus a
+   * cold and warm run took the web process 5.4 and 6.3 CPU s without compositing against 8.6 and 9.3 with it
+   * (docs/performance.md). The soak benchmark and `drb public-pass` keep WebKit's default.
+   */
+  compositing?: boolean;
 }
 
 /** A free TCP port on 127.0.0.1 (asked from the OS; WebKitWebDriver cannot listen on port 0 itself). */
@@ -162,6 +171,7 @@ export class WebKitDriver {
       callTimeoutMs: options.callTimeoutMs ?? 30_000,
       binary: options.binary ?? MINIBROWSER_PATH,
       jscOptions: options.jscOptions ?? {},
+      compositing: options.compositing ?? true,
     };
     let lastError: unknown;
     // Two processes can pick the same free port or X display at once; a retry with a new port settles it.
@@ -171,6 +181,8 @@ export class WebKitDriver {
       if (resolved.sharedArrayBuffer) env.JSC_useSharedArrayBuffer = '1';
       else delete env.JSC_useSharedArrayBuffer;
       for (const [name, value] of Object.entries(resolved.jscOptions)) env[`JSC_${name}`] = value;
+      if (resolved.compositing) delete env.WEBKIT_DISABLE_COMPOSITING_MODE;
+      else env.WEBKIT_DISABLE_COMPOSITING_MODE = '1';
       // detached: the driver, Xvfb, MiniBrowser and WebKit's helper processes share one process group that
       // close() ends as a whole (killing xvfb-run alone would leave Xvfb and the browser running).
       const child = spawn('xvfb-run', ['-a', 'WebKitWebDriver', `--port=${port}`, '--host=local'], {

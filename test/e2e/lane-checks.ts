@@ -13,10 +13,13 @@ import { E2E_CHROMIUM_ARGS } from './page-harness.ts';
 /** Both lanes, for describe.each. */
 export const LANES = ['chromium', 'webkit'] as const;
 
-/** Opens a lane for an e2e test: Chromium gets the e2e flags (E2E_CHROMIUM_ARGS, page-harness.ts). */
+/**
+ * Opens a lane for an e2e test: Chromium gets the e2e flags (E2E_CHROMIUM_ARGS, page-harness.ts), WebKit paints
+ * without accelerated compositing (no test looks at pixels; WebKitDriverOptions.compositing says what it saves).
+ */
 export function openTestLane(name: LaneName, options: LaneOptions = {}): Promise<BrowserLane> {
   // One Chromium per lane, a new context (profile) per page: a launch per page only costs the tests CPU.
-  return openLane(name, { ...options, chromiumArgs: E2E_CHROMIUM_ARGS, shareBrowser: true });
+  return openLane(name, { webkitCompositing: false, ...options, chromiumArgs: E2E_CHROMIUM_ARGS, shareBrowser: true });
 }
 
 /** Serves the build that global-setup made. */
