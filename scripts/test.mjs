@@ -45,7 +45,6 @@ const LANE_A = [
   'device-details.test.ts',
   'protocol-mode.test.ts',
   'page-runs.test.ts',
-  'transformers-runs.test.ts',
 ];
 
 /**
