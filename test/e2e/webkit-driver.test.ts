@@ -3,7 +3,7 @@
  * a time limit (a driver that never answers fails the caller), and `close()` leaving no process or X server behind.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,19 @@ function groupPids(pgid: number): number[] {
     .map((line) => line.trim().split(/\s+/).map(Number))
     .filter(([, group]) => group === pgid)
     .map(([pid]) => pid);
+}
+
+/** The environment of each WebKit web process in process group `pgid`, as /proc shows it. */
+function webProcessEnvironments(pgid: number): Array<Map<string, string>> {
+  return groupPids(pgid)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('WebKitWebProces');
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map((pid) => new Map(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)])));
 }
 
 const xvfbTempFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('xvfb-run.')).sort();
@@ -83,6 +96,22 @@ describe('WebKitDriver', () => {
     for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(groupPids(pgid)).toEqual([]);
     expect(xvfbTempFolders()).toEqual(foldersBefore);
+  });
+
+  it('keeps WebKit\'s accelerated compositing unless told not to; `compositing: false` reaches the web process', async () => {
+    for (const compositing of [undefined, false]) {
+      const own = await WebKitDriver.start(compositing === undefined ? {} : { compositing });
+      try {
+        const page = await own.newSession({});
+        await page.navigate('about:blank');
+        expect(await page.execute('return 6 * 7;')).toBe(42);
+        const envs = webProcessEnvironments(own.processGroup!);
+        expect(envs.length).toBeGreaterThan(0);
+        for (const env of envs) expect(env.get('WEBKIT_DISABLE_COMPOSITING_MODE')).toBe(compositing === false ? '1' : undefined);
+      } finally {
+        await own.close();
+      }
+    }
   });
 
   it('a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver and the browser with it', async () => {
