@@ -8,6 +8,8 @@
  * time limit, so a hung driver fails the caller instead of hanging it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 
@@ -99,6 +101,8 @@ async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path:
 /** The drivers not closed yet, by process group (each driver runs detached, in a group of its own). */
 const liveDrivers = new Map<number, ChildProcess>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** xvfb-run's temporary folder (its Xauthority file) per live driver's group, for the kill below to remove. */
+const tempFolders = new Map<number, string>();
 
 /**
  * Kills every live driver's group: when Node exits without close() (a crashed test must not leave browsers running),
@@ -113,6 +117,9 @@ function killLiveDrivers(): void {
     } catch {
       // Already gone.
     }
+    // A killed xvfb-run never runs the trap that removes its folder (close() lets it run instead).
+    const folder = tempFolders.get(group);
+    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
   }
   forget();
 }
@@ -134,8 +141,13 @@ function watch(group: number, child: ChildProcess): void {
 
 /** Stops counting one driver (or, without a group, all of them) as live; stops listening when none is left. */
 function forget(group?: number): void {
-  if (group === undefined) liveDrivers.clear();
-  else liveDrivers.delete(group);
+  if (group === undefined) {
+    liveDrivers.clear();
+    tempFolders.clear();
+  } else {
+    liveDrivers.delete(group);
+    tempFolders.delete(group);
+  }
   if (liveDrivers.size > 0) return;
   process.off('exit', killLiveDrivers);
   for (const signal of SIGNALS) process.off(signal, onSignal);
@@ -210,13 +222,31 @@ export class WebKitDriver {
       if (exited) throw new WebDriverError(`WebKitWebDriver ${exited}: ${this.log()}`, 'http');
       try {
         const status = (await command(this.baseUrl, 'GET', '/status', undefined, 2_000)) as { ready?: boolean };
-        if (status?.ready) return;
+        if (status?.ready) {
+          await this.noteTempFolder();
+          return;
+        }
       } catch {
         // Not listening yet.
       }
       await sleep(100);
     }
     throw new WebDriverError(`WebKitWebDriver did not become ready within ${this.options.callTimeoutMs} ms: ${this.log()}`, 'timeout');
+  }
+
+  /** Finds xvfb-run's temporary folder (the folder of the Xauthority file Xvfb was started with), for killLiveDrivers. */
+  private async noteTempFolder(): Promise<void> {
+    const group = this.child.pid;
+    if (group === undefined) return;
+    for (const pid of await groupMembers(group, 'Xvfb')) {
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const auth = args[args.indexOf('-auth') + 1];
+        if (args.includes('-auth') && auth && basename(dirname(auth)).startsWith('xvfb-run.') && liveDrivers.has(group)) tempFolders.set(group, dirname(auth));
+      } catch {
+        // Gone meanwhile: nothing to note.
+      }
+    }
   }
 
   /**

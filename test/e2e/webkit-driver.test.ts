@@ -114,7 +114,8 @@ describe('WebKitDriver', () => {
     }
   });
 
-  it('a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver and the browser with it', async () => {
+  it('a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver, the browser and xvfb-run\'s folder with it', async () => {
+    const foldersBefore = xvfbTempFolders();
     // A Node process that opens a MiniBrowser session, says its group, and then waits, as a benchmark does mid-soak.
     const script = `
       import { WebKitDriver } from ${JSON.stringify(new URL('../../src/node/webkit-driver.ts', import.meta.url).pathname)};
@@ -139,5 +140,6 @@ describe('WebKitDriver', () => {
     expect(await exited).toBe('SIGINT');
     for (let i = 0; i < 20 && groupPids(group).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(groupPids(group)).toEqual([]);
+    expect(xvfbTempFolders()).toEqual(foldersBefore);
   });
 });
