@@ -259,7 +259,7 @@ class WebKitLane implements BrowserLane {
   async newPage(): Promise<LanePage> {
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
     for (let attempt = 1; ; attempt++) {
-      const driver = await WebKitDriver.start({ sharedArrayBuffer: this.options.sharedArrayBuffer ?? true, compositing: this.options.webkitCompositing ?? true });
+      const driver = await WebKitDriver.start({ sharedArrayBuffer: this.options.sharedArrayBuffer ?? true, compositing: this.options.webkitCompositing });
       this.drivers.add(driver);
       const closeDriver = async () => {
         this.drivers.delete(driver);

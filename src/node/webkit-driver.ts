@@ -8,7 +8,7 @@
  * time limit, so a hung driver fails the caller instead of hanging it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { createServer } from 'node:net';
@@ -101,8 +101,28 @@ async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path:
 /** The drivers not closed yet, by process group (each driver runs detached, in a group of its own). */
 const liveDrivers = new Map<number, ChildProcess>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-/** xvfb-run's temporary folder (its Xauthority file) per live driver's group, for the kill below to remove. */
-const tempFolders = new Map<number, string>();
+
+/**
+ * xvfb-run's temporary folder in process group `group`: the folder of the Xauthority file its Xvfb was started with
+ * (`-auth`), read from /proc. Null when there is none (Xvfb gone, or not started by xvfb-run).
+ */
+function xvfbRunFolder(group: number): string | null {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // After the command name: state, parent pid, process group.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== group) continue;
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const at = args.indexOf('-auth');
+      const folder = at >= 0 && args[at + 1] ? dirname(args[at + 1]) : null;
+      if (folder !== null && basename(folder).startsWith('xvfb-run.')) return folder;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return null;
+}
 
 /**
  * Kills every live driver's group: when Node exits without close() (a crashed test must not leave browsers running),
@@ -112,14 +132,15 @@ const tempFolders = new Map<number, string>();
 function killLiveDrivers(): void {
   for (const [group, child] of liveDrivers) {
     if (child.exitCode !== null) continue;
+    // A killed xvfb-run never runs the trap that removes its folder (close() lets it run instead): found before the
+    // kill, while Xvfb still shows it, and removed after.
+    const folder = xvfbRunFolder(group);
     try {
       process.kill(-group, 'SIGKILL');
     } catch {
       // Already gone.
     }
-    // A killed xvfb-run never runs the trap that removes its folder (close() lets it run instead).
-    const folder = tempFolders.get(group);
-    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+    if (folder !== null) rmSync(folder, { recursive: true, force: true });
   }
   forget();
 }
@@ -141,13 +162,8 @@ function watch(group: number, child: ChildProcess): void {
 
 /** Stops counting one driver (or, without a group, all of them) as live; stops listening when none is left. */
 function forget(group?: number): void {
-  if (group === undefined) {
-    liveDrivers.clear();
-    tempFolders.clear();
-  } else {
-    liveDrivers.delete(group);
-    tempFolders.delete(group);
-  }
+  if (group === undefined) liveDrivers.clear();
+  else liveDrivers.delete(group);
   if (liveDrivers.size > 0) return;
   process.off('exit', killLiveDrivers);
   for (const signal of SIGNALS) process.off(signal, onSignal);
@@ -222,31 +238,13 @@ export class WebKitDriver {
       if (exited) throw new WebDriverError(`WebKitWebDriver ${exited}: ${this.log()}`, 'http');
       try {
         const status = (await command(this.baseUrl, 'GET', '/status', undefined, 2_000)) as { ready?: boolean };
-        if (status?.ready) {
-          await this.noteTempFolder();
-          return;
-        }
+        if (status?.ready) return;
       } catch {
         // Not listening yet.
       }
       await sleep(100);
     }
     throw new WebDriverError(`WebKitWebDriver did not become ready within ${this.options.callTimeoutMs} ms: ${this.log()}`, 'timeout');
-  }
-
-  /** Finds xvfb-run's temporary folder (the folder of the Xauthority file Xvfb was started with), for killLiveDrivers. */
-  private async noteTempFolder(): Promise<void> {
-    const group = this.child.pid;
-    if (group === undefined) return;
-    for (const pid of await groupMembers(group, 'Xvfb')) {
-      try {
-        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        const auth = args[args.indexOf('-auth') + 1];
-        if (args.includes('-auth') && auth && basename(dirname(auth)).startsWith('xvfb-run.') && liveDrivers.has(group)) tempFolders.set(group, dirname(auth));
-      } catch {
-        // Gone meanwhile: nothing to note.
-      }
-    }
   }
 
   /**
