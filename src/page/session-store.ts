@@ -158,6 +158,8 @@ export class SessionStore {
       tx.objectStore(ITEMS).clear();
       tx.objectStore(META).clear();
       await done(tx);
+      // The records that could not be read back went with the others.
+      this.unreadable = [];
       return true;
     } catch (error) {
       this.fail(error);

@@ -282,7 +282,7 @@ export function ProtocolView(props: {
           {pageSession.store.failure}
         </p>
       )}
-      <UnreadableStored />
+      <UnreadableStored view="protocol" />
       {protocol && counts && (
         <section class="panel" data-testid="protocol-target">
           <h2>{protocol.title}</h2>
@@ -365,7 +365,7 @@ export function ProtocolView(props: {
             Copy
           </button>
           {!confirmDelete ? (
-            <button type="button" class="secondary" data-testid="delete-session" disabled={busy || receipts.length === 0} onClick={() => setConfirmDelete(true)}>
+            <button type="button" class="secondary" data-testid="delete-session" disabled={busy || (receipts.length === 0 && pageSession.store.unreadable.length === 0)} onClick={() => setConfirmDelete(true)}>
               Delete the stored session
             </button>
           ) : (
@@ -374,7 +374,7 @@ export function ProtocolView(props: {
               setConfirmDelete(false);
               setNote('The stored session was deleted.');
             }}>
-              Delete {receipts.length} receipt(s) from this device
+              Delete {receipts.length} receipt(s){pageSession.store.unreadable.length > 0 ? ` and ${pageSession.store.unreadable.length} unreadable item(s)` : ''} from this device
             </button>
           )}
         </div>

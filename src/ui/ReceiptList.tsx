@@ -87,15 +87,21 @@ function DownloadSession() {
   );
 }
 
-/** Stored items the session could not read back (left on the device, never deleted), one line each; null when none. */
-export function UnreadableStored() {
+/**
+ * Stored items the session could not read back (left on the device, never deleted), one line each, with what the
+ * tester can do about them; null when none.
+ * @param props.view where the notice stands: protocol mode has the export and delete buttons; the developer panels
+ *   send the tester there
+ */
+export function UnreadableStored(props: { view: 'protocol' | 'panels' }) {
   const lines = pageSession.store.unreadable;
   if (lines.length === 0) return null;
+  const one = lines.length === 1;
   return (
     <div class="error" role="alert" data-testid="stored-unreadable">
       <p>
-        {lines.length} item{lines.length === 1 ? '' : 's'} stored on this device could not be read back, so no export includes{' '}
-        {lines.length === 1 ? 'it' : 'them'}; {lines.length === 1 ? 'it is' : 'they are'} left as stored:
+        {lines.length} item{one ? '' : 's'} stored on this device could not be read back, so no export includes {one ? 'it' : 'them'};{' '}
+        {one ? 'it is' : 'they are'} left as stored:
       </p>
       <ul>
         {lines.slice(0, 5).map((line) => (
@@ -103,6 +109,11 @@ export function UnreadableStored() {
         ))}
         {lines.length > 5 && <li>and {lines.length - 5} more</li>}
       </ul>
+      <p data-testid="stored-unreadable-next">
+        {props.view === 'protocol'
+          ? `What to do: export the bundle first (it holds every item that could be read) and send the line${one ? '' : 's'} above with it. "Delete the stored session" then deletes ${one ? 'this item' : 'these items'} too.`
+          : `What to do: download the session (it holds every item that could be read) and send the line${one ? '' : 's'} above with it. ${one ? 'The item stays' : 'They stay'} on this device until the stored session is deleted in protocol mode.`}
+      </p>
     </div>
   );
 }
@@ -126,7 +137,7 @@ export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) 
         </p>
       )}
       {earlier > 0 && <DownloadSession />}
-      <UnreadableStored />
+      <UnreadableStored view="panels" />
       <ol class="receipts" reversed start={props.made}>
         {props.receipts
           .map((receipt, index) => <ReceiptItem key={receipt.receipt_id} receipt={receipt} index={index} />)

@@ -219,7 +219,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await page.close();
   });
 
-  it('stores each receipt compressed; a stored record it cannot read back is named on the page, left as stored, and the rest still export', async () => {
+  it('stores each receipt compressed; a stored record it cannot read back is named on the page with what to do, left as stored, the rest still export, and deleting the session deletes it too', async () => {
     const page = await openProtocol(env);
     // One run of its own (the profile may also hold the first test's session).
     await step(page);
@@ -263,11 +263,20 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await page.waitForFunction(() => document.documentElement.dataset.drbSession === 'ready');
     const alert = page.getByTestId('stored-unreadable');
     await alert.waitFor();
-    expect(await alert.textContent()).toMatch(new RegExp(`^1 item stored on this device could not be read back, so no export includes it; it is left as stored:stored item ${key}: gzip does not decompress \\(not gzip, or cut short\\)$`));
+    expect(await alert.textContent()).toMatch(new RegExp(`^1 item stored on this device could not be read back, so no export includes it; it is left as stored:stored item ${key}: gzip does not decompress \\(not gzip, or cut short\\)What to do: `));
+    // What the tester can do about it, with the buttons of this view.
+    expect(await page.getByTestId('stored-unreadable-next').textContent()).toBe('What to do: export the bundle first (it holds every item that could be read) and send the line above with it. "Delete the stored session" then deletes this item too.');
     await noOverflowAt375(page);
     expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual(receipts);
     expect((await page.evaluate(() => window.drbExportBundle!())).receipts).toEqual(receipts);
     expect((await rawRecords()).map((r) => r.key)).toEqual([...stored.map((r) => r.key), key]);
+    // Deleting the stored session deletes the unreadable record too, says so before, and the notice goes with it.
+    await page.getByTestId('delete-session').click();
+    expect(await page.getByTestId('delete-confirm').textContent()).toBe(`Delete ${receipts.length} receipt(s) and 1 unreadable item(s) from this device`);
+    await page.getByTestId('delete-confirm').click();
+    await page.getByTestId('export-note').filter({ hasText: 'The stored session was deleted.' }).waitFor();
+    expect(await alert.count()).toBe(0);
+    expect(await rawRecords()).toEqual([]);
     await page.close();
   });
 });
