@@ -11,6 +11,8 @@ export type FailurePanel = 'run' | 'suite' | 'generation' | 'comparison' | 'prot
 const NO_FALLBACK = /fallback to wasm not allowed/;
 /** The network refused a model file (src/workers/model-fetch.ts names the host). */
 const OFFLINE = /could not be fetched from (\S+) .*offline, or the host is blocked/;
+/** The runtime build has no kernel for one of the model's operators (onnxruntime's wording). */
+const NO_KERNEL = /Could not find an implementation for (\w+)\(\d+\)/;
 /** The server has no such file. */
 const HTTP_STATUS = /answered HTTP (\d{3})/;
 
@@ -29,6 +31,27 @@ const RUN_BUTTON: Record<FailurePanel, string> = {
  * @param panel where it is shown
  */
 export function failureAdvice(reason: string, panel: FailurePanel): string | null {
+  const kernel = NO_KERNEL.exec(reason);
+  if (kernel) {
+    // First: a missing kernel is the precise cause, also where fallback was refused. A wasm route loads onnxruntime-
+    // web's plain build; the WebGPU-capable builds (so also a webgpu route's fallback) lack some of its CPU kernels,
+    // GatherBlockQuantized among them (docs/models.md). A wasm route's own failure means the plain build lacks it too.
+    if (reason.startsWith('session creation on wasm failed')) {
+      return panel === 'protocol'
+        ? `This browser's runtime cannot run the protocol's model (no ${kernel[1]} kernel): tell the person who sent you the protocol; nothing here can change the model.`
+        : `Not even onnxruntime-web's plain build (the one a wasm route loads) has a ${kernel[1]} kernel: choose another dtype of the model.`;
+    }
+    switch (panel) {
+      case 'run':
+      case 'suite':
+      case 'generation':
+        return `The runtime build this route loaded has no ${kernel[1]} kernel: choose wasm as the execution provider (a wasm route loads the plain build, which has more CPU kernels), or another dtype of the model.`;
+      case 'comparison':
+        return `The runtime build of that route has no ${kernel[1]} kernel: compare wasm routes only (they load the plain build, which has more CPU kernels), or choose another dtype of the model.`;
+      case 'protocol':
+        return `This browser's runtime build cannot run the protocol's model (no ${kernel[1]} kernel): tell the person who sent you the protocol; nothing here can change the route.`;
+    }
+  }
   if (NO_FALLBACK.test(reason)) {
     switch (panel) {
       case 'run':

@@ -1,8 +1,11 @@
 /**
  * WebGPU requested in a browser that grants no adapter (Chromium launched WITHOUT --enable-unsafe-webgpu): the run
- * fails clearly by default, and with allow_fallback=1 it runs on wasm, recorded as a fallback with the reason.
+ * fails clearly by default, and with allow_fallback=1 it runs on wasm, recorded as a fallback with the reason. The
+ * fallback runs on the route's own build (JSPI in Chromium), which lacks a CPU kernel the plain build has: a model
+ * that needs it fails its fallback with that reason, both attempts recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSearchParams } from '../../src/core/automation.ts';
 import { openAndWait, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
@@ -53,5 +56,29 @@ describe('webgpu without an adapter', () => {
         ['wasm', 'succeeded'],
       ]);
     }
+  });
+
+  it('a fallback runs on the route\'s JSPI build, which has no GatherBlockQuantized kernel: LFM2 q4 fails it with that reason, never hidden', async () => {
+    const { page, state } = await openAndWait(env, `?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', dtype: 'q4', ep: 'webgpu', allowFallback: true })}`);
+    const [receipt] = await pageReceipts(page);
+    const failureReason = await page.getByTestId('failure-reason').textContent();
+    const advice = await page.getByTestId('failure-advice').textContent();
+    await page.close();
+    expect(state).toBe('failed');
+    expect(receiptProblems(receipt)).toEqual([]);
+    expect(receipt.runtime?.build).toBe('jspi');
+    expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-lfm2', dtype: 'q4', integrity: 'verified' });
+    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, allow_fallback: true });
+    expect(receipt.route.attempts.map((a) => [a.ep, a.outcome])).toEqual([
+      ['webgpu', 'failed'],
+      ['wasm', 'failed'],
+    ]);
+    expect(receipt.route.attempts[0].reason).toMatch(/no adapter was granted/);
+    expect(receipt.route.attempts[1].reason).toMatch(/Could not find an implementation for GatherBlockQuantized\(1\)/);
+    expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'session' });
+    // The run's reason ends with the fallback's own failure: the page does not blame WebGPU alone.
+    expect(receipt.outcome.reason).toBe(`${receipt.route.attempts[0].reason}; the fallback to wasm failed too: ${receipt.route.attempts[1].reason}`);
+    expect(failureReason).toContain('the fallback to wasm failed too');
+    expect(advice).toBe('What to do: The runtime build this route loaded has no GatherBlockQuantized kernel: choose wasm as the execution provider (a wasm route loads the plain build, which has more CPU kernels), or another dtype of the model.');
   });
 });

@@ -23,6 +23,24 @@ describe('failure advice', () => {
     expect(failureAdvice(OFFLINE, 'run')).toContain('press Cold run or Warm run again');
   });
 
+  it('sends a missing CPU kernel to the plain build of a wasm route, or another dtype, in each panel\'s own words', () => {
+    const reason =
+      "WebGPU is not available: navigator.gpu exists but no adapter was granted; the fallback to wasm failed too: session creation on wasm failed: Can't create a session. ERROR_CODE: 9, ERROR_MESSAGE: Could not find an implementation for GatherBlockQuantized(1) node with name 'GatherBlockQuantized:model.embed_tokens.weight.rows_f32'";
+    for (const panel of PANELS) expect(failureAdvice(reason, panel), panel).toContain('no GatherBlockQuantized kernel');
+    expect(failureAdvice(reason, 'run')).toContain('choose wasm as the execution provider');
+    expect(failureAdvice(reason, 'comparison')).toContain('compare wasm routes only');
+    expect(failureAdvice(reason, 'protocol')).toContain('tell the person who sent you the protocol');
+    // Not the "allow fallback" advice: fallback was allowed, and it is the fallback that failed.
+    for (const panel of PANELS) expect(failureAdvice(reason, panel), panel).not.toContain('allow fallback');
+    // Where a webgpu session itself lacked the kernel and fallback was refused, the kernel is still the cause named.
+    const refused = "session creation on webgpu failed: Could not find an implementation for GatherBlockQuantized(1) node (fallback to wasm not allowed for this run)";
+    expect(failureAdvice(refused, 'run')).toContain('no GatherBlockQuantized kernel');
+    // A wasm route's own failure: the plain build lacks it too, so only another dtype helps.
+    const plain = 'session creation on wasm failed: Could not find an implementation for SomeOp(3) node';
+    expect(failureAdvice(plain, 'run')).toBe("Not even onnxruntime-web's plain build (the one a wasm route loads) has a SomeOp kernel: choose another dtype of the model.");
+    expect(failureAdvice(plain, 'protocol')).toContain('tell the person who sent you the protocol');
+  });
+
   it('says nothing more for a reason it has no advice for', () => {
     expect(failureAdvice('cancelled', 'run')).toBeNull();
   });

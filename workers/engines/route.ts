@@ -41,7 +41,8 @@ export interface RouteOutcome {
  * @param create makes the session on one EP; throws when it cannot
  * @param failureDetail extra words for a failed attempt's reason (for example files the runtime asked for that the catalog lacks)
  * @param fetched the files already fetched, so a RouteError's failed receipt still lists them with their hashes
- * @throws RouteError when no EP completed, naming the first failure and whether fallback was refused
+ * @throws RouteError when no EP completed, naming the first failure, whether fallback was refused, and the fallback's
+ *   own failure when it was tried
  */
 export async function createOnRoute(
   request: Pick<LoadRequest, 'ep' | 'allowFallback'>,
@@ -82,7 +83,9 @@ export async function createOnRoute(
   if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm'))) return completed('wasm', attempts[0].reason);
   const first = attempts[0]?.reason ?? 'unknown failure';
   const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed for this run)' : '';
-  throw new RouteError(`${first}${hint}`, attempts, fetched);
+  // An allowed fallback that failed too is the run's last word: the reason says so, not only the attempts.
+  const fallback = attempts.length > 1 ? `; the fallback to wasm failed too: ${attempts[1].reason}` : '';
+  throw new RouteError(`${first}${hint}${fallback}`, attempts, fetched);
 }
 
 /**
