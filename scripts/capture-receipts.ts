@@ -26,7 +26,7 @@ import { parseRouteSpec } from '../src/core/comparison/route-spec.ts';
 import type { DeviceReceipt } from '../src/core/receipt.ts';
 import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
 import { openLane } from '../src/node/browser-lane.ts';
-import { launchChromium, type LaunchedChromium } from '../src/node/chromium.ts';
+import { launchChromium, waitForPage, type LaunchedChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -65,7 +65,7 @@ function pageUrl(server: { url: string }, settings: Partial<AutomationSettings>)
 }
 
 async function waitForEnd(page: Page, timeoutMs = 150_000): Promise<string> {
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: timeoutMs });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: timeoutMs });
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 
@@ -117,8 +117,7 @@ async function main(): Promise<void> {
       const page = await plain.context.newPage();
       await page.goto(pageUrl(server, { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-heavy-xenc', warmRuns: 1000 }));
       // Reload once the journal (localStorage, written before each stage) says the warm samples are running.
-      await page
-        .waitForFunction(() => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 60_000 })
+      await waitForPage(page, () => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 60_000 })
         .catch(() => console.log('interrupted: the journal never reached warm_inference; reloading anyway'));
       await page.goto(pageUrl(server, { ...COLD, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc' }));
       await waitForEnd(page);

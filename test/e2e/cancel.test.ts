@@ -10,6 +10,7 @@ import { toSearchParams, type AutomationSettings } from '../../src/core/automati
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 async function waitForEnd(page: Page): Promise<string> {
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 120_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 120_000 });
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 
@@ -79,7 +80,7 @@ describe('Cancel button', () => {
   it('cancels a warm series mid-way: the samples finished before the cancel are kept, and the run is failed', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: 1000 })}`);
-    await page.waitForFunction(() => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 120_000 });
+    await waitForPage(page, () => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 120_000 });
     await page.getByTestId('run-cancel').click();
     expect(await waitForEnd(page)).toBe('failed');
     const [receipt] = (await offered(page, null)) as unknown as Array<{

@@ -14,6 +14,7 @@ import { interleavedSchedule } from '../../src/core/comparison/interleaved-sched
 import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';
 import { planSuite } from '../../src/core/suite/suite-plan.ts';
 import { openComparison, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 /** `?autorun=compare&...` for `settings`, with the routes written as the panel's route list text. */
 function compareQuery(settings: Partial<AutomationSettings> & { routes: string }): string {
@@ -92,7 +93,7 @@ describe('comparison of execution routes', () => {
   it('refuses bad compare parameters before running, with one clear line each', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?autorun=compare&routes=wasm-1&baseline=webgpu`);
-    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
+    await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
     const text = await page.locator('body').textContent();
     expect(text).toContain("Invalid routes param: 'wasm-1', expected a comma-separated list of 2 to 6 distinct routes");
     expect((await page.evaluate(() => window.drbArtifacts)).length).toBe(0);
@@ -142,7 +143,7 @@ describe('comparison of execution routes', () => {
     // the same model ranks it in its predictions artifact.
     const suitePage = await env.browser.context.newPage();
     await suitePage.goto(`${env.server.url}?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 })}`);
-    await suitePage.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+    await waitForPage(suitePage, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
     const predictions = (await suitePage.evaluate(() => window.drbArtifacts.find((a) => a.kind === 'predictions')?.data)) as Array<{ id: string; candidates: string[] }>;
     await suitePage.close();
     const scores = receipt.routes.find((r) => r.id === 'wasm-1')!.output!.head;
@@ -183,7 +184,7 @@ describe('comparison of execution routes', () => {
   it('refuses an engine parameter that does not match the model, clearly', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}${compareQuery({ engine: 'ort', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2' })}`);
-    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
+    await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
     expect(await page.getByTestId('compare-panel').textContent()).toContain("Invalid engine param: 'ort', model tfjs-tiny-reranker runs on engine transformers");
     expect((await page.evaluate(() => window.drbArtifacts)).length).toBe(0);
     await page.close();

@@ -12,6 +12,7 @@ import { toSearchParams } from '../../src/core/automation.ts';
 import { GenerationAnswers } from '../../src/core/generation/generation-answers.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const MODEL = 'tfjs-tiny-causal-lm-gen';
 const prompts = JSON.parse(await readFile(new URL('../../public/prompts/drb-gen-ja-en-v1.json', import.meta.url), 'utf8')) as {
@@ -33,7 +34,7 @@ async function run(query: string): Promise<{ page: Page; state: string; receipt:
   const listener = (request: { url(): string }) => urls.push(request.url());
   env.browser.context.on('request', listener);
   await page.goto(`${env.server.url}${query}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
   env.browser.context.off('request', listener);
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const artifacts = await page.evaluate(() => window.drbArtifacts);
@@ -138,7 +139,7 @@ describe('transformers.js generation run', () => {
   it('refuses a model that is not a generate model, clearly', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['generate'], model: 'ort-tiny-xenc' })}`);
-    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
+    await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
     expect(await page.getByTestId('generation-panel').textContent()).toContain('Model ort-tiny-xenc is not a generate model in the catalog');
     await page.close();
   });

@@ -13,6 +13,7 @@ import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/genera
 import type { InterruptedRun } from '../../src/core/receipt.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ type JournalEntry = InterruptedRun & { tab_id: string };
 
 /** Waits until the stored journal holds an open run of `mode` at `stage`; returns it. */
 async function openEntry(page: Page, mode: string, stage: string): Promise<JournalEntry> {
-  const handle = await page.waitForFunction(
+  const handle = await waitForPage(page,
     ([m, s]) => {
       const j = JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null');
       return j?.active?.find((e: { run_mode?: string; stage: string }) => e.run_mode === m && e.stage === s) ?? null;
@@ -43,7 +44,7 @@ async function artifacts(page: Page, kind: string): Promise<unknown[]> {
 }
 
 async function waitForEnd(page: Page): Promise<string> {
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 

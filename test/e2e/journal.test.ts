@@ -10,6 +10,7 @@ import { type BrowserLane, type LaneName, type LanePage } from '../../src/node/b
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { LANES, openTestLane, pageReceipts, readStoredJournal, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
 import { launchTestChromium } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const HEAVY = 'ort-heavy-xenc';
 /** Enough warm runs of the heavy fixture that the series is still going when the test interrupts it. */
@@ -149,12 +150,12 @@ describe('chromium: killed and parallel tabs', () => {
     try {
       const tabA = await browser.context.newPage();
       await tabA.goto(`${server.url}?${HEAVY_RUN}`);
-      await tabA.waitForFunction(() => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, {
+      await waitForPage(tabA, () => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, {
         timeout: 90_000,
       });
       const tabB = await browser.context.newPage();
       await tabB.goto(server.url);
-      await tabB.waitForFunction(() => document.documentElement.dataset.drbState === 'idle');
+      await waitForPage(tabB, () => document.documentElement.dataset.drbState === 'idle');
       // Give the journal load (async: it asks the browser which runs hold their locks) time to show a banner.
       await tabB.waitForTimeout(1_000);
       expect(await tabB.getByTestId('interrupted-banner').count()).toBe(0);
@@ -164,7 +165,7 @@ describe('chromium: killed and parallel tabs', () => {
       await tabA.close();
       const tabC = await browser.context.newPage();
       await tabC.goto(`${server.url}?${TINY_COLD}`);
-      await tabC.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
+      await waitForPage(tabC, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
       expect(await tabC.getByTestId('interrupted-banner').getAttribute('data-drb-interrupted-stage')).toBe('warm_inference');
       const [cold] = await tabC.evaluate(() => window.drbReceipts);
       expect(cold.run.previous_run_interrupted).toMatchObject({ run_id: stillOpen.active[0].run_id, stage: 'warm_inference' });

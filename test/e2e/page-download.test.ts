@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiptBundle } from '../../src/core/receipt-bundle.ts';
 import { pageQuery, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -20,13 +21,13 @@ describe('download', () => {
   it('downloads valid receipts with readable names through the buttons', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}`);
-    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'idle');
+    await waitForPage(page, () => document.documentElement.dataset.drbState === 'idle');
     await page.getByTestId('warm-runs').fill('4');
     await page.getByTestId('threads').selectOption('2');
     await page.getByTestId('run-cold').click();
-    await page.waitForFunction(() => window.drbReceipts.length === 1, null, { timeout: 60_000 });
+    await waitForPage(page, () => window.drbReceipts.length === 1, null, { timeout: 60_000 });
     await page.getByTestId('run-warm').click();
-    await page.waitForFunction(() => window.drbReceipts.length === 2, null, { timeout: 60_000 });
+    await waitForPage(page, () => window.drbReceipts.length === 2, null, { timeout: 60_000 });
     expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('done');
     // Newest first in the list.
     const items = page.getByTestId('receipt');
@@ -50,14 +51,14 @@ describe('download', () => {
   it('a long session keeps its latest 50 receipts in memory and lists 20, and downloads every receipt of the session', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}${pageQuery({ autorun: ['cold'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 1, mode: 'panels' })}`);
-    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'done' && document.documentElement.dataset.drbSession === 'ready', null, { timeout: 120_000 });
+    await waitForPage(page, () => document.documentElement.dataset.drbState === 'done' && document.documentElement.dataset.drbSession === 'ready', null, { timeout: 120_000 });
     // The profile's session may hold receipts of earlier tests: count from what it held before this page's cold run.
     const stored = await page.evaluate(() => window.drbSession!.receiptCount - 1);
     const cold = await page.evaluate(() => window.drbReceipts[0].receipt_id);
     const WARM = 55;
     for (let made = 2; made <= WARM + 1; made++) {
       await page.getByTestId('run-warm').click();
-      await page.waitForFunction((n) => window.drbReceiptCount >= n && document.documentElement.dataset.drbState !== 'running', made, { timeout: 120_000 });
+      await waitForPage(page, (n) => window.drbReceiptCount >= n && document.documentElement.dataset.drbState !== 'running', made, { timeout: 120_000 });
     }
     const memory = await page.evaluate(() => ({
       made: window.drbReceiptCount,

@@ -8,7 +8,7 @@ import { toSearchParams, type AutomationSettings } from '../../src/core/automati
 import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { DeviceReceipt } from '../../src/core/receipt.ts';
-import { launchChromium, type LaunchedChromium } from '../../src/node/chromium.ts';
+import { launchChromium, waitForPage, type LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 
 /**
@@ -84,7 +84,7 @@ export function pageQuery(settings: Partial<AutomationSettings>): string {
 export async function openAndWait(env: PageEnv, query: string | Partial<AutomationSettings>, timeoutMs = 150_000): Promise<{ page: Page; state: string }> {
   const page = await env.browser.context.newPage();
   await page.goto(`${env.server.url}${typeof query === 'string' ? query : pageQuery(query)}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
     timeout: timeoutMs,
   });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
@@ -133,7 +133,7 @@ export async function coldWarmReceipts(env: PageEnv, settings: Partial<Automatio
 export async function openComparison(env: PageEnv, query: string): Promise<{ page: Page; state: string; receipt: ComparisonReceipt }> {
   const page = await env.browser.context.newPage();
   await page.goto(`${env.server.url}${query}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const found = (await page.evaluate(() => window.drbArtifacts)).filter((a) => a.kind === 'comparison-receipt');
   expect(found).toHaveLength(1);

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
 import { pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -23,12 +24,12 @@ describe('lifecycle', () => {
   it('records freeze and resume events that arrive during a warm run', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, warmRuns: 200 })}`);
-    await page.waitForFunction(() => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 60_000 });
+    await waitForPage(page, () => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 60_000 });
     await page.evaluate(() => {
       document.dispatchEvent(new Event('freeze'));
       document.dispatchEvent(new Event('resume'));
     });
-    await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 120_000 });
+    await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 120_000 });
     const [receipt] = await pageReceipts(page);
     expect(receiptProblems(receipt)).toEqual([]);
     expect(receipt.outcome.status).toBe('ok');
@@ -42,7 +43,7 @@ describe('lifecycle', () => {
   it('a run that never saw such events records a clean lifecycle', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['cold'] })}`);
-    await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
+    await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
     const [receipt] = await pageReceipts(page);
     expect(receipt.lifecycle).toEqual({ visibility_at_start: 'visible', hidden_during_run: false, frozen_during_run: false, events: [] });
     await page.close();

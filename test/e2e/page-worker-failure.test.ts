@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ afterAll(async () => {
 });
 
 async function waitForState(page: Page, states: string[], timeoutMs = 120_000): Promise<string> {
-  await page.waitForFunction((wanted) => wanted.includes(document.documentElement.dataset.drbState ?? ''), states, { timeout: timeoutMs });
+  await waitForPage(page, (wanted) => wanted.includes(document.documentElement.dataset.drbState ?? ''), states, { timeout: timeoutMs });
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 
@@ -27,7 +28,7 @@ async function waitForState(page: Page, states: string[], timeoutMs = 120_000): 
 async function startHeavyWarm(settings: Partial<AutomationSettings>): Promise<Page> {
   const page = await env.browser.context.newPage();
   await page.goto(`${env.server.url}?${toSearchParams({ testHooks: true, autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, ...settings })}`);
-  await page.waitForFunction(() => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 150_000 });
+  await waitForPage(page, () => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 150_000 });
   return page;
 }
 
@@ -47,7 +48,7 @@ describe('worker failures', () => {
     expect(receipt.errors).toEqual([expect.objectContaining({ stage: 'warm_inference', name: 'WorkerFailure' })]);
     // A new run works: the controller made a fresh worker.
     await page.getByTestId('run-cold').click();
-    await page.waitForFunction(() => window.drbReceipts.length === 2, null, { timeout: 60_000 });
+    await waitForPage(page, () => window.drbReceipts.length === 2, null, { timeout: 60_000 });
     const again = (await pageReceipts(page))[1];
     expect(again.outcome.status).toBe('ok');
     await page.close();
@@ -82,7 +83,7 @@ describe('worker failures', () => {
     const page = await env.browser.context.newPage();
     // A limit long enough for the tiny model's fetch and the runtime's on a loaded machine, short enough not to wait.
     await page.goto(`${env.server.url}?${toSearchParams({ testHooks: true, stageTimeoutMs: 8000, ...settings })}`);
-    await page.waitForFunction(() => window.drbTest !== undefined);
+    await waitForPage(page, () => window.drbTest !== undefined);
     await page.evaluate(() => window.drbTest!.killWorkerAt('session'));
     return page;
   }
@@ -110,7 +111,7 @@ describe('worker failures', () => {
   it('a suite run whose worker dies during the session stage still records the runtime build and model files it fetched', async () => {
     const page = await pageKillingAtSession({ engine: 'transformers', model: 'tfjs-tiny-reranker' });
     await page.getByTestId('suite-run').click();
-    await page.waitForFunction(() => window.drbArtifacts.some((a) => a.kind === 'suite-receipt'), null, { timeout: 120_000 });
+    await waitForPage(page, () => window.drbArtifacts.some((a) => a.kind === 'suite-receipt'), null, { timeout: 120_000 });
     const artifacts = await page.evaluate(() => window.drbArtifacts);
     await page.close();
     const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')?.data);

@@ -15,6 +15,7 @@ import { threeSignificant } from '../../src/core/format-number.ts';
 import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { pageQuery, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ afterAll(async () => {
 const state = (page: Page) => page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 
 async function waitForEnd(page: Page): Promise<string> {
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
   return state(page);
 }
 
@@ -37,7 +38,7 @@ const LONG_WARM = pageQuery({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'w
 
 /** Waits until the page's journal says its warm series is under way. */
 async function waitForWarmSeries(page: Page): Promise<void> {
-  await page.waitForFunction(() => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 150_000 });
+  await waitForPage(page, () => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 150_000 });
 }
 
 /** Collects the page's console errors and uncaught errors (page and worker) from now on. */
@@ -200,7 +201,7 @@ describe('one run at a time', () => {
   it('disables every panel while the URL holds a bad parameter, and says why', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?threads=abc`);
-    await page.waitForFunction(() => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
+    await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
     for (const id of ['run-cold', 'run-warm', 'gen-run', 'cmp-run', 'suite-run', 'user-model-run']) expect(await page.getByTestId(id).isDisabled(), id).toBe(true);
     for (const id of ['run-bad-params', 'gen-bad-params', 'cmp-bad-params', 'suite-bad-params', 'user-model-bad-params']) {
       expect(await page.getByTestId(id).textContent(), id).toContain("Invalid threads param: 'abc'");

@@ -17,6 +17,7 @@ import { ReceiptBundle } from '../../src/core/receipt-bundle.ts';
 import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { pageQuery, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const PROTOCOL = 'ort-tiny-xenc-wasm';
 const PHONE = { width: 390, height: 844 };
@@ -26,7 +27,7 @@ async function openProtocol(env: PageEnv, extra: Record<string, unknown> = {}): 
   const page = await env.browser.context.newPage();
   await page.setViewportSize(PHONE);
   await page.goto(`${env.server.url}${pageQuery({ mode: 'protocol', protocol: PROTOCOL, ...extra })}`);
-  await page.waitForFunction(() => document.documentElement.dataset.drbSession === 'ready');
+  await waitForPage(page, () => document.documentElement.dataset.drbSession === 'ready');
   await page.getByTestId('protocol-next').waitFor();
   return page;
 }
@@ -35,7 +36,7 @@ async function openProtocol(env: PageEnv, extra: Record<string, unknown> = {}): 
 async function step(page: Page, button: 'protocol-next' | 'protocol-other' = 'protocol-next'): Promise<DeviceReceipt> {
   const before = await page.evaluate(() => window.drbSession!.receipts.length);
   await page.getByTestId(button).click();
-  await page.waitForFunction((n) => (window.drbSession?.receipts.length ?? 0) > n && document.documentElement.dataset.drbState !== 'running', before, { timeout: 120_000 });
+  await waitForPage(page, (n) => (window.drbSession?.receipts.length ?? 0) > n && document.documentElement.dataset.drbState !== 'running', before, { timeout: 120_000 });
   const receipt = (await page.evaluate(() => window.drbSession!.receipts.at(-1))) as DeviceReceipt;
   expect(receiptProblems(receipt)).toEqual([]);
   return receipt;
@@ -76,7 +77,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 1 of 5, warm 0 of 20');
     // Stored before it was shown: a reload gives the same receipt back.
     await page.reload();
-    await page.waitForFunction(() => document.documentElement.dataset.drbSession === 'ready');
+    await waitForPage(page, () => document.documentElement.dataset.drbSession === 'ready');
     expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual([cold]);
     await page.getByTestId('protocol-next').waitFor();
     // A cold run again without the cold steps: the runtime comes from the HTTP cache, and the receipt says so.
@@ -104,7 +105,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       const cold = await step(first);
       // A long run (the developer panels' heavy warm series), killed in the middle as iOS kills a tab.
       await first.goto(`${browser.server.url}${pageQuery({ mode: 'panels', autorun: ['warm'], model: 'ort-heavy-xenc', warmRuns: 1000, threads: 1 })}`);
-      await first.waitForFunction(() => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, { timeout: 90_000 });
+      await waitForPage(first, () => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, { timeout: 90_000 });
       const cdp = await first.context().newCDPSession(first);
       await Promise.race([cdp.send('Page.crash').catch(() => {}), new Promise<void>((resolve) => first.once('crash', () => resolve()))]);
       await first.close().catch(() => {});
@@ -260,7 +261,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
         }),
     );
     await page.reload();
-    await page.waitForFunction(() => document.documentElement.dataset.drbSession === 'ready');
+    await waitForPage(page, () => document.documentElement.dataset.drbSession === 'ready');
     const alert = page.getByTestId('stored-unreadable');
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(new RegExp(`^1 item stored on this device could not be read back, so no export includes it; it is left as stored:stored item ${key}: gzip does not decompress \\(not gzip, or cut short\\)What to do: `));

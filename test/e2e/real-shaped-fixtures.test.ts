@@ -21,6 +21,7 @@ import type { PredictionRow } from '../../src/core/artifacts/predictions.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 let env: PageEnv;
 
@@ -37,7 +38,7 @@ async function runPage(query: string): Promise<{ page: Page; state: string; arti
   const requests: string[] = [];
   page.on('request', (request) => requests.push(request.url()));
   await page.goto(`${env.server.url}${query}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const artifacts = await page.evaluate(() => window.drbArtifacts);
   return { page, state, artifacts, requests };

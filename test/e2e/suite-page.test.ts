@@ -15,6 +15,7 @@ import { parsePredictions, type PredictionRow } from '../../src/core/artifacts/p
 import { sha256Hex } from '../../src/core/sha256.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const DEMO_ITEMS = new URL('../../public/suites/ajimee-demo-24/items.json', import.meta.url);
 let env: PageEnv;
@@ -45,7 +46,7 @@ async function openSuite(query: string, setup?: (page: Page) => Promise<void>): 
   page.on('request', (request) => requests.push(request.url()));
   await setup?.(page);
   await page.goto(`${env.server.url}${query}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const artifacts = await page.evaluate(() => window.drbArtifacts);
   const receipt = artifacts.find((a) => a.kind === 'suite-receipt')?.data as SuiteReceipt | undefined;

@@ -21,6 +21,7 @@ import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-rece
 import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 import { launchTestChromium } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const REPO = 'onnx-community/bge-reranker-v2-m3-ONNX';
 const REVISION = 'a3046abee880d6e78833e4e885939754355156bd';
@@ -81,7 +82,7 @@ async function answerHub(page: Page, repo: string, revision: string, fixture: UR
 /** Runs the page with `query` until it signals done or failed; returns the state and the artifact of `kind`. */
 async function runPage(page: Page, query: string, kind: string): Promise<{ state: string | undefined; artifact: unknown }> {
   await page.goto(`${env.server.url}${query}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 120_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 120_000 });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState);
   const artifact = await page.evaluate((k) => window.drbArtifacts.find((a) => a.kind === k)?.data, kind);
   return { state, artifact };

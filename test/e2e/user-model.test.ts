@@ -28,6 +28,7 @@ import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/genera
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { builtInInputBytes, synthesizedInput, synthesizedInputRecipeBytes, USER_RERANK_PROBE } from '../../src/core/user-model/user-run.ts';
 import { receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -61,7 +62,7 @@ beforeAll(async () => {
   page = await env.browser.context.newPage();
   page.on('request', (request) => requested.push(request.url()));
   await page.goto(`${env.server.url}?mode=panels`);
-  await page.waitForFunction(() => document.documentElement.dataset.drbState === 'idle', null, { timeout: 60_000 });
+  await waitForPage(page, () => document.documentElement.dataset.drbState === 'idle', null, { timeout: 60_000 });
   // One WASM thread for every run here, asked for and recorded in the route: the same runs on every machine (the
   // engine's default follows the core count).
   await page.getByTestId('user-model-threads').selectOption('1');
@@ -76,7 +77,7 @@ async function runPicked(): Promise<DeviceReceipt[]> {
   const before = (await page.evaluate(() => window.drbReceipts.length)) as number;
   await page.getByTestId('user-model-warm-runs').fill('3');
   await page.getByTestId('user-model-run').click();
-  await page.waitForFunction((n) => window.drbReceipts.length >= n + 2 || document.querySelector('[data-testid^="user-model-receipt-"][data-outcome="failed"]') !== null, before, {
+  await waitForPage(page, (n) => window.drbReceipts.length >= n + 2 || document.querySelector('[data-testid^="user-model-receipt-"][data-outcome="failed"]') !== null, before, {
     timeout: 170_000,
   });
   return ((await page.evaluate(() => window.drbReceipts)) as DeviceReceipt[]).slice(before);

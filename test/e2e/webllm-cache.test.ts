@@ -20,6 +20,7 @@ import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 import type { MlcModelRecord, WebLlmCacheReadBack } from '../../workers/engines/webllm-engine.ts';
 import { launchTestChromium } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FOLDER_PATH = 'mlc-ai/Tiny-q4f32_1-MLC/resolve/main/';
@@ -80,7 +81,7 @@ describe("WebLLM cache read-back against WebLLM's own cache code (real Chromium 
   it('hashes exactly the entries WebLLM owns for the model, and nothing WebLLM deletes is left unread', async () => {
     const page = await browser.context.newPage();
     await page.goto(`${server.url}index.html`);
-    await page.waitForFunction(() => 'drbWebLlmCache' in window, null, { timeout: 60_000 });
+    await waitForPage(page, () => 'drbWebLlmCache' in window, null, { timeout: 60_000 });
     const record: MlcModelRecord = { model: `${server.url}${FOLDER_PATH.replace(/\/$/, '')}`, model_id: 'Tiny-q4f32_1-MLC', model_lib: `${server.url}${LIB_PATH}` };
     const result = await page.evaluate(
       async ({ record, files, base }) => {

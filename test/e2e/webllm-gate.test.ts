@@ -13,6 +13,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 
 const MODEL = 'webllm-qwen2.5-0.5b-instruct-q4f16_1';
 const GENERATE_URL = `?${toSearchParams({ autorun: ['generate'], engine: 'webllm', model: MODEL, ep: 'webgpu', reps: 1 })}`;
@@ -37,7 +38,7 @@ async function openRecording(env: PageEnv, query: string): Promise<{ page: Page;
   const listener = (request: { url(): string }) => urls.push(request.url());
   env.browser.context.on('request', listener);
   await page.goto(`${env.server.url}${query}`);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 150_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 150_000 });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   env.browser.context.off('request', listener);
   return { page, state, urls };
