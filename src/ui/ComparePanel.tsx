@@ -31,8 +31,7 @@ import { threeSignificant } from '../core/format-number.ts';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
-import { pageRuns } from '../page/run-gate.ts';
-import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun } from './page-runs.tsx';
 
 /** A number for people: 3 significant digits, or a dash when there is none. */
 function fmt(value: number | null | undefined): string {
@@ -181,16 +180,7 @@ export function ComparePanel(props: {
       return false;
     }
     const baselineId = routes.some((r) => r.id === settings.baseline) ? settings.baseline : routes[0].id;
-    // One run at a time, page-wide: a second run would share the device's cores with this one.
-    const claim = pageRuns.claim('comparison');
-    if (claim === null) {
-      setError(refusedLine(pageRuns.owner));
-      return false;
-    }
-    setBusy(true);
-    const abort = new AbortController();
-    setCancel(abort);
-    try {
+    return runAsPageRun('comparison', { setBusy, setCancel, setError }, async (signal) => {
       let input: ComparisonInput;
       if (scoresCandidates(model)) {
         // The suite is checked (manifest pins, schemas, ids) before any worker starts, exactly as a suite run checks it.
@@ -210,21 +200,14 @@ export function ComparePanel(props: {
           onPhase: (phase, routeId) => setProgress(`${phase}${routeId ? ` ${routeId}` : ''}`),
           onSlot: (done, total, routeId) => setProgress(`timed run ${done} / ${total} (${routeId})`),
         },
-        abort.signal,
+        signal,
       );
       // Stored on the device before it is shown: a tab killed afterwards loses nothing.
       if (out.problems.length === 0) await pageSession.offerArtifact('comparison-receipt', out.receipt);
       setResult(out);
       if (out.problems.length > 0) return false;
       return out.receipt.outcome.status === 'ok';
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-      return false;
-    } finally {
-      claim.release();
-      setCancel(null);
-      setBusy(false);
-    }
+    });
   };
 
   useEffect(() => {

@@ -14,8 +14,7 @@ import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { pageRuns } from '../page/run-gate.ts';
-import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
@@ -134,18 +133,9 @@ export function GenerationPanel(props: {
       setError(`Invalid engine param: '${a.engine}', model ${model.id} runs on engine ${model.engine}`);
       return false;
     }
-    // One run at a time, page-wide: a second run would share the device's cores with this one.
-    const claim = pageRuns.claim('generation run');
-    if (claim === null) {
-      setError(refusedLine(pageRuns.owner));
-      return false;
-    }
-    setBusy(true);
-    setProgress(null);
-    setLiveSamples([]);
-    const abort = new AbortController();
-    setCancel(abort);
-    try {
+    return runAsPageRun('generation run', { setBusy, setCancel, setError }, async (signal) => {
+      setProgress(null);
+      setLiveSamples([]);
       const prompts = await loadPromptSet(new URL(import.meta.env.BASE_URL, location.href).href, settings.promptSetId);
       const out = await controller.run(
         { model, ep: settings.ep, threads: settings.threads, allowFallback: a.allowFallback, prompts, repetitions: settings.reps, maxNewTokens: a.maxNewTokens },
@@ -158,7 +148,7 @@ export function GenerationPanel(props: {
           },
           onToken: (i: number) => setTokens(i + 1),
         },
-        abort.signal,
+        signal,
       );
       // Stored on the device before they are shown: a tab killed afterwards loses nothing.
       if (out.problems.length === 0) {
@@ -168,14 +158,7 @@ export function GenerationPanel(props: {
       setResult(out);
       if (out.problems.length > 0) return false;
       return out.receipt.outcome.status === 'ok';
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-      return false;
-    } finally {
-      claim.release();
-      setCancel(null);
-      setBusy(false);
-    }
+    });
   };
 
   useEffect(() => {

@@ -17,8 +17,7 @@ import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
 import type { FetchProgress } from '../worker-api/protocol.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { threeSignificant } from '../core/format-number.ts';
-import { pageRuns } from '../page/run-gate.ts';
-import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
@@ -82,74 +81,59 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
     choice: { modelId: string; ep: 'wasm' | 'webgpu'; threads: number | null; allowFallback: boolean; dtype: string | null; threshold: string; suiteId: string | null },
     automated: boolean,
   ) => {
-    // One run at a time, page-wide: a second run would share the device's cores with this one.
-    const claim = pageRuns.claim('suite run');
-    if (claim === null) {
-      setError(refusedLine(pageRuns.owner));
-      if (automated) setDrbState('failed');
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    setResult(null);
-    setSaved(null);
-    setRows(null);
-    setDownload(null);
-    if (automated) setDrbState('running');
-    const abort = new AbortController();
-    setCancel(abort);
-    const finish = (ok: boolean) => {
-      claim.release();
-      setCancel(null);
-      setBusy(false);
-      if (automated) setDrbState(ok ? 'done' : 'failed');
-    };
-    try {
-      const model = models.find((m) => m.id === choice.modelId);
-      if (!model) throw new Error(`Invalid model param: '${choice.modelId}' is not a reranker or candidate scorer on the ${enginesFor('suite').join(' or ')} engine`);
-      const minMargin = choice.threshold.trim() === '' ? null : Number(choice.threshold);
-      if (minMargin !== null && !(Number.isFinite(minMargin) && minMargin >= 0)) throw new Error(`margin threshold must be a number >= 0, got '${choice.threshold}'`);
-      const facts = livePageFacts(a.stageTimeoutMs, props.journal);
-      let inputs: Pick<SuiteRequest, 'format' | 'items' | 'candidates' | 'suiteId'>;
-      if (choice.suiteId !== null) {
-        inputs = { suiteId: choice.suiteId, ...(await loadShippedSuite(facts.pageBaseUrl, choice.suiteId)) };
-      } else {
-        if (!itemsFile || !candidatesFile) throw new Error('choose both an items file and a candidates file');
-        // Read-only: the bytes are copied into memory; the user's files are never written.
-        inputs = {
-          suiteId: null,
-          format,
-          items: { bytes: new Uint8Array(await itemsFile.arrayBuffer()), fileName: itemsFile.name },
-          candidates: { bytes: new Uint8Array(await candidatesFile.arrayBuffer()), fileName: candidatesFile.name },
-        };
-      }
-      const outcome = await runSuite(
-        facts,
-        { model, ep: choice.ep, threads: choice.threads, allowFallback: choice.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
-        { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
-        abort.signal,
-      );
-      if (outcome.refused !== null) {
-        setPhase('refused');
-        setError(outcome.refused);
-        finish(false);
-        return;
-      }
-      // Stored on the device before they are shown: a tab killed afterwards loses nothing.
-      if (outcome.problems.length === 0) {
-        if (outcome.predictions) {
-          const rowsJson: unknown = JSON.parse(new TextDecoder().decode(outcome.predictions));
-          await pageSession.offerArtifact('predictions', rowsJson);
+    const ok = await runAsPageRun('suite run', { setBusy, setCancel, setError }, async (signal) => {
+      setError(null);
+      setResult(null);
+      setSaved(null);
+      setRows(null);
+      setDownload(null);
+      if (automated) setDrbState('running');
+      try {
+        const model = models.find((m) => m.id === choice.modelId);
+        if (!model) throw new Error(`Invalid model param: '${choice.modelId}' is not a reranker or candidate scorer on the ${enginesFor('suite').join(' or ')} engine`);
+        const minMargin = choice.threshold.trim() === '' ? null : Number(choice.threshold);
+        if (minMargin !== null && !(Number.isFinite(minMargin) && minMargin >= 0)) throw new Error(`margin threshold must be a number >= 0, got '${choice.threshold}'`);
+        const facts = livePageFacts(a.stageTimeoutMs, props.journal);
+        let inputs: Pick<SuiteRequest, 'format' | 'items' | 'candidates' | 'suiteId'>;
+        if (choice.suiteId !== null) {
+          inputs = { suiteId: choice.suiteId, ...(await loadShippedSuite(facts.pageBaseUrl, choice.suiteId)) };
+        } else {
+          if (!itemsFile || !candidatesFile) throw new Error('choose both an items file and a candidates file');
+          // Read-only: the bytes are copied into memory; the user's files are never written.
+          inputs = {
+            suiteId: null,
+            format,
+            items: { bytes: new Uint8Array(await itemsFile.arrayBuffer()), fileName: itemsFile.name },
+            candidates: { bytes: new Uint8Array(await candidatesFile.arrayBuffer()), fileName: candidatesFile.name },
+          };
         }
-        await pageSession.offerArtifact('suite-receipt', outcome.receipt);
+        const outcome = await runSuite(
+          facts,
+          { model, ep: choice.ep, threads: choice.threads, allowFallback: choice.allowFallback, dtype: choice.dtype, policy: marginPolicy(minMargin), ...inputs },
+          { onPhase: setPhase, onProgress: setDownload, onRows: setRows },
+          signal,
+        );
+        if (outcome.refused !== null) {
+          setPhase('refused');
+          setError(outcome.refused);
+          return false;
+        }
+        // Stored on the device before they are shown: a tab killed afterwards loses nothing.
+        if (outcome.problems.length === 0) {
+          if (outcome.predictions) {
+            const rowsJson: unknown = JSON.parse(new TextDecoder().decode(outcome.predictions));
+            await pageSession.offerArtifact('predictions', rowsJson);
+          }
+          await pageSession.offerArtifact('suite-receipt', outcome.receipt);
+        }
+        setResult(outcome);
+        return outcome.problems.length === 0 && outcome.receipt.outcome.status === 'ok';
+      } catch (caught) {
+        setPhase('failed');
+        throw caught;
       }
-      setResult(outcome);
-      finish(outcome.problems.length === 0 && outcome.receipt.outcome.status === 'ok');
-    } catch (caught) {
-      setPhase('failed');
-      setError(caught instanceof Error ? caught.message : String(caught));
-      finish(false);
-    }
+    });
+    if (automated) setDrbState(ok ? 'done' : 'failed');
   };
 
   useEffect(() => {

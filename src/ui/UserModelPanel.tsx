@@ -25,14 +25,13 @@ import { downloadReceipt } from '../page/download.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
-import { pageRuns } from '../page/run-gate.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { pageSession } from '../page/session.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { GenerationSummaryTable } from './GenerationPanel.tsx';
-import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun } from './page-runs.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 
 /** What symbolic dimensions become, and the seed of float inputs, for every user graph. */
@@ -145,20 +144,12 @@ export function UserModelPanel(props: {
   const run = async () => {
     if (picked === null || 'problem' in picked) return;
     const folder = picked.task !== null && picked.model.kind === 'transformers' ? { task: picked.task, dtype: dtype ?? picked.model.dtypes[0] } : null;
-    const claim = pageRuns.claim(folder?.task === 'generate' ? 'your model: generation' : 'your model: cold + warm');
-    if (claim === null) {
-      setError(refusedLine(pageRuns.owner));
-      return;
-    }
-    const abort = new AbortController();
-    setCancel(abort);
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    setReceipts([]);
-    setGeneration(null);
-    const { catalogModel, files } = runFiles(picked.model, folder, picked.files);
-    try {
+    await runAsPageRun(folder?.task === 'generate' ? 'your model: generation' : 'your model: cold + warm', { setBusy, setCancel, setError }, async (signal) => {
+      setError(null);
+      setSaved(null);
+      setReceipts([]);
+      setGeneration(null);
+      const { catalogModel, files } = runFiles(picked.model, folder, picked.files);
       if (folder?.task === 'generate') {
         // The generation panel's path: the built-in prompt set, one warm-up, every prompt once, greedily.
         setStatus('loading the prompt set');
@@ -166,44 +157,39 @@ export function UserModelPanel(props: {
         const out = await generator.run(
           { model: catalogModel, ep, threads, allowFallback: false, prompts, repetitions: 1, maxNewTokens, temperature: 0, userFiles: files },
           { onPhase: (phase) => setStatus(phase), onSample: (done, total) => setStatus(`measured · prompt ${done} / ${total}`) },
-          abort.signal,
+          signal,
         );
         if (out.problems.length > 0) {
           setError(`The generation receipt failed its own checks and is not offered: ${out.problems.join('; ')}`);
-          return;
+          return false;
         }
         // Stored on the device before it is shown. The answers (the generated text) are not kept: the receipt is
         // what this panel offers.
         await pageSession.offerArtifact('generation-receipt', out.receipt);
         setGeneration(out.receipt);
-        return;
+        return true;
       }
       const input = folder === null ? synthesizedInput(SIZES, SEED) : USER_RERANK_PROBE;
       for (const kind of ['cold', 'warm'] as const) {
-        if (abort.signal.aborted) break;
+        if (signal.aborted) return false;
         setStatus(`${kind} run`);
         const { receipt, problems } = await controller.run(
           { kind, model: catalogModel, input, ep, threads, allowFallback: false, warmRuns, user: { files, pick: String(pick) } },
           {},
-          abort.signal,
+          signal,
         );
         if (problems.length > 0) {
           setError(`The ${kind} receipt failed its own checks and is not offered: ${problems.join('; ')}`);
-          break;
+          return false;
         }
         // Stored on the device before it is shown: a tab killed afterwards loses nothing.
         await pageSession.offerReceipt(receipt);
         setReceipts((prev) => [...prev, receipt]);
-        if (receipt.outcome.status !== 'ok') break;
+        if (receipt.outcome.status !== 'ok') return false;
       }
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      claim.release();
-      setCancel(null);
-      setBusy(false);
-      setStatus(null);
-    }
+      return true;
+    });
+    setStatus(null);
   };
 
   const ok = picked !== null && !('problem' in picked) ? picked : null;
