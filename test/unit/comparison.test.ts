@@ -16,6 +16,35 @@ import { comparisonVerdicts, standingText } from '../../src/core/comparison/comp
 import { mulberry32 } from '../../src/core/mulberry32.ts';
 import { app, capabilities, lifecycle } from './generation-fixtures.ts';
 
+/**
+ * A comparison receipt of `routes` (as compareRoutes gives them) with wasm-1 as the baseline, on a software WebGPU
+ * adapter, for the ORT heavy fixture unless `overrides` says otherwise.
+ */
+function receiptOf(routes: ReturnType<typeof compareRoutes>, overrides: Partial<ComparisonReceipt> = {}): ComparisonReceipt {
+  const ids = routes.map((r) => r.id);
+  return {
+    schema: COMPARISON_RECEIPT_SCHEMA,
+    receipt_id: 'cmp-0123456789',
+    created_at: '2026-11-29T12:00:00.000Z',
+    evidence_state: 'DEVICE_RECEIPT',
+    app,
+    engine: { name: 'ort', version: '1.30.0' },
+    model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+    input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
+    candidate_rows: null,
+    schedule: { seed: 42, rounds: 3, order: interleavedSchedule(ids, 3, 42).map((s) => s.route_id) },
+    baseline_route_id: 'wasm-1',
+    tolerance: { max_abs_diff: 1e-4 },
+    routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
+    headline: comparisonHeadline(routes, 'wasm-1'),
+    capabilities,
+    previous_run_interrupted: null,
+    lifecycle,
+    outcome: { status: 'ok', reason: null },
+    ...overrides,
+  };
+}
+
 describe('interleaved schedule', () => {
   it('runs every route once per round, in a shuffled order fixed by the seed', () => {
     const slots = interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 6, 42);
@@ -122,26 +151,7 @@ describe('compareRoutes', () => {
   });
 
   it('builds a receipt that validates and whose invariants hold, and catches a ranked invalid route', () => {
-    const receipt: ComparisonReceipt = {
-      schema: COMPARISON_RECEIPT_SCHEMA,
-      receipt_id: 'cmp-0123456789',
-      created_at: '2026-11-29T12:00:00.000Z',
-      evidence_state: 'DEVICE_RECEIPT',
-      app,
-      engine: { name: 'ort', version: '1.30.0' },
-      model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
-      input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
-      candidate_rows: null,
-      schedule: { seed: 42, rounds: 3, order: interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu', 'wasm-4'], 3, 42).map((s) => s.route_id) },
-      baseline_route_id: 'wasm-1',
-      tolerance: { max_abs_diff: 1e-4 },
-      routes,
-      headline: comparisonHeadline(routes, 'wasm-1'),
-      capabilities,
-      previous_run_interrupted: null,
-      lifecycle,
-      outcome: { status: 'ok', reason: null },
-    };
+    const receipt = receiptOf(routes);
     expect(ComparisonReceipt.safeParse(receipt).success).toBe(true);
     expect(checkComparisonReceipt(receipt)).toEqual([]);
     const cheated = structuredClone(receipt);
@@ -160,26 +170,11 @@ describe('compareRoutes', () => {
   });
 
   it('records where its tolerance came from, and refuses a basis that does not fit the model', () => {
-    const receipt: ComparisonReceipt = {
-      schema: COMPARISON_RECEIPT_SCHEMA,
-      receipt_id: 'cmp-0123456789',
-      created_at: '2026-11-29T12:00:00.000Z',
-      evidence_state: 'DEVICE_RECEIPT',
-      app,
+    const receipt = receiptOf(routes, {
       engine: { name: 'transformers', version: '4.3.2' },
       model: { id: 'tfjs-tiny-xlmr-reranker', kind: 'fixture', task: 'rerank', dtype: 'q8', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
-      input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
-      candidate_rows: null,
-      schedule: { seed: 42, rounds: 3, order: interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu', 'wasm-4'], 3, 42).map((s) => s.route_id) },
-      baseline_route_id: 'wasm-1',
       tolerance: comparisonTolerance('rerank', 'q8', null),
-      routes,
-      headline: comparisonHeadline(routes, 'wasm-1'),
-      capabilities,
-      previous_run_interrupted: null,
-      lifecycle,
-      outcome: { status: 'ok', reason: null },
-    };
+    });
     expect(receipt.tolerance).toEqual({ max_abs_diff: 1e-3, basis: { source: 'default', score_kind: 'logits', reason: expect.stringContaining('re-quantized') } });
     expect(ComparisonReceipt.safeParse(receipt).success).toBe(true);
     expect(checkComparisonReceipt(receipt)).toEqual([]);
@@ -247,31 +242,6 @@ describe('runtime builds of the compared routes', () => {
 });
 
 describe('comparison verdicts in words', () => {
-  /** A receipt of `routes` (as compareRoutes gives them) with wasm-1 as the baseline, on a software WebGPU adapter. */
-  function receiptOf(routes: ReturnType<typeof compareRoutes>): ComparisonReceipt {
-    const ids = routes.map((r) => r.id);
-    return {
-      schema: COMPARISON_RECEIPT_SCHEMA,
-      receipt_id: 'cmp-0123456789',
-      created_at: '2026-11-29T12:00:00.000Z',
-      evidence_state: 'DEVICE_RECEIPT',
-      app,
-      engine: { name: 'ort', version: '1.30.0' },
-      model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
-      input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
-      candidate_rows: null,
-      schedule: { seed: 42, rounds: 3, order: interleavedSchedule(ids, 3, 42).map((s) => s.route_id) },
-      baseline_route_id: 'wasm-1',
-      tolerance: { max_abs_diff: 1e-4 },
-      routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
-      headline: comparisonHeadline(routes, 'wasm-1'),
-      capabilities,
-      previous_run_interrupted: null,
-      lifecycle,
-      outcome: { status: 'ok', reason: null },
-    };
-  }
-
   it('reports a comparison of identical routes as no clear difference: a tie, whatever the rank', () => {
     const routes = compareRoutes([measurement('wasm-1', {}), measurement('wasm-2', { threads_requested: 2, threads_effective: 2 })], 'wasm-1', 1e-4);
     const receipt = receiptOf(routes);
