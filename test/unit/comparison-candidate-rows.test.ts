@@ -6,11 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';
-import { agreement, checkComparisonReceipt, compareRoutes, COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt, type RouteMeasurement } from '../../src/core/comparison/comparison-receipt.ts';
+import { agreement, checkComparisonReceipt, compareRoutes, ComparisonReceipt, type RouteMeasurement } from '../../src/core/comparison/comparison-receipt.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { rerankQuery, scorePrompt } from '../../src/core/suite/scoring-text.ts';
 import { planSuite, type SuiteRow } from '../../src/core/suite/suite-plan.ts';
-import { app, capabilities, lifecycle } from './generation-fixtures.ts';
+import { comparisonReceiptOf } from './generation-fixtures.ts';
 
 const groups = [
   { id: '12', count: 3 },
@@ -128,34 +128,24 @@ describe('comparison receipt on candidate rows', () => {
     scores_sha256: 'a'.repeat(64),
     error: null,
   };
-  const receipt = (): ComparisonReceipt => ({
-    schema: COMPARISON_RECEIPT_SCHEMA,
-    receipt_id: 'cmp-rows-0123456789',
-    created_at: '2026-11-29T12:00:00.000Z',
-    evidence_state: 'DEVICE_RECEIPT',
-    app,
-    engine: { name: 'transformers', version: '4.3.2' },
-    model: { id: 'tfjs-tiny-reranker', kind: 'fixture', task: 'rerank', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
-    input: { id: 'ajimee-demo-24:first-2-rows', sha256: 'd'.repeat(64) },
-    candidate_rows: {
-      suite_id: 'ajimee-demo-24',
-      task: 'rerank',
-      text_template: 'drb.rerank-pair.v1',
-      items_sha256: 'e'.repeat(64),
-      candidates_sha256: 'f'.repeat(64),
-      rows: groups.map((g) => ({ id: g.id, candidates: g.count })),
-    },
-    schedule: { seed: 1, rounds: 2, order: interleavedSchedule(['wasm-1', 'webgpu'], 2, 1).map((s) => s.route_id) },
-    baseline_route_id: 'wasm-1',
-    tolerance: { max_abs_diff: 1e-4 },
-    routes: compareRoutes([measurement, { ...measurement, id: 'webgpu', requested_ep: 'webgpu', completed_ep: 'webgpu', scores: [0.1, 0.9, 0.5, 1, 2] }], 'wasm-1', 1e-4, groups),
-    // The webgpu route orders row 19 differently: invalid, so the headline has no entry for it.
-    headline: { baseline_route_id: 'wasm-1', routes: [] },
-    capabilities,
-    previous_run_interrupted: null,
-    lifecycle,
-    outcome: { status: 'ok', reason: null },
-  });
+  const receipt = (): ComparisonReceipt =>
+    comparisonReceiptOf(compareRoutes([measurement, { ...measurement, id: 'webgpu', requested_ep: 'webgpu', completed_ep: 'webgpu', scores: [0.1, 0.9, 0.5, 1, 2] }], 'wasm-1', 1e-4, groups), {
+      receipt_id: 'cmp-rows-0123456789',
+      engine: { name: 'transformers', version: '4.3.2' },
+      model: { id: 'tfjs-tiny-reranker', kind: 'fixture', task: 'rerank', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+      input: { id: 'ajimee-demo-24:first-2-rows', sha256: 'd'.repeat(64) },
+      candidate_rows: {
+        suite_id: 'ajimee-demo-24',
+        task: 'rerank',
+        text_template: 'drb.rerank-pair.v1',
+        items_sha256: 'e'.repeat(64),
+        candidates_sha256: 'f'.repeat(64),
+        rows: groups.map((g) => ({ id: g.id, candidates: g.count })),
+      },
+      schedule: { seed: 1, rounds: 2, order: interleavedSchedule(['wasm-1', 'webgpu'], 2, 1).map((s) => s.route_id) },
+      // The webgpu route orders row 19 differently: invalid, so the headline has no entry for it.
+      headline: { baseline_route_id: 'wasm-1', routes: [] },
+    });
 
   it('validates, and its invariants hold', () => {
     const r = receipt();

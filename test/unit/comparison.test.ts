@@ -4,7 +4,6 @@ import {
   checkComparisonReceipt,
   compareRoutes,
   comparisonHeadline,
-  COMPARISON_RECEIPT_SCHEMA,
   ComparisonReceipt,
   runtimeBuildNote,
   scoreOrder,
@@ -14,36 +13,7 @@ import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.t
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { comparisonVerdicts, standingText } from '../../src/core/comparison/comparison-verdict.ts';
 import { mulberry32 } from '../../src/core/mulberry32.ts';
-import { app, capabilities, lifecycle } from './generation-fixtures.ts';
-
-/**
- * A comparison receipt of `routes` (as compareRoutes gives them) with wasm-1 as the baseline, on a software WebGPU
- * adapter, for the ORT heavy fixture unless `overrides` says otherwise.
- */
-function receiptOf(routes: ReturnType<typeof compareRoutes>, overrides: Partial<ComparisonReceipt> = {}): ComparisonReceipt {
-  const ids = routes.map((r) => r.id);
-  return {
-    schema: COMPARISON_RECEIPT_SCHEMA,
-    receipt_id: 'cmp-0123456789',
-    created_at: '2026-11-29T12:00:00.000Z',
-    evidence_state: 'DEVICE_RECEIPT',
-    app,
-    engine: { name: 'ort', version: '1.30.0' },
-    model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
-    input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
-    candidate_rows: null,
-    schedule: { seed: 42, rounds: 3, order: interleavedSchedule(ids, 3, 42).map((s) => s.route_id) },
-    baseline_route_id: 'wasm-1',
-    tolerance: { max_abs_diff: 1e-4 },
-    routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
-    headline: comparisonHeadline(routes, 'wasm-1'),
-    capabilities,
-    previous_run_interrupted: null,
-    lifecycle,
-    outcome: { status: 'ok', reason: null },
-    ...overrides,
-  };
-}
+import { comparisonReceiptOf } from './generation-fixtures.ts';
 
 describe('interleaved schedule', () => {
   it('runs every route once per round, in a shuffled order fixed by the seed', () => {
@@ -151,7 +121,7 @@ describe('compareRoutes', () => {
   });
 
   it('builds a receipt that validates and whose invariants hold, and catches a ranked invalid route', () => {
-    const receipt = receiptOf(routes);
+    const receipt = comparisonReceiptOf(routes);
     expect(ComparisonReceipt.safeParse(receipt).success).toBe(true);
     expect(checkComparisonReceipt(receipt)).toEqual([]);
     const cheated = structuredClone(receipt);
@@ -170,7 +140,7 @@ describe('compareRoutes', () => {
   });
 
   it('records where its tolerance came from, and refuses a basis that does not fit the model', () => {
-    const receipt = receiptOf(routes, {
+    const receipt = comparisonReceiptOf(routes, {
       engine: { name: 'transformers', version: '4.3.2' },
       model: { id: 'tfjs-tiny-xlmr-reranker', kind: 'fixture', task: 'rerank', dtype: 'q8', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
       tolerance: comparisonTolerance('rerank', 'q8', null),
@@ -244,7 +214,7 @@ describe('runtime builds of the compared routes', () => {
 describe('comparison verdicts in words', () => {
   it('reports a comparison of identical routes as no clear difference: a tie, whatever the rank', () => {
     const routes = compareRoutes([measurement('wasm-1', {}), measurement('wasm-2', { threads_requested: 2, threads_effective: 2 })], 'wasm-1', 1e-4);
-    const receipt = receiptOf(routes);
+    const receipt = comparisonReceiptOf(routes);
     expect(checkComparisonReceipt(receipt)).toEqual([]);
     // Ranks still follow the medians (a stable sort: the baseline first), but the verdict is a tie.
     expect(routes.map((r) => r.rank)).toEqual([1, 2]);
@@ -268,7 +238,7 @@ describe('comparison verdicts in words', () => {
       'wasm-1',
       1e-4,
     );
-    const receipt = receiptOf(routes);
+    const receipt = comparisonReceiptOf(routes);
     expect(checkComparisonReceipt(receipt)).toEqual([]);
     const { lead, routes: verdicts } = comparisonVerdicts(receipt);
     // wasm-2: 6 / 10 with the interval enumerated in the headline test above. webgpu [30, 31, 33] against [10, 10, 12]:
@@ -289,7 +259,7 @@ describe('comparison verdicts in words', () => {
 
   it('says there is no verdict when the baseline is invalid', () => {
     const routes = compareRoutes([measurement('wasm-1', { error: { name: 'EngineError', message: 'out of memory' }, completed_ep: null }), measurement('wasm-2', {})], 'wasm-1', 1e-4);
-    const { lead } = comparisonVerdicts({ ...receiptOf(routes), outcome: { status: 'failed', reason: 'the baseline route wasm-1 is not valid' } });
+    const { lead } = comparisonVerdicts({ ...comparisonReceiptOf(routes), outcome: { status: 'failed', reason: 'the baseline route wasm-1 is not valid' } });
     expect(lead).toEqual(['No verdict: the baseline wasm-1 is not valid (route failed: out of memory), so nothing is compared with it']);
   });
 });

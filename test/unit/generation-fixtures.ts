@@ -5,6 +5,8 @@
 import type { GenerationReceipt, GenerationSample } from '../../src/core/generation/generation-receipt.ts';
 import { summarizeGeneration } from '../../src/core/generation/generation-receipt.ts';
 import type { Capabilities } from '../../src/core/receipt.ts';
+import { comparisonHeadline, COMPARISON_RECEIPT_SCHEMA, type ComparisonReceipt, type compareRoutes } from '../../src/core/comparison/comparison-receipt.ts';
+import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 
 /** A Chromium-like capability probe with a SwiftShader adapter. */
 export const capabilities: Capabilities = {
@@ -92,5 +94,34 @@ export function makeGenerationReceipt(): GenerationReceipt {
     lifecycle,
     errors: [],
     outcome: { status: 'ok', reason: null },
+  };
+}
+
+/**
+ * A comparison receipt of `routes` (as compareRoutes gives them) with wasm-1 as the baseline, on a software WebGPU
+ * adapter, for the ORT heavy fixture unless `overrides` says otherwise.
+ */
+export function comparisonReceiptOf(routes: ReturnType<typeof compareRoutes>, overrides: Partial<ComparisonReceipt> = {}): ComparisonReceipt {
+  const ids = routes.map((r) => r.id);
+  return {
+    schema: COMPARISON_RECEIPT_SCHEMA,
+    receipt_id: 'cmp-0123456789',
+    created_at: '2026-11-29T12:00:00.000Z',
+    evidence_state: 'DEVICE_RECEIPT',
+    app,
+    engine: { name: 'ort', version: '1.30.0' },
+    model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+    input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
+    candidate_rows: null,
+    schedule: { seed: 42, rounds: 3, order: interleavedSchedule(ids, 3, 42).map((s) => s.route_id) },
+    baseline_route_id: 'wasm-1',
+    tolerance: { max_abs_diff: 1e-4 },
+    routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
+    headline: comparisonHeadline(routes, 'wasm-1'),
+    capabilities,
+    previous_run_interrupted: null,
+    lifecycle,
+    outcome: { status: 'ok', reason: null },
+    ...overrides,
   };
 }
