@@ -1,16 +1,21 @@
 import { threeSignificant } from '../core/format-number.ts';
 import type { DeviceReceipt } from '../core/receipt.ts';
 
+/** Each bar: the timing's field, its label, its colour, and the stage a failed receipt names (`outcome.failed_stage`). */
 const STAGES = [
-  ['model_fetch_ms', 'fetch', '#4e79a7'],
-  ['runtime_fetch_ms', 'runtime fetch', '#76b7b2'],
-  ['session_create_ms', 'session', '#f28e2b'],
-  ['first_inference_ms', 'first inference', '#59a14f'],
+  ['model_fetch_ms', 'fetch', '#4e79a7', 'fetch'],
+  ['runtime_fetch_ms', 'runtime fetch', '#76b7b2', 'runtime_fetch'],
+  ['session_create_ms', 'session', '#f28e2b', 'session'],
+  ['first_inference_ms', 'first inference', '#59a14f', 'first_inference'],
 ] as const;
 
-/** A stage time for people (3 significant digits), or why there is none. */
-function stageText(ms: number | null): string {
-  return ms === null ? 'not reached' : `${threeSignificant(ms)} ms`;
+/**
+ * A stage time for people (3 significant digits), or why there is none: the stage the run failed at was reached and
+ * failed there (its time is not recorded), the stages after it were not reached.
+ */
+function stageText(ms: number | null, failedHere: boolean): string {
+  if (ms !== null) return `${threeSignificant(ms)} ms`;
+  return failedHere ? 'failed here' : 'not reached';
 }
 
 /**
@@ -20,6 +25,7 @@ function stageText(ms: number | null): string {
  */
 export function ColdTimeline(props: { receipt: DeviceReceipt }) {
   const t = props.receipt.timings;
+  const failedAt = props.receipt.outcome.failed_stage;
   const width = 480;
   const labelWidth = 110;
   const total = STAGES.reduce((sum, [key]) => sum + (t[key] ?? 0), 0);
@@ -27,11 +33,11 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
   let offset = 0;
   const height = STAGES.length * 22 + 8;
   // A stage's time is absent (not null) in receipts written before the runtime fetch was its own stage.
-  const summary = STAGES.map(([key, label]) => `${label} ${stageText(t[key] ?? null)}`).join(', ');
+  const summary = STAGES.map(([key, label, , stage]) => `${label} ${stageText(t[key] ?? null, stage === failedAt)}`).join(', ');
   return (
     <figure class="chart" data-testid="cold-timeline">
       <svg viewBox={`0 0 ${width} ${height}`} style={{ maxWidth: `${width}px` }} role="img" aria-label={`Cold run stages: ${summary}`}>
-        {STAGES.map(([key, label, color], i) => {
+        {STAGES.map(([key, label, color, stage], i) => {
           // Absent (not null) in receipts written before the runtime fetch was its own stage.
           const ms = t[key] ?? null;
           const x = labelWidth + offset * scale;
@@ -44,7 +50,7 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
               </text>
               <rect x={x} y={2} width={w} height={16} fill={color} />
               <text x={x + w + 4} y={14} font-size="12" fill="#1d1d1f">
-                {stageText(ms)}
+                {stageText(ms, stage === failedAt)}
               </text>
             </g>
           );
@@ -52,9 +58,9 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
       </svg>
       <figcaption>
         <ul class="chart-numbers" data-testid="cold-stages">
-          {STAGES.map(([key, label]) => (
+          {STAGES.map(([key, label, , stage]) => (
             <li key={key} data-stage={key}>
-              {label}: {stageText(t[key] ?? null)}
+              {label}: {stageText(t[key] ?? null, stage === failedAt)}
             </li>
           ))}
           <li data-stage="total_ms">total (with probe and page work): {threeSignificant(t.total_ms)} ms</li>

@@ -38,6 +38,9 @@ describe('webgpu without an adapter', () => {
     expect(await page.getByTestId('failure-reason').textContent()).toContain('no adapter was granted');
     // With what to do, in this panel's own controls (it has the "allow fallback to wasm" box).
     expect(await page.getByTestId('failure-advice').textContent()).toContain('tick "allow fallback to wasm"');
+    // The timeline says where it failed: the session stage was reached and failed, the first inference never came.
+    const stages = await page.getByTestId('cold-stages').locator('li').allTextContents();
+    expect(stages.filter((line) => !/^(fetch|runtime fetch): \d/.test(line))).toEqual(['session: failed here', 'first inference: not reached', expect.stringMatching(/^total \(with probe and page work\): \d/)]);
     await page.close();
   });
 
