@@ -30,7 +30,19 @@ export function appSection(build: PageBuild, pageUrl: string): AppInfo {
  * @param name the model's engine
  */
 export function unloadedEngine(name: EngineName): EngineInfo {
-  return { name, version: 'unknown' };
+  return { name, version: UNKNOWN_ENGINE_VERSION };
+}
+
+/** The version an `engine` section holds when the runtime never said (see `unloadedEngine`). */
+export const UNKNOWN_ENGINE_VERSION = 'unknown';
+
+/**
+ * An `engine` section for people: "transformers 4.3.2 (onnxruntime-web 1.30.0)", or "transformers (version unknown)"
+ * when the run failed before the runtime reported its version.
+ * @param engine the receipt's engine section
+ */
+export function engineLabel(engine: EngineInfo): string {
+  return engine.version === UNKNOWN_ENGINE_VERSION ? `${engine.name} (version unknown)` : `${engine.name} ${engine.version}`;
 }
 
 /**

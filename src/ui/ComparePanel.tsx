@@ -8,6 +8,7 @@
  * With `autorun=compare` the panel starts by itself and sets `drbState` and `window.drbArtifacts`
  * (`comparison-receipt`).
  */
+import { engineLabel } from '../core/receipt-envelope.ts';
 import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AutomationSettings } from '../core/automation.ts';
@@ -280,7 +281,7 @@ export function ComparePanel(props: {
       {receipt && (
         <ResultRegion resultKey={receipt.receipt_id} class={`receipt ${receipt.outcome.status}`} testId="comparison-receipt" outcome={receipt.outcome.status}>
           <h3>
-            {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.input.id} · {receipt.schedule.rounds} rounds ·{' '}
+            {engineLabel(receipt.engine)} · {receipt.model.id} · {receipt.input.id} · {receipt.schedule.rounds} rounds ·{' '}
             <strong data-testid="cmp-outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
             {invalidCount > 0 && (
               <span data-testid="cmp-invalid-count">

@@ -20,7 +20,7 @@ import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { copyJson, downloadJson, downloadReceipt } from '../page/download.ts';
-import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
+import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt-envelope.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -230,7 +230,7 @@ export function GenerationPanel(props: {
       {receipt && (
         <ResultRegion resultKey={receipt.receipt_id} class={`receipt ${receipt.outcome.status}`} testId="generation-receipt" outcome={receipt.outcome.status}>
           <h3>
-            {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · {receipt.route.completed_ep ?? `requested ${receipt.route.requested_ep}`} ·{' '}
+            {engineLabel(receipt.engine)} · {receipt.model.id} · {receipt.route.completed_ep ?? `requested ${receipt.route.requested_ep}`} ·{' '}
             <strong data-testid="gen-outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
           </h3>
           {receipt.outcome.reason && (

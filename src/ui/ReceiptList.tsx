@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
+import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt-envelope.ts';
 import type { DeviceReceipt } from '../core/receipt.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { pageSession } from '../page/session.ts';
@@ -19,7 +19,7 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
   return (
     <li ref={ref} tabIndex={-1} class={`receipt ${receipt.outcome.status}`} data-testid="receipt" data-kind={receipt.run.kind} data-outcome={receipt.outcome.status}>
       <h3>
-        {receipt.run.kind} · {receipt.engine.name} {receipt.engine.version} · {receipt.model.id} · requested {route.requested_ep}
+        {receipt.run.kind} · {engineLabel(receipt.engine)} · {receipt.model.id} · requested {route.requested_ep}
         {route.completed_ep ? `, ran on ${route.completed_ep}` : ''}
         {route.threads_effective !== null ? ` (${route.threads_effective} thread${route.threads_effective === 1 ? '' : 's'})` : ''} ·{' '}
         <strong data-testid="outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>

@@ -65,11 +65,15 @@ describe('webgpu without an adapter', () => {
     const { page, state } = await openAndWait(env, `?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', dtype: 'q4', ep: 'webgpu', allowFallback: true })}`);
     const [receipt] = await pageReceipts(page);
     const failureReason = await page.getByTestId('failure-reason').textContent();
+    // The session never loaded, so the runtime never said its version: the header says so in words.
+    const header = await page.getByTestId('receipt').locator('h3').textContent();
     const advice = await page.getByTestId('failure-advice').textContent();
     await page.close();
     expect(state).toBe('failed');
     expect(receiptProblems(receipt)).toEqual([]);
     expect(receipt.runtime?.build).toBe('jspi');
+    expect(receipt.engine).toEqual({ name: 'transformers', version: 'unknown' });
+    expect(header).toMatch(/^cold · transformers \(version unknown\) · tfjs-tiny-lfm2 · requested webgpu · ✗ failed$/);
     expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-lfm2', dtype: 'q4', integrity: 'verified' });
     expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, allow_fallback: true });
     expect(receipt.route.attempts.map((a) => [a.ep, a.outcome])).toEqual([

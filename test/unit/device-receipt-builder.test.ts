@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCatalog } from '../../src/core/catalog.ts';
 import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type DeviceRunEnd } from '../../src/core/device-receipt-builder.ts';
-import { artifactFileName, receiptNameParts } from '../../src/core/receipt-envelope.ts';
+import { artifactFileName, engineLabel, receiptNameParts, unloadedEngine } from '../../src/core/receipt-envelope.ts';
 import type { Capabilities, DeviceReceipt } from '../../src/core/receipt.ts';
 
 const catalog = parseCatalog(JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
@@ -107,6 +107,13 @@ describe('finishDeviceReceipt', () => {
     const { receipt, problems } = finish(d);
     expect(receipt.output).toBeNull();
     expect(problems).toEqual([]);
+  });
+});
+
+describe('engineLabel', () => {
+  it('names the engine with its version, or says the version is unknown when the runtime never reported it', () => {
+    expect(engineLabel({ name: 'transformers', version: '4.3.2 (onnxruntime-web 1.30.0)' })).toBe('transformers 4.3.2 (onnxruntime-web 1.30.0)');
+    expect(engineLabel(unloadedEngine('transformers'))).toBe('transformers (version unknown)');
   });
 });
 
