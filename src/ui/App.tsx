@@ -10,8 +10,7 @@ import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus, Stage } from '../core/receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { pageRuns } from '../page/run-gate.ts';
-import { refusedLine, RunAnnouncer, usePageRun } from './page-runs.tsx';
+import { RunAnnouncer, runAsPageRun, usePageRun } from './page-runs.tsx';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
@@ -117,35 +116,23 @@ export function App(props: { catalog: ModelCatalog }) {
   };
 
   const runSequence = async (kinds: readonly string[]) => {
-    // One run at a time, page-wide: a second run would share the device's cores with this one.
-    const claim = pageRuns.claim(kinds.length === 1 ? `${kinds[0]} run` : `${kinds.join(' + ')} runs`);
-    if (claim === null) {
-      setRunErrors([refusedLine(pageRuns.owner)]);
-      return;
-    }
-    setBusy(true);
-    setRunErrors([]);
-    setDrbState('running');
-    const abort = new AbortController();
-    setCancel(abort);
-    await journalLoaded;
-    let ok = true;
-    try {
+    // A refused sequence (another run holds the page) leaves the page's state as it was.
+    let started = false;
+    const ok = await runAsPageRun(kinds.length === 1 ? `${kinds[0]} run` : `${kinds.join(' + ')} runs`, { setBusy, setCancel, setError: (line) => setRunErrors([line]) }, async (signal) => {
+      started = true;
+      setRunErrors([]);
+      setDrbState('running');
+      await journalLoaded;
+      let allOk = true;
       for (const kind of kinds) {
         // A cancelled sequence starts nothing more: the cancelled run's receipt says so.
-        if (abort.signal.aborted) break;
-        const receipt = await runOne(kind as 'cold' | 'warm', abort.signal);
-        if (!receipt || receipt.outcome.status !== 'ok') ok = false;
+        if (signal.aborted) break;
+        const receipt = await runOne(kind as 'cold' | 'warm', signal);
+        if (!receipt || receipt.outcome.status !== 'ok') allOk = false;
       }
-    } catch (error) {
-      ok = false;
-      setRunErrors([error instanceof Error ? error.message : String(error)]);
-    } finally {
-      claim.release();
-    }
-    setDrbState(ok ? 'done' : 'failed');
-    setCancel(null);
-    setBusy(false);
+      return allOk;
+    });
+    if (started) setDrbState(ok ? 'done' : 'failed');
   };
 
   useEffect(() => {
