@@ -1,8 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Two projects: pure logic and CLI tests in Node, and end-to-end tests that drive a real browser.
-// The e2e project runs its files one at a time: each file starts a browser. `npm test` (scripts/test.mjs) runs the
-// unit project and two e2e lanes side by side.
+// The e2e project runs its files one at a time, each with a server of its own, in browsers the files of a worker share
+// (test/e2e/page-harness.ts). `npm test` (scripts/test.mjs) runs the unit project and two e2e lanes side by side.
 export default defineConfig({
   test: {
     projects: [
@@ -28,8 +28,9 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/e2e/global-setup.ts'],
           fileParallelism: false,
-          // As for the unit files: playwright-core and the harness load once per lane, not once per file (each file
-          // still launches its own browser and server). Measured: 5 against 14 CPU seconds of vitest for six small files.
+          // As for the unit files: playwright-core and the harness load once per lane, not once per file. Measured: 5
+          // against 14 CPU seconds of vitest for six small files. It is also what lets the files of a lane share their
+          // Chromium (launchTestChromium, test/e2e/page-harness.ts): one worker runs them all, one after another.
           isolate: false,
           testTimeout: 180_000,
           hookTimeout: 180_000,

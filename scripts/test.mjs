@@ -7,7 +7,8 @@
  *               no two of them race for a display), and a share of the Chromium-only files
  *   lane e2e-b: every other e2e file (a new one lands here by default)
  *
- * Within an e2e lane the files run one at a time (each starts a browser); the page is built once, before the e2e
+ * Within an e2e lane the files run one at a time, in one vitest worker whose Chromium they share (one browser per set
+ * of flags, test/e2e/page-harness.ts; the WebKitGTK files start theirs per page); the page is built once, before the e2e
  * lanes start, and handed to them (DRB_E2E_DIST, read by test/e2e/global-setup.ts), with one folder for the static
  * server's compressed copies of its files (DRB_ENCODED_CACHE_DIR, src/node/static-server.ts). Vitest alone runs every
  * project's files through one pool whose size on a 2-core machine is 1, so all files used to take turns, although

@@ -1,9 +1,10 @@
 /**
- * Helpers for page e2e tests: serve the build from global-setup on port 0, open the page in a fresh headless
- * Chromium, wait for the automation contract's done/failed signal, and check receipts by schema + invariants.
+ * Helpers for page e2e tests: serve the build from global-setup on port 0, open the page in the e2e worker's headless
+ * Chromium (shared by the worker's files, each as in a fresh profile: `launchTestChromium`), wait for the automation
+ * contract's done/failed signal, and check receipts by schema + invariants.
  */
 import { expect, inject } from 'vitest';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
 import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
@@ -27,11 +28,98 @@ import { startStaticServer, type StaticServer } from '../../src/node/static-serv
 export const E2E_CHROMIUM_ARGS: readonly string[] = ['--js-flags=--wasm-tiering-budget=180000000'];
 
 /**
- * Launches the e2e Chromium: a fresh profile, the flags of src/node/chromium.ts and E2E_CHROMIUM_ARGS.
+ * The e2e browsers of this vitest worker: one per set of flags (with and without WebGPU), launched on first use with
+ * a profile of its own and shared by every file the worker runs (the e2e project runs its files one at a time in
+ * one worker per lane: `isolate: false`, `fileParallelism: false`). A launch costs about 5 CPU seconds of this 2-core
+ * machine (the browser, GPU, network and storage processes, the omnibox's WebUI renderer, and their shutdown), and the
+ * files made some 30 (docs/performance.md: twelve small files took 121 and 127 CPU s against 197). They are closed, and their profiles removed, when vitest stops the worker: vitest
+ * awaits its worker's cleanup listeners before it ends the process (half a second after asking, it kills it).
+ */
+const sharedBrowsers = new Map<boolean, Promise<LaunchedChromium>>();
+
+/** Vitest's own hook for "the worker is about to stop"; undefined where this vitest has none. */
+function workerCleanupHook(): ((listener: () => unknown) => void) | undefined {
+  const state = (globalThis as { __vitest_worker__?: { onCleanup?: (listener: () => unknown) => void } }).__vitest_worker__;
+  return typeof state?.onCleanup === 'function' ? state.onCleanup.bind(state) : undefined;
+}
+
+let cleanupRegistered = false;
+
+/**
+ * The worker's browser for these flags, launched if it has none (or its browser died); null where the worker cannot
+ * close a shared browser when it stops (then each file launches its own).
+ * @param webgpu with `--enable-unsafe-webgpu`
+ */
+function sharedBrowser(webgpu: boolean): Promise<LaunchedChromium> | null {
+  const onCleanup = workerCleanupHook();
+  if (onCleanup === undefined) return null;
+  if (!cleanupRegistered) {
+    cleanupRegistered = true;
+    onCleanup(async () => {
+      const open = [...sharedBrowsers.values()];
+      sharedBrowsers.clear();
+      await Promise.all(open.map((launched) => launched.then((browser) => browser.close(), () => undefined)));
+    });
+  }
+  let launched = sharedBrowsers.get(webgpu);
+  if (launched === undefined) {
+    const attempt = launchChromium({ webgpu, extraArgs: [...E2E_CHROMIUM_ARGS] });
+    launched = attempt;
+    sharedBrowsers.set(webgpu, attempt);
+    const forget = () => {
+      if (sharedBrowsers.get(webgpu) === attempt) sharedBrowsers.delete(webgpu);
+    };
+    // A browser that died is launched again by the next file, not handed out dead (and its profile is removed).
+    void attempt.then((browser) => browser.context.once('close', () => {
+      forget();
+      void browser.close();
+    }), forget);
+  }
+  return launched;
+}
+
+/**
+ * The e2e Chromium (the flags of src/node/chromium.ts and E2E_CHROMIUM_ARGS) for one test file: the worker's shared
+ * browser for these flags. What the file leaves is gone when it calls `close()`: the pages it opened are closed, and
+ * every origin its pages navigated to loses its storage (IndexedDB, local storage, caches, service workers,
+ * cookies), and the HTTP cache is cleared, so the next file starts as in a fresh profile. Files serve the build from
+ * a server of their own on a port of its own, so no two files share an origin while they run.
  * @param options.webgpu add `--enable-unsafe-webgpu` (SwiftShader adapter on a CPU-only machine)
  */
-export function launchTestChromium(options: { webgpu?: boolean } = {}): Promise<LaunchedChromium> {
-  return launchChromium({ webgpu: options.webgpu, extraArgs: [...E2E_CHROMIUM_ARGS] });
+export async function launchTestChromium(options: { webgpu?: boolean } = {}): Promise<LaunchedChromium> {
+  const shared = sharedBrowser(options.webgpu ?? false);
+  if (shared === null) return launchChromium({ webgpu: options.webgpu, extraArgs: [...E2E_CHROMIUM_ARGS] });
+  const browser = await shared;
+  const { context } = browser;
+  const before = new Set(context.pages());
+  const origins = new Set<string>();
+  const onRequest = (request: Request) => {
+    const url = new URL(request.url());
+    if (request.isNavigationRequest() && (url.protocol === 'http:' || url.protocol === 'https:')) origins.add(url.origin);
+  };
+  context.on('request', onRequest);
+  let closed: Promise<void> | null = null;
+  return {
+    context,
+    close: () =>
+      (closed ??= (async () => {
+        context.off('request', onRequest);
+        if (sharedBrowsers.get(options.webgpu ?? false) !== shared) return;
+        for (const page of context.pages()) if (!before.has(page)) await page.close().catch(() => undefined);
+        // Any page's DevTools session reaches the profile's storage and cache: the blank page the browser opened with
+        // (no file uses it), or a new one.
+        const spare = context.pages().find((page) => page.url() === 'about:blank');
+        const page = spare ?? (await context.newPage());
+        try {
+          const cdp = await context.newCDPSession(page);
+          for (const origin of origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+          await cdp.send('Network.clearBrowserCache');
+          await cdp.detach();
+        } finally {
+          if (spare === undefined) await page.close();
+        }
+      })()),
+  };
 }
 
 /** A served build plus a browser; `close()` stops both. */

@@ -2,6 +2,7 @@
  * Privacy and the automation contract's error path: a secret planted in the page URL's query and fragment never
  * appears in any receipt; the page requests nothing outside its origin; bad parameters give a clear on-page error.
  */
+import type { ConsoleMessage, Request, WebError } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAndWait, pageQuery, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
@@ -16,15 +17,22 @@ afterAll(async () => {
 describe('privacy', () => {
   it('never puts the URL query or fragment into a receipt, and requests only its own origin', async () => {
     const requested: string[] = [];
-    env.browser.context.on('request', (request) => requested.push(request.url()));
+    const onRequest = (request: Request) => requested.push(request.url());
     const problems: string[] = [];
-    env.browser.context.on('console', (message) => {
+    const onConsole = (message: ConsoleMessage) => {
       if (message.type() === 'error') problems.push(message.text());
-    });
-    env.browser.context.on('weberror', (error) => problems.push(error.error().message));
+    };
+    const onWebError = (error: WebError) => problems.push(error.error().message);
+    // Context-level: requests and errors of the page's workers are reported there too.
+    env.browser.context.on('request', onRequest);
+    env.browser.context.on('console', onConsole);
+    env.browser.context.on('weberror', onWebError);
     const { page, state } = await openAndWait(env, `${pageQuery({ autorun: ['cold', 'warm'], warmRuns: 3 })}&token=SECRET-QUERY-7f3a&note=hello#SECRET-FRAGMENT-9c1d`);
     const receipts = await pageReceipts(page);
     await page.close();
+    env.browser.context.off('request', onRequest);
+    env.browser.context.off('console', onConsole);
+    env.browser.context.off('weberror', onWebError);
     // The strict CSP refuses nothing the page needs, and nothing else fails: no console errors at all.
     expect(problems).toEqual([]);
     expect(state).toBe('done');
