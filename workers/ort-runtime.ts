@@ -10,8 +10,10 @@
  *   own origin (the `?url` imports below are the only variants the build emits). The page starts a fresh worker for
  *   every load, so one worker never needs two.
  * - Its own stage: `runtime_fetch` imports the `.mjs` (the runtime's own import of the same URL then finds it in the
- *   module map) and reads the `.wasm` with progress, hashes it and hands the bytes to the runtime
- *   (`env.wasm.wasmBinary`), so the `session` stage compiles and instantiates only, with no download inside it.
+ *   module map) and reads the `.wasm` with progress (into one buffer as it arrives where its length is declared:
+ *   `ByteCollector`), hashes it and hands the bytes to the runtime (`env.wasm.wasmBinary`, as an ArrayBuffer so the
+ *   runtime wraps them instead of copying them), so the `session` stage compiles and instantiates only, with no
+ *   download inside it.
  * - The receipt's `runtime`: the build, and each file with its bytes, the `.wasm`'s SHA-256 and where the bytes
  *   came from (the one cache-state design, see workers/cache-evidence.ts).
  */
@@ -23,6 +25,7 @@ import jspiWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.wasm?url';
 import jspiMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.mjs?url';
 import type { ExecutionProvider, RuntimeBuild, RuntimeInfo } from '../src/core/receipt.ts';
 import { redactUrl } from '../src/core/redact.ts';
+import { ByteCollector } from '../src/core/byte-collector.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
 import type { EngineHooks } from '../src/worker-api/protocol.ts';
 import { runtimeFileFacts, runtimeUrlsFor } from './cache-evidence.ts';
@@ -59,8 +62,12 @@ export interface FetchedRuntime {
   build: RuntimeBuild;
   /** For `env.wasm.wasmPaths` (the `.mjs` is already in the module map; the `.wasm` URL is only a name then). */
   paths: { mjs: string; wasm: string };
-  /** For `env.wasm.wasmBinary`: the `.wasm` bytes the receipt's SHA-256 is of. */
-  wasmBinary: Uint8Array;
+  /**
+   * For `env.wasm.wasmBinary`: the `.wasm` bytes the receipt's SHA-256 is of, as an ArrayBuffer of exactly their
+   * length. The runtime's Emscripten glue wraps what it is given in `new Uint8Array(...)`: a view of an ArrayBuffer,
+   * but a full copy of a Uint8Array (14 to 27 MB more, on a phone too).
+   */
+  wasmBinary: ArrayBuffer;
   /** The receipt's `runtime` section. */
   info: RuntimeInfo;
   /** The `runtime_fetch` stage's duration (both files, hashing included). */
@@ -90,27 +97,21 @@ export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hook
   // no total from it then (a cross-origin host may hide Content-Encoding; progress never passes its total below).
   const headerLength = (response.headers.get('content-encoding') ?? 'identity') === 'identity' ? Number(response.headers.get('content-length')) : Number.NaN;
   const bytesTotal = Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null;
-  const chunks: Uint8Array[] = [];
-  let bytesDone = 0;
+  const bytes = new ByteCollector(bytesTotal);
   let lastReport = 0;
   const reader = response.body!.getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    chunks.push(value);
-    bytesDone += value.byteLength;
+    bytes.push(value);
     const now = performance.now();
     if (now - lastReport >= PROGRESS_INTERVAL_MS) {
       lastReport = now;
-      hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
+      hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone: bytes.length, bytesTotal: bytesTotal !== null && bytes.length > bytesTotal ? null : bytesTotal });
     }
   }
-  const wasmBinary = new Uint8Array(bytesDone);
-  let offset = 0;
-  for (const chunk of chunks) {
-    wasmBinary.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const wasmBinary = bytes.finish();
+  const bytesDone = wasmBinary.byteLength;
   hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
   const sha256 = await sha256Hex(wasmBinary);
   const fetchMs = performance.now() - started;
