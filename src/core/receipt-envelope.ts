@@ -41,7 +41,7 @@ export const UNKNOWN_ENGINE_VERSION = 'unknown';
  * when the run failed before the runtime reported its version.
  * @param engine the receipt's engine section
  */
-export function engineLabel(engine: EngineInfo): string {
+export function engineLabel(engine: { name: string; version: EngineInfo['version'] }): string {
   return engine.version === UNKNOWN_ENGINE_VERSION ? `${engine.name} (version unknown)` : `${engine.name} ${engine.version}`;
 }
 

@@ -373,3 +373,15 @@ describe('drb receipts summarize', () => {
     expect(readFileSync(join(foreign, 'summary.json'), 'utf8')).toBe('{"mine": true}');
   });
 });
+
+describe('the engine line of a target', () => {
+  it('names the engine with its version, or says the version is unknown when the runtime never reported it', async () => {
+    const known = buildReceipt({ kind: 'cold' });
+    const unknown = buildReceipt({ kind: 'cold', commit: 'c'.repeat(40) });
+    unknown.engine = { ...unknown.engine, version: 'unknown' };
+    const md = renderSummaryMarkdown(await summarizeAll([known, unknown]));
+    expect(md).toContain(`; engine ${known.engine.name} ${known.engine.version}`);
+    expect(md).toContain(`; engine ${unknown.engine.name} (version unknown)`);
+    expect(md).not.toContain(`${unknown.engine.name} unknown`);
+  });
+});

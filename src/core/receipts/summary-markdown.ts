@@ -4,6 +4,7 @@
  * the summary JSON alone, so `drb receipts review` can re-render it after storing a review.
  */
 import { threeSignificant } from '../format-number.ts';
+import { engineLabel } from '../receipt-envelope.ts';
 import type { ConfidenceInterval, RatioVerdict } from '../intervals.ts';
 import { mdText } from '../markdown-escape.ts';
 import type { ProfileVerdict } from './profiles.ts';
@@ -87,7 +88,7 @@ function targetSection(t: TargetSummary): string[] {
       `${id.device.hardware_concurrency ?? '?'} logical cores, device memory ${id.device.device_memory_gb ?? 'not exposed'}, ` +
       `WebGPU adapter ${adapter ? `${cell(adapter.vendor)}/${cell(adapter.architecture)}${adapter.device ? `/${cell(adapter.device)}` : ''}` : 'none'}`,
   );
-  lines.push(`- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(id.engine.name)} ${cell(id.engine.version)}`);
+  lines.push(`- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(engineLabel(id.engine))}`);
   lines.push(
     `- Model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')}), files ${cells(id.model.file_sha256.map((h) => h.slice(0, 12))) || 'none loaded'}; ` +
       `input ${cell(id.input.id)}`,
@@ -169,7 +170,7 @@ function generationSection(g: GenerationTargetSummary): string[] {
   for (const reason of g.evidence.not_higher_because) lines.push(`  - not higher: ${cell(reason)}`);
   lines.push(`- Device: ${cell(id.device.user_agent)}`);
   lines.push(
-    `- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(id.engine.name)} ${cell(id.engine.version)}; ` +
+    `- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(engineLabel(id.engine))}; ` +
       `model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')})`,
   );
   lines.push(`- Prompts ${cell(id.input.id)}; route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}`);
