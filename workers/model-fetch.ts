@@ -5,6 +5,7 @@
  */
 import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/catalog.ts';
 import { redactUrl } from '../src/core/redact.ts';
+import { ByteCollector, declaredBodyLength } from '../src/core/byte-collector.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
 import type { ModelFile, RuntimeInfo } from '../src/core/receipt.ts';
 import type { EngineHooks, FetchedFacts, UserSuppliedFile } from '../src/worker-api/protocol.ts';
@@ -88,34 +89,29 @@ export async function fetchModelFiles(
       );
     }
     if (!response.ok) throw new Error(`model file ${shownUrl} answered HTTP ${response.status}`);
-    // An encoded response's Content-Length counts the encoded bytes (gzip, br) while the reader yields decoded ones:
-    // no total from it then (a cross-origin host may hide Content-Encoding; progress never passes its total below).
-    const headerLength = (response.headers.get('content-encoding') ?? 'identity') === 'identity' ? Number(response.headers.get('content-length')) : Number.NaN;
-    const expected = file.bytes ?? (Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null);
+    // The pinned size where the catalog has one (written straight into a buffer of that size as the bytes arrive;
+    // a server that sends another size costs a copy, and the pin check below names it), else the declared one.
+    const expected = file.bytes ?? declaredBodyLength(response.headers.get('content-encoding'), response.headers.get('content-length'));
     const bytesTotal = knownTotal ?? (model.files.length === 1 ? expected : null);
-    const chunks: Uint8Array[] = [];
-    let fileBytes = 0;
+    const collector = new ByteCollector(expected);
+    // Progress never passes its total: past it, the total is unknown.
+    const report = () => hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
     const reader = response.body!.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      chunks.push(value);
-      fileBytes += value.byteLength;
+      collector.push(value);
       bytesDone += value.byteLength;
       const now = performance.now();
       if (now - lastReport >= PROGRESS_INTERVAL_MS) {
         lastReport = now;
-        hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
+        report();
       }
     }
+    report();
     // One contiguous buffer: runtimes want a single Uint8Array, and hashing it once is cheaper than per chunk.
-    const bytes = new Uint8Array(fileBytes);
-    let offset = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
+    const bytes = new Uint8Array(collector.finish());
+    const fileBytes = bytes.byteLength;
     const sha256 = await sha256Hex(bytes);
     checkPins(file, fileBytes, sha256);
     buffers.push(bytes);

@@ -25,7 +25,7 @@ import jspiWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.wasm?url';
 import jspiMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.mjs?url';
 import type { ExecutionProvider, RuntimeBuild, RuntimeInfo } from '../src/core/receipt.ts';
 import { redactUrl } from '../src/core/redact.ts';
-import { ByteCollector } from '../src/core/byte-collector.ts';
+import { ByteCollector, declaredBodyLength } from '../src/core/byte-collector.ts';
 import { sha256Hex } from '../src/core/sha256.ts';
 import type { EngineHooks } from '../src/worker-api/protocol.ts';
 import { runtimeFileFacts, runtimeUrlsFor } from './cache-evidence.ts';
@@ -93,11 +93,10 @@ export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hook
   await import(/* @vite-ignore */ urls.mjs);
   const response = await fetch(urls.wasm, { credentials: 'same-origin' });
   if (!response.ok) throw new Error(`runtime file ${redactUrl(urls.wasm)} answered HTTP ${response.status}`);
-  // An encoded response's Content-Length counts the encoded bytes (gzip, br) while the reader yields decoded ones:
-  // no total from it then (a cross-origin host may hide Content-Encoding; progress never passes its total below).
-  const headerLength = (response.headers.get('content-encoding') ?? 'identity') === 'identity' ? Number(response.headers.get('content-length')) : Number.NaN;
-  const bytesTotal = Number.isFinite(headerLength) && headerLength > 0 ? headerLength : null;
+  const bytesTotal = declaredBodyLength(response.headers.get('content-encoding'), response.headers.get('content-length'));
   const bytes = new ByteCollector(bytesTotal);
+  // Progress never passes its total: past it, the total is unknown.
+  const report = () => hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone: bytes.length, bytesTotal: bytesTotal !== null && bytes.length > bytesTotal ? null : bytesTotal });
   let lastReport = 0;
   const reader = response.body!.getReader();
   for (;;) {
@@ -107,12 +106,11 @@ export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hook
     const now = performance.now();
     if (now - lastReport >= PROGRESS_INTERVAL_MS) {
       lastReport = now;
-      hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone: bytes.length, bytesTotal: bytesTotal !== null && bytes.length > bytesTotal ? null : bytesTotal });
+      report();
     }
   }
+  report();
   const wasmBinary = bytes.finish();
-  const bytesDone = wasmBinary.byteLength;
-  hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
   const sha256 = await sha256Hex(wasmBinary);
   const fetchMs = performance.now() - started;
   hooks.onStage?.('runtime_fetch', 'end');

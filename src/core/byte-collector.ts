@@ -8,6 +8,19 @@
  * Pure: no browser or Node globals (used by the worker's runtime fetch, tested in Node).
  */
 
+/**
+ * The decoded body length a response declares: its Content-Length where the body is not encoded, else null. An
+ * encoded response's Content-Length counts the encoded bytes (gzip, br) while a stream reader yields decoded ones;
+ * a cross-origin host may hide Content-Encoding, so a caller never lets progress pass this total either.
+ * @param contentEncoding the Content-Encoding header (null when absent)
+ * @param contentLength the Content-Length header (null when absent)
+ */
+export function declaredBodyLength(contentEncoding: string | null, contentLength: string | null): number | null {
+  if ((contentEncoding ?? 'identity') !== 'identity') return null;
+  const length = Number(contentLength);
+  return Number.isFinite(length) && length > 0 ? length : null;
+}
+
 /** Declared lengths above this are not believed for preallocation (a hostile or broken header must not make the
  * collector reserve memory the download never fills); the bytes are still collected as they come. */
 export const MAX_PREALLOCATED_BYTES = 512 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteCollector, MAX_PREALLOCATED_BYTES } from '../../src/core/byte-collector.ts';
+import { ByteCollector, declaredBodyLength, MAX_PREALLOCATED_BYTES } from '../../src/core/byte-collector.ts';
 
 /** `n` bytes counting up from `start` (mod 256). */
 const bytes = (n: number, start = 0) => Uint8Array.from({ length: n }, (_, i) => (start + i) % 256);
@@ -87,5 +87,18 @@ describe('ByteCollector', () => {
     collector.finish();
     expect(() => collector.push(bytes(1))).toThrow(/push after finish/);
     expect(() => collector.finish()).toThrow(/finish called twice/);
+  });
+});
+
+describe('declaredBodyLength', () => {
+  it('is the Content-Length of a body that is not encoded', () => {
+    expect(declaredBodyLength(null, '14239897')).toBe(14_239_897);
+    expect(declaredBodyLength('identity', '10')).toBe(10);
+  });
+
+  it('is unknown for an encoded body (its Content-Length counts the encoded bytes), or without a usable length', () => {
+    expect(declaredBodyLength('br', '4000000')).toBeNull();
+    expect(declaredBodyLength('gzip', '10')).toBeNull();
+    for (const length of [null, '', '0', '-5', 'ten', 'Infinity']) expect(declaredBodyLength(null, length), String(length)).toBeNull();
   });
 });
