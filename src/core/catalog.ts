@@ -172,6 +172,22 @@ export function findModel(catalog: ModelCatalog, id: string): CatalogModel | und
 }
 
 /**
+ * The model a run panel starts with, of the `models` it offers. A model named in the URL is used as given when the
+ * panel runs on load (a model of the wrong kind then fails clearly, never swapped silently) or when the panel offers
+ * it; a URL model meant for another panel (an ORT fixture for cold and warm runs, say) does not blank this one, which
+ * then starts with its own default: the first model `preferred` picks, else its first.
+ * @param models the models the panel offers, in catalog order
+ * @param urlModel the URL's `model` (null when absent)
+ * @param autorun whether the panel runs on load
+ * @param preferred the panel's default model
+ * @returns a model id ('' when the panel offers none and the URL names none)
+ */
+export function initialPanelModel(models: readonly CatalogModel[], urlModel: string | null, autorun: boolean, preferred: (model: CatalogModel) => boolean): string {
+  if (urlModel !== null && (autorun || models.some((m) => m.id === urlModel))) return urlModel;
+  return models.find(preferred)?.id ?? models[0]?.id ?? '';
+}
+
+/**
  * Absolute URL of one of a model's files.
  * @param model the catalog entry
  * @param file one of `model.files`

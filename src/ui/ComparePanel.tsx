@@ -11,8 +11,7 @@
 import { engineLabel } from '../core/receipt-envelope.ts';
 import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { AutomationSettings } from '../core/automation.ts';
-import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import { initialPanelModel, type CatalogModel } from '../core/catalog.ts';
 import { runtimeBuildNote, type ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
@@ -24,7 +23,6 @@ import { ComparisonController, type ComparisonInput } from '../page/comparison-c
 import { loadShippedSuite } from '../page/suite-controller.ts';
 import { copyJson, downloadReceipt } from '../page/download.ts';
 import { livePageFacts } from '../page/page-facts.ts';
-import type { ControllerJournal } from '../page/run-journal.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 import { comparisonVerdicts, SOFTWARE_ADAPTER_MARK, standingText, type RouteVerdict } from '../core/comparison/comparison-verdict.ts';
@@ -32,7 +30,7 @@ import { threeSignificant } from '../core/format-number.ts';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
-import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun, type RunPanelProps } from './page-runs.tsx';
 
 /** A number for people: 3 significant digits, or a dash when there is none. */
 function fmt(value: number | null | undefined): string {
@@ -123,28 +121,15 @@ function CompareTable(props: { receipt: ComparisonReceipt; verdicts: RouteVerdic
 }
 
 /**
- * The comparison panel.
- * @param props.catalog the bundled catalog (models with a fixed input, rerankers and candidate scorers are offered)
- * @param props.automation parsed URL settings (engine, model, routes, baseline, rounds, seed, tolerance, suite, rows,
- *   dtype, stage timeouts)
- * @param props.autorun whether this panel should start a comparison on mount
- * @param props.journal the page's run journal (the comparison's stages are journaled; its receipt records a pending interruption)
+ * The comparison panel: models with a fixed input, rerankers and candidate scorers; the URL's engine, model, routes,
+ * baseline, rounds, seed, tolerance, suite, rows, dtype and stage timeouts.
  */
-export function ComparePanel(props: {
-  catalog: ModelCatalog;
-  automation: Readonly<AutomationSettings>;
-  /** The URL's bad parameters: while any is there, the panel runs nothing. */
-  paramErrors?: readonly string[];
-  autorun: boolean;
-  journal?: ControllerJournal;
-}) {
+export function ComparePanel(props: RunPanelProps) {
   const paramErrors = props.paramErrors ?? [];
   const { catalog, automation: a } = props;
   const models: CatalogModel[] = catalog.models.filter((m) => canRun(m, 'compare'));
   // The heavier fixture is the natural default: thread counts make a difference on it.
-  // A URL model meant for another panel does not blank this one; with autorun=compare it is used as given.
-  const urlModel = props.autorun || models.some((m) => m.id === a.model) ? a.model : null;
-  const initialModel = urlModel ?? models.find((m) => m.id === 'ort-heavy-xenc')?.id ?? models[0]?.id ?? '';
+  const initialModel = initialPanelModel(models, a.model, props.autorun, (m) => m.id === 'ort-heavy-xenc');
   const [modelId, setModelId] = useState(initialModel);
   const [routesText, setRoutesText] = useState(a.compareRoutes.map((r) => r.id).join(','));
   const [baseline, setBaseline] = useState(a.baseline ?? a.compareRoutes[0].id);

@@ -8,13 +8,12 @@
  */
 import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { AutomationSettings } from '../core/automation.ts';
-import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
+import { initialPanelModel, type CatalogModel } from '../core/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
 import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun } from './page-runs.tsx';
+import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun, type RunPanelProps } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
@@ -23,7 +22,6 @@ import { copyJson, downloadJson, downloadReceipt } from '../page/download.ts';
 import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt-envelope.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
-import type { ControllerJournal } from '../page/run-journal.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { GenerationChart } from './GenerationChart.tsx';
 import { EpSelect } from './EpSelect.tsx';
@@ -79,28 +77,13 @@ export function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
 }
 
 /**
- * The generation panel.
- * @param props.catalog the bundled catalog (generate models are offered)
- * @param props.automation parsed URL settings (autorun=generate, model, ep, threads, prompts, reps, stage timeouts)
- * @param props.autorun whether this panel should start a run on mount
- * @param props.journal the page's run journal (the run's stages are journaled; its receipt records a pending interruption)
+ * The generation panel: generate models; the URL's model, ep, threads, prompts, reps and stage timeouts.
  */
-export function GenerationPanel(props: {
-  catalog: ModelCatalog;
-  automation: Readonly<AutomationSettings>;
-  /** The URL's bad parameters: while any is there, the panel runs nothing. */
-  paramErrors?: readonly string[];
-  autorun: boolean;
-  journal?: ControllerJournal;
-}) {
+export function GenerationPanel(props: RunPanelProps) {
   const paramErrors = props.paramErrors ?? [];
   const { catalog, automation: a } = props;
   const models: CatalogModel[] = catalog.models.filter((m) => canRun(m, 'generate'));
-  // A model named in the URL is used as given (a non-generate model then fails clearly, never swapped silently).
-  // A URL model meant for another panel (say an ORT fixture for cold/warm runs) does not blank this one; with
-  // autorun=generate it is used as given, so a wrong model fails clearly instead of being swapped.
-  const urlModel = props.autorun || models.some((m) => m.id === a.model) ? a.model : null;
-  const initialModel = urlModel ?? models.find((m) => m.kind === 'fixture')?.id ?? models[0]?.id ?? '';
+  const initialModel = initialPanelModel(models, a.model, props.autorun, (m) => m.kind === 'fixture');
   const [modelId, setModelId] = useState(initialModel);
   const [ep, setEp] = useState<'wasm' | 'webgpu'>(a.ep);
   const [threads, setThreads] = useState<number | null>(a.threads);

@@ -3,7 +3,24 @@
  * says why a panel's Run button is disabled while another panel runs.
  */
 import { useEffect, useState } from 'preact/hooks';
+import type { AutomationSettings } from '../core/automation.ts';
+import type { ModelCatalog } from '../core/catalog.ts';
 import { pageRuns } from '../page/run-gate.ts';
+import type { ControllerJournal } from '../page/run-journal.ts';
+
+/** What a run panel (comparison, generation) is given by the page. */
+export interface RunPanelProps {
+  /** The bundled catalog; the panel offers the models that can do its kind of run. */
+  catalog: ModelCatalog;
+  /** The parsed URL settings. */
+  automation: Readonly<AutomationSettings>;
+  /** The URL's bad parameters: while any is there, the panel runs nothing. */
+  paramErrors?: readonly string[];
+  /** Whether the panel starts its run on load (the URL's `autorun`). */
+  autorun: boolean;
+  /** The page's run journal (the run's stages are journaled; its receipt records a pending interruption). */
+  journal?: ControllerJournal;
+}
 
 /** What holds the page now (null: nothing runs); re-renders the component on each change. */
 export function usePageRun(): string | null {
