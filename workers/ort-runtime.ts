@@ -3,8 +3,9 @@
  * `onnxruntime-web/webgpu` entry's JavaScript, which runs any of the WASM builds below).
  *
  * - One build per route: a `wasm` route loads the plain SIMD-threaded build (`ort-wasm-simd-threaded`, about
- *   14 MB, CPU only); only a `webgpu` route loads a WebGPU-capable build, which also runs that route's wasm fallback:
- *   the JSPI build (`.jspi`, about 17 MB) where the browser has JavaScript Promise Integration (Chromium 137 and
+ *   14 MB, CPU only); a `webgpu` route loads a WebGPU-capable build, which also runs that route's wasm fallback if
+ *   the WebGPU session fails (a `webgpu` route that may fall back where the context has no usable WebGPU loads the
+ *   plain build instead, as only its fallback can run: workers/engines/route.ts `runtimeEpFor`): the JSPI build (`.jspi`, about 17 MB) where the browser has JavaScript Promise Integration (Chromium 137 and
  *   later), else the asyncify build (`.asyncify`, about 27 MB: the same engine with its async calls rewritten by
  *   Binaryen's asyncify, which makes the module larger and slower to compile). All three are assets of the page's
  *   own origin (the `?url` imports below are the only variants the build emits). The page starts a fresh worker for
@@ -47,9 +48,10 @@ export function hasJspi(): boolean {
 }
 
 /**
- * The build a route loads: for a `webgpu` request a WebGPU-capable build (JSPI where the browser has it, asyncify
- * otherwise; the route's wasm fallback runs on the same build), the plain build otherwise.
- * @param ep the requested execution provider
+ * The build a route loads: for `webgpu` a WebGPU-capable build (JSPI where the browser has it, asyncify otherwise;
+ * the route's wasm fallback runs on the same build), the plain build otherwise.
+ * @param ep the execution provider the build is for (`runtimeEpFor`: the requested one, or wasm where only a
+ *   webgpu route's fallback can run)
  * @param jspi whether the context has JSPI (`hasJspi()`)
  */
 export function ortBuildFor(ep: ExecutionProvider, jspi = hasJspi()): 'plain' | 'asyncify' | 'jspi' {
@@ -77,7 +79,7 @@ export interface FetchedRuntime {
 /**
  * Fetches the runtime build for `ep` as the `runtime_fetch` stage (announced through `hooks.onStage`, bytes through
  * `hooks.onProgress` with `kind: 'runtime'`).
- * @param ep the requested execution provider
+ * @param ep the execution provider the build is for (`runtimeEpFor`)
  * @param cold a cold run's load (see `runtimeUrlsFor`: where resource timing shows no sizes, a URL unique to the run)
  * @param hooks the load's hooks
  * @throws Error naming the file when the server does not answer it

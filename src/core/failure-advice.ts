@@ -34,9 +34,11 @@ export function failureAdvice(reason: string, panel: FailurePanel): string | nul
   const kernel = NO_KERNEL.exec(reason);
   if (kernel) {
     // First: a missing kernel is the precise cause, also where fallback was refused. A wasm route loads onnxruntime-
-    // web's plain build; the WebGPU-capable builds (so also a webgpu route's fallback) lack some of its CPU kernels,
-    // GatherBlockQuantized among them (docs/models.md). A wasm route's own failure means the plain build lacks it too.
-    if (reason.startsWith('session creation on wasm failed')) {
+    // web's plain build, and so does a webgpu route's fallback where WebGPU was not available (only the fallback could
+    // run: workers/engines/route.ts `runtimeEpFor`); the WebGPU-capable builds (so also the fallback of a webgpu
+    // session that failed) lack some of its CPU kernels, GatherBlockQuantized among them (docs/models.md). A failure
+    // on the plain build means it lacks the kernel too.
+    if (reason.startsWith('session creation on wasm failed') || (reason.startsWith('WebGPU is not available') && reason.includes('the fallback to wasm failed too'))) {
       return panel === 'protocol'
         ? `This browser's runtime cannot run the protocol's model (no ${kernel[1]} kernel): tell the person who sent you the protocol; nothing here can change the model.`
         : `Not even onnxruntime-web's plain build (the one a wasm route loads) has a ${kernel[1]} kernel: choose another dtype of the model.`;

@@ -1,8 +1,8 @@
 /**
  * WebGPU requested in a browser that grants no adapter (Chromium launched WITHOUT --enable-unsafe-webgpu): the run
- * fails clearly by default, and with allow_fallback=1 it runs on wasm, recorded as a fallback with the reason. The
- * fallback runs on the route's own build (JSPI in Chromium), which lacks a CPU kernel the plain build has: a model
- * that needs it fails its fallback with that reason, both attempts recorded.
+ * fails clearly by default, and with allow_fallback=1 it runs on wasm, recorded as a fallback with the reason. As
+ * only the wasm fallback can run, the worker loads the plain build a wasm route loads, not the route's WebGPU-capable
+ * one: a model that needs a CPU kernel only the plain build has (LFM2's q4 GatherBlockQuantized) runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
@@ -58,34 +58,30 @@ describe('webgpu without an adapter', () => {
         ['webgpu', 'failed'],
         ['wasm', 'succeeded'],
       ]);
+      // Its wasm timings are a wasm route's: the same (plain) build.
+      expect(receipt.runtime.build).toBe('plain');
     }
   });
 
-  it('a fallback runs on the route\'s JSPI build, which has no GatherBlockQuantized kernel: LFM2 q4 fails it with that reason, never hidden', async () => {
+  it('a fallback without an adapter loads the plain build a wasm route loads: LFM2 q4, whose GatherBlockQuantized the WebGPU-capable builds lack, completes on wasm', async () => {
     const { page, state } = await openAndWait(env, `?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', dtype: 'q4', ep: 'webgpu', allowFallback: true })}`);
     const [receipt] = await pageReceipts(page);
-    const failureReason = await page.getByTestId('failure-reason').textContent();
-    // The session never loaded, so the runtime never said its version: the header says so in words.
-    const header = await page.getByTestId('receipt').locator('h3').textContent();
-    const advice = await page.getByTestId('failure-advice').textContent();
     await page.close();
-    expect(state).toBe('failed');
+    expect(state).toBe('done');
     expect(receiptProblems(receipt)).toEqual([]);
-    expect(receipt.runtime?.build).toBe('jspi');
-    expect(receipt.engine).toEqual({ name: 'transformers', version: 'unknown' });
-    expect(header).toMatch(/^cold · transformers \(version unknown\) · tfjs-tiny-lfm2 · requested webgpu · ✗ failed$/);
+    expect(receipt.outcome).toMatchObject({ status: 'ok', failed_stage: null });
+    // Only the wasm fallback could run, so the worker fetched the plain build, not the JSPI one (17 MB) it would
+    // have loaded for WebGPU (before, the fallback ran on that build and failed: "Could not find an implementation for
+    // GatherBlockQuantized(1)").
+    expect(receipt.runtime?.build).toBe('plain');
+    expect(receipt.runtime?.files.map((f) => f.url)).toEqual([expect.stringMatching(/\/ort-wasm-simd-threaded-[\w-]+\.mjs$/), expect.stringMatching(/\/ort-wasm-simd-threaded-[\w-]+\.wasm$/)]);
     expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-lfm2', dtype: 'q4', integrity: 'verified' });
-    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, allow_fallback: true });
+    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'wasm', allow_fallback: true });
+    expect(receipt.route.fallback_reason).toMatch(/no adapter was granted/);
     expect(receipt.route.attempts.map((a) => [a.ep, a.outcome])).toEqual([
       ['webgpu', 'failed'],
-      ['wasm', 'failed'],
+      ['wasm', 'succeeded'],
     ]);
-    expect(receipt.route.attempts[0].reason).toMatch(/no adapter was granted/);
-    expect(receipt.route.attempts[1].reason).toMatch(/Could not find an implementation for GatherBlockQuantized\(1\)/);
-    expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'session' });
-    // The run's reason ends with the fallback's own failure: the page does not blame WebGPU alone.
-    expect(receipt.outcome.reason).toBe(`${receipt.route.attempts[0].reason}; the fallback to wasm failed too: ${receipt.route.attempts[1].reason}`);
-    expect(failureReason).toContain('the fallback to wasm failed too');
-    expect(advice).toBe('What to do: The runtime build this route loaded has no GatherBlockQuantized kernel: choose wasm as the execution provider (a wasm route loads the plain build, which has more CPU kernels), or another dtype of the model.');
+    expect(receipt.output?.head.length).toBeGreaterThan(0);
   });
 });

@@ -51,6 +51,8 @@ describe('suite runs without a WebGPU adapter', () => {
       ['webgpu', 'failed'],
       ['wasm', 'succeeded'],
     ]);
+    // Only the wasm fallback could run: the plain build a wasm route loads, not the JSPI one.
+    expect(receipt.runtime?.build).toBe('plain');
   });
 
   it('a generation run on webgpu without fallback: failed at load, the runtime build it fetched recorded', async () => {

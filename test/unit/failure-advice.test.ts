@@ -24,8 +24,9 @@ describe('failure advice', () => {
   });
 
   it('sends a missing CPU kernel to the plain build of a wasm route, or another dtype, in each panel\'s own words', () => {
+    // A webgpu session that failed, then its fallback on the same (WebGPU-capable) build.
     const reason =
-      "WebGPU is not available: navigator.gpu exists but no adapter was granted; the fallback to wasm failed too: session creation on wasm failed: Can't create a session. ERROR_CODE: 9, ERROR_MESSAGE: Could not find an implementation for GatherBlockQuantized(1) node with name 'GatherBlockQuantized:model.embed_tokens.weight.rows_f32'";
+      "session creation on webgpu failed: no available backend found; the fallback to wasm failed too: session creation on wasm failed: Can't create a session. ERROR_CODE: 9, ERROR_MESSAGE: Could not find an implementation for GatherBlockQuantized(1) node with name 'GatherBlockQuantized:model.embed_tokens.weight.rows_f32'";
     for (const panel of PANELS) expect(failureAdvice(reason, panel), panel).toContain('no GatherBlockQuantized kernel');
     expect(failureAdvice(reason, 'run')).toContain('choose wasm as the execution provider');
     expect(failureAdvice(reason, 'comparison')).toContain('compare wasm routes only');
@@ -39,6 +40,10 @@ describe('failure advice', () => {
     const plain = 'session creation on wasm failed: Could not find an implementation for SomeOp(3) node';
     expect(failureAdvice(plain, 'run')).toBe("Not even onnxruntime-web's plain build (the one a wasm route loads) has a SomeOp kernel: choose another dtype of the model.");
     expect(failureAdvice(plain, 'protocol')).toContain('tell the person who sent you the protocol');
+    // Without WebGPU only the fallback could run, and it loaded the plain build: the same advice as a wasm route's.
+    const noAdapter = 'WebGPU is not available: navigator.gpu exists but no adapter was granted; the fallback to wasm failed too: session creation on wasm failed: Could not find an implementation for SomeOp(3) node';
+    expect(failureAdvice(noAdapter, 'run')).toBe(failureAdvice(plain, 'run'));
+    expect(failureAdvice(noAdapter, 'comparison')).toBe(failureAdvice(plain, 'comparison'));
   });
 
   it('says nothing more for a reason it has no advice for', () => {

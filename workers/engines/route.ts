@@ -4,7 +4,7 @@
  * One copy, so the honesty rules (a completed EP has a succeeded attempt; a fallback happens only when allowed and
  * carries the first failure as its reason) cannot drift apart between engines.
  */
-import { probeWebGpu, webgpuUnavailableReason } from '../../src/browser/webgpu-probe.ts';
+import { probeWebGpu, webgpuUnavailableReason, type WebGpuFacts } from '../../src/browser/webgpu-probe.ts';
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
 import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { RouteError } from './engine.ts';
@@ -25,6 +25,30 @@ export function effectiveThreads(requested: number | null): number {
   return self.crossOriginIsolated && typeof SharedArrayBuffer === 'function' ? (requested ?? defaultThreads()) : 1;
 }
 
+/**
+ * The execution provider whose runtime build a load fetches (ort-runtime.ts `ortBuildFor`): the requested one, except
+ * for a `webgpu` request that may fall back where this context has no usable WebGPU. That run can only run its wasm
+ * fallback (its webgpu attempt fails before the runtime is asked), so it loads what a wasm route loads: the plain
+ * build, 14 MB against the WebGPU-capable builds' 17 (JSPI) and 27 MB (asyncify: Safari's); its wasm timings are a
+ * wasm route's; and a model that needs a CPU kernel only the plain build has (GatherBlockQuantized) still runs. Where
+ * WebGPU is usable but the session then fails on it, the fallback runs on the WebGPU-capable build already loaded:
+ * a worker holds one runtime.
+ * @param request the route asked for
+ * @param webgpu what this context's WebGPU probe found (null where none was made: a wasm request)
+ */
+export function runtimeEpFor(request: Pick<LoadRequest, 'ep' | 'allowFallback'>, webgpu: Pick<WebGpuFacts, 'navigator_gpu' | 'adapter_granted' | 'adapter_error'> | null): ExecutionProvider {
+  return request.ep === 'webgpu' && request.allowFallback && webgpu !== null && webgpuUnavailableReason(webgpu) !== null ? 'wasm' : request.ep;
+}
+
+/**
+ * Probes this context's WebGPU where the request needs it (a `webgpu` route), once per load: the same facts choose
+ * the runtime build (`runtimeEpFor`) and decide the route's webgpu attempt (`createOnRoute`).
+ * @param request the route asked for
+ */
+export function probeForRoute(request: Pick<LoadRequest, 'ep'>): Promise<WebGpuFacts | null> {
+  return request.ep === 'webgpu' ? probeWebGpu() : Promise.resolve(null);
+}
+
 /** What `createOnRoute` returns: the receipt's route facts (the attempts made, the EP that completed, differing
  *  from the request only by an allowed fallback) and the time the session stage took (every attempt included). */
 export interface RouteOutcome {
@@ -39,8 +63,10 @@ export interface RouteOutcome {
  * @param request the route asked for (ep, allowFallback)
  * @param threads the effective thread count, recorded on every attempt
  * @param create makes the session on one EP; throws when it cannot
- * @param failureDetail extra words for a failed attempt's reason (for example files the runtime asked for that the catalog lacks)
  * @param fetched the files already fetched, so a RouteError's failed receipt still lists them with their hashes
+ * @param options.failureDetail extra words for a failed attempt's reason (for example files the runtime asked for that
+ *   the catalog lacks)
+ * @param options.webgpu the probe that chose the runtime build (`probeForRoute`); probed here when absent
  * @throws RouteError when no EP completed, naming the first failure, whether fallback was refused, and the fallback's
  *   own failure when it was tried
  */
@@ -50,15 +76,16 @@ export async function createOnRoute(
   create: (ep: ExecutionProvider) => Promise<void>,
   fetched: FetchedFacts,
   hooks: EngineHooks,
-  failureDetail: () => string = () => '',
+  options: { failureDetail?: () => string; webgpu?: WebGpuFacts | null } = {},
 ): Promise<RouteOutcome> {
+  const failureDetail = options.failureDetail ?? (() => '');
   hooks.onStage?.('session', 'start');
   const sessionStarted = performance.now();
   const attempts: RouteAttempt[] = [];
   const tryEp = async (ep: ExecutionProvider): Promise<boolean> => {
     const started = performance.now();
     // Checked before the runtime is asked, so the reason is ours (and the same words as the capability probe's).
-    const unavailable = ep === 'webgpu' ? webgpuUnavailableReason(await probeWebGpu()) : null;
+    const unavailable = ep === 'webgpu' ? webgpuUnavailableReason(options.webgpu ?? (await probeWebGpu())) : null;
     if (unavailable) {
       attempts.push({ ep, threads, outcome: 'failed', reason: unavailable, started_at_ms: started, ended_at_ms: performance.now() });
       return false;
