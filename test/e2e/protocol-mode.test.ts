@@ -7,7 +7,7 @@
  * warm receipts and a filled review, and not on one whose cold receipts were served from the cache. Every view has no
  * horizontal overflow at 375 px.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -18,6 +18,7 @@ import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.t
 import { runCli } from '../unit/cli-harness.ts';
 import { pageQuery, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const PROTOCOL = 'ort-tiny-xenc-wasm';
 const PHONE = { width: 390, height: 844 };
@@ -122,7 +123,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
 
   it('exports through the real button a bundle that validates, summarises with only truly cold runs counted, and reaches DEVICE_PASS only with truly cold ones', async () => {
     const browser = await startPageEnv();
-    const dir = mkdtempSync(join(tmpdir(), 'drb-protocol-e2e-'));
+    const dir = testTempDir('drb-protocol-e2e-');
     try {
       let page = await openProtocol(browser);
       // Five truly cold runs, each after the cold steps (here: the HTTP cache cleared, a fresh page), one cache-served.

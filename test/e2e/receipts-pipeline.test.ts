@@ -3,8 +3,7 @@
  * threads) and a failing WebGPU request in headless Chromium; the receipts are written to files exactly as the
  * page produced them, then `drb receipts validate` and `drb receipts summarize` run on them.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AutomationSettings } from '../../src/core/automation.ts';
@@ -12,10 +11,10 @@ import type { DeviceReceipt } from '../../src/core/receipt.ts';
 import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { openAndWait, pageReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 describe('page receipts through drb receipts validate and summarize', () => {
   let env: PageEnv;
-  const dir = mkdtempSync(join(tmpdir(), 'drb-e2e-receipts-'));
 
   beforeAll(async () => {
     env = await startPageEnv();
@@ -25,6 +24,7 @@ describe('page receipts through drb receipts validate and summarize', () => {
   });
 
   it('validates and summarises what the page produced', async () => {
+    const dir = testTempDir('drb-e2e-receipts-');
     const runs: Array<[Partial<AutomationSettings>, string]> = [
       [{ autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 5 }, 'done'],
       [{ autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 2, model: 'ort-tiny-xenc', warmRuns: 5 }, 'done'],

@@ -7,8 +7,7 @@
  * bundle valid). WebKit differences (no navigator.gpu, no memory APIs, hidden
  * SharedArrayBuffer) are checked as the page records them, not skipped.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation.ts';
@@ -18,6 +17,7 @@ import { type BrowserLane, type LaneName } from '../../src/node/browser-lane.ts'
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { LANES, openTestLane, pageReceipts, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const MODEL = 'ort-tiny-xenc';
 /** Output heads per lane and thread count, for the cross-engine agreement check. */
@@ -177,7 +177,7 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
   // Registered in the WebKit lane only (not skipped in Chromium: there it is protocol-mode.test.ts's job).
   if (laneName === 'webkit') it('protocol mode: receipts stored on the device survive a reload, and the exported bundle validates', async () => {
     const page = await lane.newPage();
-    const dir = mkdtempSync(join(tmpdir(), 'drb-webkit-protocol-'));
+    const dir = testTempDir('drb-webkit-protocol-');
     try {
       const open = async () => {
         await page.waitFor<boolean>(`return document.documentElement.dataset.drbSession === 'ready' && document.querySelector('[data-testid="protocol-next"]') !== null;`, {

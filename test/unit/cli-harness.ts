@@ -1,9 +1,9 @@
 /** Runs the real CLI entry (`main` from src/cli/main.ts) in-process and captures what it prints; plus a temp-dir helper. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 /** What one in-process CLI run produced. */
 export interface CliRun {
@@ -35,7 +35,7 @@ export async function runCli(argv: string[]): Promise<CliRun> {
 
 /** A fresh temporary directory with `files` written into it (strings as UTF-8, values as JSON). */
 export function tempDirWith(files: Record<string, string | Uint8Array | object>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'drb-cli-'));
+  const dir = testTempDir('drb-cli-');
   for (const [name, content] of Object.entries(files)) {
     const data = typeof content === 'string' || content instanceof Uint8Array ? content : JSON.stringify(content);
     writeFileSync(join(dir, name), data);

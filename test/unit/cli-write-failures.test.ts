@@ -12,13 +12,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli/cli-error.ts';
 import { writeFilesAtomically } from '../../src/cli/output-files.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'drb.mjs');
 const RECEIPTS = join(ROOT, 'test', 'fixtures', 'receipts');
 
 function receiptsDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'drb-write-in-'));
+  const dir = testTempDir('drb-write-in-');
   for (const name of readdirSync(RECEIPTS).filter((n) => n.endsWith('.json'))) copyFileSync(join(RECEIPTS, name), join(dir, name));
   return dir;
 }
@@ -51,7 +52,7 @@ describe('CLI write failures', () => {
   });
 
   it('a write that fails with ENOSPC (/dev/full) removes every temporary file and replaces nothing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'drb-write-'));
+    const dir = testTempDir('drb-write-');
     writeFileSync(join(dir, 'a.json'), 'old a');
     const failing = (path: string, content: string | Uint8Array) => writeFileSync(path.endsWith('-1.tmp') ? '/dev/full' : path, content);
     let thrown: unknown;
@@ -106,7 +107,7 @@ describe('CLI write failures', () => {
 
 describe('receipt tools and inputs too large to hold', () => {
   it('reports a file larger than any receipt (a sparse 100 MB file) without reading it as text', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'drb-big-'));
+    const dir = testTempDir('drb-big-');
     copyFileSync(join(RECEIPTS, '01-ort-wasm-t1-cold-ok.json'), join(dir, 'ok.json'));
     writeFileSync(join(dir, 'big.json'), '');
     truncateSync(join(dir, 'big.json'), 100_000_000);

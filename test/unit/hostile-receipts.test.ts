@@ -3,8 +3,7 @@
  * receipt count once, an edited copy is an error, a parse error never quotes the file, a symbolic link is reported,
  * and every string that reaches summary.md is escaped.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DeviceReview } from '../../src/core/receipts/device-review.ts';
@@ -12,6 +11,7 @@ import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { HOSTILE_CASES, hostileBytes, writeHostileCases, type HostileCase } from '../fixtures/hostile/hostile-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const receiptCases = (c: HostileCase) => c.reader === 'receipts';
 /** The id the copy cases share: the captured receipt's own. */
@@ -19,7 +19,7 @@ const COPIED_ID = (JSON.parse(new TextDecoder().decode(hostileBytes(HOSTILE_CASE
 
 /** The hostile receipt cases written into a fresh folder; returns the folder and each case's shown path. */
 function hostileFolder(): { dir: string; paths: Map<string, string> } {
-  const dir = mkdtempSync(join(tmpdir(), 'drb-hostile-'));
+  const dir = testTempDir('drb-hostile-');
   const cases = HOSTILE_CASES.filter(receiptCases);
   const written = writeHostileCases(dir, receiptCases);
   return { dir, paths: new Map(cases.map((c, i) => [c.name, written[i]])) };
@@ -121,7 +121,7 @@ describe('hostile receipts: summarize and review', () => {
   });
 
   it('review refuses to promote a full procedure while a copy of one of its receipts is among the inputs', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'drb-hostile-review-'));
+    const dir = testTempDir('drb-hostile-review-');
     mkdirSync(join(dir, 'in'));
     const receipts = [
       ...Array.from({ length: 5 }, () => buildReceipt({ kind: 'cold', coldMs: { fetch: 100, session: 200, first: 5 } })),

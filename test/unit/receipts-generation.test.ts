@@ -2,8 +2,7 @@
  * Generation receipts (`drb.generation-receipt.v2`) in `drb receipts validate` and `summarize`: validation
  * problems, generation targets with TTFT / decode statistics, and memory fit beside the measured result.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
@@ -13,6 +12,7 @@ import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
 import { makeGenerationReceipt } from './generation-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 let n = 0;
 function generation(change: (r: GenerationReceipt) => void = () => {}): GenerationReceipt {
@@ -93,7 +93,7 @@ describe('generation receipts', () => {
   });
 
   it('drb receipts summarize writes generation targets into summary.json and summary.md', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'drb-gen-'));
+    const d = testTempDir('drb-gen-');
     writeFileSync(join(d, 'g1.json'), JSON.stringify(generation((r) => (r.model.id = QWEN))));
     writeFileSync(join(d, 'c1.json'), JSON.stringify(buildReceipt({ kind: 'cold' })));
     const validate = await runCli(['receipts', 'validate', d]);

@@ -5,8 +5,7 @@
  * (file://, no network, phone width, screenshots) is test/e2e/receipts-report.test.ts.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/cli/receipts-report.ts';
@@ -20,12 +19,13 @@ import { summarizeGeneration } from '../../src/core/generation/generation-receip
 import { makeGenerationReceipt } from './generation-fixtures.ts';
 import { summaryCells, summaryValue } from './report-checks.ts';
 import { FIXTURE_DIR, pageComparisonReceipt } from './receipts-fixtures.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const SUITE_ITEMS = join(ROOT, 'public/suites/ajimee-demo-24/items.json');
 const SUITE_PREDICTIONS = join(ROOT, 'test/fixtures/suite-run/ajimee-demo-24-tfjs-tiny-reranker-wasm-predictions.json');
 
-const temp = () => mkdtempSync(join(tmpdir(), 'drb-report-'));
+const temp = () => testTempDir('drb-report-');
 
 /** `drb score` on the demo suite's items and `predictions`, into a fresh folder; returns the report's path. */
 async function scoreReport(predictions: string): Promise<string> {

@@ -1,8 +1,7 @@
 /**
  * Promotion rules (DEVICE_RECEIPT -> DEVICE_PASS), the review answers schema, and `drb receipts review`.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
@@ -12,6 +11,7 @@ import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.
 import { EvidenceState, ReceiptsSummary, type TargetSummary } from '../../src/core/receipts/receipts-summary.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 function fullProcedure(extra: DeviceReceipt[] = []): DeviceReceipt[] {
   return [
@@ -146,7 +146,7 @@ describe('evidence rules', () => {
 
 describe('drb receipts review', () => {
   async function summarized() {
-    const d = mkdtempSync(join(tmpdir(), 'drb-review-'));
+    const d = testTempDir('drb-review-');
     mkdirSync(join(d, 'in'));
     const failed = buildReceipt({ kind: 'cold', failed: { stage: 'fetch', reason: 'HTTP 503' } });
     fullProcedure([failed]).forEach((r, i) => writeFileSync(join(d, 'in', `r${i}.json`), JSON.stringify(r)));

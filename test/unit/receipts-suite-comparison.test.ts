@@ -4,8 +4,7 @@
  * produced (test/fixtures/receipts/, captured by scripts/capture-receipts.ts), and the summary's suite targets
  * (per-row latency median/p95), comparison entries (ranked valid routes) and counts per kind.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
@@ -16,6 +15,7 @@ import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
 import { summarize } from '../../src/core/stats.ts';
 import { runCli } from './cli-harness.ts';
 import { pageComparisonReceipt, pageReceipts, pageSuiteReceipt } from './receipts-fixtures.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 function problemsOf(value: unknown): string[] {
   return validateReceipt(value).problems.map((p) => `${p.path}: ${p.message}`);
@@ -125,7 +125,7 @@ describe('validateReceipt: comparison receipts', () => {
 
 describe('drb receipts validate on every receipt kind', () => {
   it('exits 0 for the page\'s device, suite and comparison receipts, and 1 with file: field path: problem lines', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'drb-kinds-'));
+    const d = testTempDir('drb-kinds-');
     writeFileSync(join(d, 'suite.json'), JSON.stringify(pageSuiteReceipt()));
     writeFileSync(join(d, 'compare.json'), JSON.stringify(pageComparisonReceipt()));
     writeFileSync(join(d, 'device.json'), JSON.stringify(pageReceipts()[0]));
@@ -188,7 +188,7 @@ describe('summarize: suite targets and comparisons', () => {
   });
 
   it('drb receipts summarize writes every kind: counts per kind, suite and comparison sections in summary.md', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'drb-kinds-'));
+    const d = testTempDir('drb-kinds-');
     const suite = pageSuiteReceipt();
     suite.previous_run_interrupted = {
       run_id: 'dead-compare',

@@ -2,8 +2,7 @@
  * Grouping, statistics and the summary files: `ReceiptsSummarizer` and `drb receipts summarize`, checked against
  * hand-computed values.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
@@ -15,6 +14,7 @@ import { makeGenerationReceipt } from './generation-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 async function summarizeAll(receipts: DeviceReceipt[]) {
   const s = new ReceiptsSummarizer();
@@ -317,7 +317,7 @@ describe('per-target statistics', () => {
 
 describe('drb receipts summarize', () => {
   function receiptsDir(receipts: DeviceReceipt[]): string {
-    const d = mkdtempSync(join(tmpdir(), 'drb-summarize-'));
+    const d = testTempDir('drb-summarize-');
     mkdirSync(join(d, 'in'));
     receipts.forEach((r, i) => writeFileSync(join(d, 'in', `r${String(i).padStart(3, '0')}.json`), JSON.stringify(r)));
     return d;
@@ -347,7 +347,7 @@ describe('drb receipts summarize', () => {
   });
 
   it('refuses an empty input and input without a valid receipt, writing nothing', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'drb-summarize-'));
+    const d = testTempDir('drb-summarize-');
     const empty = await runCli(['receipts', 'summarize', d, '--out', join(d, 'out')]);
     expect(empty).toMatchObject({ code: 2, stderr: `error: ${d}: no .json files found (an empty input is not a pass)\n` });
     writeFileSync(join(d, 'x.json'), JSON.stringify({ schema: 'something.else' }));

@@ -3,8 +3,7 @@
  * valid receipt (the captured page receipts in test/fixtures/receipts/ once present, the builder otherwise).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt.ts';
@@ -12,6 +11,7 @@ import { isTextFieldKey } from '../../src/core/receipts/text-fields.ts';
 import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
 import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -176,7 +176,7 @@ describe('validateReceipt', () => {
 });
 
 describe('drb receipts validate', () => {
-  const dir = () => mkdtempSync(join(tmpdir(), 'drb-validate-'));
+  const dir = () => testTempDir('drb-validate-');
 
   it('exits 0 with a count when every receipt in a folder (recursed) passes', async () => {
     const d = dir();

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openArtifact, readArtifact } from '../../src/cli/report-output.ts';
 import { decodeUtf8Text } from '../../src/cli/utf8-text.ts';
 import { readWhole } from '../../src/core/scoring/score-run.ts';
 import { sha256Hex } from '../../src/core/sha256.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const encoder = new TextEncoder();
 const strict = new TextDecoder('utf-8', { fatal: true });
@@ -45,7 +45,7 @@ describe('decodeUtf8Text (the CLI fast path for reading artifacts)', () => {
 describe('the CLI hash of input files (readArtifact and openArtifact hash each chunk as they read it)', () => {
   /** The hashes both readers give for a file holding `bytes`. */
   function cliHashes(bytes: Uint8Array): string[] {
-    const dir = mkdtempSync(join(tmpdir(), 'drb-hash-'));
+    const dir = testTempDir('drb-hash-');
     const path = join(dir, 'f.json');
     writeFileSync(path, bytes);
     const stream = openArtifact(path);

@@ -3,8 +3,7 @@
  * summary, a public-pass record) plus reviews, reports, manifests and the catalog validates, each file by its own
  * schema; a broken one is reported by field path, never called "not a device receipt".
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,13 +12,14 @@ import { buildPublicPassRecord } from '../../src/core/public-pass.ts';
 import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/receipt-bundle.ts';
 import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECEIPTS = join(ROOT, 'test', 'fixtures', 'receipts');
 
 /** A folder holding one artifact of every kind drb writes or reads, all valid. */
 async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'drb-artifacts-'));
+  const dir = testTempDir('drb-artifacts-');
   mkdirSync(join(dir, 'receipts'));
   for (const name of readdirSync(RECEIPTS).filter((n) => n.endsWith('.json'))) copyFileSync(join(RECEIPTS, name), join(dir, 'receipts', name));
   expect((await runCli(['receipts', 'summarize', join(dir, 'receipts'), '--out', join(dir, 'receipts', 'summary')])).code).toBe(0);
@@ -108,7 +108,7 @@ describe('drb receipts validate knows every drb artifact', () => {
   });
 
   it('reports a broken artifact by field path and an unknown schema as not a drb artifact', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'drb-artifacts-bad-'));
+    const dir = testTempDir('drb-artifacts-bad-');
     const record = buildPublicPassRecord({
       url: 'http://127.0.0.1:4173/',
       startedAt: '2026-11-29T11:00:00.000Z',
