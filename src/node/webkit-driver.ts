@@ -102,26 +102,58 @@ async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path:
 const liveDrivers = new Map<number, ChildProcess>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/**
- * xvfb-run's temporary folder in process group `group`: the folder of the Xauthority file its Xvfb was started with
- * (`-auth`), read from /proc. Null when there is none (Xvfb gone, or not started by xvfb-run).
- */
-function xvfbRunFolder(group: number): string | null {
+/** The processes in process group `group` (from /proc): pid, state letter ('Z' for a zombie) and arguments. */
+function groupProcesses(group: number): Array<{ pid: number; state: string; args: string[] }> {
+  const found: Array<{ pid: number; state: string; args: string[] }> = [];
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       // After the command name: state, parent pid, process group.
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== group) continue;
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      const at = args.indexOf('-auth');
-      const folder = at >= 0 && args[at + 1] ? dirname(args[at + 1]) : null;
-      if (folder !== null && basename(folder).startsWith('xvfb-run.')) return folder;
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) !== group) continue;
+      found.push({ pid: Number(pid), state, args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') });
     } catch {
       // Gone meanwhile.
     }
   }
+  return found;
+}
+
+/**
+ * xvfb-run's temporary folder in process group `group`: the folder of the Xauthority file its Xvfb was started with
+ * (`-auth`), read from /proc. Null when there is none (Xvfb gone, or not started by xvfb-run).
+ */
+function xvfbRunFolder(group: number): string | null {
+  for (const { args } of groupProcesses(group)) {
+    const at = args.indexOf('-auth');
+    const folder = at >= 0 && args[at + 1] ? dirname(args[at + 1]) : null;
+    if (folder !== null && basename(folder).startsWith('xvfb-run.')) return folder;
+  }
   return null;
+}
+
+/** The X servers (Xvfb) in process group `group`: pid and display number (its `:<n>` argument; null if none). */
+function xvfbServers(group: number): Array<{ pid: number; display: string | null }> {
+  return groupProcesses(group)
+    .filter(({ args }) => basename(args[0] ?? '') === 'Xvfb')
+    .map(({ pid, args }) => ({ pid, display: args.find((arg) => /^:\d+$/.test(arg))?.slice(1) ?? null }));
+}
+
+/** Whether process `pid` has ended (gone, or a zombie nobody reaped yet). */
+function ended(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+/** Resolves once every process of `pids` has ended, or after `limitMs`. */
+async function endOf(pids: number[], limitMs: number): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (pids.some((pid) => !ended(pid)) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /**
@@ -135,12 +167,19 @@ function killLiveDrivers(): void {
     // A killed xvfb-run never runs the trap that removes its folder (close() lets it run instead): found before the
     // kill, while Xvfb still shows it, and removed after.
     const folder = xvfbRunFolder(group);
+    const servers = xvfbServers(group);
     try {
       process.kill(-group, 'SIGKILL');
     } catch {
       // Already gone.
     }
     if (folder !== null) rmSync(folder, { recursive: true, force: true });
+    // A killed Xvfb leaves its display's lock file and socket, which it removes when it stops of its own accord.
+    for (const { display } of servers) {
+      if (display === null) continue;
+      rmSync(`/tmp/.X${display}-lock`, { force: true });
+      rmSync(`/tmp/.X11-unix/X${display}`, { force: true });
+    }
   }
   forget();
 }
@@ -308,11 +347,15 @@ export class WebKitDriver {
     // SIGTERM to WebKitWebDriver alone: xvfb-run then returns normally and its EXIT trap stops Xvfb and removes
     // its temporary folder (a signal to the whole group kills the shell before that trap runs).
     const driverPids = await groupMembers(pid, 'WebKitWebDriver');
+    const servers = xvfbServers(pid).map((server) => server.pid);
     if (driverPids.length > 0) for (const driverPid of driverPids) process.kill(driverPid, 'SIGTERM');
     else signalGroup('SIGTERM');
     const timer = setTimeout(() => signalGroup('SIGKILL'), 3_000);
     await exited;
     clearTimeout(timer);
+    // xvfb-run's trap asks Xvfb to stop and returns at once; Xvfb removes its display's lock file (/tmp/.X<n>-lock) and
+    // socket as it stops. Killed before that, it leaves both behind, one display per launch, for good.
+    await endOf(servers, 2_000);
     // Whatever the driver left behind (a browser of a session nobody deleted) still carries the group id.
     signalGroup('SIGKILL');
   }

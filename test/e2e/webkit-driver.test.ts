@@ -3,7 +3,7 @@
  * a time limit (a driver that never answers fails the caller), and `close()` leaving no process or X server behind.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,21 @@ function groupPids(pgid: number): number[] {
     .map((line) => line.trim().split(/\s+/).map(Number))
     .filter(([, group]) => group === pgid)
     .map(([pid]) => pid);
+}
+
+/** The display number of the Xvfb in process group `pgid` (its `:<n>` argument), or null. */
+function xvfbDisplay(pgid: number): string | null {
+  for (const pid of groupPids(pgid)) {
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (!args[0].endsWith('Xvfb')) continue;
+      const display = args.find((arg) => /^:\d+$/.test(arg));
+      if (display !== undefined) return display.slice(1);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return null;
 }
 
 /** The environment of each WebKit web process in process group `pgid`, as /proc shows it. */
@@ -88,10 +103,15 @@ describe('WebKitDriver', () => {
     hung.close();
   });
 
-  it('close() ends the driver, the browser and Xvfb, and leaves no xvfb-run folder behind', async () => {
+  it('close() ends the driver, the browser and Xvfb, and leaves no xvfb-run folder, X lock file or X socket behind', async () => {
     const pgid = (driver as unknown as { child: { pid: number } }).child.pid;
     expect(groupPids(pgid).length).toBeGreaterThan(2);
+    const display = xvfbDisplay(pgid);
+    expect(display).toMatch(/^\d+$/);
+    expect(existsSync(`/tmp/.X${display}-lock`)).toBe(true);
     await driver.close();
+    expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
+    expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
     // Processes can take a moment to be reaped after SIGKILL.
     for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(groupPids(pgid)).toEqual([]);
@@ -114,7 +134,7 @@ describe('WebKitDriver', () => {
     }
   });
 
-  it('a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver, the browser and xvfb-run\'s folder with it', async () => {
+  it('a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver, the browser, xvfb-run\'s folder and the X lock file with it', async () => {
     const foldersBefore = xvfbTempFolders();
     // A Node process that opens a MiniBrowser session, says its group, and then waits, as a benchmark does mid-soak.
     const script = `
@@ -134,6 +154,8 @@ describe('WebKitDriver', () => {
       child.once('exit', (code) => reject(new Error(`the child exited (${code}) before its session opened: ${out}`)));
     });
     expect(groupPids(group).length).toBeGreaterThan(2);
+    const display = xvfbDisplay(group);
+    expect(display).toMatch(/^\d+$/);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     child.kill('SIGINT');
     // The default meaning of the signal still holds: the process ends by it.
@@ -141,5 +163,7 @@ describe('WebKitDriver', () => {
     for (let i = 0; i < 20 && groupPids(group).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(groupPids(group)).toEqual([]);
     expect(xvfbTempFolders()).toEqual(foldersBefore);
+    expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
+    expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
   });
 });
