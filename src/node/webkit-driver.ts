@@ -7,10 +7,9 @@
  * endpoints, and those libraries pull in dozens of packages and download drivers on install. Every HTTP call has a
  * time limit, so a hung driver fails the caller instead of hanging it.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 
 /** Where Debian's webkit2gtk-driver package puts MiniBrowser (the browser WebKitWebDriver launches). */
@@ -102,22 +101,35 @@ async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path:
 const liveDrivers = new Map<number, ChildProcess>();
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** The processes in process group `group` (from /proc): pid, state letter ('Z' for a zombie) and arguments. */
-function groupProcesses(group: number): Array<{ pid: number; state: string; args: string[] }> {
-  const found: Array<{ pid: number; state: string; args: string[] }> = [];
+/** A process's state letter ('Z' for a zombie) and process group, from /proc/<pid>/stat; null when it is gone. */
+function procStat(pid: number | string): { state: string; group: number } | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command name: state, parent pid, process group.
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, group: Number(group) };
+  } catch {
+    return null;
+  }
+}
+
+/** The processes in process group `group` (from /proc): pid and arguments. */
+function groupProcesses(group: number): Array<{ pid: number; args: string[] }> {
+  const found: Array<{ pid: number; args: string[] }> = [];
   for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+    if (!/^\d+$/.test(pid) || procStat(pid)?.group !== group) continue;
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      // After the command name: state, parent pid, process group.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) !== group) continue;
-      found.push({ pid: Number(pid), state, args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') });
+      found.push({ pid: Number(pid), args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') });
     } catch {
       // Gone meanwhile.
     }
   }
   return found;
+}
+
+/** The processes in process group `group` running `program` (the file name of their first argument). */
+function groupRunning(group: number, program: string): Array<{ pid: number; args: string[] }> {
+  return groupProcesses(group).filter(({ args }) => basename(args[0] ?? '') === program);
 }
 
 /**
@@ -135,19 +147,13 @@ function xvfbRunFolder(group: number): string | null {
 
 /** The X servers (Xvfb) in process group `group`: pid and display number (its `:<n>` argument; null if none). */
 function xvfbServers(group: number): Array<{ pid: number; display: string | null }> {
-  return groupProcesses(group)
-    .filter(({ args }) => basename(args[0] ?? '') === 'Xvfb')
-    .map(({ pid, args }) => ({ pid, display: args.find((arg) => /^:\d+$/.test(arg))?.slice(1) ?? null }));
+  return groupRunning(group, 'Xvfb').map(({ pid, args }) => ({ pid, display: args.find((arg) => /^:\d+$/.test(arg))?.slice(1) ?? null }));
 }
 
 /** Whether process `pid` has ended (gone, or a zombie nobody reaped yet). */
 function ended(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
+  const stat = procStat(pid);
+  return stat === null || stat.state === 'Z';
 }
 
 /** Resolves once every process of `pids` has ended, or after `limitMs`. */
@@ -346,7 +352,7 @@ export class WebKitDriver {
     };
     // SIGTERM to WebKitWebDriver alone: xvfb-run then returns normally and its EXIT trap stops Xvfb and removes
     // its temporary folder (a signal to the whole group kills the shell before that trap runs).
-    const driverPids = await groupMembers(pid, 'WebKitWebDriver');
+    const driverPids = groupRunning(pid, 'WebKitWebDriver').map((driver) => driver.pid);
     const servers = xvfbServers(pid).map((server) => server.pid);
     if (driverPids.length > 0) for (const driverPid of driverPids) process.kill(driverPid, 'SIGTERM');
     else signalGroup('SIGTERM');
@@ -358,20 +364,6 @@ export class WebKitDriver {
     await endOf(servers, 2_000);
     // Whatever the driver left behind (a browser of a session nobody deleted) still carries the group id.
     signalGroup('SIGKILL');
-  }
-}
-
-/** Pids of the processes in process group `pgid` whose command name starts with `name` (from `ps`). */
-async function groupMembers(pgid: number, name: string): Promise<number[]> {
-  try {
-    const { stdout } = await promisify(execFile)('ps', ['-e', '-o', 'pid=,pgid=,comm=']);
-    return stdout
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/))
-      .filter(([, group, comm]) => Number(group) === pgid && comm !== undefined && comm.startsWith(name))
-      .map(([pid]) => Number(pid));
-  } catch {
-    return [];
   }
 }
 
