@@ -19,7 +19,7 @@ import { mkdir, open, readFile, realpath, rename, stat, writeFile, type FileHand
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import type { Duplex } from 'node:stream';
+import { pipeline, type Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { crossOriginHeaders } from '../core/csp.ts';
@@ -274,10 +274,10 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
       options.onRequest?.(method, path, 200, { bytes: method === 'HEAD' ? 0 : encoded === null ? info.size : encoded.length, coding: sentCoding });
       if (method === 'HEAD') return void response.end();
       if (encoded !== null) return void response.end(encoded);
-      const stream = handle.createReadStream();
-      // A read that fails after the headers went out can only cut the response short (the length tells the client).
-      stream.once('error', () => response.destroy());
-      stream.pipe(response);
+      // pipeline, not pipe: when the client goes away mid-file (a cancelled run, a closed tab) the read stream is
+      // destroyed too, which closes the file now instead of whenever its handle is garbage-collected. A read that fails
+      // after the headers went out can only cut the response short (the length tells the client).
+      pipeline(handle.createReadStream(), response, () => undefined);
     };
     serve().catch(() => {
       if (!response.headersSent) finish(500);

@@ -1,4 +1,6 @@
+import { readdirSync, readlinkSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,9 @@ beforeAll(async () => {
   await writeFile(join(dir, 'assets', 'ort.wasm'), new Uint8Array([0, 97, 115, 109]));
   await writeFile(join(dir, 'assets', 'ort.mjs'), 'export {};');
   await writeFile(join(dir, 'secret.txt'), 'outside');
+  // Far more than the socket buffers hold, so a client that stops reading leaves the server mid-file. Random bytes: a
+  // .bin is never compressed, so the server streams it from an open file.
+  await writeFile(join(dir, 'assets', 'big.bin'), new Uint8Array(32 * 1024 * 1024).map((_, i) => (i * 2654435761) >>> 24));
   server = await startStaticServer({ dir: join(dir, 'assets', '..'), modelHosts: ['https://huggingface.co'] });
 });
 afterAll(async () => {
@@ -60,6 +65,46 @@ describe('static server', () => {
     expect(await missing.text()).not.toContain('<title>');
     const escape = await fetch(`${server.url}assets/%2e%2e/%2e%2e/etc/passwd`);
     expect([403, 404]).toContain(escape.status);
+  });
+});
+
+/** How many of this process's open file descriptors point at `path` (Linux: /proc/self/fd). */
+function openDescriptors(path: string): number {
+  let count = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`) === path) count++;
+    } catch {
+      // Closed between the listing and the read.
+    }
+  }
+  return count;
+}
+
+describe('static server, clients that go away', () => {
+  it('closes the file when a client disconnects in the middle of it, without waiting for garbage collection', async () => {
+    const file = join(dir, 'assets', 'big.bin');
+    expect(openDescriptors(file)).toBe(0);
+    // A download cancelled after its first bytes (a tester stopping a cold run).
+    await new Promise<void>((resolveDone, reject) => {
+      const req = request(`${server.url}assets/big.bin`, (response) => {
+        expect(response.statusCode).toBe(200);
+        response.once('data', () => {
+          expect(openDescriptors(file)).toBe(1);
+          req.destroy();
+          resolveDone();
+        });
+      });
+      req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+      req.end();
+    });
+    const deadline = Date.now() + 5_000;
+    while (openDescriptors(file) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(openDescriptors(file)).toBe(0);
+    // And the server goes on serving the file whole.
+    const whole = await fetch(`${server.url}assets/big.bin`);
+    expect((await whole.arrayBuffer()).byteLength).toBe(32 * 1024 * 1024);
+    expect(openDescriptors(file)).toBe(0);
   });
 });
 
