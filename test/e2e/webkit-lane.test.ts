@@ -122,6 +122,13 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
     expect(failed.outcome.status).toBe('failed');
     expect(failed.outcome.reason).toMatch(/^WebGPU is not available: .*fallback to wasm not allowed/);
     expect(failed.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, fallback_reason: null });
+    expect(failed.route.attempts.map((a) => [a.ep, a.outcome])).toEqual([['webgpu', 'failed']]);
+    // A route that cannot run here fails before any download: no model file, no runtime build, the session stage.
+    expect(failed.outcome.failed_stage).toBe('session');
+    expect(failed.model.files).toEqual([]);
+    expect(failed.runtime.files).toEqual([]);
+    expect(failed.runtime.build ?? null).toBeNull();
+    expect(failed.resources.filter((r) => /\.(onnx|wasm)$/.test(r.url))).toEqual([]);
 
     const allowed = await runOnPage(lane, server, `${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'webgpu', allowFallback: true })}`);
     expect(allowed.state).toBe('done');
@@ -134,15 +141,10 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
       ['webgpu', 'failed'],
       ['wasm', 'succeeded'],
     ]);
-    // A webgpu route loads the WebGPU-capable build the browser can run: JSPI where there is JavaScript Promise
-    // Integration (Chromium), asyncify where there is none (WebKit). Where only its wasm fallback can run (no adapter,
-    // fallback allowed) it loads the plain build a wasm route loads (on a Safari without WebGPU, 14 MB instead of 27).
-    const build = laneName === 'webkit' ? 'asyncify' : 'jspi';
-    for (const [receipt, expected] of [[failed, build], [fallback, 'plain']] as const) {
-      expect(receipt.runtime.build).toBe(expected);
-      const infix = expected === 'plain' ? '' : `\\.${expected}`;
-      expect(receipt.runtime.files.find((f) => f.url.endsWith('.wasm'))?.url).toMatch(new RegExp(`/ort-wasm-simd-threaded${infix}-[\\w-]+\\.wasm$`));
-    }
+    // Where only its wasm fallback can run (no adapter, fallback allowed) a webgpu route loads the plain build a wasm
+    // route loads (on a Safari without WebGPU, 14 MB instead of the asyncify build's 27).
+    expect(fallback.runtime.build).toBe('plain');
+    expect(fallback.runtime.files.find((f) => f.url.endsWith('.wasm'))?.url).toMatch(/\/ort-wasm-simd-threaded-[\w-]+\.wasm$/);
   });
 
   it('a crashed worker ends the run failed with the reason, and the page runs again from its button', async () => {

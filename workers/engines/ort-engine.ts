@@ -15,7 +15,7 @@ import { buildInputValues, planInputs, type GraphInputMetadata } from '../../src
 import type { SynthesizedInputRequest } from '../../src/core/user-model/user-run.ts';
 import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult, UserSuppliedFile } from '../../src/worker-api/protocol.ts';
 import type { Engine } from './engine.ts';
-import { createOnRoute, effectiveThreads, localLoadResult, probeForRoute, runtimeEpFor } from './route.ts';
+import { createOnRoute, effectiveThreads, localLoadResult, planRoute } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
@@ -34,6 +34,8 @@ export class OrtEngine implements Engine {
     const threadsEffective = effectiveThreads(request.threads);
     ort.env.wasm.numThreads = threadsEffective;
 
+    // Before any download: a route that cannot run here fails now (planRoute).
+    const plan = await planRoute(request, threadsEffective, hooks);
     hooks.onStage?.('fetch', 'start');
     const user = request.model.source.type === 'user-supplied';
     if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
@@ -48,9 +50,8 @@ export class OrtEngine implements Engine {
       throw new Error(`the ort engine expects one .onnx file (and its external data), the model lists ${fetched.buffers.length} files`);
     }
     // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor). The
-    // build is the route's, or the plain one where only a wasm fallback can run (runtimeEpFor).
-    const webgpu = await probeForRoute(request);
-    const runtime = await fetchOrtRuntime(runtimeEpFor(request, webgpu), request.coldStart === true, hooks);
+    // build is the route's, or the plain one where only a wasm fallback can run (planRoute).
+    const runtime = await fetchOrtRuntime(plan.runtimeEp, request.coldStart === true, hooks);
     ort.env.wasm.wasmPaths = runtime.paths;
     ort.env.wasm.wasmBinary = runtime.wasmBinary;
 
@@ -70,7 +71,7 @@ export class OrtEngine implements Engine {
       },
       facts,
       hooks,
-      { webgpu },
+      { webgpu: plan.webgpu },
     ).finally(() => {
       // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
       ort.env.wasm.wasmBinary = undefined;

@@ -40,13 +40,34 @@ export function runtimeEpFor(request: Pick<LoadRequest, 'ep' | 'allowFallback'>,
   return request.ep === 'webgpu' && request.allowFallback && webgpu !== null && webgpuUnavailableReason(webgpu) !== null ? 'wasm' : request.ep;
 }
 
+/** What a load settles from its route before it downloads anything (`planRoute`). */
+export interface RoutePlan {
+  /** What this context's WebGPU probe found (null where none was made: a wasm request); `createOnRoute` decides the
+   *  route's webgpu attempt on the same facts. */
+  webgpu: WebGpuFacts | null;
+  /** The execution provider whose runtime build the load fetches (`runtimeEpFor`). */
+  runtimeEp: ExecutionProvider;
+}
+
 /**
- * Probes this context's WebGPU where the request needs it (a `webgpu` route), once per load: the same facts choose
- * the runtime build (`runtimeEpFor`) and decide the route's webgpu attempt (`createOnRoute`).
+ * Settles a load's route before anything is downloaded: probes this context's WebGPU where the request needs it (a
+ * `webgpu` route), once per load, and picks the runtime build from what it found (`runtimeEpFor`). A `webgpu` route
+ * that may not fall back, where there is no usable WebGPU, cannot run at all: it fails here, at the `session` stage with
+ * the same attempt and words as `createOnRoute` records, before the model or a runtime is fetched. Downloading them
+ * first gave the failed receipt nothing to measure and cost a tester the model and the WebGPU-capable runtime (27 MB
+ * on a Safari without WebGPU) for a run that could not succeed.
  * @param request the route asked for
+ * @param threads the effective thread count, recorded on the failed attempt
+ * @param hooks the load's hooks (the refusal is announced as the `session` stage)
+ * @throws RouteError when the route cannot run here (its receipt lists no file: none was fetched)
  */
-export function probeForRoute(request: Pick<LoadRequest, 'ep'>): Promise<WebGpuFacts | null> {
-  return request.ep === 'webgpu' ? probeWebGpu() : Promise.resolve(null);
+export async function planRoute(request: Pick<LoadRequest, 'ep' | 'allowFallback'>, threads: number, hooks: EngineHooks): Promise<RoutePlan> {
+  const webgpu = request.ep === 'webgpu' ? await probeWebGpu() : null;
+  if (request.ep === 'webgpu' && !request.allowFallback && webgpu !== null && webgpuUnavailableReason(webgpu) !== null) {
+    // Its only attempt fails on the probe's facts before the runtime would be asked, so `create` is never called.
+    await createOnRoute(request, threads, () => Promise.reject(new Error('no runtime was loaded')), null, hooks, { webgpu });
+  }
+  return { webgpu, runtimeEp: runtimeEpFor(request, webgpu) };
 }
 
 /** What `createOnRoute` returns: the receipt's route facts (the attempts made, the EP that completed, differing
@@ -63,10 +84,11 @@ export interface RouteOutcome {
  * @param request the route asked for (ep, allowFallback)
  * @param threads the effective thread count, recorded on every attempt
  * @param create makes the session on one EP; throws when it cannot
- * @param fetched the files already fetched, so a RouteError's failed receipt still lists them with their hashes
+ * @param fetched the files already fetched, so a RouteError's failed receipt still lists them with their hashes (null:
+ *   none, `planRoute`'s refusal)
  * @param options.failureDetail extra words for a failed attempt's reason (for example files the runtime asked for that
  *   the catalog lacks)
- * @param options.webgpu the probe that chose the runtime build (`probeForRoute`); probed here when absent
+ * @param options.webgpu the probe that chose the runtime build (`planRoute`); probed here when absent
  * @throws RouteError when no EP completed, naming the first failure, whether fallback was refused, and the fallback's
  *   own failure when it was tried
  */
@@ -74,7 +96,7 @@ export async function createOnRoute(
   request: Pick<LoadRequest, 'ep' | 'allowFallback'>,
   threads: number,
   create: (ep: ExecutionProvider) => Promise<void>,
-  fetched: FetchedFacts,
+  fetched: FetchedFacts | null,
   hooks: EngineHooks,
   options: { failureDetail?: () => string; webgpu?: WebGpuFacts | null } = {},
 ): Promise<RouteOutcome> {

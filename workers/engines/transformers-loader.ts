@@ -20,7 +20,7 @@ import { redactUrl } from '../../src/core/redact.ts';
 import { fetchedFacts, fetchModelFiles, readUserFiles, type FetchedModel } from '../model-fetch.ts';
 import { USER_MODEL_BASE_PATH, USER_MODEL_ID } from '../../src/core/user-model/user-run.ts';
 import type { EngineHooks, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
-import { createOnRoute, effectiveThreads, localLoadResult, probeForRoute, runtimeEpFor } from './route.ts';
+import { createOnRoute, effectiveThreads, localLoadResult, planRoute } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
 
 /** Which transformers.js auto class a task needs. */
@@ -122,6 +122,8 @@ export async function loadTransformersModel(
   env.useCustomCache = false;
   env.useFSCache = false;
 
+  // Before any download: a route that cannot run here fails now (planRoute).
+  const plan = await planRoute(request, threadsEffective, hooks);
   hooks.onStage?.('fetch', 'start');
   const user = request.model.source.type === 'user-supplied';
   if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
@@ -131,9 +133,8 @@ export async function loadTransformersModel(
   hooks.onStage?.('fetch', 'end');
   hooks.onFetched?.(fetchedFacts(fetched));
   // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor). The
-  // build is the route's, or the plain one where only a wasm fallback can run (runtimeEpFor).
-  const webgpu = await probeForRoute(request);
-  const runtime = await fetchOrtRuntime(runtimeEpFor(request, webgpu), request.coldStart === true, hooks);
+  // build is the route's, or the plain one where only a wasm fallback can run (planRoute).
+  const runtime = await fetchOrtRuntime(plan.runtimeEp, request.coldStart === true, hooks);
   wasm.wasmPaths = runtime.paths;
   wasm.wasmBinary = runtime.wasmBinary;
 
@@ -171,7 +172,7 @@ export async function loadTransformersModel(
     },
     facts,
     hooks,
-    { failureDetail: () => (unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : ''), webgpu },
+    { failureDetail: () => (unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : ''), webgpu: plan.webgpu },
   ).finally(() => {
     // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
     wasm.wasmBinary = undefined;
