@@ -6,6 +6,7 @@
  */
 import type { Capabilities } from '../core/receipt.ts';
 import { answerWithin } from './answer-within.ts';
+import { WEBGPU_UNAVAILABLE } from '../core/route-reasons.ts';
 
 /** How long the probe waits for an adapter: a request that never answers is recorded as an adapter error. */
 export const ADAPTER_REQUEST_LIMIT_MS = 10_000;
@@ -78,7 +79,7 @@ export async function probeWebGpu(gpu: GpuLike | undefined = contextGpu(), limit
  * @param facts what `probeWebGpu` found
  */
 export function webgpuUnavailableReason(facts: Pick<WebGpuFacts, 'navigator_gpu' | 'adapter_granted' | 'adapter_error'>): string | null {
-  if (!facts.navigator_gpu) return 'WebGPU is not available: navigator.gpu is missing in this browser';
-  if (facts.adapter_error !== null) return `WebGPU is not available: requestAdapter failed (${facts.adapter_error})`;
-  return facts.adapter_granted ? null : 'WebGPU is not available: navigator.gpu exists but no adapter was granted';
+  if (!facts.navigator_gpu) return `${WEBGPU_UNAVAILABLE}: navigator.gpu is missing in this browser`;
+  if (facts.adapter_error !== null) return `${WEBGPU_UNAVAILABLE}: requestAdapter failed (${facts.adapter_error})`;
+  return facts.adapter_granted ? null : `${WEBGPU_UNAVAILABLE}: navigator.gpu exists but no adapter was granted`;
 }

@@ -4,11 +4,11 @@
  * under the failure's own reason; receipts keep the reason only.
  */
 
+import { FALLBACK_FAILED_TOO, NO_FALLBACK_HINT, sessionFailedPrefix, WEBGPU_UNAVAILABLE } from './route-reasons.ts';
+
 /** The panels a failure can be shown in, each with its own controls. */
 export type FailurePanel = 'run' | 'suite' | 'generation' | 'comparison' | 'protocol';
 
-/** A WebGPU route failed and the run did not allow falling back to wasm (the worker's wording). */
-const NO_FALLBACK = /fallback to wasm not allowed/;
 /** The network refused a model file (src/workers/model-fetch.ts names the host). */
 const OFFLINE = /could not be fetched from (\S+) .*offline, or the host is blocked/;
 /** The runtime build has no kernel for one of the model's operators (onnxruntime's wording). */
@@ -38,7 +38,7 @@ export function failureAdvice(reason: string, panel: FailurePanel): string | nul
     // run: workers/engines/route.ts `runtimeEpFor`); the WebGPU-capable builds (so also the fallback of a webgpu
     // session that failed) lack some of its CPU kernels, GatherBlockQuantized among them (docs/models.md). A failure
     // on the plain build means it lacks the kernel too.
-    if (reason.startsWith('session creation on wasm failed') || (reason.startsWith('WebGPU is not available') && reason.includes('the fallback to wasm failed too'))) {
+    if (reason.startsWith(sessionFailedPrefix('wasm')) || (reason.startsWith(WEBGPU_UNAVAILABLE) && reason.includes(FALLBACK_FAILED_TOO))) {
       return panel === 'protocol'
         ? `This browser's runtime cannot run the protocol's model (no ${kernel[1]} kernel): tell the person who sent you the protocol; nothing here can change the model.`
         : `Not even onnxruntime-web's plain build (the one a wasm route loads) has a ${kernel[1]} kernel: choose another dtype of the model.`;
@@ -54,15 +54,21 @@ export function failureAdvice(reason: string, panel: FailurePanel): string | nul
         return `This browser's runtime build cannot run the protocol's model (no ${kernel[1]} kernel): tell the person who sent you the protocol; nothing here can change the route.`;
     }
   }
-  if (NO_FALLBACK.test(reason)) {
+  if (reason.includes(NO_FALLBACK_HINT)) {
+    // Either the browser gave no usable WebGPU, or it did and the model's session failed on it (an fp16 graph on an
+    // adapter without shader-f16, an operator the WebGPU provider lacks): the advice says which, and only the second
+    // can be helped by another dtype.
+    const unavailable = reason.startsWith(WEBGPU_UNAVAILABLE);
+    const cause = unavailable ? 'This browser gave no usable WebGPU' : 'WebGPU could not run this model here (the reason is above)';
+    const dtype = unavailable ? '' : ' or another dtype of the model';
     switch (panel) {
       case 'run':
       case 'suite':
-        return 'This browser gave no usable WebGPU: choose wasm as the execution provider, or tick "allow fallback to wasm" to let the run fall back (the receipt records the fallback).';
+        return `${cause}: choose wasm as the execution provider${dtype}, or tick "allow fallback to wasm" to let the run fall back (the receipt records the fallback).`;
       case 'generation':
-        return 'This browser gave no usable WebGPU: choose wasm as the execution provider and run again.';
+        return `${cause}: choose wasm as the execution provider${dtype} and run again.`;
       case 'comparison':
-        return 'This browser gave no usable WebGPU: remove webgpu from Routes (for example wasm-1,wasm-2), or compare on a device whose browser offers WebGPU.';
+        return `${cause}: remove webgpu from Routes (for example wasm-1,wasm-2), or ${unavailable ? 'compare on a device whose browser offers WebGPU' : 'choose another dtype of the model'}.`;
       case 'protocol':
         return 'This device cannot run the protocol\'s WebGPU route: tell the person who sent you the protocol; nothing here can change the route.';
     }

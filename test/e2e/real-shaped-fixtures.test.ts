@@ -118,12 +118,13 @@ describe('generation runs through the cache', () => {
 });
 
 describe('suite runs on the other dtypes', () => {
-  async function suite(settings: Partial<AutomationSettings>): Promise<{ state: string; receipt: SuiteReceipt; predictions: PredictionRow[] | undefined; requests: string[] }> {
+  async function suite(settings: Partial<AutomationSettings>): Promise<{ state: string; receipt: SuiteReceipt; predictions: PredictionRow[] | undefined; requests: string[]; advice: string | null }> {
     const { page, state, artifacts, requests } = await runPage(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', ...settings })}`);
+    const advice = (await page.getByTestId('suite-advice').count()) > 0 ? await page.getByTestId('suite-advice').textContent() : null;
     await page.close();
     const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')!.data);
     expect(checkSuiteReceipt(receipt)).toEqual([]);
-    return { state, receipt, predictions: artifacts.find((a) => a.kind === 'predictions')?.data as PredictionRow[] | undefined, requests };
+    return { state, receipt, predictions: artifacts.find((a) => a.kind === 'predictions')?.data as PredictionRow[] | undefined, requests, advice };
   }
 
   it('the LM in fp32 loads its weights from onnx/model.onnx_data and scores every row', async () => {
@@ -161,5 +162,7 @@ describe('suite runs on the other dtypes', () => {
     expect(run.receipt.outcome.reason).toMatch(/does not support fp16/);
     expect(run.receipt.route.completed_ep).toBeNull();
     expect(run.predictions).toBeUndefined();
+    // The browser has WebGPU (an adapter was granted): the advice does not say it has none, and offers another dtype.
+    expect(run.advice).toMatch(/^What to do: WebGPU could not run this model here \(the reason is above\): choose wasm as the execution provider or another dtype of the model, or tick "allow fallback to wasm"/);
   });
 });

@@ -1,6 +1,8 @@
 /** Failure advice names only controls of the panel it is shown in. */
 import { describe, expect, it } from 'vitest';
 import { failureAdvice, type FailurePanel } from '../../src/core/failure-advice.ts';
+import { routeFailureReason, sessionFailedReason } from '../../src/core/route-reasons.ts';
+import { webgpuUnavailableReason } from '../../src/browser/webgpu-probe.ts';
 
 const PANELS: FailurePanel[] = ['run', 'suite', 'generation', 'comparison', 'protocol'];
 const NO_WEBGPU = 'WebGPU is not available: navigator.gpu is missing (fallback to wasm not allowed for this run)';
@@ -16,6 +18,28 @@ describe('failure advice', () => {
     }
     expect(failureAdvice(NO_WEBGPU, 'comparison')).toContain('remove webgpu from Routes');
     expect(failureAdvice(NO_WEBGPU, 'generation')).toContain('choose wasm as the execution provider');
+  });
+
+  it('reads the reasons the worker writes (the same phrases build and match them), and tells no WebGPU from a WebGPU session that failed', () => {
+    // Built as workers/engines/route.ts builds them, from the probe's own words.
+    const unavailable = routeFailureReason(webgpuUnavailableReason({ navigator_gpu: true, adapter_granted: false, adapter_error: null })!, true, null);
+    expect(unavailable).toBe('WebGPU is not available: navigator.gpu exists but no adapter was granted (fallback to wasm not allowed for this run)');
+    const sessionFailed = routeFailureReason(sessionFailedReason('webgpu', 'The device (SwiftShader) does not support fp16.'), true, null);
+    expect(sessionFailed).toBe('session creation on webgpu failed: The device (SwiftShader) does not support fp16. (fallback to wasm not allowed for this run)');
+    for (const panel of ['run', 'suite', 'generation', 'comparison'] as const) {
+      expect(failureAdvice(unavailable, panel), panel).toMatch(/^This browser gave no usable WebGPU: /);
+      expect(failureAdvice(unavailable, panel), panel).not.toContain('dtype');
+      // An adapter was there: the advice must not say the browser has no WebGPU, and another dtype may help.
+      expect(failureAdvice(sessionFailed, panel), panel).toMatch(/^WebGPU could not run this model here \(the reason is above\): .*another dtype of the model/);
+    }
+    expect(failureAdvice(sessionFailed, 'run')).toContain('tick "allow fallback to wasm"');
+    expect(failureAdvice(sessionFailed, 'comparison')).toBe('WebGPU could not run this model here (the reason is above): remove webgpu from Routes (for example wasm-1,wasm-2), or choose another dtype of the model.');
+    expect(failureAdvice(unavailable, 'generation')).toBe('This browser gave no usable WebGPU: choose wasm as the execution provider and run again.');
+    // The plain build's missing kernel, after a fallback from no WebGPU, as the worker words it.
+    const kernel = "Can't create a session. ERROR_CODE: 9, ERROR_MESSAGE: Could not find an implementation for GatherBlockQuantized(1) node";
+    const plainFallback = routeFailureReason(webgpuUnavailableReason({ navigator_gpu: false, adapter_granted: false, adapter_error: null })!, false, sessionFailedReason('wasm', kernel));
+    expect(failureAdvice(plainFallback, 'run')).toMatch(/^Not even onnxruntime-web's plain build/);
+    expect(failureAdvice(sessionFailedReason('wasm', kernel), 'suite')).toMatch(/^Not even onnxruntime-web's plain build/);
   });
 
   it('names the blocked host and the panel\'s own button for a network failure', () => {

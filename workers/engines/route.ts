@@ -6,6 +6,7 @@
  */
 import { probeWebGpu, webgpuUnavailableReason, type WebGpuFacts } from '../../src/browser/webgpu-probe.ts';
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
+import { routeFailureReason, sessionFailedReason } from '../../src/core/route-reasons.ts';
 import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
 import { RouteError } from './engine.ts';
 import type { FetchedRuntime } from '../ort-runtime.ts';
@@ -117,7 +118,7 @@ export async function createOnRoute(
       attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
       return true;
     } catch (error) {
-      const reason = `session creation on ${ep} failed: ${error instanceof Error ? error.message : String(error)}${failureDetail()}`;
+      const reason = sessionFailedReason(ep, `${error instanceof Error ? error.message : String(error)}${failureDetail()}`);
       attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
       return false;
     }
@@ -130,11 +131,9 @@ export async function createOnRoute(
   };
   if (await tryEp(request.ep)) return completed(request.ep, null);
   if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm'))) return completed('wasm', attempts[0].reason);
-  const first = attempts[0]?.reason ?? 'unknown failure';
-  const hint = request.ep !== 'wasm' && !request.allowFallback ? ' (fallback to wasm not allowed for this run)' : '';
   // An allowed fallback that failed too is the run's last word: the reason says so, not only the attempts.
-  const fallback = attempts.length > 1 ? `; the fallback to wasm failed too: ${attempts[1].reason}` : '';
-  throw new RouteError(`${first}${hint}${fallback}`, attempts, fetched);
+  const reason = routeFailureReason(attempts[0]?.reason ?? 'unknown failure', request.ep !== 'wasm' && !request.allowFallback, attempts[1]?.reason ?? null);
+  throw new RouteError(reason, attempts, fetched);
 }
 
 /**
