@@ -180,14 +180,22 @@ function killLiveDrivers(): void {
       // Already gone.
     }
     if (folder !== null) rmSync(folder, { recursive: true, force: true });
-    // A killed Xvfb leaves its display's lock file and socket, which it removes when it stops of its own accord.
-    for (const { display } of servers) {
-      if (display === null) continue;
-      rmSync(`/tmp/.X${display}-lock`, { force: true });
-      rmSync(`/tmp/.X11-unix/X${display}`, { force: true });
-    }
+    removeDisplayFiles(servers);
   }
   forget();
+}
+
+/**
+ * Removes the display files of X servers that were killed: an Xvfb removes its display's lock file (/tmp/.X<n>-lock)
+ * and socket when it stops of its own accord, and a killed one leaves both behind, one display per launch, for good.
+ * Only for servers that were still running when killed, so never the files of a display another Xvfb has taken since.
+ */
+function removeDisplayFiles(killed: ReadonlyArray<{ display: string | null }>): void {
+  for (const { display } of killed) {
+    if (display === null) continue;
+    rmSync(`/tmp/.X${display}-lock`, { force: true });
+    rmSync(`/tmp/.X11-unix/X${display}`, { force: true });
+  }
 }
 
 /** After the live drivers are killed, lets the signal do what it would have done: re-raised when nothing else listens. */
@@ -353,17 +361,22 @@ export class WebKitDriver {
     // SIGTERM to WebKitWebDriver alone: xvfb-run then returns normally and its EXIT trap stops Xvfb and removes
     // its temporary folder (a signal to the whole group kills the shell before that trap runs).
     const driverPids = groupRunning(pid, 'WebKitWebDriver').map((driver) => driver.pid);
-    const servers = xvfbServers(pid).map((server) => server.pid);
+    const servers = xvfbServers(pid);
     if (driverPids.length > 0) for (const driverPid of driverPids) process.kill(driverPid, 'SIGTERM');
     else signalGroup('SIGTERM');
     const timer = setTimeout(() => signalGroup('SIGKILL'), 3_000);
     await exited;
     clearTimeout(timer);
     // xvfb-run's trap asks Xvfb to stop and returns at once; Xvfb removes its display's lock file (/tmp/.X<n>-lock) and
-    // socket as it stops. Killed before that, it leaves both behind, one display per launch, for good.
-    await endOf(servers, 2_000);
+    // socket as it stops. One still stopping after that (a loaded machine) is killed below, and its files go with it.
+    await endOf(servers.map((server) => server.pid), 2_000);
+    const killed = servers.filter((server) => !ended(server.pid));
     // Whatever the driver left behind (a browser of a session nobody deleted) still carries the group id.
     signalGroup('SIGKILL');
+    if (killed.length > 0) {
+      await endOf(killed.map((server) => server.pid), 2_000);
+      removeDisplayFiles(killed);
+    }
   }
 }
 

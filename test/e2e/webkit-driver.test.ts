@@ -118,6 +118,22 @@ describe('WebKitDriver', () => {
     expect(xvfbTempFolders()).toEqual(foldersBefore);
   });
 
+  it('close() removes the X lock file and socket of an Xvfb it had to kill (one that did not stop in time on a loaded machine)', async () => {
+    const own = await WebKitDriver.start();
+    const pgid = own.processGroup!;
+    const display = xvfbDisplay(pgid);
+    expect(display).toMatch(/^\d+$/);
+    const xvfb = groupPids(pgid).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0].endsWith('Xvfb'))!;
+    expect(xvfb).toBeGreaterThan(0);
+    // Stopped, it cannot end of its own accord when xvfb-run's trap asks it to, as on a machine too busy to let it.
+    process.kill(xvfb, 'SIGSTOP');
+    await own.close();
+    for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(groupPids(pgid)).toEqual([]);
+    expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
+    expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
+  });
+
   it('keeps WebKit\'s accelerated compositing unless told not to; `compositing: false` reaches the web process', async () => {
     for (const compositing of [undefined, false]) {
       const own = await WebKitDriver.start(compositing === undefined ? {} : { compositing });
