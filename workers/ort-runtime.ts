@@ -4,12 +4,13 @@
  *
  * - One build per route: a `wasm` route loads the plain SIMD-threaded build (`ort-wasm-simd-threaded`, about
  *   14 MB, CPU only); a `webgpu` route loads a WebGPU-capable build, which also runs that route's wasm fallback if
- *   the WebGPU session fails (a `webgpu` route that may fall back where the context has no usable WebGPU loads the
- *   plain build instead, as only its fallback can run: workers/engines/route.ts `runtimeEpFor`): the JSPI build (`.jspi`, about 17 MB) where the browser has JavaScript Promise Integration (Chromium 137 and
- *   later), else the asyncify build (`.asyncify`, about 27 MB: the same engine with its async calls rewritten by
- *   Binaryen's asyncify, which makes the module larger and slower to compile). All three are assets of the page's
- *   own origin (the `?url` imports below are the only variants the build emits). The page starts a fresh worker for
- *   every load, so one worker never needs two.
+ *   the WebGPU session fails: the JSPI build (`.jspi`, about 17 MB) where the browser has JavaScript Promise
+ *   Integration (Chromium 137 and later), else the asyncify build (`.asyncify`, about 27 MB: the same engine with its
+ *   async calls rewritten by Binaryen's asyncify, which makes the module larger and slower to compile). Where the
+ *   context has no usable WebGPU, a `webgpu` route that may fall back loads the plain build instead (only its
+ *   fallback can run), and one that may not fails before loading any (workers/engines/route.ts `planRoute`). All
+ *   three are assets of the page's own origin (the `?url` imports below are the only variants the build emits). The
+ *   page starts a fresh worker for every load, so one worker never needs two.
  * - Its own stage: `runtime_fetch` imports the `.mjs` (the runtime's own import of the same URL then finds it in the
  *   module map) and reads the `.wasm` with progress (into one buffer as it arrives where its length is declared:
  *   `ByteCollector`), hashes it and hands the bytes to the runtime (`env.wasm.wasmBinary`, as an ArrayBuffer so the
