@@ -64,7 +64,7 @@ export interface RoutePlan {
  */
 export async function planRoute(request: Pick<LoadRequest, 'ep' | 'allowFallback'>, threads: number, hooks: EngineHooks): Promise<RoutePlan> {
   const webgpu = request.ep === 'webgpu' ? await probeWebGpu() : null;
-  if (request.ep === 'webgpu' && !request.allowFallback && webgpu !== null && webgpuUnavailableReason(webgpu) !== null) {
+  if (webgpu !== null && !request.allowFallback && webgpuUnavailableReason(webgpu) !== null) {
     // Its only attempt fails on the probe's facts before the runtime would be asked, so `create` is never called.
     await createOnRoute(request, threads, () => Promise.reject(new Error('no runtime was loaded')), null, hooks, { webgpu });
   }
