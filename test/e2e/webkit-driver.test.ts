@@ -18,19 +18,25 @@ function groupPids(pgid: number): number[] {
     .map(([pid]) => pid);
 }
 
-/** The display number of the Xvfb in process group `pgid` (its `:<n>` argument), or null. */
-function xvfbDisplay(pgid: number): string | null {
+/** The Xvfb in process group `pgid`: its pid and display number (its `:<n>` argument), or null. */
+function xvfbServer(pgid: number): { pid: number; display: string } | null {
   for (const pid of groupPids(pgid)) {
     try {
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       if (!args[0].endsWith('Xvfb')) continue;
       const display = args.find((arg) => /^:\d+$/.test(arg));
-      if (display !== undefined) return display.slice(1);
+      if (display !== undefined) return { pid, display: display.slice(1) };
     } catch {
       // Gone meanwhile.
     }
   }
   return null;
+}
+
+/** The processes of group `pgid` still there after up to 2 s (processes can take a moment to be reaped after SIGKILL). */
+async function groupAfterReaping(pgid: number): Promise<number[]> {
+  for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  return groupPids(pgid);
 }
 
 /** The environment of each WebKit web process in process group `pgid`, as /proc shows it. */
@@ -106,30 +112,26 @@ describe('WebKitDriver', () => {
   it('close() ends the driver, the browser and Xvfb, and leaves no xvfb-run folder, X lock file or X socket behind', async () => {
     const pgid = (driver as unknown as { child: { pid: number } }).child.pid;
     expect(groupPids(pgid).length).toBeGreaterThan(2);
-    const display = xvfbDisplay(pgid);
+    const display = xvfbServer(pgid)?.display;
     expect(display).toMatch(/^\d+$/);
     expect(existsSync(`/tmp/.X${display}-lock`)).toBe(true);
     await driver.close();
     expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
     expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
-    // Processes can take a moment to be reaped after SIGKILL.
-    for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(groupPids(pgid)).toEqual([]);
+    expect(await groupAfterReaping(pgid)).toEqual([]);
     expect(xvfbTempFolders()).toEqual(foldersBefore);
   });
 
   it('close() removes the X lock file and socket of an Xvfb it had to kill (one that did not stop in time on a loaded machine)', async () => {
     const own = await WebKitDriver.start();
     const pgid = own.processGroup!;
-    const display = xvfbDisplay(pgid);
-    expect(display).toMatch(/^\d+$/);
-    const xvfb = groupPids(pgid).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0].endsWith('Xvfb'))!;
-    expect(xvfb).toBeGreaterThan(0);
+    const xvfb = xvfbServer(pgid);
+    expect(xvfb?.display).toMatch(/^\d+$/);
+    const display = xvfb!.display;
     // Stopped, it cannot end of its own accord when xvfb-run's trap asks it to, as on a machine too busy to let it.
-    process.kill(xvfb, 'SIGSTOP');
+    process.kill(xvfb!.pid, 'SIGSTOP');
     await own.close();
-    for (let i = 0; i < 20 && groupPids(pgid).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(groupPids(pgid)).toEqual([]);
+    expect(await groupAfterReaping(pgid)).toEqual([]);
     expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
     expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
   });
@@ -170,14 +172,13 @@ describe('WebKitDriver', () => {
       child.once('exit', (code) => reject(new Error(`the child exited (${code}) before its session opened: ${out}`)));
     });
     expect(groupPids(group).length).toBeGreaterThan(2);
-    const display = xvfbDisplay(group);
+    const display = xvfbServer(group)?.display;
     expect(display).toMatch(/^\d+$/);
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     child.kill('SIGINT');
     // The default meaning of the signal still holds: the process ends by it.
     expect(await exited).toBe('SIGINT');
-    for (let i = 0; i < 20 && groupPids(group).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(groupPids(group)).toEqual([]);
+    expect(await groupAfterReaping(group)).toEqual([]);
     expect(xvfbTempFolders()).toEqual(foldersBefore);
     expect(existsSync(`/tmp/.X${display}-lock`)).toBe(false);
     expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
