@@ -20,15 +20,11 @@ import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/r
 import { Banners } from './Banners.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { InterruptedBanner } from './InterruptedBanner.tsx';
-import { ComparePanel } from './ComparePanel.tsx';
-import { GenerationPanel } from './GenerationPanel.tsx';
 import { RECEIPTS_LISTED, ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
-import { SuitePanel } from './SuitePanel.tsx';
-import { UserModelPanel } from './UserModelPanel.tsx';
 import { WarmChart } from './WarmChart.tsx';
-import { ProtocolView } from './ProtocolView.tsx';
+import { DeferredView, loadDeveloperPanels, loadProtocolView, useDeferred } from './deferred.tsx';
 
 /** Below this width the page opens in protocol mode unless the URL names a mode (phones are where testers are). */
 const PROTOCOL_VIEW_BELOW_PX = 600;
@@ -85,6 +81,9 @@ export function App(props: { catalog: ModelCatalog }) {
   settingsRef.current = settings;
   // Protocol mode (the tester's field kit) when the URL asks for it, or on a narrow screen when it names no mode.
   const [view, setView] = useState<PageMode>(() => a.mode ?? (window.innerWidth < PROTOCOL_VIEW_BELOW_PX ? 'protocol' : 'panels'));
+  // Each view's own code arrives after the first paint (deferred.tsx); the view not shown is never fetched.
+  const protocolView = useDeferred(view === 'protocol' ? loadProtocolView : null);
+  const developerPanels = useDeferred(view === 'panels' ? loadDeveloperPanels : null);
 
   const runOne = async (kind: 'cold' | 'warm', signal: AbortSignal): Promise<DeviceReceipt | null> => {
     const s = settingsRef.current;
@@ -171,21 +170,31 @@ export function App(props: { catalog: ModelCatalog }) {
       return;
     }
     if (a.autorun.length > 0) void runSequence(a.autorun);
-    else setDrbState('idle');
+    // Idle means every panel is there to be driven (a chunk that could not be fetched: the effect below).
+    else void loadDeveloperPanels().then(() => setDrbState('idle'), () => undefined);
   }, []);
+  // Part of the page's own code could not be fetched: the page says so where it would be, and a script waiting on the
+  // automation state (an autorun of the missing panel included) learns it now instead of at its time limit.
+  useEffect(() => {
+    if (protocolView.state === 'failed' || developerPanels.state === 'failed') setDrbState('failed');
+  }, [protocolView.state, developerPanels.state]);
 
   const model = catalog.models.find((m) => m.id === settings.modelId);
   const input = catalog.inputs.find((i) => i.id === model?.default_input);
   if (view === 'protocol') {
     return (
-      <ProtocolView
-        catalog={catalog}
-        automation={a}
-        protocolId={a.protocol ?? DEFAULT_PROTOCOL_ID}
-        capabilities={capabilities}
-        journal={journal}
-        onPanels={() => setView('panels')}
-      />
+      <DeferredView deferred={protocolView} what="protocol mode">
+        {({ ProtocolView }) => (
+          <ProtocolView
+            catalog={catalog}
+            automation={a}
+            protocolId={a.protocol ?? DEFAULT_PROTOCOL_ID}
+            capabilities={capabilities}
+            journal={journal}
+            onPanels={() => setView('panels')}
+          />
+        )}
+      </DeferredView>
     );
   }
   return (
@@ -217,10 +226,16 @@ export function App(props: { catalog: ModelCatalog }) {
       <RunProgress status={status} downloads={progress} samplesDone={liveSamples.length} samplesTotal={samplesTotal} />
       {busy && liveSamples.length > 0 && <WarmChart samplesMs={liveSamples} />}
       <ReceiptList receipts={receipts} made={receiptsMade} />
-      <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} paramErrors={automation.errors} />
-      <GenerationPanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
-      <ComparePanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
-      <SuitePanel catalog={catalog} automation={automation} journal={journal} />
+      <DeferredView deferred={developerPanels} what="the developer panels (your own model, generation, comparison, suite)">
+        {({ UserModelPanel, GenerationPanel, ComparePanel, SuitePanel }) => (
+          <>
+            <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} paramErrors={automation.errors} />
+            <GenerationPanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('generate')} journal={journal} />
+            <ComparePanel catalog={catalog} automation={a} paramErrors={automation.errors} autorun={automation.errors.length === 0 && a.autorun.includes('compare')} journal={journal} />
+            <SuitePanel catalog={catalog} automation={automation} journal={journal} />
+          </>
+        )}
+      </DeferredView>
       <label class="device-details">
         <input type="checkbox" data-testid="device-details" checked={deviceDetails === 'full'} disabled={pageRun !== null} onChange={(e) => onDeviceDetails(e.currentTarget.checked)} />{' '}
         Record full device details in receipts: the full user agent, OS version, CPU architecture, device model and full

@@ -1,12 +1,22 @@
 /**
  * The built page (from global-setup): only the ORT runtime builds the page's routes use are shipped, the CSP is in
- * index.html for static hosts, and the build carries its version and git commit for receipts.
+ * index.html for static hosts, the build carries its version and git commit for receipts, and the page's first
+ * script stays small: the developer panels and protocol mode are chunks fetched after the first paint, each only by
+ * the view that shows it.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it, inject } from 'vitest';
 import { contentSecurityPolicy } from '../../src/core/csp.ts';
-import { openAndWait, startPageEnv } from './page-harness.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
+import { openAndWait, pageQuery, startPageEnv } from './page-harness.ts';
+
+/** The scripts index.html loads before any dynamic import: its module script and the chunks it preloads. */
+async function firstScripts(): Promise<string[]> {
+  const html = await readFile(join(inject('distDir'), 'index.html'), 'utf8');
+  return [...html.matchAll(/<(?:script[^>]*\ssrc|link rel="modulepreload"[^>]*\shref)="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+}
 
 describe('the build', () => {
   it('ships exactly the three ONNX Runtime WASM builds the routes use (plain for wasm; JSPI, or asyncify without JSPI, for webgpu), no jsep copy', async () => {
@@ -41,6 +51,80 @@ describe('the build', () => {
       expect(app.version).toBe(pkg.version);
       expect(app.commit).toMatch(/^[0-9a-f]{40}$/);
       expect(receipt.app).toMatchObject({ name: 'device-receipts-bench', version: pkg.version, commit: app.commit });
+    } finally {
+      await env.close();
+    }
+  });
+
+  it("keeps the page's first script under 100 KB gzipped, with no ML code and neither view's own panels in it", async () => {
+    const scripts = await firstScripts();
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toMatch(/^assets\/index-[\w-]+\.js$/);
+    // Gzipped at level 9, as the paint benchmark weighs it (docs/performance.md, "First paint without ML code").
+    const gzipped = scripts.map(async (path) => gzipSync(await readFile(join(inject('distDir'), path)), { level: 9 }).byteLength);
+    const total = (await Promise.all(gzipped)).reduce((a, b) => a + b, 0);
+    console.log(`the page's first script: ${(total / 1000).toFixed(1)} KB gzipped`);
+    expect(total).toBeLessThan(100_000);
+    const assets = await readdir(join(inject('distDir'), 'assets'));
+    expect(assets.filter((name) => /^developer-panels-[\w-]+\.js$/.test(name))).toHaveLength(1);
+    expect(assets.filter((name) => /^ProtocolView-[\w-]+\.js$/.test(name))).toHaveLength(1);
+    const entry = await readFile(join(inject('distDir'), scripts[0]), 'utf8');
+    // No runtime: ORT's API and its builds are the worker's (the paint benchmark checks what is fetched, too).
+    expect(entry).not.toContain('InferenceSession');
+    expect(entry).not.toContain('ort-wasm-simd-threaded');
+    // The panels' own words and test ids live in their chunks, not in the first script.
+    for (const marker of ['compare-panel', 'suite-run', 'gen-run', 'Session sheet']) expect(entry).not.toContain(marker);
+  });
+
+  it('fetches the developer panels only in the panels view and protocol mode only in protocol mode', async () => {
+    const env = await startPageEnv();
+    try {
+      const fetched = async (mode: 'panels' | 'protocol') => {
+        const page = await env.browser.context.newPage();
+        const paths: string[] = [];
+        page.on('request', (request) => paths.push(new URL(request.url()).pathname));
+        await page.goto(`${env.server.url}${pageQuery({ mode })}`);
+        await waitForPage(page, () => document.documentElement.dataset.drbState === 'idle', null, { timeout: 60_000 });
+        await page.close();
+        return paths;
+      };
+      const panels = await fetched('panels');
+      expect(panels.some((p) => /\/developer-panels-[\w-]+\.js$/.test(p))).toBe(true);
+      expect(panels.some((p) => /\/ProtocolView-/.test(p))).toBe(false);
+      const protocol = await fetched('protocol');
+      expect(protocol.some((p) => /\/ProtocolView-[\w-]+\.js$/.test(p))).toBe(true);
+      expect(protocol.some((p) => /\/developer-panels-/.test(p))).toBe(false);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('says so, and ends failed at once, when a view\'s chunk cannot be fetched (autorun too); the Run panel still works', async () => {
+    const env = await startPageEnv();
+    try {
+      const page = await env.browser.context.newPage();
+      await page.route('**/developer-panels-*.js', (route) => route.abort('connectionreset'));
+      await page.goto(`${env.server.url}${pageQuery({ mode: 'panels' })}`);
+      await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
+      await expect.poll(() => page.getByTestId('deferred-failed').textContent()).toMatch(/^The page could not fetch the developer panels \(your own model, generation, comparison, suite\): .+\. Reload the page to try again\.$/);
+      expect(await page.getByTestId('deferred-loading').count()).toBe(0);
+      // The shell around them is whole: its cold run still runs and makes a receipt.
+      await page.getByTestId('run-cold').click();
+      await waitForPage(page, () => document.documentElement.dataset.drbState === 'done', null, { timeout: 120_000 });
+      expect(await page.evaluate(() => window.drbReceipts.map((r) => r.outcome.status))).toEqual(['ok']);
+      await page.close();
+      // An autorun of a panel that never arrives, and protocol mode without its chunk: failed at once, said on the page.
+      for (const [mode, chunk, what] of [
+        ['panels', 'developer-panels', 'the developer panels'],
+        ['protocol', 'ProtocolView', 'protocol mode'],
+      ] as const) {
+        const other = await env.browser.context.newPage();
+        await other.route(`**/${chunk}-*.js`, (route) => route.abort('connectionreset'));
+        await other.goto(`${env.server.url}${pageQuery({ mode, autorun: mode === 'panels' ? ['compare'] : [] })}`);
+        await waitForPage(other, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
+        expect(await other.getByTestId('deferred-failed').textContent()).toContain(`The page could not fetch ${what}`);
+        await other.close();
+      }
     } finally {
       await env.close();
     }

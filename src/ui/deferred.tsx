@@ -1,0 +1,88 @@
+/**
+ * Code the page fetches after its first paint. The page's first script holds the shell (the header, the Run panel,
+ * the receipt list, the capability panel); the developer panels below it (your own model, generation, comparison,
+ * suite) and protocol mode's view are each a chunk of their own, fetched when the view that shows them first
+ * renders, so a tester's phone does not fetch the developer panels at all and a desktop paints before it has them.
+ * The automation contract's `idle` waits for them (App), so a script that sees `idle` finds every panel there.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+
+/**
+ * Longest wait for a paint: a hidden tab runs no animation frame, and its view must still arrive (its timers run at
+ * most once a second anyway). A visible page paints well before: its frame waits only for the stylesheet.
+ */
+const PAINT_WAIT_MS = 1000;
+
+/**
+ * Resolves once the frame after the current one has been painted (an animation frame runs just before a paint, a
+ * task queued from it just after), or after PAINT_WAIT_MS where no frame comes (a hidden tab). Effects run before
+ * the first paint, so a fetch started from one would be fetched before it.
+ */
+export function afterPaint(): Promise<void> {
+  return new Promise((resolve) => {
+    const fallback = setTimeout(resolve, PAINT_WAIT_MS);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(fallback);
+        resolve();
+      }, 0),
+    );
+  });
+}
+
+/** A dynamic import started after the next paint and run at most once, however many renders or callers ask for it. */
+export function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loading: Promise<T> | null = null;
+  return () => (loading ??= afterPaint().then(load));
+}
+
+/** The developer panels of the panels view, one chunk. */
+export const loadDeveloperPanels = once(() => import('./developer-panels.ts'));
+/** Protocol mode's view, one chunk. */
+export const loadProtocolView = once(() => import('./ProtocolView.tsx'));
+
+/** What `useDeferred` has so far: the module once it arrived, or why it could not be fetched. */
+export type Deferred<T> = { state: 'loading' } | { state: 'ready'; module: T } | { state: 'failed'; reason: string };
+
+/**
+ * The module `load` gives, once it arrives (`load` is called after the first render; pass a `once` loader).
+ * @param load the loader, or null when this render needs none
+ */
+export function useDeferred<T>(load: (() => Promise<T>) | null): Deferred<T> {
+  const [result, setResult] = useState<Deferred<T>>({ state: 'loading' });
+  useEffect(() => {
+    if (load === null) return;
+    let live = true;
+    load().then(
+      (module) => live && setResult({ state: 'ready', module }),
+      (error: unknown) => live && setResult({ state: 'failed', reason: error instanceof Error ? error.message : String(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [load]);
+  return result;
+}
+
+/**
+ * Renders `children` once the module is there; until then a line saying what is on its way, and if its code could not
+ * be fetched (a dropped connection, a deploy that replaced the files) a line that says so and what to do.
+ * @param what what the chunk holds, as the page names it ("the developer panels")
+ */
+export function DeferredView<T>(props: { deferred: Deferred<T>; what: string; children: (module: T) => ComponentChildren }) {
+  const { deferred, what } = props;
+  if (deferred.state === 'ready') return <>{props.children(deferred.module)}</>;
+  if (deferred.state === 'failed') {
+    return (
+      <p class="error" role="alert" data-testid="deferred-failed">
+        The page could not fetch {what}: {deferred.reason}. Reload the page to try again.
+      </p>
+    );
+  }
+  return (
+    <p class="small" aria-busy="true" data-testid="deferred-loading">
+      Loading {what}…
+    </p>
+  );
+}
