@@ -23,6 +23,7 @@ import { encodePredictions } from '../core/suite/predictions-artifact.ts';
 import { rankCandidates } from '../core/suite/rank-candidates.ts';
 import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePrompt } from '../core/suite/scoring-text.ts';
 import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-plan.ts';
+import { SuiteManifest } from '../core/suite/suite-manifest.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
 import { firstIssueLine } from '../core/zod-issues.ts';
 import type { FetchedFacts, FetchProgress, LoadResult } from '../worker-api/protocol.ts';
@@ -81,7 +82,6 @@ function provenanceFor(model: CatalogModel): 'deberta' | 'lfm' {
  * @throws Error with a `<file>: <place>: <problem>` message
  */
 export async function loadShippedSuite(pageBaseUrl: string, id: string): Promise<{ format: ItemFormat; items: NamedBytes; candidates: NamedBytes }> {
-  const { SuiteManifest } = await import('../core/suite/suite-manifest.ts');
   const get = async (path: string) => {
     const response = await fetch(new URL(`suites/${id}/${path}`, pageBaseUrl), { cache: 'no-store', credentials: 'same-origin' });
     if (!response.ok) throw new Error(`suites/${id}/${path}: $: answered HTTP ${response.status}`);
