@@ -6,7 +6,9 @@
  * - Chromium, from inside: `performance.measureUserAgentSpecificMemory()` after a forced GC (the page and its
  *   workers, with its per-context breakdown: the window against the bench worker, where the ORT session, its
  *   WebAssembly memory and tensors live) and `performance.memory.usedJSHeapSize` (the page's heap); from outside:
- *   the proportional set size (PSS, /proc/<pid>/smaps_rollup) of the browser's whole process tree.
+ *   the proportional set size (PSS, /proc/<pid>/smaps_rollup) of the browser's whole process tree, and of each
+ *   kind of process in it (browser process, renderers, GPU process, network and storage services, zygotes), so a
+ *   growth of the whole can be placed.
  * - WebKitGTK (MiniBrowser under WebKitWebDriver, src/node/webkit-driver.ts): no memory API in the page (no
  *   `performance.memory`, no `measureUserAgentSpecificMemory`) and no way to force a GC, so only from outside: the
  *   RSS and PSS of the WebKitWebProcess (the page and its workers, which are threads of it) and of the
@@ -99,25 +101,52 @@ function processes(): ProcMemory[] {
   return out;
 }
 
-/** The PSS of the process whose command line holds `marker` and every descendant of it. */
-function treePss(marker: string): number {
+/** The kinds of Chromium process `chromiumKind` tells apart. */
+const CHROMIUM_KINDS = ['browser process', 'renderers', 'GPU process', 'network service', 'storage service', 'other utilities', 'zygotes', 'other'] as const;
+
+/** Which of Chromium's processes a command line is, by its `--type` (and a utility's sub-type). */
+function chromiumKind(cmdline: string): (typeof CHROMIUM_KINDS)[number] {
+  const type = /--type=([\w-]+)/.exec(cmdline)?.[1];
+  if (type === undefined) return 'browser process';
+  if (type === 'renderer') return 'renderers';
+  if (type === 'gpu-process') return 'GPU process';
+  if (type === 'utility') {
+    const sub = /--utility-sub-type=([\w.]+)/.exec(cmdline)?.[1] ?? '';
+    if (sub.startsWith('network.')) return 'network service';
+    if (sub.startsWith('storage.')) return 'storage service';
+    return 'other utilities';
+  }
+  return type === 'zygote' ? 'zygotes' : 'other';
+}
+
+/**
+ * The PSS of the process whose command line holds `marker` and every descendant of it: in all (`browser PSS`) and by
+ * kind of process (`PSS <kind>`), so a growth of the whole can be placed.
+ */
+function treePss(marker: string): Record<string, number> {
   const all = processes();
   const parent = new Map(all.map((p) => [p.pid, p.ppid]));
-  const root = all.find((p) => {
+  const cmdline = (pid: number): string => {
     try {
-      return readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').includes(marker);
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
     } catch {
-      return false;
+      return '';
     }
-  })?.pid;
+  };
+  const root = all.find((p) => cmdline(p.pid).includes(marker))?.pid;
   if (root === undefined) throw new Error('the browser process is gone');
-  let total = 0;
+  // Every kind from the first sample on, so a process that starts later (a utility) shows as growth from zero.
+  const out: Record<string, number> = { 'browser PSS': 0 };
+  for (const kind of CHROMIUM_KINDS) out[`PSS ${kind}`] = 0;
   for (const p of all) {
     let q: number | undefined = p.pid;
     while (q !== undefined && q !== root && q > 1) q = parent.get(q);
-    if (q === root) total += p.pss;
+    if (q !== root) continue;
+    out['browser PSS'] += p.pss;
+    const kind = `PSS ${chromiumKind(cmdline(p.pid))}`;
+    out[kind] = (out[kind] ?? 0) + p.pss;
   }
-  return total;
+  return out;
 }
 
 /** What the page says about itself (both lanes). */
@@ -223,7 +252,7 @@ async function openChromium(url: string): Promise<SoakBrowser> {
       await page.waitForFunction((k) => window.drbReceiptCount >= k && document.documentElement.dataset.drbState !== 'running', n, { timeout: WAIT_MS });
     },
     clickWarm: () => page.click('[data-testid="run-warm"]'),
-    outside: () => ({ 'browser PSS': treePss(marker) }),
+    outside: () => treePss(marker),
     close: () => browser.close(),
   };
 }
@@ -272,8 +301,12 @@ async function openWebKit(url: string): Promise<SoakBrowser> {
 }
 
 const mib = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${(v / MiB).toFixed(1)} MiB`);
-const growth = (a: number | null | undefined, b: number | null | undefined) =>
-  a === null || a === undefined || b === null || b === undefined ? 'n/a' : `${(((b - a) / a) * 100).toFixed(1)}%`;
+const growth = (a: number | null | undefined, b: number | null | undefined) => {
+  if (a === null || a === undefined || b === null || b === undefined) return 'n/a';
+  // A figure that was zero (a process not started yet): its growth is all of it, not a percentage.
+  if (a === 0) return b === 0 ? '0.0%' : `+${mib(b)} from none`;
+  return `${(((b - a) / a) * 100).toFixed(1)}%`;
+};
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 const dir = mkdtempSync(join(tmpdir(), 'drb-soak-bench-'));
