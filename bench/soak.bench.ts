@@ -144,7 +144,7 @@ function treePss(marker: string): Record<string, number> {
     if (q !== root) continue;
     out['browser PSS'] += p.pss;
     const kind = `PSS ${chromiumKind(cmdline(p.pid))}`;
-    out[kind] = (out[kind] ?? 0) + p.pss;
+    out[kind] += p.pss;
   }
   return out;
 }

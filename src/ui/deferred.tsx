@@ -32,21 +32,21 @@ export function afterPaint(): Promise<void> {
 }
 
 /** A dynamic import started after the next paint and run at most once, however many renders or callers ask for it. */
-export function once<T>(load: () => Promise<T>): () => Promise<T> {
+export function loadAfterPaint<T>(load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | null = null;
   return () => (loading ??= afterPaint().then(load));
 }
 
 /** The developer panels of the panels view, one chunk. */
-export const loadDeveloperPanels = once(() => import('./developer-panels.ts'));
+export const loadDeveloperPanels = loadAfterPaint(() => import('./developer-panels.ts'));
 /** Protocol mode's view, one chunk. */
-export const loadProtocolView = once(() => import('./ProtocolView.tsx'));
+export const loadProtocolView = loadAfterPaint(() => import('./ProtocolView.tsx'));
 
 /** What `useDeferred` has so far: the module once it arrived, or why it could not be fetched. */
 export type Deferred<T> = { state: 'loading' } | { state: 'ready'; module: T } | { state: 'failed'; reason: string };
 
 /**
- * The module `load` gives, once it arrives (`load` is called after the first render; pass a `once` loader).
+ * The module `load` gives, once it arrives (`load` is called after the first render; pass a `loadAfterPaint` loader).
  * @param load the loader, or null when this render needs none
  */
 export function useDeferred<T>(load: (() => Promise<T>) | null): Deferred<T> {
