@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultClientConditions, defineConfig, type Plugin } from 'vite';
-import { contentSecurityPolicy, crossOriginHeaders, modelHosts } from './src/core/csp.ts';
+import { contentSecurityPolicy, crossOriginHeaders, modelHosts } from './src/core/catalog/csp.ts';
 import { loadCatalog } from './src/node/catalog-file.ts';
 import { catalogModulePlugin } from './src/node/catalog-vite-plugin.ts';
 import { pageBuildMarkerPlugin } from './src/node/page-build.ts';

@@ -25,10 +25,10 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toSearchParams } from '../src/core/automation.ts';
-import { mulberry32 } from '../src/core/mulberry32.ts';
-import type { DeviceReceipt } from '../src/core/receipt.ts';
-import { median } from '../src/core/stats.ts';
+import { toSearchParams } from '../src/core/automation/automation.ts';
+import { mulberry32 } from '../src/core/stats/mulberry32.ts';
+import type { DeviceReceipt } from '../src/core/receipt/receipt.ts';
+import { median } from '../src/core/stats/stats.ts';
 import { launchChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
 

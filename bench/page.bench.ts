@@ -15,10 +15,10 @@ import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSy
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toSearchParams } from '../src/core/automation.ts';
+import { toSearchParams } from '../src/core/automation/automation.ts';
 import { launchChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
-import { median } from '../src/core/stats.ts';
+import { median } from '../src/core/stats/stats.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ROUNDS = Number(process.env.DRB_BENCH_PAGE_ROUNDS ?? 7);

@@ -15,7 +15,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { median } from '../src/core/stats.ts';
+import { median } from '../src/core/stats/stats.ts';
 import { launchChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
 

@@ -10,12 +10,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { summarize } from '../src/core/stats.ts';
-import type { DeviceReceipt } from '../src/core/receipt.ts';
-import { validateReceipt } from '../src/core/receipts/validate-receipt.ts';
+import { summarize } from '../src/core/stats/stats.ts';
+import type { DeviceReceipt } from '../src/core/receipt/receipt.ts';
+import { validateReceipt } from '../src/core/validation/validate-receipt.ts';
 import { summarizeReceipts } from '../src/cli/summarize-receipts.ts';
 import { pageReceipts } from '../test/unit/receipts-fixtures.ts';
-import { mulberry32 } from '../src/core/mulberry32.ts';
+import { mulberry32 } from '../src/core/stats/mulberry32.ts';
 
 const COUNT = Number(process.env.DRB_BENCH_RECEIPTS ?? 10_000);
 

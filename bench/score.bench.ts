@@ -105,7 +105,7 @@ n = len(items)
 print(json.dumps({'effective_acc_at_1': correct / n, 'candidate_recall_at_k': hits / n,
                   'mean_input_min_cer': input_cer / n, 'mean_effective_min_cer': effective_cer / n}))
 `;
-import { mulberry32 } from '../src/core/mulberry32.ts';
+import { mulberry32 } from '../src/core/stats/mulberry32.ts';
 
 interface TimedRun {
   seconds: number;

@@ -29,7 +29,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toSearchParams } from '../src/core/automation.ts';
+import { toSearchParams } from '../src/core/automation/automation.ts';
 import { launchChromium } from '../src/node/chromium.ts';
 import { startStaticServer } from '../src/node/static-server.ts';
 import { WebKitDriver } from '../src/node/webkit-driver.ts';

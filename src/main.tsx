@@ -1,7 +1,7 @@
 // Page entry: validates the bundled catalog (with the local pins overlay), sets the automation contract's window fields, and renders the App.
 import { render } from 'preact';
 import catalogJson from 'virtual:drb-catalog';
-import { parseCatalog } from './core/catalog.ts';
+import { parseCatalog } from './core/catalog/catalog.ts';
 import { App } from './ui/App.tsx';
 import './ui/styles.css';
 

@@ -1,15 +1,15 @@
 /**
- * The object the bench worker exposes through comlink: `BenchWorker` (src/worker-api/protocol.ts), which the page
+ * The object the bench worker exposes through comlink: `BenchWorker` (src/worker-api/worker-messages.ts), which the page
  * calls through its worker session (src/page/worker-session.ts). The worker entry (bench.worker.ts) only exposes an
  * instance; everything is here, so Node tests can drive it.
  *
  * Engine failures are returned as plain `EngineFailure` objects, not thrown: comlink keeps only name/message/stack of
  * a thrown error, and a failed receipt still needs the route attempts and the stage where it failed.
  */
-import { parseFixedInput, type CatalogInput } from '../src/core/catalog.ts';
-import type { RouteAttempt, Stage } from '../src/core/receipt.ts';
-import { redactUrl, redactUrlsInText, type ResourceTimingLike } from '../src/core/redact.ts';
-import { sha256Hex } from '../src/core/sha256.ts';
+import { parseFixedInput, type CatalogInput } from '../src/core/catalog/catalog.ts';
+import type { RouteAttempt, Stage } from '../src/core/receipt/receipt.ts';
+import { redactUrl, redactUrlsInText, type ResourceTimingLike } from '../src/core/text/redact.ts';
+import { sha256Hex } from '../src/core/bytes/sha256.ts';
 import type {
   BenchWorker,
   EngineFailure,
@@ -23,7 +23,7 @@ import type {
   RunResult,
   SeriesHooks,
   SeriesOutcome,
-} from '../src/worker-api/protocol.ts';
+} from '../src/worker-api/worker-messages.ts';
 import type { Engine } from './engines/engine.ts';
 import { engineFactories } from './engines/engine-registry.ts';
 

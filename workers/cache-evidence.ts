@@ -1,11 +1,11 @@
 /**
- * The worker's side of the cache-state decision (src/core/cache-state.ts): finds the resource timing entry of each
+ * The worker's side of the cache-state decision (src/core/receipt/cache-state.ts): finds the resource timing entry of each
  * file the worker fetched (the worker's own timeline, where its fetches and the runtime's imports are recorded) and
  * decides where its bytes came from.
  */
-import { decideCacheState, type CacheFacts, type CacheTimingEntry } from '../src/core/cache-state.ts';
-import type { RuntimeFile } from '../src/core/receipt.ts';
-import { redactUrl } from '../src/core/redact.ts';
+import { decideCacheState, type CacheFacts, type CacheTimingEntry } from '../src/core/receipt/cache-state.ts';
+import type { RuntimeFile } from '../src/core/receipt/receipt.ts';
+import { redactUrl } from '../src/core/text/redact.ts';
 
 /** How long to wait for resource timing entries that the browser queues after a response ends. */
 const ENTRY_WAIT_MS = 250;

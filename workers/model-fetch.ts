@@ -3,12 +3,12 @@
  * here, in the browser), and checks it against the catalog pins. Any engine adapter can reuse it and hand the bytes
  * to its runtime.
  */
-import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/catalog.ts';
-import { redactUrl } from '../src/core/redact.ts';
-import { ByteCollector, declaredBodyLength } from '../src/core/byte-collector.ts';
-import { sha256Hex } from '../src/core/sha256.ts';
-import type { ModelFile, RuntimeInfo } from '../src/core/receipt.ts';
-import type { EngineHooks, FetchedFacts, UserSuppliedFile } from '../src/worker-api/protocol.ts';
+import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/catalog/catalog.ts';
+import { redactUrl } from '../src/core/text/redact.ts';
+import { ByteCollector, declaredBodyLength } from '../src/core/bytes/byte-collector.ts';
+import { sha256Hex } from '../src/core/bytes/sha256.ts';
+import type { ModelFile, RuntimeInfo } from '../src/core/receipt/receipt.ts';
+import type { EngineHooks, FetchedFacts, UserSuppliedFile } from '../src/worker-api/worker-messages.ts';
 import { USER_FILE_URL } from '../src/core/user-model/user-run.ts';
 import { IntegrityError } from './engines/engine.ts';
 import { cacheFactsOf, settleEntries } from './cache-evidence.ts';

@@ -25,11 +25,11 @@ import asyncifyWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.was
 import asyncifyMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.asyncify.mjs?url';
 import jspiWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.wasm?url';
 import jspiMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.jspi.mjs?url';
-import type { ExecutionProvider, RuntimeBuild, RuntimeInfo } from '../src/core/receipt.ts';
-import { redactUrl } from '../src/core/redact.ts';
-import { ByteCollector, declaredBodyLength } from '../src/core/byte-collector.ts';
-import { sha256Hex } from '../src/core/sha256.ts';
-import type { EngineHooks } from '../src/worker-api/protocol.ts';
+import type { ExecutionProvider, RuntimeBuild, RuntimeInfo } from '../src/core/receipt/receipt.ts';
+import { redactUrl } from '../src/core/text/redact.ts';
+import { ByteCollector, declaredBodyLength } from '../src/core/bytes/byte-collector.ts';
+import { sha256Hex } from '../src/core/bytes/sha256.ts';
+import type { EngineHooks } from '../src/worker-api/worker-messages.ts';
 import { runtimeFileFacts, runtimeUrlsFor } from './cache-evidence.ts';
 
 /** The builds the page ships: their `.mjs` and `.wasm` asset URLs (relative to this module). */

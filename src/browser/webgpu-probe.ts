@@ -4,9 +4,9 @@
  * asked) and WebLLM's capability gate (before anything is downloaded). A worker has its own `navigator.gpu`, so
  * each context probes for itself, with the same code and the same words.
  */
-import type { Capabilities } from '../core/receipt.ts';
+import type { Capabilities } from '../core/receipt/receipt.ts';
 import { answerWithin } from './answer-within.ts';
-import { WEBGPU_UNAVAILABLE } from '../core/route-reasons.ts';
+import { WEBGPU_UNAVAILABLE } from '../core/engines/route-reasons.ts';
 
 /** How long the probe waits for an adapter: a request that never answers is recorded as an adapter error. */
 export const ADAPTER_REQUEST_LIMIT_MS = 10_000;

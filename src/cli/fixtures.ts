@@ -6,7 +6,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { CatalogError, parseCatalog } from '../core/catalog.ts';
+import { CatalogError, parseCatalog } from '../core/catalog/catalog.ts';
 import { pinFixtures } from '../fixtures/catalog-pins.ts';
 import { generateAllFixtures } from '../fixtures/fixture-generators.ts';
 import { CliError } from './cli-error.ts';

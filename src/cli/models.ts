@@ -15,9 +15,9 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { CatalogError, type CatalogFile, type CatalogModel } from '../core/catalog.ts';
-import { applyCatalogPins, CATALOG_PINS_SCHEMA, emptyCatalogPins, REVISION_PATTERN, type CatalogPins, type PinnedFile } from '../core/catalog-overlay.ts';
-import { filesForDtype } from '../core/transformers-dtype.ts';
+import { CatalogError, type CatalogFile, type CatalogModel } from '../core/catalog/catalog.ts';
+import { applyCatalogPins, CATALOG_PINS_SCHEMA, emptyCatalogPins, REVISION_PATTERN, type CatalogPins, type PinnedFile } from '../core/catalog/catalog-overlay.ts';
+import { filesForDtype } from '../core/catalog/transformers-dtype.ts';
 import { loadCatalog, PINS_FILE, type LoadedCatalog } from '../node/catalog-file.ts';
 import { downloadedRevision, hashModelFile, listModelDir, ModelDirError, resolveModelDir, type HashedFile } from '../node/model-dir.ts';
 import { CliError } from './cli-error.ts';

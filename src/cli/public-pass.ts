@@ -1,25 +1,25 @@
 /**
  * `drb public-pass --url URL [--browser chromium|webkit] [--out DIR] [--timeout-ms N] [run options]`: opens a
  * deployed page anonymously in a fresh browser profile, runs cold and warm through the automation contract, saves
- * and validates the receipts, and writes a `drb.public-pass.v1` record (see src/core/public-pass.ts). A pass that
+ * and validates the receipts, and writes a `drb.public-pass.v1` record (see src/core/automation/public-pass.ts). A pass that
  * fails still writes its record, with the reason, and exits 1.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { toSearchParams, type AutomationSettings } from '../core/automation.ts';
-import { buildPublicPassRecord, PassBrowser, type PassReceiptFile, type PublicPassRecord } from '../core/public-pass.ts';
-import { EngineName, ExecutionProvider } from '../core/receipt.ts';
-import { artifactFileName, compactUtcTime, receiptNameParts } from '../core/receipt-envelope.ts';
-import { validateReceipt } from '../core/receipts/validate-receipt.ts';
-import { redactUrl } from '../core/redact.ts';
-import { sha256Hex } from '../core/sha256.ts';
+import { toSearchParams, type AutomationSettings } from '../core/automation/automation.ts';
+import { buildPublicPassRecord, PassBrowser, type PassReceiptFile, type PublicPassRecord } from '../core/automation/public-pass.ts';
+import { EngineName, ExecutionProvider } from '../core/receipt/receipt.ts';
+import { artifactFileName, compactUtcTime, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
+import { validateReceipt } from '../core/validation/validate-receipt.ts';
+import { redactUrl } from '../core/text/redact.ts';
+import { sha256Hex } from '../core/bytes/sha256.ts';
 import type { BrowserLane, LanePage } from '../node/browser-lane.ts';
 import { CliError } from './cli-error.ts';
 import { fsProblem, makeOutputDir } from './output-files.ts';
 import { setExitCode } from './exit-code.ts';
 import { summarizeReceipts } from './summarize-receipts.ts';
-import { reduceUserAgent } from '../core/capability-bounds.ts';
+import { reduceUserAgent } from '../core/receipt/capability-bounds.ts';
 
 /** The record's file name inside the output folder. */
 export const PUBLIC_PASS_FILE = 'public-pass.json';

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { CliError } from './cli-error.ts';
-import { jsonSyntaxProblem } from '../core/json-syntax.ts';
-import { bundledReceiptName, RECEIPT_BUNDLE_SCHEMA, ReceiptBundle, receiptFileText } from '../core/receipt-bundle.ts';
+import { jsonSyntaxProblem } from '../core/text/json-syntax.ts';
+import { bundledReceiptName, RECEIPT_BUNDLE_SCHEMA, ReceiptBundle, receiptFileText } from '../core/field/receipt-bundle.ts';
 
 /** The files `collectJsonFiles` found: the ones to read, and symbolic links met inside folders (reported, not read). */
 export interface JsonFiles {

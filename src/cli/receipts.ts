@@ -8,7 +8,7 @@
  * - review-template --summary FILE --target KEY: print an answers skeleton for one target.
  * - review --summary FILE --target KEY --answers FILE: store a reviewer's answers next to the summary and
  *   recompute that target's evidence state.
- * All logic lives in src/core/receipts/; this file reads and writes files and prints.
+ * All logic lives in src/core/evidence/; this file reads and writes files and prints.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -19,12 +19,12 @@ import { collectJsonFiles, displayPath, parseJson, readBytes, readInputDocuments
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { parseReview, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
 import { writeReport } from './receipts-report.ts';
-import { DEVICE_REVIEW_SCHEMA } from '../core/receipts/device-review.ts';
-import { evaluateEvidence } from '../core/receipts/evidence.ts';
-import { duplicateMessage, ReceiptIdLedger } from '../core/receipts/receipt-ids.ts';
-import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
-import { validateReceipt, type ReceiptProblem } from '../core/receipts/validate-receipt.ts';
-import { issuePath } from '../core/zod-issues.ts';
+import { DEVICE_REVIEW_SCHEMA } from '../core/evidence/device-review.ts';
+import { evaluateEvidence } from '../core/evidence/evidence.ts';
+import { duplicateMessage, ReceiptIdLedger } from '../core/evidence/receipt-ids.ts';
+import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/evidence/receipts-summary.ts';
+import { validateReceipt, type ReceiptProblem } from '../core/validation/validate-receipt.ts';
+import { issuePath } from '../core/text/zod-issues.ts';
 
 /** Default summary folder, relative to the working folder (committed under receipts/). */
 export const DEFAULT_SUMMARY_DIR = join('receipts', 'summary');

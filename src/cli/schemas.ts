@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { renderJsonSchemaFiles } from '../core/artifacts/json-schemas.ts';
+import { renderJsonSchemaFiles } from '../core/validation/json-schemas.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 
 /**
  * Registers `drb schemas`: writes the published JSON Schema files (generated from the zod schemas registered in
- * src/core/artifacts/json-schemas.ts) into docs/schemas/, or with --check reports which committed files are stale.
+ * src/core/validation/json-schemas.ts) into docs/schemas/, or with --check reports which committed files are stale.
  * @param program the root command
  */
 export function register(program: Command): void {

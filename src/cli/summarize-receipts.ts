@@ -17,13 +17,13 @@ import {
   SYMLINK_PROBLEM,
 } from './receipt-files.ts';
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
-import { DeviceReview } from '../core/receipts/device-review.ts';
-import { RECEIPTS_SUMMARY_SCHEMA, type ReceiptsSummary } from '../core/receipts/receipts-summary.ts';
-import { ReceiptsSummarizer, type StoredReview } from '../core/receipts/receipts-summarizer.ts';
-import { renderSummaryMarkdown } from '../core/receipts/summary-markdown.ts';
-import { validateReceipt } from '../core/receipts/validate-receipt.ts';
-import { RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../core/receipt-bundle.ts';
-import { issuePath } from '../core/zod-issues.ts';
+import { DeviceReview } from '../core/evidence/device-review.ts';
+import { RECEIPTS_SUMMARY_SCHEMA, type ReceiptsSummary } from '../core/evidence/receipts-summary.ts';
+import { ReceiptsSummarizer, type StoredReview } from '../core/evidence/receipts-summarizer.ts';
+import { renderSummaryMarkdown } from '../core/evidence/summary-markdown.ts';
+import { validateReceipt } from '../core/validation/validate-receipt.ts';
+import { RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../core/field/receipt-bundle.ts';
+import { issuePath } from '../core/text/zod-issues.ts';
 
 /** Whether `content` is a summary.json this tool wrote (so it may be replaced). */
 export function isSummaryJson(content: string): boolean {

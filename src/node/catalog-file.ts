@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CatalogError, parseCatalog, type ModelCatalog } from '../core/catalog.ts';
-import { applyCatalogPins, parseCatalogPins, type CatalogPins } from '../core/catalog-overlay.ts';
+import { CatalogError, parseCatalog, type ModelCatalog } from '../core/catalog/catalog.ts';
+import { applyCatalogPins, parseCatalogPins, type CatalogPins } from '../core/catalog/catalog-overlay.ts';
 
 /** Where the catalog lives, relative to the project root. */
 export const CATALOG_FILE = 'src/catalog/catalog.json';

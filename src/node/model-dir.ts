@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { REVISION_PATTERN } from '../core/catalog-overlay.ts';
+import { REVISION_PATTERN } from '../core/catalog/catalog-overlay.ts';
 
 /** Why a file of the folder could not be used. `missing`: absent; `refused`: present but not safe or not a file. */
 export class ModelDirError extends Error {

@@ -22,7 +22,7 @@ import { dirname, extname, isAbsolute, join, normalize, relative, resolve, sep }
 import { pipeline, type Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
-import { crossOriginHeaders } from '../core/csp.ts';
+import { crossOriginHeaders } from '../core/catalog/csp.ts';
 
 const MIME_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

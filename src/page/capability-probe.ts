@@ -2,8 +2,8 @@
  * The capability probe: what this browser can do, recorded in every receipt. Only what the browser really exposes:
  * a missing API is null, never estimated. WebGPU is probed by the one WebGPU probe (src/browser/webgpu-probe.ts).
  */
-import { boundCapabilities, reduceUserAgent } from '../core/capability-bounds.ts';
-import type { Capabilities, DeviceDetails } from '../core/receipt.ts';
+import { boundCapabilities, reduceUserAgent } from '../core/receipt/capability-bounds.ts';
+import type { Capabilities, DeviceDetails } from '../core/receipt/receipt.ts';
 import { answerWithin } from '../browser/answer-within.ts';
 import { probeWebGpu, type GpuLike } from '../browser/webgpu-probe.ts';
 

@@ -9,7 +9,7 @@
  * comparison compares what was asked); 3. one untimed warm-up per route; 4. the timed runs in the interleaved
  * shuffled schedule from the declared seed; 5. statistics, agreement against the baseline, validity, ranks.
  */
-import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
+import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
 import { comparisonRowsBytes, type ComparisonRows } from '../core/comparison/candidate-rows.ts';
 import {
   checkComparisonReceipt,
@@ -21,11 +21,11 @@ import {
 } from '../core/comparison/comparison-receipt.ts';
 import { comparisonTolerance } from '../core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
-import { appSection, modelSection, receiptProblems, unloadedEngine } from '../core/receipt-envelope.ts';
-import { boundCode } from '../core/bounded-text.ts';
-import { receiptText } from '../core/redact.ts';
-import type { Stage } from '../core/receipt.ts';
-import { sha256Hex } from '../core/sha256.ts';
+import { appSection, modelSection, receiptProblems, unloadedEngine } from '../core/receipt/receipt-envelope.ts';
+import { boundCode } from '../core/text/bounded-text.ts';
+import { receiptText } from '../core/text/redact.ts';
+import type { Stage } from '../core/receipt/receipt.ts';
+import { sha256Hex } from '../core/bytes/sha256.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';

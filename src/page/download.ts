@@ -2,8 +2,8 @@
  * Offering a receipt to the user: a Blob download with a readable file name, and a clipboard copy as the fallback for
  * browsers where downloads are awkward (iOS).
  */
-import { receiptFileText } from '../core/receipt-bundle.ts';
-import { artifactFileName, receiptNameParts } from '../core/receipt-envelope.ts';
+import { receiptFileText } from '../core/field/receipt-bundle.ts';
+import { artifactFileName, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
 
 /** Starts a download of `blob` under `fileName` (a temporary link, clicked once). */
 function downloadBlob(blob: Blob, fileName: string): void {

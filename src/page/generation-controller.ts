@@ -7,10 +7,10 @@
  * is recorded and the run goes on; a crashed or hung worker ends it); 6. assemble and validate.
  * Every worker call runs under a stage time limit (worker-session.ts), so a dead worker never freezes the page.
  */
-import type { CatalogModel } from '../core/catalog.ts';
+import type { CatalogModel } from '../core/catalog/catalog.ts';
 import type { GenerateInput } from '../core/generation/generate-input.ts';
 import { GENERATION_ANSWERS_SCHEMA, GenerationAnswers, type GenerationAnswer } from '../core/generation/generation-answers.ts';
-import { ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
+import { ENGINE_CAPABILITIES } from '../core/engines/engine-capabilities.ts';
 import { buildGenerationPlan, type GenerationStep } from '../core/generation/generation-plan.ts';
 import {
   checkGenerationReceipt,
@@ -21,13 +21,13 @@ import {
   type GenerationSample,
 } from '../core/generation/generation-receipt.ts';
 import { parsePromptSet, type PromptSet } from '../core/generation/prompt-set.ts';
-import { appSection, modelSection, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt-envelope.ts';
-import { boundCode } from '../core/bounded-text.ts';
-import { receiptText } from '../core/redact.ts';
-import type { RouteAttempt, Stage } from '../core/receipt.ts';
-import { sha256Hex } from '../core/sha256.ts';
-import { issueLines } from '../core/zod-issues.ts';
-import type { FetchedFacts, FetchProgress, LoadResult, RunResult, UserSuppliedFile } from '../worker-api/protocol.ts';
+import { appSection, modelSection, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt/receipt-envelope.ts';
+import { boundCode } from '../core/text/bounded-text.ts';
+import { receiptText } from '../core/text/redact.ts';
+import type { RouteAttempt, Stage } from '../core/receipt/receipt.ts';
+import { sha256Hex } from '../core/bytes/sha256.ts';
+import { issueLines } from '../core/text/zod-issues.ts';
+import type { FetchedFacts, FetchProgress, LoadResult, RunResult, UserSuppliedFile } from '../worker-api/worker-messages.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';

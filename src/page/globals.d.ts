@@ -1,6 +1,6 @@
 // Build-time constants injected by vite.config.ts `define`, and the automation contract's window fields.
-import type { DeviceReceipt, Stage } from '../core/receipt.ts';
-import type { ReceiptBundle } from '../core/receipt-bundle.ts';
+import type { DeviceReceipt, Stage } from '../core/receipt/receipt.ts';
+import type { ReceiptBundle } from '../core/field/receipt-bundle.ts';
 
 declare global {
   /** `git rev-parse HEAD` at build time; null when the build had no git. */

@@ -2,7 +2,7 @@
  * Page lifecycle recording during a run: visibilitychange, freeze/resume (Page Lifecycle API, Chromium) and
  * pagehide/pageshow. A run during which the page went hidden or was frozen is flagged: its timings are noisy.
  */
-import type { DeviceReceipt } from '../core/receipt.ts';
+import type { DeviceReceipt } from '../core/receipt/receipt.ts';
 
 type Lifecycle = DeviceReceipt['lifecycle'];
 const EVENTS = ['visibilitychange', 'freeze', 'resume', 'pagehide', 'pageshow'] as const;

@@ -2,8 +2,8 @@
  * What every run controller is told about the page it runs in (injected, so the controllers hold no UI), and the
  * one place the page's panels build it from the live page.
  */
-import type { PageBuild } from '../core/receipt-envelope.ts';
-import type { Capabilities } from '../core/receipt.ts';
+import type { PageBuild } from '../core/receipt/receipt-envelope.ts';
+import type { Capabilities } from '../core/receipt/receipt.ts';
 import { probeCapabilities } from './capability-probe.ts';
 import type { ControllerJournal } from './run-journal.ts';
 import { stageLimits, type StageLimits } from './worker-session.ts';

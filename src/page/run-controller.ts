@@ -6,12 +6,12 @@
  * warm-up, then N timed runs. The worker session (worker-session.ts) puts every stage under its time limit; a
  * crash, an overrun or a cancel ends the run `failed` with the reason. Numbered steps keep the orchestration readable.
  */
-import type { CatalogInput, CatalogModel } from '../core/catalog.ts';
-import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type FinishedReceipt } from '../core/device-receipt-builder.ts';
-import { redactUrl, toResourceEntry } from '../core/redact.ts';
-import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt.ts';
-import type { FetchedFacts, FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/protocol.ts';
-import { sha256Hex } from '../core/sha256.ts';
+import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
+import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type FinishedReceipt } from '../core/receipt/device-receipt-builder.ts';
+import { redactUrl, toResourceEntry } from '../core/text/redact.ts';
+import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt/receipt.ts';
+import type { FetchedFacts, FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/worker-messages.ts';
+import { sha256Hex } from '../core/bytes/sha256.ts';
 import { builtInInputBytes, synthesizedInputRecipeBytes, type BuiltInInputRequest, type SynthesizedInputRequest } from '../core/user-model/user-run.ts';
 import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';

@@ -13,7 +13,7 @@
  *   or ends; and a run announces its start on a BroadcastChannel, so one that starts (and maybe ends) during this run
  *   is heard. Without Web Locks or BroadcastChannel, `other_tabs` is null unless an overlap was seen.
  */
-import type { RunOverlap } from '../core/receipt.ts';
+import type { RunOverlap } from '../core/receipt/receipt.ts';
 
 /** Web Lock names of running runs: this prefix + the run id (held from the run's start to its end). */
 export const ACTIVE_RUN_LOCK_PREFIX = 'drb-active-run:';

@@ -1,5 +1,5 @@
 /**
- * The page's run journal store: src/core/journal.ts transitions kept in `localStorage`.
+ * The page's run journal store: src/core/field/journal.ts transitions kept in `localStorage`.
  *
  * Why localStorage and not IndexedDB: its writes are synchronous, so the entry for a stage is in the browser's
  * storage before the stage's first instruction runs, and the browser process (not the killed tab's renderer) holds
@@ -25,8 +25,8 @@ import {
   type InterruptedRun,
   type JournalRun,
   type RunJournal,
-} from '../core/journal.ts';
-import type { JournalStage } from '../core/receipt.ts';
+} from '../core/field/journal.ts';
+import type { JournalStage } from '../core/receipt/receipt.ts';
 
 /** The localStorage key of the journal (one key: each write replaces the whole journal at once). */
 export const RUN_JOURNAL_KEY = 'drb.run-journal';

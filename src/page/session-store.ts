@@ -2,14 +2,14 @@
  * The tester's session on this device: every receipt and artifact the page makes is written to IndexedDB the moment
  * it is made, before it is shown, so nothing is lost when iOS kills the tab, the page is reloaded or the browser
  * restarts. The session sheet the tester fills in is kept there too. Nothing is ever sent anywhere: the tester
- * exports the session as one bundle (src/core/receipt-bundle.ts) and hands it back.
+ * exports the session as one bundle (src/core/field/receipt-bundle.ts) and hands it back.
  *
  * A storage failure (a private window, a full quota, blocked site data) never stops a run: the store turns itself
  * off, the page says so, and every result is still offered for download.
  *
  * Each item's data is stored as gzip-compressed JSON where the browser can (src/page/stored-item-codec.ts).
  */
-import { EMPTY_SESSION_SHEET, SessionSheet } from '../core/receipt-bundle.ts';
+import { EMPTY_SESSION_SHEET, SessionSheet } from '../core/field/receipt-bundle.ts';
 import { decodeRecord, encodeRecord } from './stored-item-codec.ts';
 
 /** The IndexedDB database of the session ("Clear this site's stored models" keeps it). */

@@ -8,10 +8,10 @@
  * `SESSION_ITEMS_IN_MEMORY` items in memory (the rest are on the device, and every export reads them back from
  * there); when storage does not work, every item stays in memory, as it is then the only copy.
  */
-import type { Protocol } from '../core/protocol.ts';
-import { appSection } from '../core/receipt-envelope.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle, type SessionSheet } from '../core/receipt-bundle.ts';
-import type { DeviceReceipt } from '../core/receipt.ts';
+import type { Protocol } from '../core/field/field-protocol.ts';
+import { appSection } from '../core/receipt/receipt-envelope.ts';
+import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle, type SessionSheet } from '../core/field/receipt-bundle.ts';
+import type { DeviceReceipt } from '../core/receipt/receipt.ts';
 import { SessionStore, snapshotOf, type SessionSnapshot, type StoredItem } from './session-store.ts';
 
 /** How many of the session's latest items (and of this page's receipts and artifacts) the page keeps in memory. */

@@ -2,7 +2,7 @@
  * Handing a file over from a phone: the Web Share API with files where the browser can share them (the iOS share
  * sheet: AirDrop, Files, Mail), else a download. Copy (download.ts `copyJson`) stays the last fallback.
  */
-import { receiptFileText } from '../core/receipt-bundle.ts';
+import { receiptFileText } from '../core/field/receipt-bundle.ts';
 import { downloadJson } from './download.ts';
 
 /** Whether this browser can share a JSON file through its share sheet. */

@@ -4,7 +4,7 @@
  * the origin private file system. What a page can never clear is said where it is offered: the browser's HTTP cache
  * and the browser process itself (compiled code caches live there).
  */
-import type { SiteStorage } from '../core/receipt.ts';
+import type { SiteStorage } from '../core/receipt/receipt.ts';
 
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._:+@/-]{0,127}$/;
 

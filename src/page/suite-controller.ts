@@ -8,15 +8,15 @@
  * validate the receipt. Every worker call runs under a stage time limit, so a dead worker never freezes the page.
  * The user's files are only read (bytes in memory); nothing is ever written back to them.
  */
-import type { CatalogModel } from '../core/catalog.ts';
+import type { CatalogModel } from '../core/catalog/catalog.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import type { PredictionRow } from '../core/artifacts/predictions.ts';
-import { canRun, enginesFor } from '../core/engine-capabilities.ts';
-import { appSection, artifactFileName, modelSection, receiptNameParts, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt-envelope.ts';
-import { receiptText } from '../core/redact.ts';
-import type { Capabilities, RouteAttempt } from '../core/receipt.ts';
-import { sha256Hex } from '../core/sha256.ts';
-import { summarize } from '../core/stats.ts';
+import { canRun, enginesFor } from '../core/engines/engine-capabilities.ts';
+import { appSection, artifactFileName, modelSection, receiptNameParts, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt/receipt-envelope.ts';
+import { receiptText } from '../core/text/redact.ts';
+import type { Capabilities, RouteAttempt } from '../core/receipt/receipt.ts';
+import { sha256Hex } from '../core/bytes/sha256.ts';
+import { summarize } from '../core/stats/stats.ts';
 import type { AbstentionPolicy, SuiteReason } from '../core/suite/abstention-policy.ts';
 import type { RerankInput, ScoreCandidatesInput } from '../core/suite/engine-inputs.ts';
 import { encodePredictions } from '../core/suite/predictions-artifact.ts';
@@ -25,8 +25,8 @@ import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePr
 import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-plan.ts';
 import { SuiteManifest } from '../core/suite/suite-manifest.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
-import { firstIssueLine } from '../core/zod-issues.ts';
-import type { FetchedFacts, FetchProgress, LoadResult } from '../worker-api/protocol.ts';
+import { firstIssueLine } from '../core/text/zod-issues.ts';
+import type { FetchedFacts, FetchProgress, LoadResult } from '../worker-api/worker-messages.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
 import { watchOverlap } from './run-gate.ts';

@@ -3,7 +3,7 @@
  * hidden page is throttled or killed). Where the browser offers none, or declines, the run goes on and its receipt
  * records that (`run.wake_lock`).
  */
-import type { WakeLockState } from '../core/receipt.ts';
+import type { WakeLockState } from '../core/receipt/receipt.ts';
 
 /** A wake lock held for one run. */
 export interface RunWakeLock {

@@ -15,13 +15,13 @@
  * - Cancel: an AbortSignal per run; aborting terminates the worker and the run ends failed with reason `cancelled`.
  *
  * The shape is squoosh's worker bridge (the client owns the worker's lifecycle: calls, abort, shutdown); the
- * interface both sides implement is `BenchWorker` in src/worker-api/protocol.ts.
+ * interface both sides implement is `BenchWorker` in src/worker-api/worker-messages.ts.
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { withinLimit } from '../browser/answer-within.ts';
-import type { CatalogInput } from '../core/catalog.ts';
-import type { RouteAttempt, Stage } from '../core/receipt.ts';
-import type { ResourceTimingLike } from '../core/redact.ts';
+import type { CatalogInput } from '../core/catalog/catalog.ts';
+import type { RouteAttempt, Stage } from '../core/receipt/receipt.ts';
+import type { ResourceTimingLike } from '../core/text/redact.ts';
 import type {
   BenchWorker,
   EngineFailure,
@@ -39,7 +39,7 @@ import type {
   SeriesHooks,
   SeriesOutcome,
   SeriesResult,
-} from '../worker-api/protocol.ts';
+} from '../worker-api/worker-messages.ts';
 
 /** Per-stage time limits in ms. */
 export type StageLimits = Record<Stage, number>;

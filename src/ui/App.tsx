@@ -4,18 +4,18 @@
  */
 import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { DEFAULT_ENGINE, parseAutomation, type PageMode } from '../core/automation.ts';
-import { DEFAULT_PROTOCOL_ID } from '../core/protocol.ts';
-import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
-import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
-import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus, Stage } from '../core/receipt.ts';
+import { DEFAULT_ENGINE, parseAutomation, type PageMode } from '../core/automation/automation.ts';
+import { DEFAULT_PROTOCOL_ID } from '../core/field/field-protocol.ts';
+import type { CatalogModel, ModelCatalog } from '../core/catalog/catalog.ts';
+import { canRun, ENGINE_CAPABILITIES } from '../core/engines/engine-capabilities.ts';
+import type { Capabilities, DeviceDetails, DeviceReceipt, ModelStatus, Stage } from '../core/receipt/receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { RunAnnouncer, runAsPageRun, usePageRun } from './page-runs.tsx';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import { WorkerSession } from '../page/worker-session.ts';
-import type { InterruptedRun } from '../core/journal.ts';
+import type { InterruptedRun } from '../core/field/journal.ts';
 import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
 import { Banners } from './Banners.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';

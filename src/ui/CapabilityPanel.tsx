@@ -1,4 +1,4 @@
-import type { Capabilities } from '../core/receipt.ts';
+import type { Capabilities } from '../core/receipt/receipt.ts';
 
 function yesNo(value: boolean | null): string {
   return value === null ? 'unknown' : value ? 'yes' : 'no';

@@ -1,5 +1,5 @@
-import { threeSignificant } from '../core/format-number.ts';
-import type { DeviceReceipt } from '../core/receipt.ts';
+import { threeSignificant } from '../core/text/format-number.ts';
+import type { DeviceReceipt } from '../core/receipt/receipt.ts';
 
 /** Each bar: the timing's field, its label, its colour, and the stage a failed receipt names (`outcome.failed_stage`). */
 const STAGES = [

@@ -8,14 +8,14 @@
  * With `autorun=compare` the panel starts by itself and sets `drbState` and `window.drbArtifacts`
  * (`comparison-receipt`).
  */
-import { engineLabel } from '../core/receipt-envelope.ts';
+import { engineLabel } from '../core/receipt/receipt-envelope.ts';
 import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { initialPanelModel, type CatalogModel } from '../core/catalog.ts';
+import { initialPanelModel, type CatalogModel } from '../core/catalog/catalog.ts';
 import { runtimeBuildNote, type ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
-import { canRun, ENGINE_CAPABILITIES, scoresCandidates } from '../core/engine-capabilities.ts';
+import { canRun, ENGINE_CAPABILITIES, scoresCandidates } from '../core/engines/engine-capabilities.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import { planSuite } from '../core/suite/suite-plan.ts';
 import { setDrbState } from '../page/drb-state.ts';
@@ -26,7 +26,7 @@ import { livePageFacts } from '../page/page-facts.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 import { comparisonVerdicts, SOFTWARE_ADAPTER_MARK, standingText, type RouteVerdict } from '../core/comparison/comparison-verdict.ts';
-import { threeSignificant } from '../core/format-number.ts';
+import { threeSignificant } from '../core/text/format-number.ts';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';

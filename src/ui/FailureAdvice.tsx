@@ -1,7 +1,7 @@
-import { failureAdvice, type FailurePanel } from '../core/failure-advice.ts';
+import { failureAdvice, type FailurePanel } from '../core/engines/failure-advice.ts';
 
 /**
- * The next step under a failure, in the words of the panel it is shown in (src/core/failure-advice.ts); nothing when
+ * The next step under a failure, in the words of the panel it is shown in (src/core/engines/failure-advice.ts); nothing when
  * there is no advice beyond the reason.
  * @param props.reason the failure's reason
  * @param props.panel where it is shown

@@ -4,8 +4,8 @@
  * decode speed (tokens/s), the latter showing at a glance whether the device slowed down over the run (what the
  * sustained-speed ratio summarises).
  */
-import { threeSignificant } from '../core/format-number.ts';
-import { summarize } from '../core/stats.ts';
+import { threeSignificant } from '../core/text/format-number.ts';
+import { summarize } from '../core/stats/stats.ts';
 
 /** Median line and label colour: #2f5d8a on white is 6.9:1 (WCAG AA for small text). */
 const MEDIAN_COLOUR = '#2f5d8a';

@@ -8,8 +8,8 @@
  */
 import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { initialPanelModel, type CatalogModel } from '../core/catalog.ts';
-import { canRun, ENGINE_CAPABILITIES } from '../core/engine-capabilities.ts';
+import { initialPanelModel, type CatalogModel } from '../core/catalog/catalog.ts';
+import { canRun, ENGINE_CAPABILITIES } from '../core/engines/engine-capabilities.ts';
 import type { GenerationAnswers } from '../core/generation/generation-answers.ts';
 import type { GenerationReceipt, GenerationSample } from '../core/generation/generation-receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
@@ -19,7 +19,7 @@ import { FailureAdvice } from './FailureAdvice.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 import { copyJson, downloadJson, downloadReceipt } from '../page/download.ts';
-import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt-envelope.ts';
+import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
 import { GenerationController, loadPromptSet } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { CancelButton } from './CancelButton.tsx';

@@ -1,5 +1,5 @@
-import type { InterruptedRun } from '../core/journal.ts';
-import { interruptedRunMessage } from '../core/journal.ts';
+import type { InterruptedRun } from '../core/field/journal.ts';
+import { interruptedRunMessage } from '../core/field/journal.ts';
 
 /**
  * Shown when the page loads and the run journal holds a run that never finished (the tab was killed or reloaded

@@ -1,5 +1,5 @@
-import type { CatalogModel } from '../core/catalog.ts';
-import { threeSignificant } from '../core/format-number.ts';
+import type { CatalogModel } from '../core/catalog/catalog.ts';
+import { threeSignificant } from '../core/text/format-number.ts';
 
 /**
  * The labelled "Model" select every run panel shows.

@@ -1,4 +1,4 @@
-import { overlapped, type RunOverlap } from '../core/receipt.ts';
+import { overlapped, type RunOverlap } from '../core/receipt/receipt.ts';
 
 /**
  * The receipt's overlap flag on the page: another run (of this page or of another tab of the site) ran during this

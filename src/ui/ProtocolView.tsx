@@ -5,14 +5,14 @@
  * The developer panels are one tap away; this view shares their run controller code, progress display and buttons.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { ModelCatalog } from '../core/catalog.ts';
-import type { AutomationSettings } from '../core/automation.ts';
-import { parseProtocol, protocolCatalogProblems, protocolPath, type Protocol } from '../core/protocol.ts';
-import { isProtocolReceipt, nextStep, progressLine, protocolProgress } from '../core/protocol-progress.ts';
-import { artifactFileName } from '../core/receipt-envelope.ts';
-import { ReceiptBundle, type SessionSheet } from '../core/receipt-bundle.ts';
-import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt.ts';
-import { firstIssueLine } from '../core/zod-issues.ts';
+import type { ModelCatalog } from '../core/catalog/catalog.ts';
+import type { AutomationSettings } from '../core/automation/automation.ts';
+import { parseProtocol, protocolCatalogProblems, protocolPath, type Protocol } from '../core/field/field-protocol.ts';
+import { isProtocolReceipt, nextStep, progressLine, protocolProgress } from '../core/field/field-progress.ts';
+import { artifactFileName } from '../core/receipt/receipt-envelope.ts';
+import { ReceiptBundle, type SessionSheet } from '../core/field/receipt-bundle.ts';
+import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
+import { firstIssueLine } from '../core/text/zod-issues.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';

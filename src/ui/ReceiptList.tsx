@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt-envelope.ts';
-import type { DeviceReceipt } from '../core/receipt.ts';
+import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
+import type { DeviceReceipt } from '../core/receipt/receipt.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
 import { pageSession } from '../page/session.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { CatalogModel } from '../core/catalog.ts';
+import type { CatalogModel } from '../core/catalog/catalog.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';

@@ -1,5 +1,5 @@
-import type { ModelStatus } from '../core/receipt.ts';
-import type { FetchProgress } from '../worker-api/protocol.ts';
+import type { ModelStatus } from '../core/receipt/receipt.ts';
+import type { FetchProgress } from '../worker-api/worker-messages.ts';
 
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;

@@ -3,7 +3,7 @@
  * browser and version, network, battery and thermal state, the public page's revision). Each field is short and
  * bounded as the bundle schema bounds it; everything typed is shown here in full and goes into the bundle only.
  */
-import { SessionSheet } from '../core/receipt-bundle.ts';
+import { SessionSheet } from '../core/field/receipt-bundle.ts';
 
 type TextField = 'device_model' | 'os_build' | 'browser' | 'browser_version' | 'network' | 'public_revision' | 'notes';
 

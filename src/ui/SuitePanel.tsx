@@ -6,17 +6,17 @@
  */
 import { pageSession } from '../page/session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { ParsedAutomation } from '../core/automation.ts';
-import type { CatalogModel, ModelCatalog } from '../core/catalog.ts';
-import { canRun, ENGINE_CAPABILITIES, enginesFor } from '../core/engine-capabilities.ts';
+import type { ParsedAutomation } from '../core/automation/automation.ts';
+import type { CatalogModel, ModelCatalog } from '../core/catalog/catalog.ts';
+import { canRun, ENGINE_CAPABILITIES, enginesFor } from '../core/engines/engine-capabilities.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import { marginPolicy } from '../core/suite/abstention-policy.ts';
-import { availableDtypes } from '../core/transformers-dtype.ts';
+import { availableDtypes } from '../core/catalog/transformers-dtype.ts';
 import { DEMO_SUITE_ID } from '../core/suite/suite-manifest.ts';
 import type { SuiteReceipt } from '../core/suite/suite-receipt.ts';
-import type { FetchProgress } from '../worker-api/protocol.ts';
+import type { FetchProgress } from '../worker-api/worker-messages.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { threeSignificant } from '../core/format-number.ts';
+import { threeSignificant } from '../core/text/format-number.ts';
 import { BadParamsNote, PageBusyNote, runAsPageRun, usePageRun } from './page-runs.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';

@@ -16,8 +16,8 @@
  */
 import { useMemo, useRef, useState } from 'preact/hooks';
 import type { GenerationReceipt } from '../core/generation/generation-receipt.ts';
-import type { DeviceReceipt } from '../core/receipt.ts';
-import { filesForDtype } from '../core/transformers-dtype.ts';
+import type { DeviceReceipt } from '../core/receipt/receipt.ts';
+import { filesForDtype } from '../core/catalog/transformers-dtype.ts';
 import { walkDroppedEntries, type DroppedEntry } from '../core/user-model/folder-walk.ts';
 import { recogniseUserModel, userModelTasks, type UserModel } from '../core/user-model/user-model-files.ts';
 import { runnableFiles, synthesizedInput, USER_RERANK_PROBE, userCatalogModel, type UserFolderTask } from '../core/user-model/user-run.ts';

@@ -1,5 +1,5 @@
-import { threeSignificant } from '../core/format-number.ts';
-import { summarize } from '../core/stats.ts';
+import { threeSignificant } from '../core/text/format-number.ts';
+import { summarize } from '../core/stats/stats.ts';
 
 /** Median line and label colour: #2f5d8a on white is 6.9:1 (WCAG AA for small text). */
 const MEDIAN_COLOUR = '#2f5d8a';

@@ -3,8 +3,8 @@
  * says why a panel's Run button is disabled while another panel runs.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { AutomationSettings } from '../core/automation.ts';
-import type { ModelCatalog } from '../core/catalog.ts';
+import type { AutomationSettings } from '../core/automation/automation.ts';
+import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 

@@ -6,9 +6,9 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
-import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
+import { validateReceipt } from '../../src/core/validation/validate-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';

@@ -4,7 +4,7 @@
  * full user agent and the high-entropy hints, and the receipt records that choice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reduceUserAgent } from '../../src/core/capability-bounds.ts';
+import { reduceUserAgent } from '../../src/core/receipt/capability-bounds.ts';
 import { openAndWait, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;

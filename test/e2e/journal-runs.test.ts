@@ -6,11 +6,11 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSearchParams } from '../../src/core/automation.ts';
+import { toSearchParams } from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
-import type { InterruptedRun } from '../../src/core/receipt.ts';
+import type { InterruptedRun } from '../../src/core/receipt/receipt.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';

@@ -5,7 +5,7 @@
  * exactly once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSearchParams } from '../../src/core/automation.ts';
+import { toSearchParams } from '../../src/core/automation/automation.ts';
 import { type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { LANES, openTestLane, pageReceipts, readStoredJournal, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';

@@ -4,8 +4,8 @@
  * receipts exactly as `drb receipts validate` does.
  */
 import { inject } from 'vitest';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
+import { validateReceipt } from '../../src/core/validation/validate-receipt.ts';
 import { openLane, type BrowserLane, type LaneName, type LaneOptions, type LanePage } from '../../src/node/browser-lane.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 import { E2E_CHROMIUM_ARGS } from './page-harness.ts';

@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it, inject } from 'vitest';
-import { contentSecurityPolicy } from '../../src/core/csp.ts';
+import { contentSecurityPolicy } from '../../src/core/catalog/csp.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 import { openAndWait, pageQuery, startPageEnv } from './page-harness.ts';
 

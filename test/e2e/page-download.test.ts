@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReceiptBundle } from '../../src/core/receipt-bundle.ts';
+import { ReceiptBundle } from '../../src/core/field/receipt-bundle.ts';
 import { pageQuery, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 

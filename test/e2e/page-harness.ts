@@ -5,10 +5,10 @@
  */
 import { expect, inject } from 'vitest';
 import type { Page, Request } from 'playwright-core';
-import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
-import { checkReceiptInvariants } from '../../src/core/receipt-invariants.ts';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation/automation.ts';
+import { checkReceiptInvariants } from '../../src/core/receipt/receipt-invariants.ts';
 import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
-import { DeviceReceipt } from '../../src/core/receipt.ts';
+import { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { launchChromium, waitForPage, type LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 

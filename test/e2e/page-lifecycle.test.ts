@@ -8,7 +8,7 @@
  * prove when a real browser decides to freeze. Physical-device procedures cover that (hide the tab mid-run).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSearchParams } from '../../src/core/automation.ts';
+import { toSearchParams } from '../../src/core/automation/automation.ts';
 import { pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 

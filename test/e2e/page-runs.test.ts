@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;

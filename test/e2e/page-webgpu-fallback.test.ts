@@ -5,7 +5,7 @@
  * one: a model that needs a CPU kernel only the plain build has (LFM2's q4 GatherBlockQuantized) runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSearchParams } from '../../src/core/automation.ts';
+import { toSearchParams } from '../../src/core/automation/automation.ts';
 import { openAndWait, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;

@@ -16,7 +16,7 @@
  * data), each file verified against its pin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSearchParams } from '../../src/core/automation.ts';
+import { toSearchParams } from '../../src/core/automation/automation.ts';
 import type { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';

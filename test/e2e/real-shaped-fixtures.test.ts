@@ -14,12 +14,12 @@
  *   adapter, which lacks `shader-f16`, fails with that reason in the receipt instead of running something else.
  */
 import type { Page } from 'playwright-core';
-import { toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
+import { toSearchParams, type AutomationSettings } from '../../src/core/automation/automation.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import type { PredictionRow } from '../../src/core/artifacts/predictions.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 

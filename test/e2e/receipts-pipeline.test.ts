@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AutomationSettings } from '../../src/core/automation.ts';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
+import type { AutomationSettings } from '../../src/core/automation/automation.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
+import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { openAndWait, pageReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 import { testTempDir } from '../temp-dir.ts';

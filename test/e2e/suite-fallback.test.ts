@@ -4,7 +4,7 @@
  * the fallback recorded. A suite or generation load that fails after the runtime fetch records the build it fetched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AutomationSettings } from '../../src/core/automation.ts';
+import type { AutomationSettings } from '../../src/core/automation/automation.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { checkSuiteReceipt, SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 import { openAndWait, startPageEnv, type PageEnv } from './page-harness.ts';

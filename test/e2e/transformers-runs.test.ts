@@ -4,8 +4,8 @@
  * and verified, every request on the page's origin, and the providers' outputs agreeing within 1e-4.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AutomationSettings } from '../../src/core/automation.ts';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import type { AutomationSettings } from '../../src/core/automation/automation.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { coldWarmReceipts, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { builtInInputBytes, synthesizedInput, synthesizedInputRecipeBytes, USER_RERANK_PROBE } from '../../src/core/user-model/user-run.ts';
 import { receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';

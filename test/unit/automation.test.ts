@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUTORUN_VALUES, DEFAULT_SETTINGS, PARAMS, parseAutomation, toSearchParams, type AutomationSettings } from '../../src/core/automation.ts';
+import { AUTORUN_VALUES, DEFAULT_SETTINGS, PARAMS, parseAutomation, toSearchParams, type AutomationSettings } from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 
 const context = { modelIds: ['ort-tiny-xenc', 'ort-heavy-xenc'] };

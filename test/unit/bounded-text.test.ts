@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { boundCode, boundDetail, Detail, DETAIL_MAX_CHARS, ErrorCode, isOriginPathUrl, RedactedUrl } from '../../src/core/bounded-text.ts';
-import { boundCapabilities, reduceUserAgent } from '../../src/core/capability-bounds.ts';
-import { Capabilities, type DeviceReceipt } from '../../src/core/receipt.ts';
-import { receiptText, redactUrl } from '../../src/core/redact.ts';
+import { boundCode, boundDetail, Detail, DETAIL_MAX_CHARS, ErrorCode, isOriginPathUrl, RedactedUrl } from '../../src/core/text/bounded-text.ts';
+import { boundCapabilities, reduceUserAgent } from '../../src/core/receipt/capability-bounds.ts';
+import { Capabilities, type DeviceReceipt } from '../../src/core/receipt/receipt.ts';
+import { receiptText, redactUrl } from '../../src/core/text/redact.ts';
 
 describe('URL fields equal the origin + path of their own WHATWG parse', () => {
   it.each([

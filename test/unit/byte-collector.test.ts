@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteCollector, declaredBodyLength, MAX_PREALLOCATED_BYTES } from '../../src/core/byte-collector.ts';
+import { ByteCollector, declaredBodyLength, MAX_PREALLOCATED_BYTES } from '../../src/core/bytes/byte-collector.ts';
 
 /** `n` bytes counting up from `start` (mod 256). */
 const bytes = (n: number, start = 0) => Uint8Array.from({ length: n }, (_, i) => (start + i) % 256);

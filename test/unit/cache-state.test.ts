@@ -1,7 +1,7 @@
-// Where a file's bytes came from (src/core/cache-state.ts), against hand-checked resource timing entries, and what a
+// Where a file's bytes came from (src/core/receipt/cache-state.ts), against hand-checked resource timing entries, and what a
 // cold receipt's cold_from_cache must be.
 import { describe, expect, it } from 'vitest';
-import { coldFromCache, coldSetAsideReason, decideCacheState, type CacheEvidence } from '../../src/core/cache-state.ts';
+import { coldFromCache, coldSetAsideReason, decideCacheState, type CacheEvidence } from '../../src/core/receipt/cache-state.ts';
 
 const base: CacheEvidence = { entry: null, crossOrigin: false, storedBefore: false, bypassedHttpCache: null };
 const entry = (transferSize: number, encodedBodySize: number, decodedBodySize: number, extra: object = {}) => ({ transferSize, encodedBodySize, decodedBodySize, ...extra });

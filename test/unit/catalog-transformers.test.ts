@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseCatalog, isFullyPinned } from '../../src/core/catalog.ts';
+import { parseCatalog, isFullyPinned } from '../../src/core/catalog/catalog.ts';
 import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
 import { buildTransformersFixtures, fixtureVocabulary, halfBits } from '../../src/fixtures/transformers-fixtures.ts';
-import { availableDtypes, dtypeOfFile, filesForDtype } from '../../src/core/transformers-dtype.ts';
+import { availableDtypes, dtypeOfFile, filesForDtype } from '../../src/core/catalog/transformers-dtype.ts';
 import { logSoftmaxAt } from '../../src/core/suite/engine-inputs.ts';
-import { BUILTIN_LLM_CONFIGS, findLlmConfig } from '../../src/core/receipts/memory-fit.ts';
+import { BUILTIN_LLM_CONFIGS, findLlmConfig } from '../../src/core/evidence/memory-fit.ts';
 import { loadTransformers } from './transformers-node.ts';
 
 const root = new URL('../../', import.meta.url);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAutomation } from '../../src/core/automation.ts';
+import { parseAutomation } from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 
 const context = { modelIds: ['ort-heavy-xenc', 'tf-tiny-causal-lm'] };

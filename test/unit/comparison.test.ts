@@ -12,7 +12,7 @@ import {
 import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { comparisonVerdicts, standingText } from '../../src/core/comparison/comparison-verdict.ts';
-import { mulberry32 } from '../../src/core/mulberry32.ts';
+import { mulberry32 } from '../../src/core/stats/mulberry32.ts';
 import { comparisonReceiptOf } from './generation-fixtures.ts';
 
 describe('interleaved schedule', () => {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseCatalog } from '../../src/core/catalog.ts';
-import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type DeviceRunEnd } from '../../src/core/device-receipt-builder.ts';
-import { artifactFileName, engineLabel, receiptNameParts, unloadedEngine } from '../../src/core/receipt-envelope.ts';
-import type { Capabilities, DeviceReceipt } from '../../src/core/receipt.ts';
+import { parseCatalog } from '../../src/core/catalog/catalog.ts';
+import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type DeviceRunEnd } from '../../src/core/receipt/device-receipt-builder.ts';
+import { artifactFileName, engineLabel, receiptNameParts, unloadedEngine } from '../../src/core/receipt/receipt-envelope.ts';
+import type { Capabilities, DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 
 const catalog = parseCatalog(JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
 const model = catalog.models.find((m) => m.id === 'ort-tiny-xenc')!;

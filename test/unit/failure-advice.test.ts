@@ -1,7 +1,7 @@
 /** Failure advice names only controls of the panel it is shown in. */
 import { describe, expect, it } from 'vitest';
-import { failureAdvice, type FailurePanel } from '../../src/core/failure-advice.ts';
-import { routeFailureReason, sessionFailedReason } from '../../src/core/route-reasons.ts';
+import { failureAdvice, type FailurePanel } from '../../src/core/engines/failure-advice.ts';
+import { routeFailureReason, sessionFailedReason } from '../../src/core/engines/route-reasons.ts';
 import { webgpuUnavailableReason } from '../../src/browser/webgpu-probe.ts';
 
 const PANELS: FailurePanel[] = ['run', 'suite', 'generation', 'comparison', 'protocol'];

@@ -6,8 +6,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DeviceReview } from '../../src/core/receipts/device-review.ts';
-import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
+import { DeviceReview } from '../../src/core/evidence/device-review.ts';
+import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { HOSTILE_CASES, hostileBytes, writeHostileCases, type HostileCase } from '../fixtures/hostile/hostile-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';

@@ -1,8 +1,9 @@
 /**
  * The layering rules of docs/architecture.md, checked on the import graph of src/ and workers/ (static imports,
  * re-exports, type-only imports and dynamic `import()` alike, read by TypeScript's own pre-processor):
- * no import cycle; src/ui/ never imports workers/; src/core/ imports nothing outside src/core/; and exactly one
- * module constructs the bench worker.
+ * no import cycle; src/ui/ never imports workers/; src/core/ imports nothing outside src/core/; every module of
+ * src/core/ lives in a domain folder, and a domain imports only from itself and the domains below it
+ * (CORE_DOMAINS, lowest first, as docs/architecture.md lists them); and exactly one module constructs the bench worker.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -27,6 +28,50 @@ function sources(dir: string): string[] {
 }
 
 const files = [...sources('src'), ...sources('workers')];
+
+/** src/core/'s domains, lowest floor first: a domain may import only from itself and the domains before it. */
+export const CORE_DOMAINS = [
+  'text',
+  'bytes',
+  'stats',
+  'engines',
+  'catalog',
+  'receipt',
+  'field',
+  'artifacts',
+  'scoring',
+  'suite',
+  'generation',
+  'comparison',
+  'user-model',
+  'automation',
+  'evidence',
+  'validation',
+  'report',
+] as const;
+
+/** The domain folder of a src/core/ file, or null for a file at core's root. */
+function coreDomain(file: string): string | null {
+  const match = /^src\/core\/([^/]+)\//.exec(file);
+  return match ? match[1] : null;
+}
+
+/** Every import inside src/core/ that runs from a domain to one above it (or to a folder not in CORE_DOMAINS). */
+function upwardCoreImports(): string[] {
+  const rank = (domain: string | null) => (domain === null ? -1 : (CORE_DOMAINS as readonly string[]).indexOf(domain));
+  return [...graph]
+    .filter(([file]) => file.startsWith('src/core/'))
+    .flatMap(([file, imports]) =>
+      imports
+        .filter((target) => target.startsWith('src/core/'))
+        .filter((target) => {
+          const from = rank(coreDomain(file));
+          const to = rank(coreDomain(target));
+          return from < 0 || to < 0 || to > from;
+        })
+        .map((target) => `${file} -> ${target}`),
+    );
+}
 
 /** The project files `file` imports (packages and assets such as `?url` imports left out). */
 function projectImports(file: string): string[] {
@@ -95,6 +140,24 @@ describe('import graph of src/ and workers/', () => {
   it('keeps src/core/ pure: it imports nothing outside src/core/', () => {
     const bad = [...graph].filter(([file]) => file.startsWith('src/core/')).flatMap(([file, imports]) => imports.filter((t) => !t.startsWith('src/core/')).map((t) => `${file} -> ${t}`));
     expect(bad).toEqual([]);
+  });
+
+  it('keeps every module of src/core/ in a domain folder named in CORE_DOMAINS', () => {
+    const loose = files.filter((file) => file.startsWith('src/core/') && !(CORE_DOMAINS as readonly string[]).includes(coreDomain(file) ?? ''));
+    expect(loose).toEqual([]);
+  });
+
+  it('keeps imports inside src/core/ running down its domains, never up', () => {
+    expect(upwardCoreImports()).toEqual([]);
+  });
+
+  it('finds a planted upward import inside src/core/ (the domain check itself works)', () => {
+    graph.set('src/core/text/planted.ts', ['src/core/report/report-html.ts']);
+    try {
+      expect(upwardCoreImports()).toEqual(['src/core/text/planted.ts -> src/core/report/report-html.ts']);
+    } finally {
+      graph.delete('src/core/text/planted.ts');
+    }
   });
 
   it('constructs the bench worker in exactly one place, the worker session in src/page/', () => {

@@ -6,7 +6,7 @@
  * over all index tuples, statistics.median, fractions for the binomial sums); each derivation is written out.
  */
 import { describe, expect, it } from 'vitest';
-import { threeSignificant } from '../../src/core/format-number.ts';
+import { threeSignificant } from '../../src/core/text/format-number.ts';
 import {
   BOOTSTRAP_RESAMPLES,
   BOOTSTRAP_SEED,
@@ -17,8 +17,8 @@ import {
   percentileEnds,
   ratioSentence,
   ratioVerdict,
-} from '../../src/core/intervals.ts';
-import { lastFifthRatio, theilSenSlope } from '../../src/core/sample-order.ts';
+} from '../../src/core/stats/intervals.ts';
+import { lastFifthRatio, theilSenSlope } from '../../src/core/stats/sample-order.ts';
 
 describe('percentileEnds (Efron & Tibshirani 1993, 13.3: the B*alpha-th and B*(1-alpha)-th ordered replications)', () => {
   it('B = 2000 at 95%: the 50th and the 1950th smallest', () => {

@@ -3,7 +3,7 @@
  * APIs are exercised in test/e2e/journal.test.ts, in Chromium and WebKitGTK).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RUN_JOURNAL_SCHEMA } from '../../src/core/journal.ts';
+import { RUN_JOURNAL_SCHEMA } from '../../src/core/field/journal.ts';
 import { journalHooks, openRunJournal, RUN_JOURNAL_KEY, RunJournalStore, TAB_ID_KEY, type JournalStorage, type RunLocks } from '../../src/page/run-journal.ts';
 
 /** An in-memory Web Storage; `failWrites` makes setItem throw like a full quota does. */

@@ -11,8 +11,8 @@ import {
   takeInterrupted,
   type JournalRun,
   type RunJournal,
-} from '../../src/core/journal.ts';
-import { InterruptedRun } from '../../src/core/receipt.ts';
+} from '../../src/core/field/journal.ts';
+import { InterruptedRun } from '../../src/core/receipt/receipt.ts';
 
 const TAB = 'tab-a';
 const OTHER_TAB = 'tab-b';

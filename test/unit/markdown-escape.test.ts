@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlText, mdCode, mdFence, mdText } from '../../src/core/markdown-escape.ts';
+import { htmlText, mdCode, mdFence, mdText } from '../../src/core/text/markdown-escape.ts';
 
 describe('mdText: inline text that renders as its own characters', () => {
   it.each([

@@ -6,10 +6,10 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCatalog, type CatalogModel } from '../../src/core/catalog.ts';
+import { parseCatalog, type CatalogModel } from '../../src/core/catalog/catalog.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 import { fetchModelFiles } from '../../workers/model-fetch.ts';
-import type { FetchProgress } from '../../src/worker-api/protocol.ts';
+import type { FetchProgress } from '../../src/worker-api/worker-messages.ts';
 
 const root = new URL('../../', import.meta.url);
 const catalog = parseCatalog(JSON.parse(await readFile(new URL('src/catalog/catalog.json', root), 'utf8')), 'catalog.json');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseCatalog, parseFixedInput, ModelCatalog } from '../../src/core/catalog.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
+import { parseCatalog, parseFixedInput, ModelCatalog } from '../../src/core/catalog/catalog.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
 import { generateOrtFixtures } from '../../src/fixtures/ort-fixtures.ts';
 import { main } from '../../src/cli/main.ts';

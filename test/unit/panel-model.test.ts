@@ -1,11 +1,11 @@
 /**
- * The model a run panel starts with (initialPanelModel, src/core/catalog.ts), on the shipped catalog: the comparison
+ * The model a run panel starts with (initialPanelModel, src/core/catalog/catalog.ts), on the shipped catalog: the comparison
  * panel's and the generation panel's rules, which were written twice before.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { initialPanelModel, parseCatalog, type CatalogModel } from '../../src/core/catalog.ts';
-import { canRun } from '../../src/core/engine-capabilities.ts';
+import { initialPanelModel, parseCatalog, type CatalogModel } from '../../src/core/catalog/catalog.ts';
+import { canRun } from '../../src/core/engines/engine-capabilities.ts';
 
 const catalog = parseCatalog(JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
 const compare = catalog.models.filter((m) => canRun(m, 'compare'));

@@ -3,9 +3,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCatalog } from '../../src/core/catalog.ts';
-import { parseProtocol, protocolCatalogProblems, protocolPath, SHIPPED_PROTOCOL_IDS } from '../../src/core/protocol.ts';
-import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
+import { parseCatalog } from '../../src/core/catalog/catalog.ts';
+import { parseProtocol, protocolCatalogProblems, protocolPath, SHIPPED_PROTOCOL_IDS } from '../../src/core/field/field-protocol.ts';
+import { validateReceipt } from '../../src/core/validation/validate-receipt.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', 'public', 'protocols');
 const catalog = parseCatalog(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'src', 'catalog', 'catalog.json'), 'utf8')), 'catalog.json');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { buildPublicPassRecord, PublicPassRecord, type PassFindings, type PassReceiptFile } from '../../src/core/public-pass.ts';
+import { buildPublicPassRecord, PublicPassRecord, type PassFindings, type PassReceiptFile } from '../../src/core/automation/public-pass.ts';
 
 const SHA = 'a'.repeat(64);
 const receipt = (kind: 'cold' | 'warm', over: Partial<PassReceiptFile> = {}): PassReceiptFile => ({

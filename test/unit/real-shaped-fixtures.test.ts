@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { isFullyPinned, parseCatalog } from '../../src/core/catalog.ts';
+import { isFullyPinned, parseCatalog } from '../../src/core/catalog/catalog.ts';
 import { pinFixtures } from '../../src/fixtures/catalog-pins.ts';
 import { PRECISION_FILE, PRECISIONS, type Precision } from '../../src/fixtures/onnx-graph.ts';
 import { SUPPRESSED_BYTES } from '../../src/fixtures/byte-level-bpe.ts';

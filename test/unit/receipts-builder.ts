@@ -5,9 +5,9 @@
  * fields the test controls (timings, route, device, commit, model id, lifecycle, outcome), keeping every receipt
  * invariant true (warm statistics are recomputed from the samples).
  */
-import { coldFromCache } from '../../src/core/cache-state.ts';
-import { summarize } from '../../src/core/stats.ts';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
+import { coldFromCache } from '../../src/core/receipt/cache-state.ts';
+import { summarize } from '../../src/core/stats/stats.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { pageReceipt } from './receipts-fixtures.ts';
 
 let counter = 0;

@@ -5,9 +5,9 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle, type SessionSheet } from '../../src/core/receipt-bundle.ts';
-import type { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
+import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle, type SessionSheet } from '../../src/core/field/receipt-bundle.ts';
+import type { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { displayPath } from '../../src/cli/receipt-files.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COMPARISON_RECEIPT_SCHEMA, type ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
-import { DEVICE_RECEIPT_SCHEMA, type DeviceReceipt } from '../../src/core/receipt.ts';
+import { DEVICE_RECEIPT_SCHEMA, type DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { SUITE_RECEIPT_SCHEMA, type SuiteReceipt } from '../../src/core/suite/suite-receipt.ts';
 
 /** Folder of the captured page receipts. */

@@ -9,9 +9,9 @@ import {
   memoryFit,
   weightsBytes,
   type LlmConfig,
-} from '../../src/core/receipts/memory-fit.ts';
-import { BUILTIN_PROFILES, evaluateProfile, findProfile } from '../../src/core/receipts/profiles.ts';
-import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
+} from '../../src/core/evidence/memory-fit.ts';
+import { BUILTIN_PROFILES, evaluateProfile, findProfile } from '../../src/core/evidence/profiles.ts';
+import { ReceiptsSummarizer } from '../../src/core/evidence/receipts-summarizer.ts';
 import { buildReceipt } from './receipts-builder.ts';
 
 describe('budget profiles', () => {

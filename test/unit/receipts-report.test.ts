@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/cli/receipts-report.ts';
 import { comparisonHeadline } from '../../src/core/comparison/comparison-receipt.ts';
-import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
+import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { browserLabel } from '../../src/core/report/browser-label.ts';
 import { niceTicks } from '../../src/core/report/svg-charts.ts';
 import { writeHostileCases, type HostileCase } from '../fixtures/hostile/hostile-fixtures.ts';

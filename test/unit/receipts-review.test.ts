@@ -4,11 +4,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { DeviceReview } from '../../src/core/receipts/device-review.ts';
-import { evaluateEvidence } from '../../src/core/receipts/evidence.ts';
-import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
-import { EvidenceState, ReceiptsSummary, type TargetSummary } from '../../src/core/receipts/receipts-summary.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
+import { DeviceReview } from '../../src/core/evidence/device-review.ts';
+import { evaluateEvidence } from '../../src/core/evidence/evidence.ts';
+import { ReceiptsSummarizer } from '../../src/core/evidence/receipts-summarizer.ts';
+import { EvidenceState, ReceiptsSummary, type TargetSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
 import { testTempDir } from '../temp-dir.ts';

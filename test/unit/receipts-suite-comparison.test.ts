@@ -7,12 +7,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
-import { ReceiptsSummary } from '../../src/core/receipts/receipts-summary.ts';
-import { renderSummaryMarkdown } from '../../src/core/receipts/summary-markdown.ts';
-import { threeSignificant } from '../../src/core/format-number.ts';
-import { validateReceipt } from '../../src/core/receipts/validate-receipt.ts';
-import { summarize } from '../../src/core/stats.ts';
+import { ReceiptsSummarizer } from '../../src/core/evidence/receipts-summarizer.ts';
+import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
+import { renderSummaryMarkdown } from '../../src/core/evidence/summary-markdown.ts';
+import { threeSignificant } from '../../src/core/text/format-number.ts';
+import { validateReceipt } from '../../src/core/validation/validate-receipt.ts';
+import { summarize } from '../../src/core/stats/stats.ts';
 import { runCli } from './cli-harness.ts';
 import { pageComparisonReceipt, pageReceipts, pageSuiteReceipt } from './receipts-fixtures.ts';
 import { testTempDir } from '../temp-dir.ts';

@@ -5,11 +5,11 @@
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { DeviceReceipt } from '../../src/core/receipt.ts';
-import { ReceiptsSummarizer } from '../../src/core/receipts/receipts-summarizer.ts';
-import { ReceiptsSummary, type TargetSummary } from '../../src/core/receipts/receipts-summary.ts';
-import { targetIdentity } from '../../src/core/receipts/target-identity.ts';
-import { renderSummaryMarkdown } from '../../src/core/receipts/summary-markdown.ts';
+import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
+import { ReceiptsSummarizer } from '../../src/core/evidence/receipts-summarizer.ts';
+import { ReceiptsSummary, type TargetSummary } from '../../src/core/evidence/receipts-summary.ts';
+import { targetIdentity } from '../../src/core/evidence/target-identity.ts';
+import { renderSummaryMarkdown } from '../../src/core/evidence/summary-markdown.ts';
 import { makeGenerationReceipt } from './generation-fixtures.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { containsUnredactedUrl, redactUrl, redactUrlsInText, toResourceEntry } from '../../src/core/redact.ts';
+import { containsUnredactedUrl, redactUrl, redactUrlsInText, toResourceEntry } from '../../src/core/text/redact.ts';
 
 describe('redaction (hand-checked)', () => {
   it.each([

@@ -6,7 +6,7 @@
  * is fetched (planRoute).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Stage } from '../../src/core/receipt.ts';
+import type { Stage } from '../../src/core/receipt/receipt.ts';
 import { RouteError } from '../../workers/engines/engine.ts';
 import { planRoute, runtimeEpFor } from '../../workers/engines/route.ts';
 import { ortBuildFor } from '../../workers/ort-runtime.ts';

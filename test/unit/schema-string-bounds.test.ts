@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { jsonSchemaSources } from '../../src/core/artifacts/json-schemas.ts';
+import { jsonSchemaSources } from '../../src/core/validation/json-schemas.ts';
 
 type Node = Record<string, unknown>;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openArtifact, readArtifact } from '../../src/cli/report-output.ts';
 import { decodeUtf8Text } from '../../src/cli/utf8-text.ts';
 import { readWhole } from '../../src/core/scoring/score-run.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import { testTempDir } from '../temp-dir.ts';
 
 const encoder = new TextEncoder();

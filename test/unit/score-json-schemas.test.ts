@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaSources, renderJsonSchemaFiles } from '../../src/core/artifacts/json-schemas.ts';
+import { jsonSchemaSources, renderJsonSchemaFiles } from '../../src/core/validation/json-schemas.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
 
 const schemasDir = fileURLToPath(new URL('../../docs/schemas/', import.meta.url));

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentSecurityPolicy } from '../../src/core/csp.ts';
+import { contentSecurityPolicy } from '../../src/core/catalog/csp.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, percentile, summarize } from '../../src/core/stats.ts';
+import { median, percentile, summarize } from '../../src/core/stats/stats.ts';
 
 describe('statistics (hand-checked)', () => {
   it.each([

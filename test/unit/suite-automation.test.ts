@@ -1,6 +1,6 @@
 /** The automation contract's suite parameters: autorun=suite, suite, min_margin. */
 import { describe, expect, it } from 'vitest';
-import { parseAutomation } from '../../src/core/automation.ts';
+import { parseAutomation } from '../../src/core/automation/automation.ts';
 
 const context = { modelIds: ['tfjs-tiny-reranker', 'tfjs-tiny-causal-lm'] };
 

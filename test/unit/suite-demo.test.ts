@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDemoSuite } from '../../src/fixtures/demo-suite-files.ts';
 import { DEMO_SUITE_ID, SuiteManifest } from '../../src/core/suite/suite-manifest.ts';
 import { planSuite } from '../../src/core/suite/suite-plan.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => new Uint8Array(readFileSync(new URL(`public/suites/${DEMO_SUITE_ID}/${path}`, root)));

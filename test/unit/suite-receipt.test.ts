@@ -1,7 +1,7 @@
 /** The suite receipt schema and its invariants, on a hand-built receipt and mutated copies. */
 import { describe, expect, it } from 'vitest';
 import { checkSuiteReceipt, SuiteReceipt, SUITE_RECEIPT_SCHEMA } from '../../src/core/suite/suite-receipt.ts';
-import { summarize } from '../../src/core/stats.ts';
+import { summarize } from '../../src/core/stats/stats.ts';
 import { wasmRoute } from './generation-fixtures.ts';
 
 const sha = 'a'.repeat(64);

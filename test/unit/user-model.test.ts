@@ -12,11 +12,11 @@ import { buildInputValues, MAX_INPUT_VALUES, planInputs, type GraphInputMetadata
 import { recogniseUserModel, userModelTasks } from '../../src/core/user-model/user-model-files.ts';
 import { DT, OnnxGraph } from '../../src/fixtures/onnx-graph.ts';
 import { createHash } from 'node:crypto';
-import { modelFileUrl, parseCatalog } from '../../src/core/catalog.ts';
+import { modelFileUrl, parseCatalog } from '../../src/core/catalog/catalog.ts';
 import { builtInInputBytes, runnableFiles, synthesizedInput, synthesizedInputRecipeBytes, USER_FILE_URL, USER_MODEL_ID, USER_RERANK_PROBE, userCatalogModel } from '../../src/core/user-model/user-run.ts';
 import { ScoringInput } from '../../src/core/suite/engine-inputs.ts';
-import { filesForDtype } from '../../src/core/transformers-dtype.ts';
-import type { FetchProgress } from '../../src/worker-api/protocol.ts';
+import { filesForDtype } from '../../src/core/catalog/transformers-dtype.ts';
+import type { FetchProgress } from '../../src/worker-api/worker-messages.ts';
 import { readUserFiles } from '../../workers/model-fetch.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -7,9 +7,9 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } fro
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ARTIFACT_SCHEMAS } from '../../src/core/artifacts/artifact-schemas.ts';
-import { buildPublicPassRecord } from '../../src/core/public-pass.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/receipt-bundle.ts';
+import { ARTIFACT_SCHEMAS } from '../../src/core/validation/artifact-schemas.ts';
+import { buildPublicPassRecord } from '../../src/core/automation/public-pass.ts';
+import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/field/receipt-bundle.ts';
 import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
 import { testTempDir } from '../temp-dir.ts';
@@ -57,8 +57,8 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
     'public/prompts/drb-gen-ja-en-v1.json',
     'public/suites/ajimee-demo-24/suite.json',
     'public/inputs/tokens-2x16.json',
-    'src/core/receipts/profiles.v1.json',
-    'src/core/receipts/llm-configs.v1.json',
+    'src/core/evidence/profiles.v1.json',
+    'src/core/evidence/llm-configs.v1.json',
     'public/protocols/ort-tiny-xenc-wasm.json',
   ];
   mkdirSync(join(dir, 'repo'));

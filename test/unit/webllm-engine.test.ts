@@ -8,12 +8,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { parseCatalog, type CatalogModel } from '../../src/core/catalog.ts';
-import { modelHosts } from '../../src/core/csp.ts';
+import { parseCatalog, type CatalogModel } from '../../src/core/catalog/catalog.ts';
+import { modelHosts } from '../../src/core/catalog/csp.ts';
 import type { WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
 import { quantizationNeedsShaderF16, webLlmGate } from '../../src/core/generation/webllm-gate.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
-import type { LoadRequest } from '../../src/worker-api/protocol.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
+import type { LoadRequest } from '../../src/worker-api/worker-messages.ts';
 import {
   hashWebLlmFiles,
   hexToSri,

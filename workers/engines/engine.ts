@@ -10,11 +10,11 @@
  * Task-specific engines (rerank, score-candidates, generate) take their own `input.data` shape and may return
  * extra numbers in `RunResult.values` / `RunResult.metrics`; the page never puts text into a receipt.
  *
- * The types that cross to the page (requests, results, hooks) live in src/worker-api/protocol.ts; what engines can
- * do, in src/core/engine-capabilities.ts.
+ * The types that cross to the page (requests, results, hooks) live in src/worker-api/worker-messages.ts; what engines can
+ * do, in src/core/engines/engine-capabilities.ts.
  */
-import type { EngineName } from '../../src/core/receipt.ts';
-import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import type { EngineName } from '../../src/core/receipt/receipt.ts';
+import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
 
 /** What every engine adapter implements. Errors thrown carry a message fit for a receipt (URLs redacted by the caller). */
 export interface Engine {

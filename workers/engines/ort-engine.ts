@@ -8,12 +8,12 @@
  * the page's own origin as the `runtime_fetch` stage and hands its bytes to the runtime).
  */
 import * as ort from 'onnxruntime-web/webgpu';
-import { parseFixedInput, type FixedInput } from '../../src/core/catalog.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
+import { parseFixedInput, type FixedInput } from '../../src/core/catalog/catalog.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import { fetchedFacts, fetchModelFiles, readUserFiles } from '../model-fetch.ts';
 import { buildInputValues, planInputs, type GraphInputMetadata } from '../../src/core/user-model/synthesized-inputs.ts';
 import type { SynthesizedInputRequest } from '../../src/core/user-model/user-run.ts';
-import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult, UserSuppliedFile } from '../../src/worker-api/protocol.ts';
+import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult, UserSuppliedFile } from '../../src/worker-api/worker-messages.ts';
 import type { Engine } from './engine.ts';
 import { createOnRoute, effectiveThreads, localLoadResult, planRoute } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';

@@ -5,9 +5,9 @@
  * carries the first failure as its reason) cannot drift apart between engines.
  */
 import { probeWebGpu, webgpuUnavailableReason, type WebGpuFacts } from '../../src/browser/webgpu-probe.ts';
-import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt.ts';
-import { routeFailureReason, sessionFailedReason } from '../../src/core/route-reasons.ts';
-import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
+import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt/receipt.ts';
+import { routeFailureReason, sessionFailedReason } from '../../src/core/engines/route-reasons.ts';
+import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/worker-messages.ts';
 import { RouteError } from './engine.ts';
 import type { FetchedRuntime } from '../ort-runtime.ts';
 

@@ -8,13 +8,13 @@
  * `metrics` (tokenize_ms, postprocess_ms) and together in `metrics.row_ms`, the suite's per-row latency.
  */
 import { Tensor } from '@huggingface/transformers';
-import { FIXED_INPUT_SCHEMA, parseFixedInput } from '../../src/core/catalog.ts';
+import { FIXED_INPUT_SCHEMA, parseFixedInput } from '../../src/core/catalog/catalog.ts';
 import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite/candidate-scoring.ts';
 import { scoreWithPromptOnce, takesCache, type PrefixScoringRuntime } from '../../src/core/suite/prefix-scoring.ts';
 import { ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
-import { firstIssueLine } from '../../src/core/zod-issues.ts';
-import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
+import { firstIssueLine } from '../../src/core/text/zod-issues.ts';
+import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
 import type { Engine } from './engine.ts';
 import { loadTransformersModel, type TransformersSession } from './transformers-loader.ts';
 

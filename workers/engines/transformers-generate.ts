@@ -11,8 +11,8 @@
 import { random, TextStreamer, type Tensor } from '@huggingface/transformers';
 import { parseGenerateInput } from '../../src/core/generation/generate-input.ts';
 import { timeGeneration, type StreamObservation } from '../../src/core/generation/generation-timing.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
-import type { EngineHooks, EngineInput, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
+import type { EngineHooks, EngineInput, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
 import type { TransformersSession } from './transformers-loader.ts';
 
 /** The end-of-sequence ids a model's generation config names (a number or a list), as bigints. */

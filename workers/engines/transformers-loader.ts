@@ -14,12 +14,12 @@
  * knows WebGPU is absent), fetched from the page's origin as the `runtime_fetch` stage by workers/ort-runtime.ts.
  */
 import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer, env, LogLevel, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
-import { modelFileUrl, type CatalogModel } from '../../src/core/catalog.ts';
-import { filesForDtype } from '../../src/core/transformers-dtype.ts';
-import { redactUrl } from '../../src/core/redact.ts';
+import { modelFileUrl, type CatalogModel } from '../../src/core/catalog/catalog.ts';
+import { filesForDtype } from '../../src/core/catalog/transformers-dtype.ts';
+import { redactUrl } from '../../src/core/text/redact.ts';
 import { fetchedFacts, fetchModelFiles, readUserFiles, type FetchedModel } from '../model-fetch.ts';
 import { USER_MODEL_BASE_PATH, USER_MODEL_ID } from '../../src/core/user-model/user-run.ts';
-import type { EngineHooks, LoadRequest, LoadResult } from '../../src/worker-api/protocol.ts';
+import type { EngineHooks, LoadRequest, LoadResult } from '../../src/worker-api/worker-messages.ts';
 import { createOnRoute, effectiveThreads, localLoadResult, planRoute } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
 

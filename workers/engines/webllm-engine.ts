@@ -15,19 +15,19 @@
  * Everything that touches the browser or WebLLM comes in through `WebLlmDeps`, so a Node contract test can drive the
  * adapter with a fake MLC engine implementing the same methods.
  */
-import type { CatalogModel } from '../../src/core/catalog.ts';
+import type { CatalogModel } from '../../src/core/catalog/catalog.ts';
 import { parseGenerateInput } from '../../src/core/generation/generate-input.ts';
 import { fromWebLlmUsage, timeGeneration, type StreamObservation } from '../../src/core/generation/generation-timing.ts';
 import { webLlmGate, type WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
-import type { ModelFile, RouteAttempt } from '../../src/core/receipt.ts';
+import type { ModelFile, RouteAttempt } from '../../src/core/receipt/receipt.ts';
 import { cacheFactsOf } from '../cache-evidence.ts';
-import { redactUrl, redactUrlsInText } from '../../src/core/redact.ts';
-import { sha256Hex } from '../../src/core/sha256.ts';
-import { firstIssueLine } from '../../src/core/zod-issues.ts';
+import { redactUrl, redactUrlsInText } from '../../src/core/text/redact.ts';
+import { sha256Hex } from '../../src/core/bytes/sha256.ts';
+import { firstIssueLine } from '../../src/core/text/zod-issues.ts';
 import { z } from 'zod';
 import { checkPins } from '../model-fetch.ts';
 import { probeWebGpu } from '../../src/browser/webgpu-probe.ts';
-import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/protocol.ts';
+import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
 import { IntegrityError, RouteError, type Engine } from './engine.ts';
 
 /** The slice of a WebLLM model record this adapter reads or writes (see web-llm's `ModelRecord`). */

@@ -1,4 +1,4 @@
-import { jsonSyntaxProblem } from '../json-syntax.ts';
+import { jsonSyntaxProblem } from '../text/json-syntax.ts';
 
 /**
  * A bad input artifact. `message` is already the single line the CLI prints after `error: `:

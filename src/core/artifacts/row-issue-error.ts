@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { issuePath } from '../zod-issues.ts';
+import { issuePath } from '../text/zod-issues.ts';
 import { ArtifactError, quoteId } from './artifact-error.ts';
 
 // Apart from artifact-error.ts because these load zod, which the scorer's byte readers never need (start-up time

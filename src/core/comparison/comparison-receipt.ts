@@ -8,19 +8,19 @@
  * is marked invalid and gets no rank and no ratio: a fast wrong answer is never reported as faster.
  *
  * Version 2 adds the `headline`: each valid route's time ratio against the baseline with its bootstrap 95% interval
- * over the interleaved rounds (src/core/intervals.ts) and the verdict that interval supports. A v1 receipt (no
+ * over the interleaved rounds (src/core/stats/intervals.ts) and the verdict that interval supports. A v1 receipt (no
  * headline) is refused by validate: it came from an earlier page version.
  */
 import { z } from 'zod';
-import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, textLine, Version } from '../bounded-text.ts';
+import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, textLine, Version } from '../text/bounded-text.ts';
 
 // An item row's id comes from the user's items file: any one line of text, bounded.
 const ItemId = textLine(256).pipe(z.string().min(1));
-import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, RuntimeInfo, SampleStats } from '../receipt.ts';
+import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, RuntimeInfo, SampleStats } from '../receipt/receipt.ts';
 import { comparisonTolerance } from './dtype-tolerance.ts';
-import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../intervals.ts';
-import { SHA256_PATTERN } from '../sha256.ts';
-import { summarize } from '../stats.ts';
+import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../stats/intervals.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
+import { summarize } from '../stats/stats.ts';
 
 export const COMPARISON_RECEIPT_SCHEMA = 'drb.comparison-receipt.v2';
 
@@ -150,7 +150,7 @@ export const ComparisonReceipt = z.strictObject({
   headline: ComparisonHeadline.nullable(),
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
-  /** Another run during this one (see RunOverlap in src/core/receipt.ts); absent in receipts made before the page
+  /** Another run during this one (see RunOverlap in src/core/receipt/receipt.ts); absent in receipts made before the page
    *  watched for it. */
   overlap: RunOverlap.optional(),
   capabilities: Capabilities,

@@ -5,8 +5,8 @@
  * its rank; an invalid route has no standing but its reason; a WebGPU route on a software (fallback) adapter carries
  * the mark that its timings are not representative. Pure: the page and reports print these strings.
  */
-import { ratioSentence, type ConfidenceInterval } from '../intervals.ts';
-import type { Capabilities } from '../receipt.ts';
+import { ratioSentence, type ConfidenceInterval } from '../stats/intervals.ts';
+import type { Capabilities } from '../receipt/receipt.ts';
 import type { ComparisonReceipt, ComparisonRoute } from './comparison-receipt.ts';
 
 /** The mark of a route on a software adapter. */

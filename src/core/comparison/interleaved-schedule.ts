@@ -4,7 +4,7 @@
  * throttling, a background task, a GC storm) over every route alike instead of penalising whichever ran last.
  */
 
-import { mulberry32 } from '../mulberry32.ts';
+import { mulberry32 } from '../stats/mulberry32.ts';
 
 /** One slot of the schedule: which route runs, in which round. */
 export interface ScheduleSlot {

@@ -4,7 +4,7 @@
  * worker: it crosses a thread boundary.
  */
 import { z } from 'zod';
-import { firstIssueLine } from '../zod-issues.ts';
+import { firstIssueLine } from '../text/zod-issues.ts';
 import type { TimedSample } from './generation-timing.ts';
 
 export const GenerateInput = z.strictObject({

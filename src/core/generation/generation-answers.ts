@@ -5,9 +5,9 @@
  * the prompt set's id, version and SHA-256.
  */
 import { z } from 'zod';
-import { detailText } from '../bounded-text.ts';
-import { EngineName } from '../receipt.ts';
-import { SHA256_PATTERN } from '../sha256.ts';
+import { detailText } from '../text/bounded-text.ts';
+import { EngineName } from '../receipt/receipt.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 export const GENERATION_ANSWERS_SCHEMA = 'drb.generation-answers.v1';
 

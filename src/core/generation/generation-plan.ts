@@ -42,7 +42,7 @@ export interface GenerationPlan {
  * Builds the plan.
  * @param promptSet the parsed prompt set (its order is the measured order)
  * @param repetitions how many times every measured prompt runs (1 to the number of declared seeds)
- * @param engineSupportsSeed whether the engine takes a sampling seed (`seedControl` in src/core/engine-capabilities.ts)
+ * @param engineSupportsSeed whether the engine takes a sampling seed (`seedControl` in src/core/engines/engine-capabilities.ts)
  * @param seeds the declared seeds, one per repetition (defaults to 17, 29, 41)
  * @param maxNewTokensOverride a token limit replacing the set's (slow devices, smoke tests); null = the set's
  * @param temperatureOverride a sampling temperature replacing the set's (0 = greedy: a user's own model generates

@@ -8,10 +8,10 @@
  * (WebLLM's usage.extra) sits beside each sample with the difference.
  */
 import { z } from 'zod';
-import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, Route, RuntimeInfo } from '../receipt.ts';
-import { SHA256_PATTERN } from '../sha256.ts';
-import { median, percentile } from '../stats.ts';
+import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../text/bounded-text.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, Route, RuntimeInfo } from '../receipt/receipt.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
+import { median, percentile } from '../stats/stats.ts';
 
 export const GENERATION_RECEIPT_SCHEMA = 'drb.generation-receipt.v2';
 
@@ -131,7 +131,7 @@ export const GenerationReceipt = z.strictObject({
   summary: GenerationSummary,
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
-  /** Another run during this one (see RunOverlap in src/core/receipt.ts); absent in receipts made before the page
+  /** Another run during this one (see RunOverlap in src/core/receipt/receipt.ts); absent in receipts made before the page
    *  watched for it. */
   overlap: RunOverlap.optional(),
   capabilities: Capabilities,

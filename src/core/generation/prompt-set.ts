@@ -6,9 +6,9 @@
  * records the SHA-256 of the exact bytes that ran).
  */
 import { z } from 'zod';
-import { detailText } from '../bounded-text.ts';
-import { jsonSyntaxProblem } from '../json-syntax.ts';
-import { firstIssueLine } from '../zod-issues.ts';
+import { detailText } from '../text/bounded-text.ts';
+import { jsonSyntaxProblem } from '../text/json-syntax.ts';
+import { firstIssueLine } from '../text/zod-issues.ts';
 
 export const PROMPT_SET_SCHEMA = 'drb.prompt-set.v1';
 

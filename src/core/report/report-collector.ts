@@ -7,15 +7,15 @@
  */
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
-import { median } from '../stats.ts';
-import type { DeviceReceipt } from '../receipt.ts';
-import { ReceiptsSummarizer, type SummaryOptions } from '../receipts/receipts-summarizer.ts';
-import { suiteTargetIdentity } from '../receipts/suite-accumulator.ts';
-import { canonicalJson, generationTargetIdentity, identityKey, targetIdentity } from '../receipts/target-identity.ts';
-import { validateReceipt, type ReceiptProblem } from '../receipts/validate-receipt.ts';
-import { lastFifthRatio, theilSenSlope } from '../sample-order.ts';
+import { median } from '../stats/stats.ts';
+import type { DeviceReceipt } from '../receipt/receipt.ts';
+import { ReceiptsSummarizer, type SummaryOptions } from '../evidence/receipts-summarizer.ts';
+import { suiteTargetIdentity } from '../evidence/suite-accumulator.ts';
+import { canonicalJson, generationTargetIdentity, identityKey, targetIdentity } from '../evidence/target-identity.ts';
+import { validateReceipt, type ReceiptProblem } from '../validation/validate-receipt.ts';
+import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { ScoreReport } from '../scoring/score-report.ts';
-import { issuePath } from '../zod-issues.ts';
+import { issuePath } from '../text/zod-issues.ts';
 import type { ColdRun, ComparisonDetail, GenerationRun, QualityEntry, ReportData, ReportInput, WarmRun } from './report-data.ts';
 
 /** The schema string of the score reports the report reads (`drb score`'s output). */

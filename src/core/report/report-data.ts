@@ -5,8 +5,8 @@
  * samples in order, each comparison route's agreement) and the score reports matched to suite runs. Numbers and
  * identifiers only, like the summary: no text from any run.
  */
-import type { RatioVerdict } from '../intervals.ts';
-import type { ReceiptsSummary } from '../receipts/receipts-summary.ts';
+import type { RatioVerdict } from '../stats/intervals.ts';
+import type { ReceiptsSummary } from '../evidence/receipts-summary.ts';
 
 /** One input file: what it was taken as, its SHA-256 and size, and why it was not used (null when it was). */
 export interface ReportInput {

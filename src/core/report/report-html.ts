@@ -14,11 +14,11 @@
  * key, receipt id or route id) and `data-value` (the exact number), so a test can check the page against the summary.
  * On screens narrower than 600 px tables turn into one card per row.
  */
-import { threeSignificant } from '../format-number.ts';
-import { ratioSentence } from '../intervals.ts';
-import { htmlText } from '../markdown-escape.ts';
-import type { ComparisonEntry, TargetSummary } from '../receipts/receipts-summary.ts';
-import { percentile } from '../stats.ts';
+import { threeSignificant } from '../text/format-number.ts';
+import { ratioSentence } from '../stats/intervals.ts';
+import { htmlText } from '../text/markdown-escape.ts';
+import type { ComparisonEntry, TargetSummary } from '../evidence/receipts-summary.ts';
+import { percentile } from '../stats/stats.ts';
 import { browserLabel } from './browser-label.ts';
 import type { ComparisonDetail, ReportData, ReportInput } from './report-data.ts';
 import { COLORS, distributionRowsSvg, forestSvg, runOrderSvg, stackedBarsSvg, type DistributionRow, type ForestRow, type StackedRow } from './svg-charts.ts';

@@ -8,7 +8,7 @@
  * <title> and a <desc> (referenced by aria-labelledby), labelled axes, and its numbers in a table next to it (the
  * caller renders that). Every string passed in must already be HTML-escaped; numbers are formatted here.
  */
-import { threeSignificant } from '../format-number.ts';
+import { threeSignificant } from '../text/format-number.ts';
 
 /** viewBox width of every chart: at 343 px (a 375 px phone less padding) a 12-unit font is still 11.4 px. */
 export const CHART_WIDTH = 360;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { detailText } from '../bounded-text.ts';
+import { detailText } from '../text/bounded-text.ts';
 import { ArtifactError, decodeJsonBytes, quoteId } from '../artifacts/artifact-error.ts';
-import { issuePath } from '../zod-issues.ts';
+import { issuePath } from '../text/zod-issues.ts';
 import { ItemLabel, type ItemFormat, type ItemRow } from '../artifacts/items.ts';
 import { JsonScanner } from '../artifacts/json-scanner.ts';
 import { resolveDataset } from './dataset.ts';

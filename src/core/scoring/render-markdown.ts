@@ -1,4 +1,4 @@
-import { mdCode, mdFence, mdText } from '../markdown-escape.ts';
+import { mdCode, mdFence, mdText } from '../text/markdown-escape.ts';
 import type { CompareReport, ChangedRow } from './compare-report.ts';
 import type { ScoreMetrics, ScoreReport } from './score-report.ts';
 

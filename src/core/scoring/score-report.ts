@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { detailText } from '../bounded-text.ts';
+import { detailText } from '../text/bounded-text.ts';
 import { ItemFormat, ItemLabel } from '../artifacts/items.ts';
-import { SHA256_PATTERN } from '../sha256.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 // The JSON report `drb score` writes, as zod schemas (the published JSON Schema is generated from them). The code
 // that makes a report is in score-run.ts, which never loads zod: its start-up counts in drb score's time.

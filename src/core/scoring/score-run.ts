@@ -10,7 +10,7 @@ import {
   readPredictionRows,
   type DeclaredColumns,
 } from '../artifacts/prediction-table.ts';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../bytes/sha256.ts';
 import { resolveDataset, type DeclaredDataset } from './dataset.ts';
 import { computeMetrics, diagnoseErrors, summarizeDeclaredTable } from './metrics.ts';
 import type { InputFileInfo, PerRowEntry, ScoreMetrics, ScoreReport } from './score-report.ts';

@@ -4,9 +4,9 @@
  * differ), and the data licence.
  */
 import { z } from 'zod';
-import { detailText } from '../bounded-text.ts';
+import { detailText } from '../text/bounded-text.ts';
 import { ItemFormat } from '../artifacts/items.ts';
-import { SHA256_PATTERN } from '../sha256.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 /** The schema string inside every suite manifest. */
 export const SUITE_MANIFEST_SCHEMA = 'drb.suite-manifest.v1';

@@ -6,9 +6,9 @@
 import { z } from 'zod';
 import { parseItems, type ItemFormat, type ItemRow } from '../artifacts/items.ts';
 import { decodeJsonBytes } from '../artifacts/artifact-error.ts';
-import { sha256Hex } from '../sha256.ts';
+import { sha256Hex } from '../bytes/sha256.ts';
 import { checkCandidatesAgainstItems, parseCandidates } from './candidates.ts';
-import { boundLine } from '../bounded-text.ts';
+import { boundLine } from '../text/bounded-text.ts';
 
 /** One row to score: the item's input, its left context (AJIMEE `context_text`, else ''), and its candidates. */
 export interface SuiteRow {

@@ -4,11 +4,11 @@
  * only as their SHA-256. Engine, route, model and capabilities reuse the device receipt's schemas.
  */
 import { z } from 'zod';
-import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, ModelInfo, ReceiptError, Route, RuntimeInfo, SampleStats } from '../receipt.ts';
+import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../text/bounded-text.ts';
+import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, ModelInfo, ReceiptError, Route, RuntimeInfo, SampleStats } from '../receipt/receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
-import { SHA256_PATTERN } from '../sha256.ts';
-import { summarize } from '../stats.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
+import { summarize } from '../stats/stats.ts';
 import { AbstentionPolicy } from './abstention-policy.ts';
 
 /** The schema string inside every suite receipt. */
@@ -77,7 +77,7 @@ export const SuiteReceipt = z.strictObject({
   predictions: z.strictObject({ sha256: Sha256, bytes: Count, rows: Count }).nullable(),
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
-  /** Another run during this one (see RunOverlap in src/core/receipt.ts); absent in receipts made before the page
+  /** Another run during this one (see RunOverlap in src/core/receipt/receipt.ts); absent in receipts made before the page
    *  watched for it. */
   overlap: RunOverlap.optional(),
   capabilities: Capabilities.nullable(),

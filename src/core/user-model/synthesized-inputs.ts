@@ -13,8 +13,8 @@
  *
  * Pure: plain typed arrays out; the worker turns them into runtime tensors.
  */
-import { halfBits } from '../half-precision.ts';
-import { mulberry32 } from '../mulberry32.ts';
+import { halfBits } from '../bytes/half-precision.ts';
+import { mulberry32 } from '../stats/mulberry32.ts';
 
 /** What the runtime says about one graph input (a subset of onnxruntime-common's `InferenceSession.ValueMetadata`). */
 export interface GraphInputMetadata {

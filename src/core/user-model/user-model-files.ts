@@ -6,7 +6,7 @@
  * The paths are used here to recognise the layout and, later, to hand each file to the runtime under the name it
  * asks for; they never reach a receipt: a receipt lists each file by its role, bytes and SHA-256 only.
  */
-import { dtypeOfFile } from '../transformers-dtype.ts';
+import { dtypeOfFile } from '../catalog/transformers-dtype.ts';
 
 /** One picked file. */
 export interface PickedFile {

@@ -5,7 +5,7 @@
  * the marker URL `user-supplied:[redacted]`. The picked paths stay on the page and in the worker, where the runtime
  * needs them (an external data file is found by the name the graph gives it).
  */
-import type { CatalogModel } from '../catalog.ts';
+import type { CatalogModel } from '../catalog/catalog.ts';
 import type { RerankInput } from '../suite/engine-inputs.ts';
 import type { UserModel, UserModelFile } from './user-model-files.ts';
 import type { InputSizes } from './synthesized-inputs.ts';

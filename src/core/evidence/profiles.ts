@@ -1,0 +1,96 @@
+/**
+ * Budget profiles (`drb.budget-profiles.v1`): versioned budget gates (`entry`, `mainstream`, `performance`) on
+ * cold load, warm latency, model bytes and, where the browser exposes it, memory. A gate without a measurement
+ * is `not-measured`, never estimated. The profile values live in profiles.v1.json; a new set of values is a new
+ * `version` string, and every summary records which version judged it.
+ */
+import { z } from 'zod';
+import { detailText } from '../text/bounded-text.ts';
+import profilesJson from './profiles.v1.json' with { type: 'json' };
+
+export const BUDGET_PROFILES_SCHEMA = 'drb.budget-profiles.v1';
+
+export const ProfileName = z.enum(['entry', 'mainstream', 'performance']);
+export type ProfileName = z.infer<typeof ProfileName>;
+
+export const BudgetProfile = z.strictObject({
+  name: ProfileName,
+  description: detailText(4096),
+  /** Cold run total (fetch + session + first inference, as the page timed it), nearest-rank p95. */
+  cold_load_p95_ms: z.number().positive(),
+  /** Warm inference latency, p95 over every clean warm sample. */
+  warm_p95_ms: z.number().positive(),
+  /** Largest total of model file bytes a receipt of the target loaded. */
+  model_bytes: z.number().int().positive(),
+  /** Largest used JS heap a receipt recorded (performance.memory); not measured where the browser has no such API. */
+  js_heap_bytes: z.number().int().positive(),
+});
+export type BudgetProfile = z.infer<typeof BudgetProfile>;
+
+export const BudgetProfiles = z.strictObject({
+  schema: z.literal(BUDGET_PROFILES_SCHEMA),
+  version: detailText(4096).min(1),
+  note: detailText(4096),
+  profiles: z.array(BudgetProfile).length(3),
+});
+export type BudgetProfiles = z.infer<typeof BudgetProfiles>;
+
+/** The profiles shipped with this version of the tool (validated when first loaded). */
+export const BUILTIN_PROFILES: BudgetProfiles = BudgetProfiles.parse(profilesJson);
+
+/** What a target measured, as the gates need it (null where nothing was measured). */
+export interface GateMeasurements {
+  cold_load_p95_ms: number | null;
+  warm_p95_ms: number | null;
+  model_bytes: number | null;
+  js_heap_bytes: number | null;
+}
+
+export const GateName = z.enum(['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes']);
+export type GateName = z.infer<typeof GateName>;
+
+export const GateResult = z.strictObject({
+  gate: GateName,
+  limit: z.number(),
+  measured: z.number().nullable(),
+  status: z.enum(['pass', 'fail', 'not-measured']),
+});
+export type GateResult = z.infer<typeof GateResult>;
+
+/**
+ * `pass`: every required gate measured and within budget (memory counts only where measured);
+ * `fail`: some measured gate is over budget; `incomplete`: nothing failed but a required gate is not measured.
+ */
+export const ProfileVerdict = z.strictObject({
+  profile: ProfileName,
+  verdict: z.enum(['pass', 'fail', 'incomplete']),
+  gates: z.array(GateResult),
+});
+export type ProfileVerdict = z.infer<typeof ProfileVerdict>;
+
+const GATES: readonly GateName[] = ['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes'];
+// Memory is gated only where the browser exposes it (Safari and WebKit never do); the rest must be measured.
+const OPTIONAL_GATES = new Set<GateName>(['js_heap_bytes']);
+
+/**
+ * Judges one target's measurements against one profile.
+ * @param measured the target's measurements (null = not measured)
+ * @param profile the budget to hold them to
+ */
+export function evaluateProfile(measured: GateMeasurements, profile: BudgetProfile): ProfileVerdict {
+  const gates: GateResult[] = GATES.map((gate) => {
+    const value = measured[gate];
+    const limit = profile[gate];
+    return { gate, limit, measured: value, status: value === null ? 'not-measured' : value <= limit ? 'pass' : 'fail' };
+  });
+  const failed = gates.some((g) => g.status === 'fail');
+  const missing = gates.some((g) => g.status === 'not-measured' && !OPTIONAL_GATES.has(g.gate));
+  return { profile: profile.name, verdict: failed ? 'fail' : missing ? 'incomplete' : 'pass', gates };
+}
+
+/** The profile named `name` in `profiles`. */
+export function findProfile(profiles: BudgetProfiles, name: ProfileName): BudgetProfile {
+  const profile = profiles.profiles.find((p) => p.name === name);
+  if (!profile) throw new Error(`budget profiles ${profiles.version} have no profile "${name}"`);
+  return profile;
+}

@@ -1,0 +1,376 @@
+/**
+ * The receipts summary (`drb.receipts-summary.v2`): every target found in a set of receipts with its counts
+ * against the protocol minimums, cold stage and warm statistics, fallbacks, integrity, noisy, failed and
+ * interrupted runs, budget-profile gates, memory fit, the stored review and the evidence state with the reasons
+ * it is not higher. It holds no timestamps and no absolute paths, so re-summarising the same files gives the same
+ * bytes (it is meant to be committed under `receipts/`).
+ */
+import { z } from 'zod';
+import { SessionSheet } from '../field/receipt-bundle.ts';
+import { detailText } from '../text/bounded-text.ts';
+import { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
+import { FitStatus, MemoryFit } from './memory-fit.ts';
+import { ProfileVerdict } from './profiles.ts';
+import { DuplicateReceipt } from './receipt-ids.ts';
+
+// Summary strings are copies of receipt fields, file names and reasons: bounded (review reads summaries back).
+const Text = detailText(4096);
+
+/** v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`). */
+export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v2';
+
+// The device procedure's minimums live with the protocol files that carry them (one definition).
+export { PROTOCOL_MIN_COLD, PROTOCOL_MIN_WARM } from '../field/field-protocol.ts';
+
+const Stats = z.strictObject({
+  count: z.number().int().positive(),
+  median: z.number(),
+  p95: z.number(),
+  min: z.number(),
+  max: z.number(),
+  mean: z.number(),
+});
+
+const Count = z.number().int().nonnegative();
+
+export const DeviceIdentitySchema = z.strictObject({
+  user_agent: Text,
+  platform: Text.nullable(),
+  platform_version: Text.nullable(),
+  model: Text.nullable(),
+  mobile: z.boolean().nullable(),
+  hardware_concurrency: z.number().nullable(),
+  device_memory_gb: z.number().nullable(),
+  webgpu_adapter: z.strictObject({ vendor: Text, architecture: Text, device: Text }).nullable(),
+});
+
+export const TargetIdentitySchema = z.strictObject({
+  device: DeviceIdentitySchema,
+  app: z.strictObject({ version: Text, commit: Text.nullable() }),
+  engine: z.strictObject({ name: Text, version: Text }),
+  model: z.strictObject({ id: Text, kind: Text, dtype: Text.nullable(), file_sha256: z.array(Text) }),
+  input: z.strictObject({ id: Text, sha256: Text }),
+  route: z.strictObject({
+    requested_ep: Text,
+    completed_ep: Text.nullable(),
+    allow_fallback: z.boolean(),
+    threads_requested: z.number().nullable(),
+    threads_effective: z.number().nullable(),
+  }),
+});
+
+/** The failed receipts of a target: how many failed at each stage for each reason, and their ids. */
+export const TargetFailures = z.strictObject({
+  by_reason: z.array(z.strictObject({ stage: Text.nullable(), reason: Text, count: Count })),
+  receipt_ids: z.array(Text),
+});
+
+/**
+ * The interrupted runs attributed to a target: every interruption recorded on the target's device (as the recording
+ * receipt saw it) whose dead run asked for the target's model and requested route. The receipt that records an
+ * interruption belongs to the NEXT run, which may be another model or route, so it never decides the attribution.
+ * Targets that differ only in what the journal does not record (threads, dtype, input, build) share these runs.
+ */
+export const TargetInterruptions = z.strictObject({
+  /** The interruption group (see ReceiptsSummary.interruptions) these runs come from; null when there are none. */
+  group_key: z.string().regex(/^i-[0-9a-f]{12}$/).nullable(),
+  by_stage: z.array(z.strictObject({ stage: Text, count: Count })),
+  /** The receipts that recorded them (each records one interruption: its `previous_run_interrupted`). */
+  receipt_ids: z.array(Text),
+});
+
+/**
+ * One interruption group: the runs that died on one device (as the recording receipts saw it) for one model and
+ * requested route. A group with no target is a model and route that never produced a receipt of its own on that
+ * device (every run of it died): it is listed all the same, with zero receipts.
+ */
+export const InterruptionGroup = z.strictObject({
+  key: z.string().regex(/^i-[0-9a-f]{12}$/),
+  label: Text,
+  device: DeviceIdentitySchema,
+  model_id: Text,
+  requested_ep: Text,
+  interrupted: Count,
+  by_stage: z.array(z.strictObject({ stage: Text, count: Count })),
+  /** `single` (a plain cold/warm run), `suite`, `generation` or `comparison`. */
+  by_run_mode: z.array(z.strictObject({ run_mode: Text, count: Count })),
+  receipt_ids: z.array(Text),
+  /** Device (`t-`) and generation (`g-`) targets of this device, model and requested route. */
+  target_keys: z.array(Text),
+  /** Valid receipts of those targets (0: the model and route never finished a run on this device). */
+  receipts: Count,
+});
+export type InterruptionGroup = z.infer<typeof InterruptionGroup>;
+
+export const EvidenceState = z.enum(['DEVICE_RECEIPT', 'DEVICE_PASS']);
+export type EvidenceState = z.infer<typeof EvidenceState>;
+
+export const TargetSummary = z.strictObject({
+  key: z.string().regex(/^t-[0-9a-f]{12}$/),
+  request_key: z.string().regex(/^r-[0-9a-f]{12}$/),
+  label: Text,
+  identity: TargetIdentitySchema,
+  counts: z.strictObject({
+    receipts: Count,
+    cold: Count,
+    warm: Count,
+    ok_cold: Count,
+    ok_warm: Count,
+    /** ok runs whose page stayed visible and unfrozen, that no other run overlapped (and, for cold runs, whose every
+     *  model and runtime byte crossed the network: truly cold): the ones that count toward the minimums and
+     *  statistics. */
+    clean_cold: Count,
+    clean_warm: Count,
+    failed: Count,
+    noisy: Count,
+    /** ok, visible cold runs set aside because they were not truly cold (see `cold_set_aside`). */
+    cold_set_aside: Count,
+    /** ok runs set aside because another run overlapped them (see `overlap_set_aside`). */
+    overlap_set_aside: Count,
+    interrupted: Count,
+    warm_samples: Count,
+    min_cold: Count,
+    min_warm: Count,
+    cold_minimum_met: z.boolean(),
+    warm_minimum_met: z.boolean(),
+  }),
+  cold: z.strictObject({
+    fetch_ms: Stats.nullable(),
+    session_ms: Stats.nullable(),
+    first_inference_ms: Stats.nullable(),
+    total_ms: Stats.nullable(),
+  }),
+  warm: z.strictObject({
+    /** Every clean warm sample pooled. */
+    pooled_ms: Stats.nullable(),
+    /**
+     * Bootstrap 95% interval of the pooled median (src/core/stats/intervals.ts): whole receipts resampled when there are
+     * two or more (`resampled: "receipts"`), else the one receipt's samples (`"samples"`: noise within one run only).
+     */
+    median_interval: ConfidenceInterval.nullable(),
+    /** The spread between receipts: statistics of each clean warm receipt's own median. */
+    receipt_medians_ms: Stats.nullable(),
+    /** Largest per-receipt median over the smallest (1 = no spread); null with fewer than two receipts. */
+    receipt_median_ratio: z.number().nullable(),
+    /** Per clean warm receipt with 5 or more samples: median of its last fifth / median of its first fifth (above 1 =
+     *  it slowed down as it ran: heat, throttling); statistics over those receipts. */
+    thermal_slope: Stats.nullable(),
+    /** Per clean warm receipt with 2 or more samples: the Theil-Sen slope of its samples in run order, ms per run. */
+    drift_ms_per_run: Stats.nullable(),
+  }),
+  fallbacks: z.strictObject({
+    count: Count,
+    reasons: z.array(z.strictObject({ reason: Text, count: Count })),
+  }),
+  integrity: z.strictObject({ verified: Count, unpinned: Count, mismatch: Count, 'not-loaded': Count }),
+  noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(Text) }),
+  /** Cold runs that are not counted as cold: some model or runtime byte came from a cache (`served_from_cache`), or
+   *  a file's source could not be told (`cache_state_unknown`). Kept out of the cold minimum and statistics. */
+  cold_set_aside: z.strictObject({ served_from_cache: z.array(Text), cache_state_unknown: z.array(Text) }),
+  /** ok runs whose receipt says another run overlapped them (`run.overlap`: another run of the page or of another tab
+   *  of the site shared the device): their timings measure both runs, so they are kept out of the minimums and the
+   *  statistics. Receipt ids, sorted. */
+  overlap_set_aside: z.array(Text),
+  failures: TargetFailures,
+  /** Ids of this target's receipts that further files repeat: the copies were not counted, and the target cannot
+   *  reach DEVICE_PASS until they are removed and the receipts summarised again. */
+  duplicate_receipt_ids: z.array(Text),
+  /** The session sheets of the bundles this target's receipts came from (distinct sheets, first bundle named):
+   *  `drb receipts review-template` fills the device fields from them. Empty for loose receipt files. */
+  session_sheets: z.array(z.strictObject({ bundle: Text, sheet: SessionSheet })).max(64),
+  interrupted: TargetInterruptions,
+  /** Failed runs of other targets with the same request (same device, build, model, input, requested route).
+   *  Interruptions need no such list: they are attributed by device, model and requested route already. */
+  related: z.strictObject({
+    target_keys: z.array(Text),
+    failed_receipt_ids: z.array(Text),
+  }),
+  model_bytes: z.number().int().nonnegative().nullable(),
+  js_heap_max_used_bytes: z.number().nonnegative().nullable(),
+  profiles: z.array(ProfileVerdict),
+  memory_fit: z
+    .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
+    .nullable(),
+  review: z
+    .strictObject({
+      file: Text,
+      sha256: z.string().regex(SHA256_PATTERN),
+      reviewer: Text,
+      reviewed_at: Text,
+    })
+    .nullable(),
+  evidence: z.strictObject({
+    state: EvidenceState,
+    /** Why the state is not higher; empty for DEVICE_PASS (HUMAN_GO is a separate human decision, never set here). */
+    not_higher_because: z.array(Text),
+  }),
+});
+export type TargetSummary = z.infer<typeof TargetSummary>;
+
+/**
+ * A generation target (`drb.generation-receipt.v2` runs: LLM generation with TTFT and decode speed). Same identity
+ * fields as a device target, with the prompt set as its input. Memory fit for LLMs is shown here beside the
+ * measured result. DEVICE_PASS is defined for the cold/warm procedure of device receipts only, so a generation
+ * target stays DEVICE_RECEIPT and says so.
+ */
+export const GenerationTargetSummary = z.strictObject({
+  key: z.string().regex(/^g-[0-9a-f]{12}$/),
+  label: Text,
+  identity: TargetIdentitySchema,
+  counts: z.strictObject({
+    receipts: Count,
+    ok: Count,
+    failed: Count,
+    noisy: Count,
+    /** Receipts another run overlapped (see `overlap_set_aside`): out of the statistics. */
+    overlap_set_aside: Count,
+    /** Receipts that count toward the statistics: page stayed visible and unfrozen, no other run overlapped (ok or
+     *  failed). */
+    clean: Count,
+    ok_samples: Count,
+    failed_samples: Count,
+    truncations: Count,
+    interrupted: Count,
+  }),
+  /** Engine + model load of each clean receipt (kept out of every warm statistic). */
+  load_ms: Stats.nullable(),
+  /** Every ok measured sample of the clean receipts, pooled. */
+  ttft_ms: Stats.nullable(),
+  /** Bootstrap 95% interval of the pooled TTFT median, receipts resampled whole (one receipt: its samples). */
+  ttft_median_interval: ConfidenceInterval.nullable(),
+  e2e_ms: Stats.nullable(),
+  decode_tokens_per_s: Stats.nullable(),
+  /** Per clean receipt with 5 or more ok samples: decode tokens/s of its last fifth over its first fifth, in plan
+   *  order (below 1 = decoding slowed as the run went on; the sustained-speed ratio); statistics over receipts. */
+  decode_sustained_ratio: Stats.nullable(),
+  failures: TargetFailures,
+  noisy_receipt_ids: z.array(Text),
+  /** Receipts whose `overlap` says another run (of the page or of another tab) ran during them, sorted. */
+  overlap_set_aside: z.array(Text),
+  interrupted: TargetInterruptions,
+  model_bytes: z.number().int().nonnegative().nullable(),
+  js_heap_max_used_bytes: z.number().nonnegative().nullable(),
+  /** Gates with cold load = load p95 and warm latency = TTFT p95. */
+  profiles: z.array(ProfileVerdict),
+  memory_fit: z
+    .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
+    .nullable(),
+  evidence: z.strictObject({ state: z.literal('DEVICE_RECEIPT'), not_higher_because: z.array(Text) }),
+});
+export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
+
+/**
+ * A suite target (`drb.suite-receipt.v2` runs): one device, build, engine, model and route scoring one suite (items
+ * and candidates by SHA-256, with the abstention threshold). Per-row latency is the statistic of a suite run; the
+ * model load is kept apart. Suite runs are quality + speed evidence beside the device procedure, never DEVICE_PASS.
+ */
+export const SuiteTargetSummary = z.strictObject({
+  key: z.string().regex(/^s-[0-9a-f]{12}$/),
+  label: Text,
+  identity: TargetIdentitySchema,
+  suite: z.strictObject({
+    id: Text.nullable(),
+    format: Text,
+    task: Text,
+    items_sha256: z.string().regex(SHA256_PATTERN),
+    candidates_sha256: z.string().regex(SHA256_PATTERN),
+    min_margin: z.number().nullable(),
+  }),
+  counts: z.strictObject({
+    receipts: Count,
+    ok: Count,
+    failed: Count,
+    /** Rows finished over all receipts (ok and failed). */
+    rows_done: Count,
+    /** ok receipts another run overlapped (their `overlap`): out of the statistics. */
+    overlap_set_aside: Count,
+    interrupted: Count,
+  }),
+  /** Every row-latency sample of the ok receipts no other run overlapped, pooled. */
+  row_latency_ms: Stats.nullable(),
+  /** The spread between receipts: statistics of each ok receipt's own median row latency. */
+  receipt_medians_ms: Stats.nullable(),
+  /** Model fetch + session of each ok receipt (cold; kept out of the row statistics). */
+  model_load_ms: Stats.nullable(),
+  failures: TargetFailures,
+  interrupted: TargetInterruptions,
+});
+export type SuiteTargetSummary = z.infer<typeof SuiteTargetSummary>;
+
+/**
+ * One comparison receipt (`drb.comparison-receipt.v2`), listed on its own: a comparison is already a controlled
+ * measurement (interleaved routes on one device), so it is reported as it ran, not pooled with other comparisons.
+ */
+export const ComparisonEntry = z.strictObject({
+  receipt_id: Text,
+  label: Text,
+  device: DeviceIdentitySchema,
+  app: z.strictObject({ version: Text, commit: Text.nullable() }),
+  engine: z.strictObject({ name: Text, version: Text }),
+  model_id: Text,
+  input_id: Text,
+  outcome: z.enum(['ok', 'failed']),
+  reason: Text.nullable(),
+  baseline_route_id: Text,
+  /** Set when the routes ran different runtime builds (see `runtimeBuildNote`): their ratios include the build. */
+  runtime_note: Text.nullable(),
+  /**
+   * Valid routes in rank order (fastest median first), with the speed-up against the baseline and, from the
+   * receipt's headline, the time ratio's bootstrap 95% interval and its verdict (null for the baseline itself, and
+   * when no interval could be computed). A `no-clear-difference` verdict is a tie whatever the rank says.
+   */
+  ranked: z.array(
+    z.strictObject({
+      route_id: Text,
+      rank: z.number().int().positive(),
+      median_ms: z.number(),
+      p95_ms: z.number(),
+      speedup_vs_baseline: z.number().nullable(),
+      ratio_to_baseline: z.number().nullable(),
+      ratio_interval: ConfidenceInterval.nullable(),
+      verdict: RatioVerdict.nullable(),
+    }),
+  ),
+  /** Routes that failed or disagreed with the baseline: never ranked. */
+  invalid: z.array(z.strictObject({ route_id: Text, reason: Text })),
+  /** The receipt says another run (of the page or of another tab) overlapped the comparison: its timings are not
+   *  representative. */
+  overlapped: z.boolean(),
+});
+export type ComparisonEntry = z.infer<typeof ComparisonEntry>;
+
+export const ReceiptsSummary = z.strictObject({
+  schema: z.literal(RECEIPTS_SUMMARY_SCHEMA),
+  protocol: z.strictObject({ min_cold: Count, min_warm: Count }),
+  profiles_version: Text,
+  llm_configs_version: Text,
+  inputs: z.strictObject({
+    files: Count,
+    receipts_valid: Count,
+    generation_receipts_valid: Count,
+    suite_receipts_valid: Count,
+    comparison_receipts_valid: Count,
+    receipts_invalid: Count,
+    not_receipts: Count,
+    /** Interruptions recorded by the valid receipts (each receipt records at most one). */
+    interruptions: Count,
+    /** Files that repeat a receipt id already counted: byte-identical copies, and copies with other bytes. */
+    duplicates_identical: Count,
+    duplicates_conflicting: Count,
+  }),
+  /** Every receipt id found in more than one file: the file counted and each copy (never counted). */
+  duplicates: z.array(DuplicateReceipt),
+  /** Receipts that failed validation: excluded from every target, listed with their first problem. */
+  invalid: z.array(z.strictObject({ file: Text, problems: Count, first_problem: Text })),
+  not_receipts: z.array(z.strictObject({ file: Text, schema: Text.nullable() })),
+  targets: z.array(TargetSummary),
+  generation_targets: z.array(GenerationTargetSummary),
+  suite_targets: z.array(SuiteTargetSummary),
+  comparisons: z.array(ComparisonEntry),
+  /** Interrupted runs by device, model and requested route, including groups with no receipt of their own. */
+  interruptions: z.array(InterruptionGroup),
+  /** Stored reviews whose target is not in these receipts (kept, not applied). */
+  orphan_reviews: z.array(Text),
+});
+export type ReceiptsSummary = z.infer<typeof ReceiptsSummary>;

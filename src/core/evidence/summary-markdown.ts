@@ -1,0 +1,361 @@
+/**
+ * Markdown rendering of a receipts summary: one overview table with every target's evidence state and why it
+ * is not higher, then one section per target (stages, warm spread, gates, memory fit, failures). Rendered from
+ * the summary JSON alone, so `drb receipts review` can re-render it after storing a review.
+ */
+import { threeSignificant } from '../text/format-number.ts';
+import { engineLabel } from '../receipt/receipt-envelope.ts';
+import type { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
+import { mdText } from '../text/markdown-escape.ts';
+import type { ProfileVerdict } from './profiles.ts';
+import type { GenerationTargetSummary, ReceiptsSummary, TargetSummary } from './receipts-summary.ts';
+
+type Stats = { count: number; median: number; p95: number; min: number; max: number } | null;
+
+/** An interval as `[low, high]` (3 significant digits), or `[no interval]`. */
+function intervalText(interval: ConfidenceInterval | null): string {
+  return interval === null ? '[no interval]' : `[${threeSignificant(interval.low)}, ${threeSignificant(interval.high)}]`;
+}
+
+/** "95% interval [a, b] ms (bootstrap, 3 receipts resampled)": the interval of a median, with what was resampled. */
+function medianIntervalText(interval: ConfidenceInterval, unit: string): string {
+  const what = interval.resampled === 'receipts' ? 'whole receipts resampled' : 'one receipt: its samples resampled, noise within that run only';
+  return `${Math.round(interval.level * 100)}% interval ${intervalText(interval)} ${unit} (bootstrap, ${what})`;
+}
+
+function verdictText(verdict: RatioVerdict | null): string {
+  return verdict === null ? 'no verdict' : verdict === 'no-clear-difference' ? 'no clear difference' : verdict;
+}
+
+function ms(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '–';
+  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function bytes(value: number | null): string {
+  if (value === null) return 'not measured';
+  if (value >= 1e9) return `${(value / 1e9).toFixed(2)} GB`;
+  if (value >= 1e6) return `${(value / 1e6).toFixed(1)} MB`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(1)} kB`;
+  return `${value} B`;
+}
+
+// Every string below comes from a receipt or a summary file (hostile input): it goes through mdText, which keeps it
+// on one line and renders it literally (no table cell, heading, emphasis, link or HTML of its own).
+const cell = mdText;
+
+/** A list of strings from the input, escaped and joined. */
+function cells(values: readonly string[], separator = ', '): string {
+  return values.map(mdText).join(separator);
+}
+
+/** The route as a table cell: the requested EP, or `requested->completed` (`none` when no EP completed). */
+function routeCell(route: TargetSummary['identity']['route']): string {
+  return route.completed_ep === route.requested_ep ? cell(route.requested_ep) : `${cell(route.requested_ep)}->${route.completed_ep === null ? 'none' : cell(route.completed_ep)}`;
+}
+
+function statsRow(name: string, stats: Stats): string {
+  if (stats === null) return `| ${name} | 0 | – | – | – | – |`;
+  return `| ${name} | ${stats.count} | ${ms(stats.median)} | ${ms(stats.p95)} | ${ms(stats.min)} | ${ms(stats.max)} |`;
+}
+
+function gateValue(gate: string, value: number | null): string {
+  if (value === null) return 'not measured';
+  return gate.endsWith('_bytes') ? bytes(value) : `${ms(value)} ms`;
+}
+
+function profileLines(verdicts: ProfileVerdict[]): string[] {
+  const gates = verdicts[0]?.gates.map((g) => g.gate) ?? [];
+  const lines = [`| profile | verdict | ${cells(gates, ' | ')} |`, `| --- | --- | ${gates.map(() => '---').join(' | ')} |`];
+  for (const v of verdicts) {
+    const gateCells = v.gates.map((g) => (g.status === 'not-measured' ? 'not measured' : `${cell(g.status)} (${gateValue(g.gate, g.measured)} / ${gateValue(g.gate, g.limit)})`));
+    lines.push(`| ${cell(v.profile)} | ${cell(v.verdict)} | ${gateCells.join(' | ')} |`);
+  }
+  return lines;
+}
+
+function targetSection(t: TargetSummary): string[] {
+  const id = t.identity;
+  const lines: string[] = [];
+  lines.push(`### ${t.key}: ${cell(t.label)}`, '');
+  lines.push(`- Evidence: **${cell(t.evidence.state)}**`);
+  for (const reason of t.evidence.not_higher_because) lines.push(`  - not higher: ${cell(reason)}`);
+  if (t.evidence.state === 'DEVICE_PASS') lines.push('  - HUMAN_GO stays a separate human decision; this tool never sets it.');
+  lines.push(`- Device: ${cell(id.device.user_agent)}`);
+  const adapter = id.device.webgpu_adapter;
+  lines.push(
+    `  platform ${cell(id.device.platform ?? 'unknown')}${id.device.model ? `, model ${cell(id.device.model)}` : ''}, ` +
+      `${id.device.hardware_concurrency ?? '?'} logical cores, device memory ${id.device.device_memory_gb ?? 'not exposed'}, ` +
+      `WebGPU adapter ${adapter ? `${cell(adapter.vendor)}/${cell(adapter.architecture)}${adapter.device ? `/${cell(adapter.device)}` : ''}` : 'none'}`,
+  );
+  lines.push(`- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(engineLabel(id.engine))}`);
+  lines.push(
+    `- Model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')}), files ${cells(id.model.file_sha256.map((h) => h.slice(0, 12))) || 'none loaded'}; ` +
+      `input ${cell(id.input.id)}`,
+  );
+  lines.push(
+    `- Route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}, fallback ${id.route.allow_fallback ? 'allowed' : 'not allowed'}, ` +
+      `threads ${id.route.threads_requested ?? '–'} requested / ${id.route.threads_effective ?? '–'} effective`,
+  );
+  const c = t.counts;
+  lines.push(
+    `- Receipts ${c.receipts}: cold ${c.cold} (ok ${c.ok_cold}, clean ${c.clean_cold}/${c.min_cold}, set aside ${c.cold_set_aside}), warm ${c.warm} (ok ${c.ok_warm}, clean ${c.clean_warm}/${c.min_warm}, ` +
+      `${c.warm_samples} samples), failed ${c.failed}, noisy ${c.noisy}, overlapping set aside ${c.overlap_set_aside}, interrupted ${c.interrupted}`,
+  );
+  lines.push('', '| stage (ms) | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(statsRow('cold fetch', t.cold.fetch_ms), statsRow('cold session', t.cold.session_ms));
+  lines.push(statsRow('cold first inference', t.cold.first_inference_ms), statsRow('cold total', t.cold.total_ms));
+  lines.push(statsRow('warm (all samples)', t.warm.pooled_ms), statsRow('warm per-receipt medians', t.warm.receipt_medians_ms));
+  lines.push('');
+  if (t.warm.median_interval !== null) lines.push(`- Warm median ${medianIntervalText(t.warm.median_interval, 'ms')}`);
+  if (t.warm.receipt_median_ratio !== null) lines.push(`- Warm spread between receipts: slowest median / fastest median = ${t.warm.receipt_median_ratio.toFixed(2)}`);
+  if (t.warm.thermal_slope !== null) {
+    const drift = t.warm.drift_ms_per_run;
+    lines.push(
+      `- Warm order: thermal slope (last fifth / first fifth, above 1 = slowed down) median ${threeSignificant(t.warm.thermal_slope.median)}, ` +
+        `max ${threeSignificant(t.warm.thermal_slope.max)} over ${t.warm.thermal_slope.count} receipt(s)` +
+        (drift === null ? '' : `; drift (Theil-Sen) median ${threeSignificant(drift.median)} ms per run`),
+    );
+  }
+  lines.push(
+    `- Fallbacks: ${t.fallbacks.count}${t.fallbacks.reasons.length ? ` (${t.fallbacks.reasons.map((r) => `${r.count}x ${cell(r.reason)}`).join('; ')})` : ''}`,
+  );
+  lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${cell(k)} ${n}`).join(', ') || 'none'}`);
+  if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${cells(t.noisy.receipt_ids)}`);
+  if (t.cold_set_aside.served_from_cache.length) {
+    lines.push(`- Cold runs set aside, served from a cache (not truly cold): ${cells(t.cold_set_aside.served_from_cache)}`);
+  }
+  if (t.cold_set_aside.cache_state_unknown.length) {
+    lines.push(`- Cold runs set aside, a file's cache state unknown (not proven cold): ${cells(t.cold_set_aside.cache_state_unknown)}`);
+  }
+  if (t.overlap_set_aside.length) {
+    lines.push(`- Runs set aside, another run overlapped them (timings not representative): ${cells(t.overlap_set_aside)}`);
+  }
+  for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
+  if (t.duplicate_receipt_ids.length) lines.push(`- Receipts repeated by other files (copies not counted): ${cells(t.duplicate_receipt_ids)}`);
+  lines.push(...interruptedLines(t.interrupted));
+  if (t.related.failed_receipt_ids.length) {
+    lines.push(`- Related failures (same request, targets ${cells(t.related.target_keys)}): failed ${t.related.failed_receipt_ids.length}`);
+  }
+  lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
+  if (t.memory_fit) lines.push(memoryFitLine(t.memory_fit));
+  if (t.review) lines.push(`- Review: ${cell(t.review.file)} by ${cell(t.review.reviewer)} at ${cell(t.review.reviewed_at)}`);
+  lines.push('', ...profileLines(t.profiles), '');
+  return lines;
+}
+
+function interruptedLines(i: TargetSummary['interrupted']): string[] {
+  if (i.group_key === null) return [];
+  const stages = i.by_stage.map((s) => `${s.count}x at ${cell(s.stage)}`).join(', ');
+  return [`- Interrupted runs of this model and requested route on this device (${i.group_key}): ${stages}; recorded by ${cells(i.receipt_ids)}`];
+}
+
+function memoryFitLine(m: NonNullable<TargetSummary['memory_fit']>): string {
+  return (
+    `- Memory fit (estimate, not a measurement): weights ${bytes(m.estimate.weights_bytes)} + KV cache at ${m.estimate.context_tokens} tokens ` +
+    `${bytes(m.estimate.kv_cache_bytes)} = ${bytes(m.estimate.total_bytes)} vs budget ${bytes(m.estimate.budget_bytes)}: **${cell(m.status)}**`
+  );
+}
+
+function rateRow(name: string, stats: Stats): string {
+  if (stats === null) return `| ${name} | 0 | – | – | – | – |`;
+  return `| ${name} | ${stats.count} | ${stats.median.toFixed(1)} | ${stats.p95.toFixed(1)} | ${stats.min.toFixed(1)} | ${stats.max.toFixed(1)} |`;
+}
+
+function generationSection(g: GenerationTargetSummary): string[] {
+  const id = g.identity;
+  const c = g.counts;
+  const lines = [`### ${g.key}: ${cell(g.label)}`, ''];
+  lines.push(`- Evidence: **${cell(g.evidence.state)}**`);
+  for (const reason of g.evidence.not_higher_because) lines.push(`  - not higher: ${cell(reason)}`);
+  lines.push(`- Device: ${cell(id.device.user_agent)}`);
+  lines.push(
+    `- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(engineLabel(id.engine))}; ` +
+      `model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')})`,
+  );
+  lines.push(`- Prompts ${cell(id.input.id)}; route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}`);
+  lines.push(
+    `- Runs ${c.receipts}: ok ${c.ok}, failed ${c.failed}, noisy ${c.noisy}, overlapping set aside ${c.overlap_set_aside}; samples ok ${c.ok_samples}, failed ${c.failed_samples}, truncated ${c.truncations}`,
+  );
+  lines.push('', '| measure | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+  lines.push(statsRow('cold load (ms)', g.load_ms), statsRow('TTFT (ms)', g.ttft_ms), statsRow('end to end (ms)', g.e2e_ms));
+  lines.push(rateRow('decode (tokens/s)', g.decode_tokens_per_s), '');
+  if (g.ttft_median_interval !== null) lines.push(`- TTFT median ${medianIntervalText(g.ttft_median_interval, 'ms')}`);
+  if (g.decode_sustained_ratio !== null) {
+    lines.push(
+      `- Sustained decode speed (last fifth / first fifth of tokens/s, below 1 = slowed down): median ${threeSignificant(g.decode_sustained_ratio.median)}, ` +
+        `min ${threeSignificant(g.decode_sustained_ratio.min)} over ${g.decode_sustained_ratio.count} run(s)`,
+    );
+  }
+  for (const f of g.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
+  lines.push(...interruptedLines(g.interrupted));
+  lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
+  if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
+  lines.push('', ...profileLines(g.profiles), '');
+  return lines;
+}
+
+/**
+ * Renders `summary` as Markdown.
+ * @param summary a `drb.receipts-summary.v2` document
+ */
+export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
+  const lines: string[] = ['# Device receipts summary', ''];
+  const inputs = summary.inputs;
+  lines.push(
+    `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
+      `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
+      `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt, ` +
+      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different bytes); ` +
+      `${inputs.interruptions} interrupted run(s) recorded. ` +
+      `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
+      `Budget profiles ${cell(summary.profiles_version)}; LLM configs ${cell(summary.llm_configs_version)}.`,
+    '',
+    'Evidence states: DEVICE_RECEIPT (receipts exist; not a pass), DEVICE_PASS (reviewed device procedure, minimums, thresholds). ' +
+      'PUBLIC_PASS is recorded separately by `drb public-pass`; HUMAN_GO is never set by this tool.',
+    '',
+    '| target | model | engine | route | threads | cold clean | warm clean | cold total p95 ms | warm median / p95 ms | failed | interrupted | noisy | state | why not higher |',
+    '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+  );
+  for (const t of summary.targets) {
+    const r = t.identity.route;
+    const route = routeCell(r);
+    const warm = t.warm.pooled_ms;
+    lines.push(
+      `| ${t.key} | ${cell(t.identity.model.id)} | ${cell(t.identity.engine.name)} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
+        `${t.counts.clean_cold}/${t.counts.min_cold} | ${t.counts.clean_warm}/${t.counts.min_warm} | ${ms(t.cold.total_ms?.p95)} | ` +
+        `${warm ? `${ms(warm.median)} / ${ms(warm.p95)}` : '–'} | ${t.counts.failed + t.related.failed_receipt_ids.length} | ` +
+        `${t.counts.interrupted} | ${t.counts.noisy} | ${cell(t.evidence.state)} | ` +
+        `${cells(t.evidence.not_higher_because, '; ') || '–'} |`,
+    );
+  }
+  lines.push('');
+  if (summary.invalid.length) {
+    lines.push('## Invalid receipts (excluded)', '');
+    for (const i of summary.invalid) lines.push(`- ${cell(i.file)}: ${i.problems} problem(s), first: ${cell(i.first_problem)}`);
+    lines.push('');
+  }
+  if (summary.duplicates.length) {
+    lines.push(
+      '## Duplicate receipt files (counted once)',
+      '',
+      'A receipt counts once: these files repeat a receipt id already counted and were left out. A copy with different bytes ' +
+        'is an edited or forged receipt; a target with any copy cannot reach DEVICE_PASS until the copies are removed.',
+      '',
+    );
+    for (const d of summary.duplicates) {
+      const copies = d.copies.map((c) => `${cell(c.file)} (${c.identical ? 'identical bytes' : '**different bytes**'})`).join(', ');
+      lines.push(`- ${cell(d.receipt_id)}: counted ${cell(d.counted_file)}; copies ${copies}`);
+    }
+    lines.push('');
+  }
+  if (summary.not_receipts.length) {
+    lines.push('## Other JSON files (not device receipts)', '');
+    for (const n of summary.not_receipts) lines.push(`- ${cell(n.file)}: schema ${cell(n.schema ?? 'none')}`);
+    lines.push('');
+  }
+  if (summary.suite_targets.length) {
+    lines.push(
+      '## Suite targets',
+      '',
+      'Suite runs (`drb.suite-receipt.v2`): per-row latency pooled over the ok receipts; model load kept apart. Evidence beside the device procedure, never DEVICE_PASS.',
+      '',
+      '| target | model | engine | route | suite | receipts ok / all | rows done | row latency median / p95 ms | load median ms | failed | interrupted |',
+      '| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    );
+    for (const s of summary.suite_targets) {
+      const r = s.identity.route;
+      const route = routeCell(r);
+      const threads = r.threads_effective ?? r.threads_requested;
+      lines.push(
+        `| ${s.key} | ${cell(s.identity.model.id)} | ${cell(s.identity.engine.name)} | ${route}${threads === null ? '' : ` x${threads}`} | ` +
+          `${cell(s.suite.id ?? '(picked files)')} (${cell(s.suite.format)}, ${cell(s.suite.task)}, min margin ${s.suite.min_margin ?? 'none'}) | ` +
+          `${s.counts.ok} / ${s.counts.receipts} | ${s.counts.rows_done} | ` +
+          `${s.row_latency_ms ? `${ms(s.row_latency_ms.median)} / ${ms(s.row_latency_ms.p95)}` : '–'} | ${ms(s.model_load_ms?.median)} | ` +
+          `${s.counts.failed} | ${s.counts.interrupted} |`,
+      );
+    }
+    lines.push('');
+    for (const s of summary.suite_targets) {
+      for (const f of s.failures.by_reason) lines.push(`- ${s.key}: failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
+      for (const line of interruptedLines(s.interrupted)) lines.push(`- ${s.key}: ${line.slice(2)}`);
+      if (s.counts.overlap_set_aside > 0) lines.push(`- ${s.key}: ${s.counts.overlap_set_aside} ok run(s) set aside, another run overlapped them`);
+    }
+    if (summary.suite_targets.some((s) => s.failures.by_reason.length || s.interrupted.group_key || s.counts.overlap_set_aside)) lines.push('');
+  }
+  if (summary.comparisons.length) {
+    lines.push(
+      '## Comparisons',
+      '',
+      'One row per comparison receipt (`drb.comparison-receipt.v2`): valid routes ranked by median; a route that failed or disagreed with the baseline is never ranked. ' +
+        'Each route\'s time ratio to the baseline comes with its bootstrap 95% interval over the interleaved rounds; an interval that contains 1 is no clear difference (a tie), whatever the rank.',
+      '',
+      '| receipt | model | engine | outcome | baseline | ranked valid routes (median / p95 ms, speed-up vs baseline) | time ratio vs baseline [95% interval]: verdict | invalid routes |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const c of summary.comparisons) {
+      const ranked = c.ranked
+        .map((r) => `${r.rank}. ${cell(r.route_id)} ${ms(r.median_ms)} / ${ms(r.p95_ms)}${r.speedup_vs_baseline === null ? '' : ` x${r.speedup_vs_baseline.toFixed(2)}`}`)
+        .join('; ');
+      const ratios = c.ranked
+        .filter((r) => r.route_id !== c.baseline_route_id && r.ratio_to_baseline !== null)
+        .map((r) => `${cell(r.route_id)} ${threeSignificant(r.ratio_to_baseline!)}x ${intervalText(r.ratio_interval)}: ${verdictText(r.verdict)}`)
+        .join('; ');
+      const invalid = c.invalid.map((r) => `${cell(r.route_id)}: ${cell(r.reason)}`).join('; ');
+      lines.push(
+        `| ${cell(c.receipt_id)} | ${cell(c.model_id)} | ${cell(c.engine.name)} | ${cell(c.outcome)}${c.reason ? `: ${cell(c.reason)}` : ''}${c.overlapped ? ' (another run overlapped it: timings not representative)' : ''} | ${cell(c.baseline_route_id)} | ` +
+          `${ranked || '–'} | ${ratios || '–'} | ${invalid || '–'} |`,
+      );
+    }
+    lines.push('');
+    for (const c of summary.comparisons.filter((x) => x.runtime_note !== null)) lines.push(`- ${cell(c.receipt_id)}: ${cell(c.runtime_note!)}.`);
+    if (summary.comparisons.some((x) => x.runtime_note !== null)) lines.push('');
+  }
+  if (summary.interruptions.length) {
+    lines.push(
+      '## Interrupted runs',
+      '',
+      'Counted under the device (as the recording receipt saw it), model and requested route of the run that died, not the target ' +
+        'of the receipt that recorded it. A group with 0 receipts is a model and route that never finished a run on that device.',
+      '',
+      '| group | model | requested route | device | interrupted | stages | run modes | recorded by | receipts | targets |',
+      '| --- | --- | --- | --- | ---: | --- | --- | --- | ---: | --- |',
+    );
+    for (const g of summary.interruptions) {
+      const device = [g.device.model, g.device.platform].filter(Boolean).join(' ') || 'unknown device';
+      lines.push(
+        `| ${g.key} | ${cell(g.model_id)} | ${cell(g.requested_ep)} | ${cell(device)} | ${g.interrupted} | ` +
+          `${g.by_stage.map((s) => `${s.count}x ${cell(s.stage)}`).join(', ')} | ${g.by_run_mode.map((m) => `${m.count}x ${cell(m.run_mode)}`).join(', ')} | ` +
+          `${cells(g.receipt_ids)} | ${g.receipts} | ${cells(g.target_keys) || 'none (no receipt of its own)'} |`,
+      );
+    }
+    lines.push('');
+  }
+  if (summary.orphan_reviews.length) {
+    lines.push('## Reviews for targets not in these receipts', '');
+    for (const f of summary.orphan_reviews) lines.push(`- ${cell(f)}`);
+    lines.push('');
+  }
+  if (summary.generation_targets.length) {
+    lines.push(
+      '## Generation targets',
+      '',
+      '| target | model | engine | route | runs ok / all | load p95 ms | TTFT median / p95 ms | decode tok/s median | memory fit | state |',
+      '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- |',
+    );
+    for (const g of summary.generation_targets) {
+      const r = g.identity.route;
+      const route = routeCell(r);
+      lines.push(
+        `| ${g.key} | ${cell(g.identity.model.id)} | ${cell(g.identity.engine.name)} | ${route} | ${g.counts.ok} / ${g.counts.receipts} | ${ms(g.load_ms?.p95)} | ` +
+          `${g.ttft_ms ? `${ms(g.ttft_ms.median)} / ${ms(g.ttft_ms.p95)}` : '–'} | ${g.decode_tokens_per_s ? g.decode_tokens_per_s.median.toFixed(1) : '–'} | ` +
+          `${g.memory_fit ? cell(g.memory_fit.status) : 'no config'} | ${cell(g.evidence.state)} |`,
+      );
+    }
+    lines.push('');
+  }
+  lines.push('## Targets', '');
+  for (const t of summary.targets) lines.push(...targetSection(t));
+  for (const g of summary.generation_targets) lines.push(...generationSection(g));
+  return `${lines.join('\n').trimEnd()}\n`;
+}

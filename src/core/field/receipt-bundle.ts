@@ -1,0 +1,87 @@
+/**
+ * The receipt bundle (`drb.receipt-bundle.v1`): one file a tester hands back after the device procedure. It holds the
+ * session's receipts exactly as the page made them, and the session sheet the protocol asks to keep outside every
+ * receipt (device model, RAM, OS build, browser and version, network, battery and thermal state, the public page's
+ * revision), each a short field the tester fills in and sees in full before export.
+ *
+ * The receipt tools read a bundle as the receipts it holds (src/cli/receipt-files.ts): each receipt is checked as if
+ * it were its own file, under the name `<bundle file>#receipts[<n>]`, and its bytes for the duplicate rule are those
+ * the page's Download button gives for it (`receiptFileText`), so a receipt present both loose and in a bundle is the
+ * same receipt and counts once.
+ */
+import { z } from 'zod';
+import { textLine } from '../text/bounded-text.ts';
+import { Protocol } from './field-protocol.ts';
+import { AppInfo, IsoTime } from '../receipt/receipt.ts';
+
+export const RECEIPT_BUNDLE_SCHEMA = 'drb.receipt-bundle.v1';
+
+/** The most receipts one bundle holds (the procedure needs 25 per target; a long session stays far below this). */
+export const MAX_BUNDLE_RECEIPTS = 5000;
+
+/** What the tester fills in: each a short structured field with a length limit (empty = not filled in). */
+export const SessionSheet = z.strictObject({
+  /** e.g. "iPhone 15 Pro (A3102)". */
+  device_model: textLine(128),
+  ram_gb: z.number().positive().max(1024).nullable(),
+  /** e.g. "iOS 26.1 (23B85)". */
+  os_build: textLine(64),
+  browser: textLine(64),
+  browser_version: textLine(64),
+  /** e.g. "Wi-Fi, 5 GHz" or "5G". */
+  network: textLine(128),
+  battery_percent: z.number().int().min(0).max(100).nullable(),
+  charging: z.boolean().nullable(),
+  thermal_state: z.enum(['nominal', 'fair', 'serious', 'critical', 'unknown']),
+  /** The exact revision of the public page the device opened (commit or hosting platform revision). */
+  public_revision: textLine(64),
+  /** Anything else the tester noticed (a reload, a warning), briefly. */
+  notes: textLine(1000),
+});
+export type SessionSheet = z.infer<typeof SessionSheet>;
+
+/** A sheet with nothing filled in. */
+export const EMPTY_SESSION_SHEET: SessionSheet = Object.freeze({
+  device_model: '',
+  ram_gb: null,
+  os_build: '',
+  browser: '',
+  browser_version: '',
+  network: '',
+  battery_percent: null,
+  charging: null,
+  thermal_state: 'unknown',
+  public_revision: '',
+  notes: '',
+});
+
+export const ReceiptBundle = z.strictObject({
+  schema: z.literal(RECEIPT_BUNDLE_SCHEMA),
+  created_at: IsoTime,
+  /** The page build that exported the bundle. */
+  app: AppInfo,
+  /** The protocol the session followed, as the page read it; null when the session followed none. */
+  protocol: Protocol.nullable(),
+  sheet: SessionSheet,
+  /** The receipts as the page made them (any receipt kind), oldest first; each is validated as its own file. */
+  receipts: z.array(z.record(z.string().max(128), z.unknown())).max(MAX_BUNDLE_RECEIPTS),
+});
+export type ReceiptBundle = z.infer<typeof ReceiptBundle>;
+
+/**
+ * The text of a receipt's own file, exactly as the page's Download button writes it (2-space JSON and a newline):
+ * the bytes a bundled receipt is fingerprinted by, so a loose copy of the same download is recognised as a copy.
+ * @param receipt the receipt object
+ */
+export function receiptFileText(receipt: unknown): string {
+  return `${JSON.stringify(receipt, null, 2)}\n`;
+}
+
+/**
+ * The name a bundled receipt is shown under in problem lines and summaries.
+ * @param bundleFile the bundle's file as shown
+ * @param index the receipt's index in `receipts`
+ */
+export function bundledReceiptName(bundleFile: string, index: number): string {
+  return `${bundleFile}#receipts[${index}]`;
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { AjimeeItemsFile, GenericItemsFile } from '../artifacts/items.ts';
+import { PredictionsFile } from '../artifacts/predictions.ts';
+import { CompareReport } from '../scoring/compare-report.ts';
+import { ScoreReport } from '../scoring/score-report.ts';
+import { DeviceReview } from '../evidence/device-review.ts';
+import { BudgetProfiles } from '../evidence/profiles.ts';
+import { ReceiptsSummary } from '../evidence/receipts-summary.ts';
+import { DeviceReceipt } from '../receipt/receipt.ts';
+import { ModelCatalog } from '../catalog/catalog.ts';
+import { CandidatesFile } from '../suite/candidates.ts';
+import { SuiteManifest } from '../suite/suite-manifest.ts';
+import { SuiteReceipt } from '../suite/suite-receipt.ts';
+import { PromptSet } from '../generation/prompt-set.ts';
+import { GenerationReceipt } from '../generation/generation-receipt.ts';
+import { GenerationAnswers } from '../generation/generation-answers.ts';
+import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { PublicPassRecord } from '../automation/public-pass.ts';
+import { Protocol } from '../field/field-protocol.ts';
+import { ReceiptBundle } from '../field/receipt-bundle.ts';
+
+/**
+ * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
+ * the zod schema it is generated from (zod is the source of truth; `drb schemas` regenerates the files and a unit
+ * test checks that the committed files match). Helpers add their artifacts here with one line each.
+ */
+export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
+  { fileName: 'items-generic.schema.json', schema: GenericItemsFile.meta({ title: 'drb generic items file' }) },
+  { fileName: 'items-ajimee.schema.json', schema: AjimeeItemsFile.meta({ title: 'AJIMEE-Bench evaluation_items.json (fields drb reads)' }) },
+  { fileName: 'predictions.schema.json', schema: PredictionsFile.meta({ title: 'drb predictions file' }) },
+  { fileName: 'score-report.schema.json', schema: ScoreReport.meta({ title: 'drb.score-report.v2 (drb score)' }) },
+  { fileName: 'compare-report.schema.json', schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }) },
+  { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v2 (drb receipts summarize)' }) },
+  { fileName: 'device-review.schema.json', schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }) },
+  { fileName: 'device-receipt.schema.json', schema: DeviceReceipt.meta({ title: 'drb.device-receipt.v2 (one cold or warm run on one device)' }) },
+  { fileName: 'model-catalog.schema.json', schema: ModelCatalog.meta({ title: 'drb.model-catalog.v1 (src/catalog/catalog.json)' }) },
+  { fileName: 'candidates.schema.json', schema: CandidatesFile.meta({ title: 'drb candidates file ([{id, candidates}], input of a suite run)' }) },
+  { fileName: 'suite-receipt.schema.json', schema: SuiteReceipt.meta({ title: 'drb.suite-receipt.v2 (one suite run on one device)' }) },
+  { fileName: 'suite-manifest.schema.json', schema: SuiteManifest.meta({ title: 'drb.suite-manifest.v1 (public/suites/<id>/suite.json)' }) },
+  { fileName: 'prompt-set.schema.json', schema: PromptSet.meta({ title: 'drb.prompt-set.v1 (public/prompts/<id>.json, the prompts of a generation run)' }) },
+  { fileName: 'generation-receipt.schema.json', schema: GenerationReceipt.meta({ title: 'drb.generation-receipt.v2 (one generation run on one device; timings only, no text)' }) },
+  { fileName: 'generation-answers.schema.json', schema: GenerationAnswers.meta({ title: 'drb.generation-answers.v1 (the answers of a generation run, a separate explicit download)' }) },
+  { fileName: 'comparison-receipt.schema.json', schema: ComparisonReceipt.meta({ title: 'drb.comparison-receipt.v2 (execution routes compared side by side, ratios with bootstrap intervals)' }) },
+  { fileName: 'public-pass.schema.json', schema: PublicPassRecord.meta({ title: 'drb.public-pass.v1 (drb public-pass: a deployed page run anonymously in a fresh browser)' }) },
+  { fileName: 'protocol.schema.json', schema: Protocol.meta({ title: 'drb.protocol.v1 (public/protocols/<id>.json, the target of protocol mode)' }) },
+  {
+    fileName: 'receipt-bundle.schema.json',
+    schema: ReceiptBundle.meta({ title: "drb.receipt-bundle.v1 (a tester's session: receipts as the page made them, each valid by its own schema, plus the session sheet)" }),
+  },
+  { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/evidence/profiles.v1.json)' }) },
+];
+
+/**
+ * The text of each published JSON Schema file (2-space indented, trailing newline), in `jsonSchemaSources` order.
+ * @param sources the schemas to render; defaults to every registered one
+ */
+export function renderJsonSchemaFiles(sources = jsonSchemaSources): { fileName: string; text: string }[] {
+  return sources.map(({ fileName, schema }) => ({
+    fileName,
+    text: `${JSON.stringify(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }), null, 2)}\n`,
+  }));
+}
