@@ -7,6 +7,7 @@ import type { DeviceReceipt } from './receipt.ts';
 import { coldFromCache } from './cache-state.ts';
 import { containsUnredactedUrl } from '../text/redact.ts';
 import { summarize } from '../stats/stats.ts';
+import { checkPlacementMemoryAndCheck } from './placement-memory-invariants.ts';
 
 /** One broken invariant: the field path (dot/bracket notation) and what is wrong. */
 export interface InvariantProblem {
@@ -197,6 +198,7 @@ export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem
     ...checkResources(receipt),
     ...checkCacheStates(receipt),
     ...checkRuntimeBuild(receipt),
+    ...checkPlacementMemoryAndCheck(receipt),
   ];
   findUnredactedUrls(receipt, '', problems);
   return problems;
