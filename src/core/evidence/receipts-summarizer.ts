@@ -16,6 +16,8 @@ import { evaluateEvidence } from './evidence.ts';
 import { buildGenerationTarget, foldGeneration, newGenerationAccumulator, type GenerationAccumulator } from './generation-accumulator.ts';
 import { BUILTIN_LLM_CONFIGS, findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { BUILTIN_PROFILES, evaluateProfile, type BudgetProfiles } from './profiles.ts';
+import { measuredModelBytes, peakWasmBytes } from '../receipt/memory-figures.ts';
+import type { Placement } from '../receipt/ep-placement.ts';
 import { buildSuiteTarget, comparisonEntry, foldSuite, newSuiteAccumulator, suiteDevice, suiteTargetIdentity, type SuiteAccumulator } from './suite-accumulator.ts';
 import {
   PROTOCOL_MIN_COLD,
@@ -86,6 +88,16 @@ interface Accumulator {
   bundles: Set<string>;
   modelBytes: number | null;
   heapMax: number | null;
+  /** The model's measured memory over the ok receipts (receipt `memory`): peaks, and why receipts had none. */
+  memoryMax: number | null;
+  wasmPeak: number | null;
+  gpuPeak: number | null;
+  memoryReceipts: number;
+  memoryMissing: Map<string, number>;
+  /** Where the work ran over the ok receipts that say (receipt `placement`). */
+  placementReceipts: number;
+  partialFallbackReceipts: number;
+  placement: Placement | null;
 }
 
 function newAccumulator(identity: TargetIdentity, requestCanonical: string): Accumulator {
@@ -121,7 +133,38 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     bundles: new Set(),
     modelBytes: null,
     heapMax: null,
+    memoryMax: null,
+    wasmPeak: null,
+    gpuPeak: null,
+    memoryReceipts: 0,
+    memoryMissing: new Map(),
+    placementReceipts: 0,
+    partialFallbackReceipts: 0,
+    placement: null,
   };
+}
+
+const maxOrNull = (a: number | null, b: number | null): number | null => (b === null ? a : Math.max(a ?? 0, b));
+
+/** Folds an ok receipt's `memory` and `placement` into its target. */
+function foldMemoryAndPlacement(acc: Accumulator, receipt: DeviceReceipt): void {
+  const measured = measuredModelBytes(receipt.memory);
+  if (measured !== null) {
+    acc.memoryReceipts++;
+    acc.memoryMax = maxOrNull(acc.memoryMax, measured);
+    acc.wasmPeak = maxOrNull(acc.wasmPeak, peakWasmBytes(receipt.memory));
+    acc.gpuPeak = maxOrNull(acc.gpuPeak, receipt.memory?.gpu_buffers.peak_live_bytes ?? null);
+  } else {
+    const why = receipt.memory?.wasm.not_available ?? 'the receipt has no memory figures (written before the page recorded them)';
+    acc.memoryMissing.set(why, (acc.memoryMissing.get(why) ?? 0) + 1);
+  }
+  const placement = receipt.placement ?? null;
+  if (placement !== null) {
+    acc.placementReceipts++;
+    if (placement.partial_fallback) acc.partialFallbackReceipts++;
+    // The receipts of one target ran one model on one route: keep the placement that counted the most nodes.
+    if (acc.placement === null || placement.total_nodes > acc.placement.total_nodes) acc.placement = placement;
+  }
 }
 
 /** The source of a receipt handed over in memory (tests, the page): its content stands in for its bytes. */
@@ -517,6 +560,7 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
   let bytes = 0;
   for (const file of receipt.model.files) bytes += file.bytes;
   acc.modelBytes = Math.max(acc.modelBytes ?? 0, bytes);
+  foldMemoryAndPlacement(acc, receipt);
   if (overlapped(run.overlap)) {
     // Another run (of the page, or of another tab) shared the device during this one: its timings measure both.
     acc.overlapIds.push(receipt.receipt_id);
@@ -584,6 +628,7 @@ function buildTarget(
     warm_p95_ms: warm.pooled_ms?.p95 ?? null,
     model_bytes: acc.modelBytes,
     js_heap_bytes: acc.heapMax,
+    memory_bytes: acc.memoryMax,
   };
   const relatedFailed = siblings.flatMap((s) => s.acc.failedIds).sort(byString);
   const config = findLlmConfig(llmConfigs, acc.identity.model.id);
@@ -643,6 +688,25 @@ function buildTarget(
     },
     model_bytes: acc.modelBytes,
     js_heap_max_used_bytes: acc.heapMax,
+    memory: {
+      measured_bytes: acc.memoryMax,
+      wasm_peak_bytes: acc.wasmPeak,
+      gpu_peak_live_bytes: acc.gpuPeak,
+      receipts_measured: acc.memoryReceipts,
+      not_available: [...acc.memoryMissing.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
+    },
+    placement:
+      acc.placement === null
+        ? null
+        : {
+            source: acc.placement.source,
+            receipts: acc.placementReceipts,
+            partial_fallback_receipts: acc.partialFallbackReceipts,
+            total_nodes: acc.placement.total_nodes,
+            cpu_nodes: acc.placement.cpu_nodes,
+            cpu_ops: acc.placement.cpu_ops,
+            kernel_time_share: acc.placement.kernel_time_share,
+          },
     profiles: profiles.profiles.map((profile) => evaluateProfile(measurements, profile)),
     memory_fit: memory,
   };

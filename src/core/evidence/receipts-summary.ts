@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import { SessionSheet } from '../field/receipt-bundle.ts';
-import { detailText } from '../text/bounded-text.ts';
+import { detailText, Token } from '../text/bounded-text.ts';
+import { OpCount } from '../receipt/ep-placement.ts';
 import { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { FitStatus, MemoryFit } from './memory-fit.ts';
@@ -188,6 +189,32 @@ export const TargetSummary = z.strictObject({
   }),
   model_bytes: z.number().int().nonnegative().nullable(),
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
+  /** The memory the model took, as the ok receipts measured it (receipt `memory`): the largest WebAssembly memory plus
+   *  live GPU buffers one receipt saw (`measured_bytes`, what the memory gate judges), its parts, how many receipts
+   *  measured it, and why the others did not. Absent in summaries written before receipts recorded memory. */
+  memory: z
+    .strictObject({
+      measured_bytes: z.number().int().nonnegative().nullable(),
+      wasm_peak_bytes: z.number().int().nonnegative().nullable(),
+      gpu_peak_live_bytes: z.number().int().nonnegative().nullable(),
+      receipts_measured: Count,
+      not_available: z.array(z.strictObject({ reason: Text, count: Count })),
+    })
+    .optional(),
+  /** Where the work ran (receipt `placement`): the node counts of the receipt that counted most, and how many of the
+   *  target's ok receipts ran any node on the CPU on a webgpu route. Null when no receipt said; absent in older summaries. */
+  placement: z
+    .strictObject({
+      source: z.enum(['ort-profiler', 'webgpu-by-construction']),
+      receipts: Count,
+      partial_fallback_receipts: Count,
+      total_nodes: Count,
+      cpu_nodes: Count,
+      cpu_ops: z.array(OpCount),
+      kernel_time_share: z.array(z.strictObject({ provider: Token, share: z.number().min(0).max(1) })),
+    })
+    .nullable()
+    .optional(),
   profiles: z.array(ProfileVerdict),
   memory_fit: z
     .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })

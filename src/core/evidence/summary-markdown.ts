@@ -54,6 +54,34 @@ function routeCell(route: TargetSummary['identity']['route']): string {
   return route.completed_ep === route.requested_ep ? cell(route.requested_ep) : `${cell(route.requested_ep)}->${route.completed_ep === null ? 'none' : cell(route.completed_ep)}`;
 }
 
+/** Where a target's work ran, in a few words for the route cell ('' when no receipt said, or nothing ran on the CPU). */
+function placementCell(placement: TargetSummary['placement']): string {
+  if (!placement || placement.source !== 'ort-profiler' || placement.cpu_nodes === 0) return '';
+  const ops = placement.cpu_ops.map((o) => `${cell(o.op)} x${o.count}`).join(', ');
+  return ` (${placement.cpu_nodes}/${placement.total_nodes} nodes on CPU${ops ? `: ${ops}` : ''})`;
+}
+
+/** The target's placement line for its section. */
+function placementLine(placement: NonNullable<TargetSummary['placement']>): string {
+  if (placement.source === 'webgpu-by-construction') return '- Where the work ran: all on WebGPU by construction (WebLLM compiles the model into WebGPU shaders; nothing is counted)';
+  const ops = placement.cpu_ops.map((o) => `${cell(o.op)} x${o.count}`).join(', ');
+  const share = placement.kernel_time_share.map((k) => `${cell(k.provider)} ${(k.share * 100).toFixed(1)}%`).join(', ');
+  return (
+    `- Where the work ran (ORT profiler, first run): ${placement.total_nodes} nodes, ${placement.cpu_nodes} on the CPU${ops ? ` (${ops})` : ''}; ` +
+    `partial fallback to the CPU in ${placement.partial_fallback_receipts} of ${placement.receipts} receipt(s)${share ? `; kernel time ${share}` : ''}`
+  );
+}
+
+/** The target's measured-memory line. */
+function memoryLine(memory: NonNullable<TargetSummary['memory']>): string {
+  const missing = memory.not_available.map((m) => `${m.count}x ${cell(m.reason)}`).join('; ');
+  if (memory.measured_bytes === null) return `- Memory the model took: not measured${missing ? ` (${missing})` : ''}`;
+  return (
+    `- Memory the model took (largest in one receipt): ${bytes(memory.measured_bytes)} = WebAssembly ${bytes(memory.wasm_peak_bytes)} + GPU buffers ${bytes(memory.gpu_peak_live_bytes)}, ` +
+    `measured in ${memory.receipts_measured} receipt(s)${missing ? `; not measured in others: ${missing}` : ''}`
+  );
+}
+
 function statsRow(name: string, stats: Stats): string {
   if (stats === null) return `| ${name} | 0 | – | – | – | – |`;
   return `| ${name} | ${stats.count} | ${ms(stats.median)} | ${ms(stats.p95)} | ${ms(stats.min)} | ${ms(stats.max)} |`;
@@ -137,7 +165,9 @@ function targetSection(t: TargetSummary): string[] {
   if (t.related.failed_receipt_ids.length) {
     lines.push(`- Related failures (same request, targets ${cells(t.related.target_keys)}): failed ${t.related.failed_receipt_ids.length}`);
   }
+  if (t.placement) lines.push(placementLine(t.placement));
   lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
+  if (t.memory) lines.push(memoryLine(t.memory));
   if (t.memory_fit) lines.push(memoryFitLine(t.memory_fit));
   if (t.review) lines.push(`- Review: ${cell(t.review.file)} by ${cell(t.review.reviewer)} at ${cell(t.review.reviewed_at)}`);
   lines.push('', ...profileLines(t.profiles), '');
@@ -219,7 +249,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   );
   for (const t of summary.targets) {
     const r = t.identity.route;
-    const route = routeCell(r);
+    const route = `${routeCell(r)}${placementCell(t.placement)}`;
     const warm = t.warm.pooled_ms;
     lines.push(
       `| ${t.key} | ${cell(t.identity.model.id)} | ${cell(t.identity.engine.name)} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
@@ -230,6 +260,8 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
   }
   lines.push('');
+  const unmeasured = summary.targets.filter((t) => t.memory !== undefined && t.memory.measured_bytes === null && t.counts.ok_cold + t.counts.ok_warm > 0);
+  if (unmeasured.length) lines.push(`Targets with no measured memory figure (the memory budget gate is not measured for them): ${cells(unmeasured.map((t) => t.key))}`, '');
   if (summary.invalid.length) {
     lines.push('## Invalid receipts (excluded)', '');
     for (const i of summary.invalid) lines.push(`- ${cell(i.file)}: ${i.problems} problem(s), first: ${cell(i.first_problem)}`);
