@@ -11,6 +11,14 @@ import { validateReceipt } from '../../src/core/validation/validate-receipt.ts';
 import { ReceiptsSummarizer } from '../../src/core/evidence/receipts-summarizer.ts';
 import { renderSummaryMarkdown } from '../../src/core/evidence/summary-markdown.ts';
 import { buildReceipt } from './receipts-builder.ts';
+import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeReport } from '../../src/cli/receipts-report.ts';
+import { summaryCells, summaryValue } from './report-checks.ts';
+import { testTempDir } from '../temp-dir.ts';
+import { pageComparisonReceipt } from './receipts-fixtures.ts';
+import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { comparisonVerdicts } from '../../src/core/comparison/comparison-verdict.ts';
 
 /** A profile as onnxruntime-web 1.30 prints it on endProfiling (one event per line; `Api` events are GPU timings). */
 function profileLines(nodes: Array<[string, string, string, number]>): string[] {
@@ -150,4 +158,38 @@ describe('drb receipts summarize: placement and memory', () => {
     expect(md).toContain(`Targets with no measured memory figure (the memory budget gate is not measured for them): ${wasm.key}`);
   });
 
+
+  it('draws the memory beside the times in the report, every number from summary.json', async () => {
+    const dir = testTempDir('drb-placement-report-');
+    mkdirSync(join(dir, 'in'));
+    [webgpuReceipt(), webgpuReceipt()].forEach((r, i) => writeFileSync(join(dir, 'in', `r${i}.json`), JSON.stringify(r)));
+    const { file, data } = await writeReport([join(dir, 'in')], join(dir, 'report'));
+    const html = readFileSync(file, 'utf8');
+    const figure = html.slice(html.indexOf('data-chart="memory-time"'), html.indexOf('</figure>', html.indexOf('data-chart="memory-time"')));
+    expect(figure).toContain('<svg');
+    expect(figure).toContain('32.1 MiB; cold p95');
+    expect(figure).toContain('2 of 5 nodes on the CPU (partial fallback)');
+    const [t] = data.summary.targets;
+    const cells = summaryCells(figure);
+    expect(cells.map((c) => c.path)).toEqual(expect.arrayContaining([`targets.${t.key}.memory.measured_bytes`, `targets.${t.key}.memory.gpu_peak_live_bytes`, `targets.${t.key}.placement.cpu_nodes`]));
+    for (const { path, value } of cells) expect(summaryValue(data.summary, path), path).toBe(Number(value));
+  });
+});
+
+describe('comparisons: where each route ran', () => {
+  const cpuOnly = placementOf([sessionPlacement('model', profileNodeEvents(profileLines([['a', 'Gather', CPU_PROVIDER, 1], ['b', 'LogSoftmax', CPU_PROVIDER, 1]])))], 'wasm', 'n');
+  it('says in the verdict when a webgpu route ran nodes on the CPU, and refuses a route hiding it', () => {
+    const receipt = pageComparisonReceipt();
+    for (const route of receipt.routes) route.placement = route.completed_ep === 'webgpu' ? structuredClone(PLACEMENT) : structuredClone(cpuOnly);
+    const parsed = ComparisonReceipt.parse(JSON.parse(JSON.stringify(receipt)));
+    expect(checkComparisonReceipt(parsed)).toEqual([]);
+    const lead = comparisonVerdicts(parsed).lead.join('\n');
+    expect(lead).toMatch(/Where the work ran: the routes differ in where their work ran \(wasm-1: all 2 nodes on the CPU; .*webgpu: 2 of 5 nodes on the CPU \(LogSoftmax x2\)\)/);
+    const gpu = parsed.routes.find((r) => r.completed_ep === 'webgpu')!;
+    gpu.placement!.partial_fallback = false;
+    expect(checkComparisonReceipt(parsed)).toEqual([{ path: `routes[${parsed.routes.indexOf(gpu)}].placement.partial_fallback`, message: 'is false but the route completed on webgpu with 2 CPU node(s)' }]);
+    // Routes that ran where their EP says (no CPU node on webgpu) get no such line.
+    for (const route of parsed.routes) route.placement = route.completed_ep === 'webgpu' ? { ...PLACEMENT, cpu_nodes: 0, cpu_ops: [], partial_fallback: false } : structuredClone(cpuOnly);
+    expect(comparisonVerdicts(parsed).lead.join('\n')).not.toContain('Where the work ran');
+  });
 });

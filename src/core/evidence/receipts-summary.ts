@@ -342,6 +342,9 @@ export const ComparisonEntry = z.strictObject({
   baseline_route_id: Text,
   /** Set when the routes ran different runtime builds (see `runtimeBuildNote`): their ratios include the build. */
   runtime_note: Text.nullable(),
+  /** Set when the routes differ in where their work ran (see `placementNote`: a webgpu route with CPU nodes); absent
+   *  in summaries written before routes recorded it. */
+  placement_note: Text.nullable().optional(),
   /**
    * Valid routes in rank order (fastest median first), with the speed-up against the baseline and, from the
    * receipt's headline, the time ratio's bootstrap 95% interval and its verdict (null for the baseline itself, and

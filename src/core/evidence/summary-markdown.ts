@@ -341,7 +341,8 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     }
     lines.push('');
     for (const c of summary.comparisons.filter((x) => x.runtime_note !== null)) lines.push(`- ${cell(c.receipt_id)}: ${cell(c.runtime_note!)}.`);
-    if (summary.comparisons.some((x) => x.runtime_note !== null)) lines.push('');
+    for (const c of summary.comparisons.filter((x) => (x.placement_note ?? null) !== null)) lines.push(`- ${cell(c.receipt_id)}: ${cell(c.placement_note!)}.`);
+    if (summary.comparisons.some((x) => x.runtime_note !== null || (x.placement_note ?? null) !== null)) lines.push('');
   }
   if (summary.interruptions.length) {
     lines.push(

@@ -113,6 +113,7 @@ function header(data: ReportData): string {
       ['targets', 'Targets'],
       ['cold', 'Cold runs'],
       ['warm', 'Warm runs'],
+      ['memory', 'Memory beside time'],
       ['comparisons', 'Comparisons'],
       ['generation', 'Generation'],
       ['quality', 'Suites and quality'],
@@ -421,6 +422,67 @@ function verdictWords(verdict: string | null): string {
   return verdict === 'no-clear-difference' ? 'no clear difference (a tie)' : verdict;
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The memory each target's model took, as its receipts measured it (the runtime's WebAssembly memory at its peak and
+ * the GPU buffers it kept live), drawn beside its times: one bar per target, its note the cold p95 and warm median,
+ * and where the work ran. Targets whose receipts measured nothing are named, never drawn as zero.
+ */
+function memorySection(data: ReportData): string {
+  const parts: string[] = [];
+  byModel(data.summary.targets).forEach(({ model, targets }, m) => {
+    const id = `memory-${m + 1}`;
+    const names = targetLabels(targets);
+    const measured = targets.filter((t) => t.memory?.measured_bytes !== null && t.memory?.measured_bytes !== undefined);
+    const none = targets.filter((t) => !measured.includes(t));
+    const whereText = (t: TargetSummary) => {
+      const p = t.placement;
+      if (!p) return '';
+      if (p.source === 'webgpu-by-construction') return '; all on WebGPU by construction';
+      return `; ${p.cpu_nodes} of ${p.total_nodes} nodes on the CPU${p.partial_fallback_receipts > 0 ? ' (partial fallback)' : ''}`;
+    };
+    const timeText = (t: TargetSummary) => `cold p95 ${num(t.cold.total_ms?.p95)} ms, warm median ${num(t.warm.pooled_ms?.median)} ms`;
+    const bars: StackedRow[] = measured.map((t) => ({
+      label: names.label(t.key),
+      segments: [
+        { value: (t.memory!.wasm_peak_bytes ?? 0) / MIB, color: COLORS.fetch, name: 'WebAssembly memory' },
+        { value: (t.memory!.gpu_peak_live_bytes ?? 0) / MIB, color: COLORS.session, name: 'GPU buffers (peak live)' },
+      ],
+      note: `${num(t.memory!.measured_bytes! / MIB)} MiB; ${timeText(t)}${esc(whereText(t))}`,
+    }));
+    const rows = targets.map((t) => {
+      const s = `targets.${t.key}.memory`;
+      return (
+        '<tr>' +
+        cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}`) +
+        numCell('WebAssembly bytes', t.memory?.wasm_peak_bytes ?? null, `${s}.wasm_peak_bytes`) +
+        numCell('GPU buffer bytes', t.memory?.gpu_peak_live_bytes ?? null, `${s}.gpu_peak_live_bytes`) +
+        numCell('measured bytes', t.memory?.measured_bytes ?? null, `${s}.measured_bytes`, t.memory?.measured_bytes == null ? 'not measured' : undefined) +
+        numCell('cold total p95 ms', t.cold.total_ms?.p95, `targets.${t.key}.cold.total_ms.p95`) +
+        numCell('warm median ms', t.warm.pooled_ms?.median, `targets.${t.key}.warm.pooled_ms.median`) +
+        numCell('CPU nodes', t.placement?.cpu_nodes ?? null, t.placement ? `targets.${t.key}.placement.cpu_nodes` : undefined) +
+        numCell('nodes', t.placement?.total_nodes ?? null, t.placement ? `targets.${t.key}.placement.total_nodes` : undefined) +
+        '</tr>'
+      );
+    });
+    const numbers = table(`Memory and time of ${esc(model)}`, ['target', 'WebAssembly bytes', 'GPU buffer bytes', 'measured bytes', 'cold total p95 ms', 'warm median ms', 'CPU nodes', 'nodes'], rows, [false, true, true, true, true, true, true, true]);
+    if (bars.length === 0) {
+      parts.push(`<h3>${esc(model)}</h3><p>No receipt of ${esc(model)} measured the memory its model took (receipts from before the page recorded memory): nothing is drawn.</p>${numbers}`);
+      return;
+    }
+    const svg = stackedBarsSvg(id, bars, `Memory of ${esc(model)}`, `One bar per target of ${esc(model)}: the most memory one receipt measured the model taking, in MiB, with its times in the note.`, 'MiB');
+    const caption =
+      `The memory ${esc(model)} took, as its receipts measured it (largest in one receipt: WebAssembly memory at its peak plus the peak of live GPU buffers), beside its times. ${names.legend}` +
+      (none.length > 0 ? ` No measured memory figure for ${none.map((t) => code(t.key)).join(', ')} (receipts from before the page recorded memory, or a browser that gives none): not drawn.` : '');
+    parts.push(
+      `<h3>${esc(model)}</h3>` +
+        figure(id, 'memory-time', svg, caption, numbers),
+    );
+  });
+  return `<section id="memory" aria-labelledby="memory-h"><h2 id="memory-h">Memory beside time: what the model took</h2>${parts.join('') || '<p>No device targets.</p>'}</section>`;
+}
+
 function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | undefined): string {
   const id = `cmp-${entry.receipt_id}`;
   const safeId = `cmp-${entry.receipt_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
@@ -481,6 +543,7 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
   return (
     `<article class="comparison" id="${esc(id)}"><h3>${esc(entry.label)}</h3>` +
     `<p>${meta}baseline ${esc(entry.baseline_route_id)}; outcome ${esc(entry.outcome)}${entry.reason ? `: ${esc(entry.reason)}` : ''}; receipt ${code(entry.receipt_id)}.</p>${software}` +
+    (entry.placement_note ? `<p class="warn">⚠ Where the work ran: ${esc(entry.placement_note)}.</p>` : '') +
     `<ul class="verdicts">${sentences.join('')}</ul>` +
     figure(
       `${safeId}-fig`,
@@ -766,6 +829,7 @@ export function renderReportHtml(data: ReportData, options: ReportHtmlOptions): 
     targetsSection(data),
     coldSection(data),
     warmSection(data),
+    memorySection(data),
     comparisonsSection(data),
     generationSection(data),
     qualitySection(data),
