@@ -16,7 +16,7 @@ import { launchChromium } from '../src/node/chromium.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The lines: Latin letters, digits and punctuation PP-OCRv4's dictionary holds (each decodes exactly, checked). */
-const LINES = ['Hello World 2024', 'Device Receipts Bench', 'ONNX Runtime 1.30'];
+const LINES = ['Hello 2024', 'ONNX 1.30', 'WebGPU'];
 const HEIGHT = 48;
 const FONT = '32px "DejaVu Sans"';
 const INPUT_ID = 'ocr-lines-3x48';
