@@ -5,6 +5,7 @@
  * installed package, and `vite build` copies each file into the build at that path. Before either, every file is
  * checked: the package is installed at exactly the catalog's version and the file's bytes match the catalog's pins
  * (a different byte stops the build, naming the file; the page refuses it anyway, but a build should not ship it).
+ * The build also carries the project's NOTICE (as NOTICE.txt) and the Apache License beside them.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -74,7 +75,13 @@ export function packageModelsPlugin(root: string, catalog: ModelCatalog): Plugin
       });
     },
     generateBundle() {
-      for (const file of all()) this.emitFile({ type: 'asset', fileName: file.urlPath, source: file.bytes });
+      const files = all();
+      for (const file of files) this.emitFile({ type: 'asset', fileName: file.urlPath, source: file.bytes });
+      // The licences of what the build ships from packages (Apache-2.0 asks that recipients get a copy): NOTICE.
+      if (files.length > 0) {
+        this.emitFile({ type: 'asset', fileName: 'NOTICE.txt', source: readFileSync(join(root, 'NOTICE')) });
+        this.emitFile({ type: 'asset', fileName: 'LICENSES/Apache-2.0.txt', source: readFileSync(join(root, 'LICENSES', 'Apache-2.0.txt')) });
+      }
     },
   };
 }
