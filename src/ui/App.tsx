@@ -2,7 +2,7 @@
  * The page root: composes panels and owns page state. Panels are separate components so later features (suite runs,
  * comparisons, generation) add a panel here without touching the others.
  */
-import { pageSession } from '../page/session.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { DEFAULT_ENGINE, parseAutomation, type PageMode } from '../core/automation/automation.ts';
 import { DEFAULT_PROTOCOL_ID } from '../core/field/field-protocol.ts';
@@ -14,7 +14,7 @@ import { RunAnnouncer, runAsPageRun, usePageRun } from './page-runs.tsx';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
-import { WorkerSession } from '../page/worker-session.ts';
+import { WorkerBridge } from '../page/worker-bridge.ts';
 import type { InterruptedRun } from '../core/field/journal.ts';
 import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
 import { Banners } from './Banners.tsx';
@@ -108,7 +108,7 @@ export function App(props: { catalog: ModelCatalog }) {
     setProblems(found);
     if (found.length > 0) return null;
     // Stored on the device before it is shown: a tab killed afterwards loses nothing.
-    await pageSession.offerReceipt(receipt);
+    await storedSession.offerReceipt(receipt);
     setReceipts((prev) => [...prev.slice(-(RECEIPTS_LISTED - 1)), receipt]);
     setReceiptsMade((n) => n + 1);
     return receipt;
@@ -145,7 +145,7 @@ export function App(props: { catalog: ModelCatalog }) {
         crashWorker: async (afterMs: number) => controller.worker?.api.crashSoon(afterMs),
         killWorker: () => controller.worker?.killSilently(),
         killWorkerAt: (stage: Stage | null) => {
-          WorkerSession.killAtStage = stage;
+          WorkerBridge.killAtStage = stage;
         },
         pingWorker: async () => controller.worker?.api.ping(),
       };
@@ -218,7 +218,7 @@ export function App(props: { catalog: ModelCatalog }) {
         busy={busy || pageRun !== null || automation.errors.length > 0}
         pageRun={busy ? null : pageRun}
         paramErrors={automation.errors}
-        hasSession={model && input ? controller.hasLiveSession({ kind: 'warm', model, input, ...settings }) : false}
+        hasLoadedModel={model && input ? controller.hasLoadedModel({ kind: 'warm', model, input, ...settings }) : false}
         onChange={setSettings}
         onRun={(kind) => void runSequence([kind])}
         onCancel={cancel ? () => cancel.abort() : null}

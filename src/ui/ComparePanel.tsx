@@ -9,7 +9,7 @@
  * (`comparison-receipt`).
  */
 import { engineLabel } from '../core/receipt/receipt-envelope.ts';
-import { pageSession } from '../page/session.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { initialPanelModel, type CatalogModel } from '../core/catalog/catalog.ts';
 import { runtimeBuildNote, type ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
@@ -189,7 +189,7 @@ export function ComparePanel(props: RunPanelProps) {
         signal,
       );
       // Stored on the device before it is shown: a tab killed afterwards loses nothing.
-      if (out.problems.length === 0) await pageSession.offerArtifact('comparison-receipt', out.receipt);
+      if (out.problems.length === 0) await storedSession.offerArtifact('comparison-receipt', out.receipt);
       setResult(out);
       if (out.problems.length > 0) return false;
       return out.receipt.outcome.status === 'ok';

@@ -6,7 +6,7 @@
  * With `autorun=generate` the panel starts by itself and sets the automation contract's `drbState` and
  * `window.drbArtifacts` (`generation-receipt`, `answers`).
  */
-import { pageSession } from '../page/session.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { initialPanelModel, type CatalogModel } from '../core/catalog/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engines/engine-capabilities.ts';
@@ -135,8 +135,8 @@ export function GenerationPanel(props: RunPanelProps) {
       );
       // Stored on the device before they are shown: a tab killed afterwards loses nothing.
       if (out.problems.length === 0) {
-        await pageSession.offerArtifact('generation-receipt', out.receipt);
-        await pageSession.offerArtifact('answers', out.answers);
+        await storedSession.offerArtifact('generation-receipt', out.receipt);
+        await storedSession.offerArtifact('answers', out.answers);
       }
       setResult(out);
       if (out.problems.length > 0) return false;

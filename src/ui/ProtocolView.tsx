@@ -10,7 +10,7 @@ import type { AutomationSettings } from '../core/automation/automation.ts';
 import { parseProtocol, protocolCatalogProblems, protocolPath, type Protocol } from '../core/field/field-protocol.ts';
 import { isProtocolReceipt, nextStep, progressLine, protocolProgress } from '../core/field/field-progress.ts';
 import { artifactFileName } from '../core/receipt/receipt-envelope.ts';
-import { ReceiptBundle, type SessionSheet } from '../core/field/receipt-bundle.ts';
+import { ReceiptBundle, type TesterSheet } from '../core/field/receipt-bundle.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
 import { firstIssueLine } from '../core/text/zod-issues.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
@@ -22,13 +22,13 @@ import { UnreadableStored } from './ReceiptList.tsx';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
-import { pageSession } from '../page/session.ts';
-import { SESSION_DB } from '../page/session-store.ts';
+import { storedSession } from '../page/stored-session.ts';
+import { SESSION_DB } from '../page/session-db.ts';
 import { canShareFiles, shareJson } from '../page/share.ts';
 import { CANNOT_CLEAR, clearSiteModels, type ClearReport } from '../page/site-storage.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
-import { SessionSheetForm } from './SessionSheetForm.tsx';
+import { TesterSheetForm } from './TesterSheetForm.tsx';
 
 /** The short capability summary protocol mode shows (the full lists sit behind a disclosure). */
 function CapabilitySummary(props: { capabilities: Capabilities | null }) {
@@ -91,7 +91,7 @@ function shortTime(iso: string): string {
 }
 
 /** The stored session: counts per target and each receipt with its time and outcome, with export and delete. */
-function StoredSession(props: { receipts: unknown[] }) {
+function StoredReceipts(props: { receipts: unknown[] }) {
   const device = props.receipts.filter((r): r is DeviceReceipt => (r as DeviceReceipt).schema === 'drb.device-receipt.v2');
   const targets = new Map<string, number>();
   for (const r of device) {
@@ -147,7 +147,7 @@ export function ProtocolView(props: {
   // kit's sessions are a protocol's few dozen runs; the bundle is built from these within the tester's tap).
   const [receipts, setReceipts] = useState<unknown[]>([]);
   const [sessionReady, setSessionReady] = useState(false);
-  const [sheet, setSheet] = useState<SessionSheet | null>(null);
+  const [sheet, setSheet] = useState<TesterSheet | null>(null);
   const [status, setStatus] = useState<ModelStatus>('idle');
   const [progress, setProgress] = useState<Downloads>(NO_DOWNLOADS);
   const [samples, setSamples] = useState(0);
@@ -164,12 +164,12 @@ export function ProtocolView(props: {
 
   useEffect(() => {
     // Only a deletion empties the session; every receipt made here is added by `run`.
-    const off = pageSession.subscribe(() => {
-      if (pageSession.counts.receipts === 0) setReceipts([]);
+    const off = storedSession.subscribe(() => {
+      if (storedSession.counts.receipts === 0) setReceipts([]);
     });
-    void pageSession.ready.then(async () => {
-      setReceipts(await pageSession.allReceipts());
-      setSheet(pageSession.sheet);
+    void storedSession.ready.then(async () => {
+      setReceipts(await storedSession.allReceipts());
+      setSheet(storedSession.sheet);
       setSessionReady(true);
     });
     // The protocol file is read at run time, so a bad file says so on the page (one line: file and field).
@@ -187,7 +187,7 @@ export function ProtocolView(props: {
         if (!parsed.ok) return setProtocolError(parsed.line);
         const problems = protocolCatalogProblems(parsed.protocol, catalog, file);
         if (problems.length > 0) return setProtocolError(problems[0]);
-        pageSession.protocol = parsed.protocol;
+        storedSession.fieldProtocol = parsed.protocol;
         setProtocol(parsed.protocol);
       } catch (error) {
         setProtocolError(`${file}: ${(error as Error).message}`);
@@ -229,7 +229,7 @@ export function ProtocolView(props: {
         setDrbState('failed');
       } else {
         // Stored on the device before it is shown.
-        await pageSession.offerReceipt(receipt);
+        await storedSession.offerReceipt(receipt);
         setReceipts((prev) => [...prev, receipt]);
         setLast(receipt);
         setDrbState(receipt.outcome.status === 'ok' ? 'done' : 'failed');
@@ -248,7 +248,7 @@ export function ProtocolView(props: {
       createdAt: new Date().toISOString(),
     });
   const checkedBundle = (): ReceiptBundle | null => {
-    const checked = ReceiptBundle.safeParse(pageSession.bundleOf(receipts));
+    const checked = ReceiptBundle.safeParse(storedSession.bundleOf(receipts));
     if (checked.success) return checked.data;
     setNote(`The bundle cannot be made: ${firstIssueLine(checked.error)}`);
     return null;
@@ -277,9 +277,9 @@ export function ProtocolView(props: {
           {protocolError}
         </p>
       )}
-      {pageSession.store.failure && (
+      {storedSession.db.failure && (
         <p class="error" role="alert" data-testid="storage-failure">
-          {pageSession.store.failure}
+          {storedSession.db.failure}
         </p>
       )}
       <UnreadableStored view="protocol" />
@@ -335,13 +335,13 @@ export function ProtocolView(props: {
       {last && !busy && <FailureAdvice reason={last.outcome.reason} panel="protocol" testId="protocol-advice" />}
       <section class="panel" data-testid="session">
         <h2>Your session</h2>
-        {sessionReady ? <StoredSession receipts={receipts} /> : <p>Loading the stored session…</p>}
+        {sessionReady ? <StoredReceipts receipts={receipts} /> : <p>Loading the stored session…</p>}
         {sheet && (
-          <SessionSheetForm
+          <TesterSheetForm
             sheet={sheet}
             onChange={(next) => {
               setSheet(next);
-              void pageSession.setSheet(next);
+              void storedSession.setSheet(next);
             }}
           />
         )}
@@ -365,16 +365,16 @@ export function ProtocolView(props: {
             Copy
           </button>
           {!confirmDelete ? (
-            <button type="button" class="secondary" data-testid="delete-session" disabled={busy || (receipts.length === 0 && pageSession.store.unreadable.length === 0)} onClick={() => setConfirmDelete(true)}>
+            <button type="button" class="secondary" data-testid="delete-session" disabled={busy || (receipts.length === 0 && storedSession.db.unreadable.length === 0)} onClick={() => setConfirmDelete(true)}>
               Delete the stored session
             </button>
           ) : (
             <button type="button" class="danger" data-testid="delete-confirm" onClick={async () => {
-              await pageSession.clear();
+              await storedSession.clear();
               setConfirmDelete(false);
               setNote('The stored session was deleted.');
             }}>
-              Delete {receipts.length} receipt(s){pageSession.store.unreadable.length > 0 ? ` and ${pageSession.store.unreadable.length} unreadable item(s)` : ''} from this device
+              Delete {receipts.length} receipt(s){storedSession.db.unreadable.length > 0 ? ` and ${storedSession.db.unreadable.length} unreadable item(s)` : ''} from this device
             </button>
           )}
         </div>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
-import { pageSession } from '../page/session.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
@@ -70,7 +70,7 @@ function DownloadSession() {
         type="button"
         data-testid="download-session"
         onClick={async () => {
-          const bundle = await pageSession.bundle();
+          const bundle = await storedSession.bundle();
           const name = artifactFileName({ model: 'session', route: 'any', kind: 'bundle', createdAt: bundle.created_at });
           downloadJson(bundle, name);
           setNote(`Saved ${bundle.receipts.length} receipt(s) as ${name}.`);
@@ -94,7 +94,7 @@ function DownloadSession() {
  *   send the tester there
  */
 export function UnreadableStored(props: { view: 'protocol' | 'panels' }) {
-  const lines = pageSession.store.unreadable;
+  const lines = storedSession.db.unreadable;
   if (lines.length === 0) return null;
   const one = lines.length === 1;
   return (
@@ -133,7 +133,7 @@ export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) 
       {earlier > 0 && (
         <p class="note" data-testid="earlier-receipts">
           {earlier} earlier receipt{earlier === 1 ? '' : 's'} of this page {earlier === 1 ? 'is' : 'are'} not listed here
-          {pageSession.store.failure === null ? ': saved in this session on this device.' : ': storage is off, so they stay in this page only.'}
+          {storedSession.db.failure === null ? ': saved in this session on this device.' : ': storage is off, so they stay in this page only.'}
         </p>
       )}
       {earlier > 0 && <DownloadSession />}

@@ -4,7 +4,7 @@
  * predictions artifact (for `drb score`) and the suite receipt. Chosen files are only read, never written.
  * Also runs `autorun=suite` for the automation contract and puts both artifacts into `window.drbArtifacts`.
  */
-import { pageSession } from '../page/session.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation/automation.ts';
 import type { CatalogModel, ModelCatalog } from '../core/catalog/catalog.ts';
@@ -122,9 +122,9 @@ export function SuitePanel(props: { catalog: ModelCatalog; automation: ParsedAut
         if (outcome.problems.length === 0) {
           if (outcome.predictions) {
             const rowsJson: unknown = JSON.parse(new TextDecoder().decode(outcome.predictions));
-            await pageSession.offerArtifact('predictions', rowsJson);
+            await storedSession.offerArtifact('predictions', rowsJson);
           }
-          await pageSession.offerArtifact('suite-receipt', outcome.receipt);
+          await storedSession.offerArtifact('suite-receipt', outcome.receipt);
         }
         setResult(outcome);
         return outcome.problems.length === 0 && outcome.receipt.outcome.status === 'ok';

@@ -26,7 +26,7 @@ import { GenerationController, loadPromptSet } from '../page/generation-controll
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
-import { pageSession } from '../page/session.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
@@ -165,7 +165,7 @@ export function UserModelPanel(props: {
         }
         // Stored on the device before it is shown. The answers (the generated text) are not kept: the receipt is
         // what this panel offers.
-        await pageSession.offerArtifact('generation-receipt', out.receipt);
+        await storedSession.offerArtifact('generation-receipt', out.receipt);
         setGeneration(out.receipt);
         return true;
       }
@@ -183,7 +183,7 @@ export function UserModelPanel(props: {
           return false;
         }
         // Stored on the device before it is shown: a tab killed afterwards loses nothing.
-        await pageSession.offerReceipt(receipt);
+        await storedSession.offerReceipt(receipt);
         setReceipts((prev) => [...prev, receipt]);
         if (receipt.outcome.status !== 'ok') return false;
       }
