@@ -30,7 +30,14 @@ import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
-import { CANCELLED, EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerBridge } from './worker-bridge.ts';
+import {
+  CANCELLED,
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** One route to compare. */
 export interface ComparisonRouteRequest {
@@ -172,14 +179,9 @@ export class ComparisonController {
         }
         // No fallback: a comparison compares what was asked.
         loadingModel = true;
-        const load = await state.bridge.load({
-          model: request.model,
-          pageBaseUrl: env.pageBaseUrl,
-          ep: state.request.ep,
-          threads: state.request.threads,
-          allowFallback: false,
-          dtype: request.dtype,
-        });
+        const route = { ep: state.request.ep, threads: state.request.threads, allowFallback: false };
+        const settings = { pageBaseUrl: env.pageBaseUrl, dtype: request.dtype };
+        const load = await state.bridge.load(loadRequest(request.model, route, settings));
         engine = load.engine;
         files = load.model.files;
         if (integrity !== 'mismatch') integrity = load.model.integrity;

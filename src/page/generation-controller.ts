@@ -32,7 +32,14 @@ import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
-import { EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerFailure, WorkerBridge } from './worker-bridge.ts';
+import {
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  WorkerFailure,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** A prompt set as the page loaded it: parsed, plus the SHA-256 of the exact bytes. */
 export interface LoadedPromptSet {
@@ -186,15 +193,8 @@ export class GenerationController {
       // 3. Load (cold; kept out of every warm statistic).
       ui.onPhase?.('load');
       try {
-        load = await bridge.load({
-          model: request.model,
-          pageBaseUrl: env.pageBaseUrl,
-          ep: request.ep,
-          threads: request.threads,
-          allowFallback: request.allowFallback,
-          dtype: null,
-          ...(request.userFiles ? { userFiles: request.userFiles } : {}),
-        });
+        const settings = { pageBaseUrl: env.pageBaseUrl, userFiles: request.userFiles };
+        load = await bridge.load(loadRequest(request.model, request, settings));
       } catch (error) {
         // Also when the worker died (crash, time limit, cancel): what it said it had fetched is still this run's.
         fetched = fetchedBeforeFailure(error, bridge);

@@ -20,7 +20,15 @@ import { openRunJournal } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { siteStorageBefore, storageUsageBytes } from './site-storage.ts';
 import { holdWakeLock } from './wake-lock.ts';
-import { EngineError, fetchedBeforeFailure, IntegrityFailure, pageStage, WorkerFailure, WorkerBridge } from './worker-bridge.ts';
+import {
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  pageStage,
+  WorkerFailure,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** What to run. */
 export interface RunRequest {
@@ -245,16 +253,9 @@ export class RunController {
           await bridge.setInput({ id: request.input.id, data: request.input }, 'fetch');
         }
         loading = bridge;
-        const load = await bridge.load({
-          model: request.model,
-          pageBaseUrl: env.pageBaseUrl,
-          ep: request.ep,
-          threads: request.threads,
-          allowFallback: request.allowFallback,
-          dtype: null,
-          coldStart: request.kind === 'cold',
-          ...(request.user ? { userFiles: request.user.files } : {}),
-        });
+        const coldStart = request.kind === 'cold';
+        const settings = { pageBaseUrl: env.pageBaseUrl, coldStart, userFiles: request.user?.files };
+        const load = await bridge.load(loadRequest(request.model, request, settings));
         loading = null;
         applyLoad(draft, load);
         this.live = { key: liveKey(request), load, input: draft.input };

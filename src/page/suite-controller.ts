@@ -30,7 +30,14 @@ import type { FetchedFacts, FetchProgress, LoadResult } from '../worker-api/work
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
 import { watchOverlap } from './run-gate.ts';
-import { cancellable, EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerBridge } from './worker-bridge.ts';
+import {
+  cancellable,
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** What to run. */
 export interface SuiteRequest {
@@ -163,14 +170,8 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     bridge = await WorkerBridge.open(env.limits, signal);
     bridge.follow({ onProgress: (p) => ui.onProgress?.(p), onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
     try {
-      load = await bridge.load({
-        model: request.model,
-        pageBaseUrl: env.pageBaseUrl,
-        ep: request.ep,
-        threads: request.threads,
-        allowFallback: request.allowFallback,
-        dtype: request.dtype,
-      });
+      const settings = { pageBaseUrl: env.pageBaseUrl, dtype: request.dtype };
+      load = await bridge.load(loadRequest(request.model, request, settings));
       attempts = load.route.attempts;
       integrity = load.model.integrity;
     } catch (error) {

@@ -19,7 +19,7 @@
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { withinLimit } from '../browser/answer-within.ts';
-import type { CatalogInput } from '../core/catalog/catalog.ts';
+import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
 import type { RouteAttempt, Stage } from '../core/receipt/receipt.ts';
 import type { ResourceTimingLike } from '../core/text/redact.ts';
 import type {
@@ -39,6 +39,7 @@ import type {
   SeriesHooks,
   SeriesOutcome,
   SeriesResult,
+  UserSuppliedFile,
 } from '../worker-api/worker-messages.ts';
 
 /** Per-stage time limits in ms. */
@@ -63,6 +64,41 @@ export function stageLimits(stageTimeoutMs: number | null): StageLimits {
   const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
   if (stageTimeoutMs !== null) for (const key of Object.keys(limits) as Stage[]) limits[key] = stageTimeoutMs;
   return limits;
+}
+
+/** The route a load asks for: the execution provider, the WASM threads and whether it may fall back to wasm. */
+export type LoadRoute = Pick<LoadRequest, 'ep' | 'threads' | 'allowFallback'>;
+
+/** What else a load is told: where the page is, and the run's own choices (each absent = the default). */
+export interface LoadSettings {
+  /** The page's base URL (ends in "/"): page-origin model files resolve against it. */
+  pageBaseUrl: string;
+  /** The dtype to load (transformers.js); absent or null = the catalog's. */
+  dtype?: string | null;
+  /** A cold run's load (runtime files under a run-unique URL where the HTTP cache cannot be seen). */
+  coldStart?: boolean;
+  /** A user-supplied model's picked files, in `model.files` order. */
+  userFiles?: UserSuppliedFile[];
+}
+
+/**
+ * The worker's load request for `model` on `route`: the one place a controller's run becomes a `LoadRequest`
+ * (cold/warm, generation, suite and comparison runs all load through it).
+ * @param model the catalog model (or a user's model as a catalog entry)
+ * @param route the execution provider, threads and fallback the run asks for
+ * @param settings the page's base URL and the run's dtype, cold start and picked files
+ */
+export function loadRequest(model: CatalogModel, route: LoadRoute, settings: LoadSettings): LoadRequest {
+  return {
+    model,
+    pageBaseUrl: settings.pageBaseUrl,
+    ep: route.ep,
+    threads: route.threads,
+    allowFallback: route.allowFallback,
+    dtype: settings.dtype ?? null,
+    ...(settings.coldStart ? { coldStart: true } : {}),
+    ...(settings.userFiles ? { userFiles: settings.userFiles } : {}),
+  };
 }
 
 /** The reason a cancelled run records (`outcome.reason`), for every run kind. */
