@@ -375,3 +375,19 @@ function applyFetched(draft: DeviceReceiptDraft, fetched: FetchedFacts | null): 
     if (draft.run.kind === 'cold') draft.timings.runtime_fetch_ms = fetched.runtime.fetchMs;
   }
 }
+
+/**
+ * Exposes `window.drbTest` (the automation contract's test hooks, only with `test_hooks=1`): crash, kill or ping the
+ * worker of `controller`'s current run, or kill every run's worker as it enters a stage.
+ * @param controller the page's cold/warm controller
+ */
+export function installTestHooks(controller: RunController): void {
+  window.drbTest = {
+    crashWorker: async (afterMs: number) => controller.worker?.api.crashSoon(afterMs),
+    killWorker: () => controller.worker?.killSilently(),
+    killWorkerAt: (stage: Stage | null) => {
+      WorkerBridge.killAtStage = stage;
+    },
+    pingWorker: async () => controller.worker?.api.ping(),
+  };
+}

@@ -25,6 +25,18 @@ export const SESSION_ITEMS_IN_MEMORY = 50;
 /** Artifact kinds that are receipts (they go into a bundle's `receipts`). */
 const RECEIPT_KINDS: ReadonlySet<string> = new Set(['suite-receipt', 'generation-receipt', 'comparison-receipt']);
 
+/** The kinds of artifact besides device receipts a run offers (`window.drbArtifacts`' `kind`). */
+export type ArtifactKind = 'predictions' | 'suite-receipt' | 'comparison-receipt' | 'generation-receipt' | 'answers';
+
+/** One result a run offers: a device receipt, or another artifact of its kind. */
+export type Offer = { kind: 'device-receipt'; data: DeviceReceipt } | { kind: ArtifactKind; data: unknown };
+
+/** Appends `item` to one of the automation contract's lists, keeping only its latest SESSION_ITEMS_IN_MEMORY. */
+function offered<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > SESSION_ITEMS_IN_MEMORY) list.splice(0, list.length - SESSION_ITEMS_IN_MEMORY);
+}
+
 type Listener = () => void;
 
 /** The stored session, as this page holds it. */
@@ -65,20 +77,21 @@ class StoredSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Stores a device receipt, then offers it (`window.drbReceipts`). */
-  async offerReceipt(receipt: DeviceReceipt): Promise<void> {
-    await this.keep('receipt', receipt);
-    window.drbReceipts.push(receipt);
-    window.drbReceiptCount = (window.drbReceiptCount ?? 0) + 1;
-    if (window.drbReceipts.length > SESSION_ITEMS_IN_MEMORY) window.drbReceipts.splice(0, window.drbReceipts.length - SESSION_ITEMS_IN_MEMORY);
-  }
-
-  /** Stores another artifact (a suite, comparison or generation receipt, predictions, answers), then offers it. */
-  async offerArtifact(kind: string, data: unknown): Promise<void> {
-    await this.keep(RECEIPT_KINDS.has(kind) ? 'receipt' : kind, data);
-    window.drbArtifacts.push({ kind, data });
+  /**
+   * Stores one result on the device, then offers it to the automation contract: a device receipt in
+   * `window.drbReceipts`, any other artifact in `window.drbArtifacts` (each bounded to the latest ones).
+   * @param offer what the run made
+   */
+  async offer(offer: Offer): Promise<void> {
+    if (offer.kind === 'device-receipt') {
+      await this.keep('receipt', offer.data);
+      offered(window.drbReceipts, offer.data);
+      window.drbReceiptCount = (window.drbReceiptCount ?? 0) + 1;
+      return;
+    }
+    await this.keep(RECEIPT_KINDS.has(offer.kind) ? 'receipt' : offer.kind, offer.data);
+    offered(window.drbArtifacts, { kind: offer.kind, data: offer.data });
     window.drbArtifactCount = (window.drbArtifactCount ?? 0) + 1;
-    if (window.drbArtifacts.length > SESSION_ITEMS_IN_MEMORY) window.drbArtifacts.splice(0, window.drbArtifacts.length - SESSION_ITEMS_IN_MEMORY);
   }
 
   /** Deletes the stored session (after the tester exported it). */
@@ -171,3 +184,14 @@ function countsOf(items: readonly StoredItem[]): { receipts: number; artifacts: 
 
 /** The page's stored session (created when the page starts). */
 export const storedSession = new StoredSession();
+
+/**
+ * The one way a panel offers a result: every offer is stored on the device first, in order, and only then does `show`
+ * put it on the page, so a tab killed afterwards loses nothing it showed.
+ * @param offers what the run made, in the order it is stored
+ * @param show puts the result on the page (after every offer is stored)
+ */
+export async function storeThenShow(offers: readonly Offer[], show: () => void): Promise<void> {
+  for (const offer of offers) await storedSession.offer(offer);
+  show();
+}

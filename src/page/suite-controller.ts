@@ -12,7 +12,15 @@ import type { CatalogModel } from '../core/catalog/catalog.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import type { PredictionRow } from '../core/artifacts/predictions.ts';
 import { canRun, enginesFor } from '../core/engines/engine-capabilities.ts';
-import { appSection, artifactFileName, modelSection, receiptNameParts, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt/receipt-envelope.ts';
+import {
+  appSection,
+  modelSection,
+  receiptFileName,
+  receiptProblems,
+  redactedErrors,
+  routeSection,
+  unloadedEngine,
+} from '../core/receipt/receipt-envelope.ts';
 import { receiptText } from '../core/text/redact.ts';
 import type { Capabilities, RouteAttempt } from '../core/receipt/receipt.ts';
 import { sha256Hex } from '../core/bytes/sha256.ts';
@@ -234,7 +242,8 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
   const createdAt = new Date().toISOString();
   const route = routeSection(request, load?.route ?? null, attempts);
   let predictions: Uint8Array | null = null;
-  const predictionsFileName = artifactFileName({ ...receiptNameParts({ model: { id: request.model.id }, route, created_at: createdAt }), kind: 'predictions' });
+  const named = { model: { id: request.model.id }, route, created_at: createdAt };
+  const predictionsFileName = receiptFileName(named, 'predictions');
   if (failure === null) {
     try {
       predictions = encodePredictions(predictionRows, predictionsFileName);

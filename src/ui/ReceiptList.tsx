@@ -1,20 +1,20 @@
 import { useState } from 'preact/hooks';
-import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
+import { bundleFileName } from '../core/field/receipt-bundle.ts';
+import { engineLabel, receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
-import { copyJson, downloadJson } from '../page/download.ts';
+import { downloadJson } from '../page/download.ts';
 import { storedSession } from '../page/stored-session.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { SaveButtons } from './SaveButtons.tsx';
 import { WarmChart } from './WarmChart.tsx';
 import { useFocusOnMount } from './focus.ts';
 
 function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
   const { receipt } = props;
-  const [copied, setCopied] = useState<string | null>(null);
   // A new receipt takes the focus: the Run button that had it is disabled during the run.
   const ref = useFocusOnMount<HTMLLIElement>();
-  const name = artifactFileName(receiptNameParts(receipt));
   const route = receipt.route;
   return (
     <li ref={ref} tabIndex={-1} class={`receipt ${receipt.outcome.status}`} data-testid="receipt" data-kind={receipt.run.kind} data-outcome={receipt.outcome.status}>
@@ -34,26 +34,11 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
       <FailureAdvice reason={receipt.outcome.reason} panel="run" testId="failure-advice" />
       {receipt.run.kind === 'cold' && <ColdTimeline receipt={receipt} />}
       {receipt.run.kind === 'warm' && <WarmChart samplesMs={receipt.timings.warm_samples_ms} />}
-      <div class="buttons">
-        <button type="button" data-testid="download" onClick={() => {
-            downloadJson(receipt, name);
-            setCopied(`Saved as ${name}.`);
-          }}>
-          Download {name}
-        </button>
-        <button
-          type="button"
-          data-testid="copy"
-          onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}
-        >
-          Copy receipt
-        </button>
-        {copied && (
-          <span role="status" data-testid="saved-note">
-            {copied}
-          </span>
-        )}
-      </div>
+      <SaveButtons
+        receipt={receipt}
+        label={`Download ${receiptFileName(receipt)}`}
+        ids={{ download: 'download', copy: 'copy', note: 'saved-note' }}
+      />
     </li>
   );
 }
@@ -71,7 +56,7 @@ function DownloadSession() {
         data-testid="download-session"
         onClick={async () => {
           const bundle = await storedSession.bundle();
-          const name = artifactFileName({ model: 'session', route: 'any', kind: 'bundle', createdAt: bundle.created_at });
+          const name = bundleFileName(null, bundle.created_at);
           downloadJson(bundle, name);
           setNote(`Saved ${bundle.receipts.length} receipt(s) as ${name}.`);
         }}

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { textLine } from '../text/bounded-text.ts';
 import { Protocol } from './field-protocol.ts';
 import { AppInfo, IsoTime } from '../receipt/receipt.ts';
+import { artifactFileName } from '../receipt/receipt-envelope.ts';
 
 export const RECEIPT_BUNDLE_SCHEMA = 'drb.receipt-bundle.v1';
 
@@ -67,6 +68,16 @@ export const ReceiptBundle = z.strictObject({
   receipts: z.array(z.record(z.string().max(128), z.unknown())).max(MAX_BUNDLE_RECEIPTS),
 });
 export type ReceiptBundle = z.infer<typeof ReceiptBundle>;
+
+/**
+ * The file name a bundle is offered under: named for the protocol's target in protocol mode, else `session-any`.
+ * @param protocol the field protocol followed (null: none, as in the developer panels)
+ * @param createdAt when the bundle was made (ISO)
+ */
+export function bundleFileName(protocol: Pick<Protocol, 'model' | 'ep' | 'threads'> | null, createdAt: string): string {
+  const route = protocol ? `${protocol.ep}${protocol.threads === null ? '' : `-${protocol.threads}`}` : 'any';
+  return artifactFileName({ model: protocol?.model ?? 'session', route, kind: 'bundle', createdAt });
+}
 
 /**
  * The text of a receipt's own file, exactly as the page's Download button writes it (2-space JSON and a newline):
