@@ -45,7 +45,7 @@ export interface PredictionRowBytes {
   idEnd: number;
   /** how many candidates the row lists; -1 when `candidates` is absent or null */
   count: number;
-  /** the first min(count, keep) candidates as (start, end) pairs */
+  /** every candidate, in order, as (start, end) pairs (count of them) */
   candidates: Uint32Array;
   /** 0 when absent, else the index in PROVENANCES plus one */
   provenance: number;
@@ -63,15 +63,14 @@ export interface PredictionRowBytes {
  * a row. Only a window of the file is held (see byte-window.ts): a row is handed to `onRow` while its bytes are in
  * the window, and never looked at again. Whether ids name item rows is for `onRow` to check.
  * @param window the file
- * @param keep how many candidates per row `onRow` needs (the rest are checked and counted, not recorded)
  * @param onRow called for each row in file order; returns false to stop (the file is then declined)
  * @returns false when the file is declined (a problem, an unusual shape, a margin JSON.parse reads as Infinity, or
  *   `onRow` said so), for parsePredictions to read and name the problem; else the rows' margins as JSON.parse reads
  *   them (NaN where there is none), which the byte reader converts together at the end
  */
-export function readPredictionRows(window: ByteWindow, keep: number, onRow: (row: PredictionRowBytes) => boolean): Float64Array | false {
+export function readPredictionRows(window: ByteWindow, onRow: (row: PredictionRowBytes) => boolean): Float64Array | false {
   try {
-    return new PredictionReader(window, keep, onRow).read();
+    return new PredictionReader(window, onRow).read();
   } catch (error) {
     if (error instanceof NotPlainJson) return false;
     throw error;
@@ -109,7 +108,7 @@ export function readPredictionTable(bytes: Uint8Array, chunkBytes?: number): Pre
           offset += count;
           return count;
         }, chunkBytes);
-  const margins = readPredictionRows(window, Infinity, (row) => {
+  const margins = readPredictionRows(window, (row) => {
     copy(row, row.idStart, row.idEnd, ids);
     counts.push(row.count);
     for (let k = 0; k < Math.max(row.count, 0); k++) copy(row, row.candidates[2 * k], row.candidates[2 * k + 1], candidates);
@@ -282,7 +281,6 @@ class PredictionReader {
 
   constructor(
     private readonly window: ByteWindow,
-    private readonly keep: number,
     private readonly onRow: (row: PredictionRowBytes) => boolean,
   ) {
     this.s = new JsonScanner(window.bytes, window.limit);
@@ -291,7 +289,7 @@ class PredictionReader {
       idStart: 0,
       idEnd: 0,
       count: -1,
-      candidates: new Uint32Array(Number.isFinite(keep) ? 2 * Math.min(keep, 64) : 128),
+      candidates: new Uint32Array(128),
       provenance: 0,
       reasonStart: 1,
       reasonEnd: 0,
@@ -390,8 +388,8 @@ class PredictionReader {
             if (!s.take(0x5d)) {
               do {
                 s.string();
-                if (count < this.keep) this.recordCandidate(count, s.start, s.end);
-                this.escapedInRow ||= s.escaped && count < this.keep;
+                this.recordCandidate(count, s.start, s.end);
+                this.escapedInRow ||= s.escaped;
                 count++;
               } while (s.take(0x2c));
               s.expect(0x5d);
@@ -447,7 +445,7 @@ class PredictionReader {
   }
 
   /**
-   * A row with escaped strings (rare): its id, reason and kept candidates are rewritten, decoded, into the arena,
+   * A row with escaped strings (rare): its id, reason and candidates are rewritten, decoded, into the arena,
    * which the row then points into. JSON.parse of each token gives exactly the string JSON.parse of the file would.
    */
   private unescapeRow(): void {
@@ -468,8 +466,7 @@ class PredictionReader {
     };
     [row.idStart, row.idEnd] = rewrite(row.idStart, row.idEnd);
     if (row.reasonStart <= row.reasonEnd) [row.reasonStart, row.reasonEnd] = rewrite(row.reasonStart, row.reasonEnd);
-    const kept = Math.min(Math.max(row.count, 0), this.keep);
-    for (let k = 0; k < kept; k++) [row.candidates[2 * k], row.candidates[2 * k + 1]] = rewrite(row.candidates[2 * k], row.candidates[2 * k + 1]);
+    for (let k = 0; k < Math.max(row.count, 0); k++) [row.candidates[2 * k], row.candidates[2 * k + 1]] = rewrite(row.candidates[2 * k], row.candidates[2 * k + 1]);
     row.marginStart = 1; // recorded already, from the window
     row.marginEnd = 0;
     row.bytes = arena.data;

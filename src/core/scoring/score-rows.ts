@@ -109,7 +109,7 @@ export function scoreTables(items: ItemTable, predictions: PredictionTable, byRo
     const p = byRow[r];
     if (p < 0) continue;
     const count = predictions.candidateCounts[p];
-    scorer.predict(r, predictions.text, predictions.candidates, predictions.candidateIndex[p], Math.max(count, 0), count);
+    scorer.predict(r, predictions.text, predictions.candidates, predictions.candidateIndex[p], count);
   }
   return scorer.finish();
 }
@@ -161,12 +161,12 @@ export class RowScorer {
    * Scores item row r's prediction.
    * @param r the item row the prediction names
    * @param bytes the buffer the candidates are in
-   * @param ranges candidate k (in list order) is bytes[ranges[2(first + k)], ranges[2(first + k) + 1])
+   * @param ranges candidate k (in list order) is bytes[ranges[2(first + k)], ranges[2(first + k) + 1]), for every
+   *   candidate the prediction lists: this is where only the first K of them are made to count
    * @param first where the row's candidates start in `ranges`
-   * @param given how many candidates `ranges` holds for the row: at least min(count, K)
    * @param count how many candidates the prediction lists; -1 when `candidates` is absent or null
    */
-  predict(r: number, bytes: Uint8Array, ranges: Uint32Array, first: number, given: number, count: number): void {
+  predict(r: number, bytes: Uint8Array, ranges: Uint32Array, first: number, count: number): void {
     this.counts[r] = count;
     if (count <= 0) return; // an abstention: finish() scores it with the input
     const items = this.items;
@@ -176,7 +176,7 @@ export class RowScorer {
     const effectiveStart = ranges[2 * first];
     const effectiveEnd = ranges[2 * first + 1];
     const correct = isReference(bytes, effectiveStart, effectiveEnd, text, items.refs, firstRef, referenceCount);
-    const limit = Math.min(count, given, this.candidateLimit);
+    const limit = Math.min(count, this.candidateLimit);
     let rank = 0;
     for (let i = 0; i < limit; i++) {
       const c = first + i;
