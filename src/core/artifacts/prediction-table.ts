@@ -268,15 +268,21 @@ const KEYS = new WordCodes([
 ]);
 const PROVENANCE_VALUES = new WordCodes(PROVENANCES.map((value, index) => [value, index + 1]));
 
+/** How many margins are converted to numbers together (see numberValues): a few kilobytes of text per batch. */
+const MARGIN_BATCH = 4096;
+
 class PredictionReader {
   private s: JsonScanner;
   private readonly row: PredictionRowBytes;
   /** whether a string of the current row that is handed over was written with escapes */
   private escapedInRow = false;
   private readonly arena = new ByteSink(256);
-  private readonly marginTokens = new ByteSink(1024);
-  private readonly marginRanges = new U32List();
-  private readonly marginRows = new U32List();
+  // Margin tokens waiting to be converted, MARGIN_BATCH at a time, and the rows they belong to.
+  private readonly marginTokens = new ByteSink(MARGIN_BATCH * 32);
+  private readonly marginRanges = new U32List(2 * MARGIN_BATCH);
+  private readonly marginRows = new U32List(MARGIN_BATCH);
+  /** each row's margin once converted; NaN for a row without one (grown as rows come) */
+  private margins = new Float64Array(MARGIN_BATCH).fill(NaN);
   private rows = 0;
 
   constructor(
@@ -334,13 +340,8 @@ class PredictionReader {
       if (!this.onRow(row)) throw NOT_PLAIN;
       this.rows++;
     }
-    const margins = new Float64Array(this.rows).fill(NaN);
-    const values = numberValues(this.marginTokens.view(), this.marginRanges.view());
-    for (let k = 0; k < values.length; k++) {
-      if (!Number.isFinite(values[k])) throw NOT_PLAIN; // 1e999 parses to Infinity, which zod refuses
-      margins[this.marginRows.data[k]] = values[k];
-    }
-    return margins;
+    this.convertMargins();
+    return this.margins.subarray(0, this.rows);
   }
 
   /**
@@ -430,7 +431,7 @@ class PredictionReader {
     row.candidates[2 * k + 1] = end;
   }
 
-  /** Keeps the margin's token for the one JSON.parse of all margins at the end. */
+  /** Keeps the margin's token for the next JSON.parse of MARGIN_BATCH margins. */
   private recordMargin(bytes: Uint8Array, start: number, end: number): void {
     const tokens = this.marginTokens;
     this.marginRanges.push(tokens.length);
@@ -442,6 +443,25 @@ class PredictionReader {
     tokens.length = at;
     this.marginRanges.push(at);
     this.marginRows.push(this.rows);
+    if (this.marginRows.length === MARGIN_BATCH) this.convertMargins();
+  }
+
+  /** Converts the margins waiting in marginTokens into `margins`, as JSON.parse reads them. */
+  private convertMargins(): void {
+    const values = numberValues(this.marginTokens.view(), this.marginRanges.view());
+    const rows = this.marginRows.data;
+    if (this.margins.length < this.rows + 1) {
+      const larger = new Float64Array(Math.max(2 * this.margins.length, this.rows + 1)).fill(NaN);
+      larger.set(this.margins);
+      this.margins = larger;
+    }
+    for (let k = 0; k < values.length; k++) {
+      if (!Number.isFinite(values[k])) throw NOT_PLAIN; // 1e999 parses to Infinity, which zod refuses
+      this.margins[rows[k]] = values[k];
+    }
+    this.marginTokens.length = 0;
+    this.marginRanges.length = 0;
+    this.marginRows.length = 0;
   }
 
   /**
