@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const MANIFEST_SCHEMA = 'drb.cli-bundle.v1';
+const MANIFEST_SCHEMA = 'drb.cli-bundle.v2';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'drb-cli');
 // One manifest per checkout: a node_modules shared by two checkouts (a symlink) must not make them rebuild in turn.
@@ -60,7 +60,11 @@ function freshEntry() {
   } catch {
     return null;
   }
-  if (manifest?.schema !== MANIFEST_SCHEMA || manifest.root !== ROOT || manifest.esbuild !== esbuildVersion()) return null;
+  if (manifest?.schema !== MANIFEST_SCHEMA || manifest.root !== ROOT) return null;
+  // The esbuild that built it is still the one installed: its package.json, where the manifest says it was, names the
+  // same version (read directly: resolving it through tsx on every start cost about as much as hashing the sources).
+  const built = manifest.esbuild;
+  if (typeof built?.packageJson !== 'string' || versionIn(built.packageJson) !== built.version) return null;
   for (const [path, sha256] of Object.entries(manifest.inputs)) {
     if (hashFile(join(ROOT, path)) !== sha256) return null;
   }
@@ -135,7 +139,9 @@ async function buildBundle() {
     // Another process published the same build first; its files are identical.
     rmSync(staging, { recursive: true, force: true });
   }
-  const manifest = { schema: MANIFEST_SCHEMA, root: ROOT, esbuild: esbuildVersion(), entry: `${id}/main.js`, inputs };
+  const packageJson = esbuildPackageJson();
+  const esbuildIdentity = { version: packageJson === null ? null : versionIn(packageJson), packageJson };
+  const manifest = { schema: MANIFEST_SCHEMA, root: ROOT, esbuild: esbuildIdentity, entry: `${id}/main.js`, inputs };
   const temporary = `${MANIFEST_PATH}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(temporary, MANIFEST_PATH); // atomic: a reader sees the old manifest or the new one, never half of one
@@ -184,10 +190,20 @@ function loadEsbuild() {
   return esbuildModule;
 }
 
-function esbuildVersion() {
+/** The path of the package.json of the esbuild that tsx resolves, or null. */
+function esbuildPackageJson() {
   try {
     const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-    return JSON.parse(readFileSync(fromTsx.resolve('esbuild/package.json'), 'utf8')).version;
+    return fromTsx.resolve('esbuild/package.json');
+  } catch {
+    return null;
+  }
+}
+
+/** The version a package.json names, or null when it cannot be read. */
+function versionIn(packageJson) {
+  try {
+    return JSON.parse(readFileSync(packageJson, 'utf8')).version ?? null;
   } catch {
     return null;
   }

@@ -20,12 +20,10 @@ interface CompareFlags {
 /**
  * Registers `drb compare`: a paired, row-by-row comparison of two prediction runs over the same item bytes, with
  * exact sign tests; writes DIR/STEM.json + DIR/STEM.md and prints the headline.
- * @param program the root command
+ * @param command `drb compare`, named and described in main.ts
  */
-export function register(program: Command): void {
-  program
-    .command('compare')
-    .description('Paired comparison of two runs (predictions files, or --per-row score reports) over the same items.')
+export function register(command: Command): void {
+  command
     .requiredOption('--items <file>', 'items artifact both runs are scored against')
     .requiredOption('--baseline <file>', 'baseline run: predictions artifact, or a drb.score-report.v2 written with --per-row')
     .requiredOption('--candidate <file>', 'candidate run, likewise')

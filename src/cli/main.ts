@@ -1,43 +1,130 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import { CliError } from './cli-error.ts';
 import { exitCodeOf } from './exit-code.ts';
 import { toolVersion } from './tool-version.ts';
 
+/** What a command module exports: `register` adds the command's options, subcommands and action to it. */
+interface CommandModule {
+  register: (command: Command) => void;
+}
+
+/** One `drb` command as `drb --help` lists it, and the module that implements it. */
+interface CommandEntry {
+  /** the description `drb --help` lists and `drb <name> --help` shows */
+  description: string;
+  /** what `drb --help` prints after the name: '[options]' when the command has options, '' when it has none */
+  usage: '[options]' | '';
+  /** imports the command's module */
+  load: () => Promise<CommandModule>;
+}
+
 /**
- * Each command module exports `register(program)`; one entry per command keeps this file free of logic.
- * Commands throw CliError for expected failures and return (or set) their exit code otherwise.
- * Keyed by command name so a run loads only the module it needs: start-up time counts in `drb score`'s
- * throughput, and some modules pull in heavy dependencies (Vite, playwright-core).
+ * Every command, in the order `drb --help` lists them. Commands throw CliError for expected failures and return
+ * (or set) their exit code otherwise. A run imports the module of the command it names and no other: start-up
+ * counts in `drb score`'s throughput, and modules pull in heavy dependencies (Vite, playwright-core, the zod
+ * schemas). `drb --help`, `drb --version` and a mistyped name import none, so `drb --help` is made from this
+ * table; test/unit/cli-lazy-commands.test.ts checks it against the help made with every module registered.
  */
-const commandModules: Record<string, () => Promise<{ register: (program: Command) => void }>> = {
-  // drb-commands (one entry per line: 'name': () => import('./file.ts'); keep this marker)
-  'public-pass': () => import('./public-pass.ts'),
-  receipts: () => import('./receipts.ts'),
-  score: () => import('./score.ts'),
-  compare: () => import('./compare.ts'),
-  schemas: () => import('./schemas.ts'),
-  fixtures: () => import('./fixtures.ts'),
-  serve: () => import('./serve.ts'),
-  models: () => import('./models.ts'),
+const COMMANDS: Record<string, CommandEntry> = {
+  // drb-commands (one entry per command: its description, whether it has options, and its module; keep this marker)
+  'public-pass': {
+    description:
+      'open a deployed page anonymously in a fresh browser, run cold and warm, save and validate receipts, write a ' +
+      'PUBLIC_PASS record',
+    usage: '[options]',
+    load: () => import('./public-pass.ts'),
+  },
+  receipts: {
+    description: 'Validate, summarise and review device receipts.',
+    usage: '',
+    load: () => import('./receipts.ts'),
+  },
+  score: {
+    description:
+      'Score a predictions artifact against a pinned items artifact (LOCAL_EVALUATION); writes JSON + Markdown reports.',
+    usage: '[options]',
+    load: () => import('./score.ts'),
+  },
+  compare: {
+    description: 'Paired comparison of two runs (predictions files, or --per-row score reports) over the same items.',
+    usage: '[options]',
+    load: () => import('./compare.ts'),
+  },
+  schemas: {
+    description: 'Regenerate the JSON Schema files under docs/schemas/ from the zod sources (or --check them).',
+    usage: '[options]',
+    load: () => import('./schemas.ts'),
+  },
+  fixtures: {
+    description: 'regenerate the deterministic model fixtures under public/ and refresh their catalog pins',
+    usage: '[options]',
+    load: () => import('./fixtures.ts'),
+  },
+  serve: {
+    description: 'serve the built page on 127.0.0.1 with COOP/COEP/CORP and the CSP',
+    usage: '[options]',
+    load: () => import('./serve.ts'),
+  },
+  models: {
+    description: 'pin real catalog models from a downloaded copy, and verify a copy against the pins',
+    usage: '',
+    load: () => import('./models.ts'),
+  },
 };
 
-/** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
-export async function main(argv: string[]): Promise<number> {
+/** The names of every command, in `drb --help`'s order. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
+
+/**
+ * The command a run names, whose module it needs: the first word that is not an option (or, after `help`, the word
+ * after it); undefined when that is no command (no word at all, `--help`, `--version`, a typo).
+ * @param argv the arguments without node and script
+ */
+export function commandToLoad(argv: readonly string[]): string | undefined {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  const named = words[0] === 'help' ? words[1] : words[0];
+  return named !== undefined && Object.hasOwn(COMMANDS, named) ? named : undefined;
+}
+
+/**
+ * The root command with every command on it: the ones in `load` with their module registered, the others as
+ * their name and description only (enough for `drb --help`, and for commander's "unknown command" suggestions).
+ * @param load the names of the commands whose modules to import and register
+ */
+export async function createProgram(load: readonly string[]): Promise<Command> {
   const program = new Command('drb')
     .description('Device Receipts Bench: device receipts for in-browser model runs, and a local-only scorer.')
     .version(toolVersion())
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  const listedOnly = new Map<Command, CommandEntry>();
+  program.configureHelp({
+    // A command whose module was not loaded has no options on it yet: `drb --help` takes its usage from the table.
+    subcommandTerm(this: Help, command: Command): string {
+      const entry = listedOnly.get(command);
+      if (entry === undefined) return Help.prototype.subcommandTerm.call(this, command);
+      return entry.usage === '' ? command.name() : `${command.name()} ${entry.usage}`;
+    },
+  });
+  const modules = await Promise.all(load.map((name) => COMMANDS[name].load()));
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    const command = program.command(name).description(entry.description);
+    const at = load.indexOf(name);
+    if (at >= 0) modules[at].register(command);
+    else listedOnly.set(command, entry);
+  }
+  return program;
+}
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const named = commandToLoad(argv);
+  const program = await createProgram(named === undefined ? [] : [named]);
   let exitCode = 0;
   program.hook('postAction', (_this, action) => {
     const code = exitCodeOf(action);
     if (typeof code === 'number') exitCode = code;
   });
-  // The first non-option word names the command; with none (or `help`, or a typo) every command is loaded so
-  // help and commander's "unknown command" suggestions see them all.
-  const named = argv.find((arg) => !arg.startsWith('-'));
-  const loaders = named !== undefined && Object.hasOwn(commandModules, named) ? [commandModules[named]] : Object.values(commandModules);
-  for (const load of loaders) (await load()).register(program);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;

@@ -223,9 +223,8 @@ async function verify(options: CommonOptions, command: Command): Promise<void> {
   }
 }
 
-/** Registers `drb models pin` and `drb models verify`. */
-export function register(program: Command): void {
-  const models = program.command('models').description('pin real catalog models from a downloaded copy, and verify a copy against the pins');
+/** Registers `drb models pin` and `drb models verify` on `drb models` (named and described in main.ts). */
+export function register(models: Command): void {
   const common = (sub: Command) =>
     sub
       .requiredOption('--dir <dir>', 'the downloaded model folder (the repository layout: config.json, tokenizer files, onnx/...)')

@@ -149,9 +149,8 @@ function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<stri
 }
 
 
-/** Registers `drb receipts` and its subcommands. */
-export function register(program: Command): void {
-  const receipts = program.command('receipts').description('Validate, summarise and review device receipts.');
+/** Registers the subcommands of `drb receipts` on its command (named and described in main.ts). */
+export function register(receipts: Command): void {
 
   receipts
     .command('validate')

@@ -69,7 +69,7 @@ export function readArtifact(path: string, limit = MAX_ARTIFACT_BYTES): Artifact
       length += read;
     }
     return {
-      bytes: length === bytes.length ? bytes : bytes.subarray(0, length),
+      bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, length),
       fileName: path,
       reportName: basename(path),
       fastDecode: decodeUtf8Text,

@@ -9,12 +9,10 @@ import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 /**
  * Registers `drb schemas`: writes the published JSON Schema files (generated from the zod schemas registered in
  * src/core/validation/json-schemas.ts) into docs/schemas/, or with --check reports which committed files are stale.
- * @param program the root command
+ * @param command `drb schemas`, named and described in main.ts
  */
-export function register(program: Command): void {
-  program
-    .command('schemas')
-    .description('Regenerate the JSON Schema files under docs/schemas/ from the zod sources (or --check them).')
+export function register(command: Command): void {
+  command
     .option('--out <dir>', 'directory to write into', 'docs/schemas')
     .option('--check', 'write nothing; exit 1 when a committed file differs from the generated one')
     .action((flags: { out: string; check?: boolean }, command: Command) => {

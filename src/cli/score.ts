@@ -24,12 +24,10 @@ interface ScoreFlags {
 /**
  * Registers `drb score`: scores a predictions artifact against an items artifact and writes DIR/STEM.json +
  * DIR/STEM.md (only when everything succeeded), printing the headline table.
- * @param program the root command
+ * @param command `drb score`, named and described in main.ts
  */
-export function register(program: Command): void {
-  program
-    .command('score')
-    .description('Score a predictions artifact against a pinned items artifact (LOCAL_EVALUATION); writes JSON + Markdown reports.')
+export function register(command: Command): void {
+  command
     .requiredOption('--items <file>', 'items artifact (JSON array)')
     .requiredOption('--predictions <file>', 'predictions artifact (JSON array of {id, candidates, ...})')
     .option('--format <format>', 'items format: generic or ajimee', 'generic')

@@ -16,11 +16,9 @@ import { CliError } from './cli-error.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Registers `drb serve`. */
-export function register(program: Command): void {
-  program
-    .command('serve')
-    .description('serve the built page on 127.0.0.1 with COOP/COEP/CORP and the CSP')
+/** Registers `drb serve`'s options and action on its command (named and described in main.ts). */
+export function register(command: Command): void {
+  command
     .option('--build', 'run `vite build` first')
     .option('--port <n>', 'port (0 = any free port)', '8080')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
