@@ -42,6 +42,7 @@ export const CORE_DOMAINS = [
   'scoring',
   'suite',
   'generation',
+  'answers',
   'comparison',
   'user-model',
   'automation',

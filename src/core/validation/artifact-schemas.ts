@@ -18,6 +18,9 @@ import { ScoreReport } from '../scoring/score-report.ts';
 import { SUITE_MANIFEST_SCHEMA, SuiteManifest } from '../suite/suite-manifest.ts';
 import { PROTOCOL_SCHEMA, Protocol } from '../field/field-protocol.ts';
 import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../field/receipt-bundle.ts';
+import { ANSWER_CASES_SCHEMA, AnswerCases } from '../generation/answer-cases.ts';
+import { ANSWER_SCORE_SCHEMA, AnswerScoreReport } from '../answers/answer-score.ts';
+import { ANSWER_REVIEW_SCHEMA, AnswerReview } from '../answers/answer-review.ts';
 
 /** A non-receipt artifact kind: what it is (for messages) and its zod schema. */
 export interface ArtifactKind {
@@ -42,6 +45,9 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [PROTOCOL_SCHEMA, { what: 'a protocol file (public/protocols/<id>.json)', schema: Protocol }],
   // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
   [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle }],
+  [ANSWER_CASES_SCHEMA, { what: 'an answer-case set', schema: AnswerCases }],
+  [ANSWER_SCORE_SCHEMA, { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport }],
+  [ANSWER_REVIEW_SCHEMA, { what: "a reviewer's labels of generated answers", schema: AnswerReview }],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */
