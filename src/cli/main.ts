@@ -20,6 +20,7 @@ const commandModules: Record<string, () => Promise<{ register: (program: Command
   serve: () => import('./serve.ts'),
   models: () => import('./models.ts'),
   'score-answers': () => import('./score-answers.ts'),
+  gate: () => import('./gate.ts'),
 };
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */

@@ -47,6 +47,7 @@ export const CORE_DOMAINS = [
   'user-model',
   'automation',
   'evidence',
+  'gate',
   'validation',
   'report',
 ] as const;
