@@ -56,13 +56,13 @@ export function register(program: Command): void {
         const file = readJsonInput(path);
         const parsed = GenerationAnswers.safeParse(file.value);
         if (!parsed.success) throw new CliError(`${path}: ${firstIssueLine(parsed.error)}`);
-        return { info: file.info, answers: parsed.data };
+        return { info: file.info, answers: parsed.data, shown: path };
       });
       const reviews: ReviewInput[] = (flags.reviews ?? []).map((path) => {
         const file = readJsonInput(path);
         const parsed = AnswerReview.safeParse(file.value);
         if (!parsed.success) throw new CliError(`${path}: ${firstIssueLine(parsed.error)}`);
-        return { file: file.info.file, sha256: file.info.sha256, review: parsed.data };
+        return { file: file.info.file, sha256: file.info.sha256, review: parsed.data, shown: path };
       });
       let report;
       try {

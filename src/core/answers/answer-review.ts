@@ -81,9 +81,12 @@ export type ReviewedQuality = z.infer<typeof ReviewedQuality>;
 
 /** A review file with its facts. */
 export interface ReviewInput {
+  /** The base name the report lists. */
   file: string;
   sha256: string;
   review: AnswerReview;
+  /** The file as the user named it, for messages (default: `file`). */
+  shown?: string;
 }
 
 /** A review that does not fit the case file or the answers: the message is `<file>: <where>: <problem>`. */
@@ -102,9 +105,9 @@ const labelKey = (label: Pick<ReviewLabel, 'case_id' | 'repetition'>) => `${labe
  * @throws AnswerReviewError naming the file, the label and the problem
  */
 function checkReview(input: ReviewInput, cases: AnswerCases, casesSha256: string, answered: ReadonlyMap<string, ReadonlySet<number>>): void {
-  const { review, file } = input;
+  const { review } = input;
   const fail = (where: string, problem: string): never => {
-    throw new AnswerReviewError(`${file}: ${where}: ${problem}`);
+    throw new AnswerReviewError(`${input.shown ?? input.file}: ${where}: ${problem}`);
   };
   if (review.cases.sha256 !== casesSha256) fail('cases.sha256', `labels case-file bytes ${review.cases.sha256}, not the case file scored here (${casesSha256})`);
   const repetitions = new Set<number>();
@@ -233,14 +236,16 @@ export function reviewQuality(
   if (independent.length !== 2 || adjudications.length !== 1) {
     const last = reviews[reviews.length - 1];
     throw new AnswerReviewError(
-      `${last?.file ?? '--reviews'}: role: got ${independent.length} review(s) and ${adjudications.length} adjudication(s); give one review (a preview), or two reviews and one adjudication`,
+      `${last?.shown ?? last?.file ?? '--reviews'}: role: got ${independent.length} review(s) and ${adjudications.length} adjudication(s); give one review (a preview), or two reviews and one adjudication`,
     );
   }
   const [a, b] = independent.map((r) => r.review);
   const adjudicated = adjudications[0];
   const keysOf = (review: AnswerReview) => review.labels.map(labelKey).sort().join('\n');
   for (const other of [independent[1], adjudicated]) {
-    if (keysOf(other.review) !== keysOf(a)) throw new AnswerReviewError(`${other.file}: labels: label other answers than ${independent[0].file}; every review must label the same answers`);
+    if (keysOf(other.review) !== keysOf(a)) {
+      throw new AnswerReviewError(`${other.shown ?? other.file}: labels: label other answers than ${independent[0].file}; every review must label the same answers`);
+    }
   }
   const reasons: string[] = [];
   if (a.reviewer.id === b.reviewer.id) reasons.push(`both reviews are by ${a.reviewer.id}: two independent reviewers are needed`);

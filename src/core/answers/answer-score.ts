@@ -147,6 +147,8 @@ export class AnswerScoreError extends Error {
 export interface AnswersInput {
   info: AnswerInputFile;
   answers: GenerationAnswers;
+  /** The file as the user named it, for messages (default: `info.file`, the base name the report records). */
+  shown?: string;
 }
 
 /** A case set with its file facts. */
@@ -337,9 +339,9 @@ export function scoreAnswers(cases: CasesInput, inputs: readonly AnswersInput[],
   // answer text by repetition key, then case id
   const byKey = new Map<string, { key: RepetitionKey; sha256: string; answers: Map<string, { text: string; truncated: boolean }> }>();
   const caseIds = new Set(set.cases.map((c) => c.id));
-  for (const { info, answers } of inputs) {
+  for (const { info, answers, shown } of inputs) {
     const fail = (where: string, problem: string): never => {
-      throw new AnswerScoreError(`${info.file}: ${where}: ${problem}`);
+      throw new AnswerScoreError(`${shown ?? info.file}: ${where}: ${problem}`);
     };
     if (answers.prompt_set.sha256 !== cases.info.sha256) {
       fail('prompt_set.sha256', `these answers were generated from prompt-set bytes ${answers.prompt_set.sha256}, not from ${cases.info.file} (${cases.info.sha256})`);
