@@ -13,6 +13,7 @@ import { generationEligibility, type GenerationRowEvidence, type RowQuality } fr
 import { BUILTIN_PROFILES, findProfile } from '../../src/core/evidence/profiles.ts';
 import { ReceiptsSummarizer } from '../../src/core/evidence/receipts-summarizer.ts';
 import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
+import { renderSummaryMarkdown } from '../../src/core/evidence/summary-markdown.ts';
 import { parseAnswerCases } from '../../src/core/generation/answer-cases.ts';
 import type { GenerationAnswers } from '../../src/core/generation/generation-answers.ts';
 import type { GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
@@ -166,6 +167,8 @@ describe('ranking in drb receipts summarize', () => {
     s.addAnswerScore(scoreOf(physical, [1, 2, 3]), 'physical.json', '1'.repeat(64));
     s.addAnswerScore(scoreOf(swiftshader, [1, 2, 3]), 'swiftshader.json', '2'.repeat(64));
     s.addAnswerScore(scoreOf(partial, [1, 2]), 'partial.json', '3'.repeat(64));
+    // A report of a run whose receipt was not given matches nothing, and says so.
+    s.addAnswerScore(scoreOf(receipt(), [1, 2, 3]), 'stray.json', '4'.repeat(64));
     const summary = await s.finish();
     expect(ReceiptsSummary.safeParse(summary).success).toBe(true);
     const byModel = (id: string, ep: string) => summary.generation_targets.find((g) => g.identity.model.id === id && g.identity.route.completed_ep === ep)!;
@@ -196,8 +199,12 @@ describe('ranking in drb receipts summarize', () => {
     expect(summary.answer_scores).toEqual([
       { file: 'partial.json', sha256: '3'.repeat(64), model_id: 'another-model', target_keys: [missing.key] },
       { file: 'physical.json', sha256: '1'.repeat(64), model_id: 'tf-tiny-causal-lm', target_keys: [ok.key] },
+      { file: 'stray.json', sha256: '4'.repeat(64), model_id: 'tf-tiny-causal-lm', target_keys: [] },
       { file: 'swiftshader.json', sha256: '2'.repeat(64), model_id: 'tf-tiny-causal-lm', target_keys: [soft.key] },
     ]);
+    const md = renderSummaryMarkdown(summary);
+    expect(md).toContain('## Answer-score reports that match no generation target');
+    expect(md).toContain('- stray.json (model tf-tiny-causal-lm)');
   });
 
   it('the CLI reads answer-score reports beside the receipts and writes the ranking into summary.json and summary.md', async () => {
@@ -223,6 +230,7 @@ describe('ranking in drb receipts summarize', () => {
     const md = readFileSync(join(dir, 'summary', 'summary.md'), 'utf8');
     expect(md).toContain('### Generation rows: answer quality and ranking');
     expect(md).toContain('- mainstream: not ranked: not every case answered in every repetition: repetition 3 (seed 41): no answers');
+    expect(md).not.toContain('match no generation target');
 
     // The report page: the individual metrics lead, each equal to summary.json's, the ranking with its reasons after.
     expect((await runCli(['receipts', 'report', join(dir, 'gen.json'), join(dir, 'scores', 'answer-score.json'), '--out', join(dir, 'report')])).code).toBe(0);

@@ -402,6 +402,13 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     }
     lines.push('');
   }
+  const unmatched = (summary.answer_scores ?? []).filter((a) => a.target_keys.length === 0);
+  if (unmatched.length) {
+    lines.push('## Answer-score reports that match no generation target', '');
+    lines.push('A report matches the target whose receipts made every answers file it scored and whose prompt set is its case file.', '');
+    for (const a of unmatched) lines.push(`- ${cell(a.file)} (model ${cell(a.model_id)})`);
+    lines.push('');
+  }
   lines.push('## Targets', '');
   for (const t of summary.targets) lines.push(...targetSection(t));
   for (const g of summary.generation_targets) lines.push(...generationSection(g));
