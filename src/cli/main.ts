@@ -70,6 +70,19 @@ const COMMANDS: Record<string, CommandEntry> = {
     usage: '',
     load: () => import('./models.ts'),
   },
+  'score-answers': {
+    description:
+      'Score generated answers against a case set (claims, critical claims, prohibited claims, [S#] citations); ' +
+      'writes JSON + Markdown.',
+    usage: '[options]',
+    load: () => import('./score-answers.ts'),
+  },
+  gate: {
+    description:
+      'The reranker escalation gate: a frozen plan, then per-step decisions from score, compare and device reports.',
+    usage: '',
+    load: () => import('./gate.ts'),
+  },
 };
 
 /** The names of every command, in `drb --help`'s order. */

@@ -24,6 +24,7 @@ import { renderSummaryMarkdown } from '../core/evidence/summary-markdown.ts';
 import { validateReceipt } from '../core/validation/validate-receipt.ts';
 import { RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../core/field/receipt-bundle.ts';
 import { issuePath } from '../core/text/zod-issues.ts';
+import { ANSWER_SCORE_SCHEMA, type AnswerScoreReport } from '../core/answers/answer-score.ts';
 
 /** Whether `content` is a summary.json this tool wrote (so it may be replaced). */
 export function isSummaryJson(content: string): boolean {
@@ -116,7 +117,13 @@ export async function summarizeReceipts(
         // fields; an invalid one was not opened, so it is listed as invalid (its receipts are not counted).
         if (result.problems.length === 0) summarizer.addBundle(shown, (parsed.value as ReceiptBundle).sheet);
         else summarizer.addInvalid(shown, result.problems);
-      } else if (result.kind === 'not-a-receipt' || result.kind === 'artifact') summarizer.addNotReceipt(shown, result.schema);
+      } else if (result.kind === 'not-a-receipt' || result.kind === 'artifact') {
+        summarizer.addNotReceipt(shown, result.schema);
+        // An answer-score report ranks the generation target whose runs made its answers (see generation-eligibility.ts).
+        if (result.kind === 'artifact' && result.schema === ANSWER_SCORE_SCHEMA && result.problems.length === 0) {
+          summarizer.addAnswerScore(parsed.value as AnswerScoreReport, shown, fingerprint);
+        }
+      }
       else if (result.receipt === null) summarizer.addInvalid(shown, result.problems);
       else if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt, source);
       else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt, source);

@@ -42,10 +42,12 @@ export const CORE_DOMAINS = [
   'scoring',
   'suite',
   'generation',
+  'answers',
   'comparison',
   'user-model',
   'automation',
   'evidence',
+  'gate',
   'validation',
   'report',
 ] as const;

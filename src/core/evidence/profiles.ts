@@ -24,6 +24,9 @@ export const BudgetProfile = z.strictObject({
   model_bytes: z.number().int().positive(),
   /** Largest used JS heap a receipt recorded (performance.memory); not measured where the browser has no such API. */
   js_heap_bytes: z.number().int().positive(),
+  /** Generation targets only: the median decode rate (tokens/s) a ranked row must reach; absent in profiles written
+   *  before it (such a profile ranks no generation row). */
+  decode_tokens_per_s: z.number().positive().optional(),
 });
 export type BudgetProfile = z.infer<typeof BudgetProfile>;
 

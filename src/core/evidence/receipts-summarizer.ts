@@ -40,6 +40,8 @@ import {
 import { ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
 import { coldSetAsideReason } from '../receipt/cache-state.ts';
 import type { FieldProblem } from '../receipt/receipt-envelope.ts';
+import type { AnswerScoreReport } from '../answers/answer-score.ts';
+import { rowQualityOf } from './generation-eligibility.ts';
 
 /** A stored review with where it came from (path relative to the summary folder, and its file hash). */
 export interface StoredReview {
@@ -187,6 +189,20 @@ export class ReceiptsSummarizer {
   private readonly deviceTargetOf = new Map<string, string>();
   // The session sheet of every bundle read, by the bundle file as shown.
   private readonly sheets = new Map<string, SessionSheet>();
+  // Answer-score reports (drb score-answers), matched to generation targets in finish.
+  private readonly answerScores: Array<{ report: AnswerScoreReport; file: string; sha256: string }> = [];
+
+  /**
+   * Keeps an answer-score report that passed its schema, to be matched with the generation target whose runs made its
+   * answers (every answers file's receipt id is one of the target's receipts, and its case set is the target's prompt
+   * set). The file itself is counted by `addNotReceipt`, as every other non-receipt artifact.
+   * @param report a valid `drb.answer-score.v1`
+   * @param file the file as shown
+   * @param sha256 the SHA-256 of its bytes
+   */
+  addAnswerScore(report: AnswerScoreReport, file: string, sha256: string): void {
+    this.answerScores.push({ report, file, sha256 });
+  }
 
   /** The distinct session sheets of the bundles a target's receipts came from, each with the first bundle that had it. */
   private sessionSheetsOf(acc: Accumulator): TargetSummary['session_sheets'] {
@@ -423,9 +439,17 @@ export class ReceiptsSummarizer {
         byString(a.key, b.key),
     );
     const generationTargets = [];
+    const scoresSorted = [...this.answerScores].sort((a, b) => byString(a.file, b.file) || byString(a.sha256, b.sha256));
+    const scoreTargets = new Map<(typeof scoresSorted)[number], string[]>(scoresSorted.map((s) => [s, []]));
     for (const [canonical, acc] of this.generationGroups) {
       const key = await identityKey(canonical, 'g');
-      generationTargets.push(buildGenerationTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs));
+      const own = new Set(acc.receiptIds);
+      const matching = scoresSorted.filter(
+        (s) => s.report.inputs.cases.sha256 === acc.identity.input.sha256 && s.report.inputs.answers.length > 0 && s.report.inputs.answers.every((a) => own.has(a.receipt_id)),
+      );
+      for (const s of matching) scoreTargets.get(s)!.push(key);
+      const quality = { quality: matching.length === 1 ? rowQualityOf(matching[0].report, matching[0].file, matching[0].sha256) : null, reports: matching.length };
+      generationTargets.push(buildGenerationTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs, quality));
     }
     const suiteTargets = [];
     for (const [canonical, acc] of this.suiteGroups) {
@@ -485,6 +509,7 @@ export class ReceiptsSummarizer {
         .filter(([key]) => !known.has(key))
         .map(([, stored]) => stored.file)
         .sort(byString),
+      answer_scores: scoresSorted.map((s) => ({ file: s.file, sha256: s.sha256, model_id: s.report.model_id, target_keys: [...scoreTargets.get(s)!].sort(byString) })),
     };
   }
 }

@@ -13,6 +13,7 @@ import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { FitStatus, MemoryFit } from './memory-fit.ts';
 import { ProfileVerdict } from './profiles.ts';
 import { DuplicateReceipt } from './receipt-ids.ts';
+import { ProfileRanking, RowClass, RowQuality } from './generation-eligibility.ts';
 
 // Summary strings are copies of receipt fields, file names and reasons: bounded (review reads summaries back).
 const Text = detailText(4096);
@@ -257,6 +258,23 @@ export const GenerationTargetSummary = z.strictObject({
     .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
     .nullable(),
   evidence: z.strictObject({ state: z.literal('DEVICE_RECEIPT'), not_higher_because: z.array(Text) }),
+  // Added after drb.receipts-summary.v2 was first published: optional, so earlier v2 summaries stay valid; this
+  // version always writes them.
+  /** Receipts whose WebGPU route ran on a software (fallback) adapter such as SwiftShader, sorted. */
+  software_adapter_receipt_ids: z.array(Text).optional(),
+  /** The answer quality of this row's answers (the drb score-answers report whose answers are this target's runs and
+   *  whose case set is this target's prompt set), or null when none was given. */
+  quality: RowQuality.nullable().optional(),
+  /** Ranked or not under each budget profile, with every reason, and the fit score of a ranked row
+   *  (generation-eligibility.ts). */
+  ranking: z
+    .strictObject({
+      row_class: RowClass,
+      /** How many answer-score reports matched this row (exactly one is needed). */
+      quality_reports: Count,
+      profiles: z.array(ProfileRanking),
+    })
+    .optional(),
 });
 export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
 
@@ -372,5 +390,8 @@ export const ReceiptsSummary = z.strictObject({
   interruptions: z.array(InterruptionGroup),
   /** Stored reviews whose target is not in these receipts (kept, not applied). */
   orphan_reviews: z.array(Text),
+  /** Answer-score reports (drb score-answers) read with the receipts, and the generation targets each matched
+   *  (optional: absent in summaries written before answers were scored). */
+  answer_scores: z.array(z.strictObject({ file: Text, sha256: z.string().regex(SHA256_PATTERN), model_id: Text, target_keys: z.array(Text) })).optional(),
 });
 export type ReceiptsSummary = z.infer<typeof ReceiptsSummary>;

@@ -192,6 +192,36 @@ function generationSection(g: GenerationTargetSummary): string[] {
   lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
   if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
   lines.push('', ...profileLines(g.profiles), '');
+  lines.push(...rankingLines(g), '');
+  return lines;
+}
+
+function pct(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : `${(value * 100).toFixed(1)}%`;
+}
+
+function pts(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : value.toFixed(1);
+}
+
+/** The ranking of one generation row: its class, its answer quality, then per profile ranked or not with every reason. */
+function rankingLines(g: GenerationTargetSummary): string[] {
+  const ranking = g.ranking;
+  if (ranking === undefined) return [];
+  const lines = [`- Row class: **${ranking.row_class.class}**${ranking.row_class.because.length ? ` (${cells(ranking.row_class.because, '; ')})` : ''}`];
+  const q = g.quality ?? null;
+  if (q === null) lines.push(`- Answer quality: ${ranking.quality_reports > 1 ? `${ranking.quality_reports} answer-score reports match (ambiguous)` : 'no answer-score report given'}`);
+  else {
+    lines.push(
+      `- Answer quality (${cell(q.file)}, mean of ${q.repetitions} repetition(s)): quality ${pts(q.quality_score)} (worst ${pts(q.worst_quality_score)}), ` +
+        `claim recall ${pct(q.claim_recall)}, critical-claim recall ${pct(q.critical_claim_recall)}, safety ${pct(q.safety_rate)}, ` +
+        `citation validity ${pct(q.citation_validity)}, pass rate ${pct(q.pass_rate)} (worst ${pct(q.worst_pass_rate)})${q.complete ? '' : '; not complete'}`,
+    );
+  }
+  for (const p of ranking.profiles) {
+    if (p.ranked) lines.push(`- ${p.profile}: **ranked**, fit ${p.fit!.score.toFixed(1)} (a secondary ordering within one device and profile)`);
+    else lines.push(`- ${p.profile}: not ranked: ${cells(p.not_ranked_because, '; ')}`);
+  }
   return lines;
 }
 
@@ -352,6 +382,31 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
           `${g.memory_fit ? cell(g.memory_fit.status) : 'no config'} | ${cell(g.evidence.state)} |`,
       );
     }
+    lines.push('');
+    lines.push(
+      '### Generation rows: answer quality and ranking',
+      '',
+      'The individual metrics lead; the fit score is only a secondary ordering of ranked rows within one device and profile.',
+      '',
+      '| target | class | quality mean / worst | critical-claim recall | claim recall | safety | citation validity | pass rate mean / worst | TTFT p95 ms | decode tok/s | ranked under (fit) |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    );
+    for (const g of summary.generation_targets) {
+      const q = g.quality ?? null;
+      const ranked = (g.ranking?.profiles ?? []).filter((p) => p.ranked).map((p) => `${p.profile} (${p.fit!.score.toFixed(1)})`);
+      lines.push(
+        `| ${g.key} | ${g.ranking ? g.ranking.row_class.class : '–'} | ${q ? `${pts(q.quality_score)} / ${pts(q.worst_quality_score)}` : '–'} | ${pct(q?.critical_claim_recall)} | ` +
+          `${pct(q?.claim_recall)} | ${pct(q?.safety_rate)} | ${pct(q?.citation_validity)} | ${q ? `${pct(q.pass_rate)} / ${pct(q.worst_pass_rate)}` : '–'} | ` +
+          `${ms(g.ttft_ms?.p95)} | ${g.decode_tokens_per_s ? g.decode_tokens_per_s.median.toFixed(1) : '–'} | ${ranked.length ? ranked.join(', ') : 'not ranked'} |`,
+      );
+    }
+    lines.push('');
+  }
+  const unmatched = (summary.answer_scores ?? []).filter((a) => a.target_keys.length === 0);
+  if (unmatched.length) {
+    lines.push('## Answer-score reports that match no generation target', '');
+    lines.push('A report matches the target whose receipts made every answers file it scored and whose prompt set is its case file.', '');
+    for (const a of unmatched) lines.push(`- ${cell(a.file)} (model ${cell(a.model_id)})`);
     lines.push('');
   }
   lines.push('## Targets', '');

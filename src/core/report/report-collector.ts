@@ -16,6 +16,7 @@ import { validateReceipt, type ReceiptProblem } from '../validation/validate-rec
 import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { ScoreReport } from '../scoring/score-report.ts';
 import { issuePath } from '../text/zod-issues.ts';
+import { ANSWER_SCORE_SCHEMA, type AnswerScoreReport } from '../answers/answer-score.ts';
 import type { ColdRun, ComparisonDetail, GenerationRun, QualityEntry, ReportData, ReportInput, WarmRun } from './report-data.ts';
 
 /** The schema string of the score reports the report reads (`drb score`'s output). */
@@ -96,6 +97,11 @@ export class ReportCollector {
       this.summarizer.addNotReceipt(source.file, result.schema);
       if (result.kind === 'artifact' && result.problems.length > 0) return this.note(source, 'invalid', firstProblem(result.problems));
       if (result.schema === SCORE_REPORT_SCHEMA) return this.addScoreReport(source, parsed.value);
+      if (result.schema === ANSWER_SCORE_SCHEMA) {
+        // Ranks the generation target whose runs made its answers, exactly as drb receipts summarize does.
+        this.summarizer.addAnswerScore(parsed.value as AnswerScoreReport, source.file, source.sha256);
+        return this.note(source, 'answer-score', null);
+      }
       return this.note(source, 'not-used', `not a receipt (schema ${result.schema ?? 'none'})`);
     }
     if (result.receipt === null) {

@@ -18,6 +18,11 @@ import { ScoreReport } from '../scoring/score-report.ts';
 import { SUITE_MANIFEST_SCHEMA, SuiteManifest } from '../suite/suite-manifest.ts';
 import { PROTOCOL_SCHEMA, Protocol } from '../field/field-protocol.ts';
 import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../field/receipt-bundle.ts';
+import { ANSWER_CASES_SCHEMA, AnswerCases } from '../generation/answer-cases.ts';
+import { ANSWER_SCORE_SCHEMA, AnswerScoreReport } from '../answers/answer-score.ts';
+import { ANSWER_REVIEW_SCHEMA, AnswerReview } from '../answers/answer-review.ts';
+import { GATE_PLAN_SCHEMA, GatePlan, LICENCE_REVIEW_SCHEMA, LicenceReview } from '../gate/gate-plan.ts';
+import { GATE_REPORT_SCHEMA, GateReport } from '../gate/escalation.ts';
 
 /** A non-receipt artifact kind: what it is (for messages) and its zod schema. */
 export interface ArtifactKind {
@@ -42,6 +47,12 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [PROTOCOL_SCHEMA, { what: 'a protocol file (public/protocols/<id>.json)', schema: Protocol }],
   // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
   [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle }],
+  [ANSWER_CASES_SCHEMA, { what: 'an answer-case set', schema: AnswerCases }],
+  [ANSWER_SCORE_SCHEMA, { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport }],
+  [ANSWER_REVIEW_SCHEMA, { what: "a reviewer's labels of generated answers", schema: AnswerReview }],
+  [GATE_PLAN_SCHEMA, { what: 'an escalation gate plan', schema: GatePlan }],
+  [GATE_REPORT_SCHEMA, { what: 'a gate report (drb gate escalation)', schema: GateReport }],
+  [LICENCE_REVIEW_SCHEMA, { what: 'a licence and NOTICE review', schema: LicenceReview }],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */
