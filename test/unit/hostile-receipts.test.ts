@@ -55,7 +55,8 @@ describe('hostile receipts: validate', () => {
       if (c.expect === 'refused' || c.expect === 'reported' || c.expect === 'copy-conflict' || c.expect === 'not-a-receipt') {
         expect(own.length, c.name).toBeGreaterThan(0);
       } else expect(own, c.name).toEqual([]);
-      const shownAs = c.bundle !== undefined && !c.field?.startsWith('sheet.') ? `${paths.get(c.name)}#receipts[0]` : paths.get(c.name);
+      // A bundle's own fields (its sheet, its list of receipts) are the bundle file's lines; the others its receipt's.
+      const shownAs = c.bundle !== undefined && !/^(sheet\.|receipts\[)/.test(c.field ?? '') ? `${paths.get(c.name)}#receipts[0]` : paths.get(c.name);
       if (c.field !== undefined) expect(own.some((line) => line.startsWith(`${shownAs}: ${c.field}: `)), `${c.name}: ${own.join(' / ')}`).toBe(true);
     }
     expect(linesOf('not-json')).toEqual([`${paths.get('not-json')}: (document): not valid JSON: syntax error`]);
@@ -175,7 +176,7 @@ describe('hostile fixtures folder', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const c of HOSTILE_CASES) {
       expect(readme, c.name).toContain(`| \`${c.name}\` | ${c.reader} | ${c.expect} |`);
-      const sources = [c.file, c.base, c.copy_of, c.symlink_to].filter((s) => s !== undefined);
+      const sources = [c.file, c.base, c.copy_of, c.symlink_to, c.fifo].filter((s) => s !== undefined);
       expect(sources, c.name).toHaveLength(1);
     }
     const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
