@@ -85,6 +85,16 @@ describe('the user\'s own flags', () => {
     }
   });
 
+  it('--dataset-name with a control character is refused (the report would fail its own schema); --format is echoed escaped', async () => {
+    const dir = tempDirWith({ 'items.json': '[{"id":"a","input":"x","references":["x"]}]', 'p.json': '[{"id":"a","candidates":["x"]}]' });
+    const base = ['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'p.json'), '--output-dir', join(dir, 'out')];
+    const named = await runCli([...base, '--dataset-name', 'x\u001b[2J\u202e']);
+    expect(named).toMatchObject({ code: 2, stderr: 'error: --dataset-name: holds a control or bidirectional character, or is over 4096 characters\n' });
+    const format = await runCli([...base, '--format', 'x\u202e\u001b']);
+    expect(format).toMatchObject({ code: 2, stderr: 'error: --format: unknown format "x\\u202e\\u001b" (expected generic or ajimee)\n' });
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+  });
+
   it('models echoes --dir, --dtype and --id escaped, one line each', async () => {
     const cases: Array<[string[], string]> = [
       [['models', 'verify', '--dir', '/nonexistent/\u001b]0;x\u0007\nforged', '--id', 'qwen3-0.6b-q4'], 'error: --dir /nonexistent/\\x1b]0;x\\x07\\nforged: cannot read the folder (ENOENT)\n'],
