@@ -9,6 +9,7 @@ import { join, relative, isAbsolute } from 'node:path';
 import { CliError } from './cli-error.ts';
 import { jsonSyntaxProblem } from '../core/text/json-syntax.ts';
 import { terminalText } from '../core/text/terminal-text.ts';
+import { jsonShapeProblems } from '../core/text/json-shape.ts';
 import { bundledReceiptName, RECEIPT_BUNDLE_SCHEMA, receiptFileText } from '../core/field/receipt-bundle.ts';
 import { canonicalJson } from '../core/evidence/target-identity.ts';
 import { validateReceipt } from '../core/validation/validate-receipt.ts';
@@ -218,7 +219,7 @@ export function* readInputDocuments(files: readonly string[]): Generator<InputDo
       // Too large, special or a folder: a problem line for this file; the others are still read.
       const message =
         error.failure === 'too-large'
-          ? `${error.size === undefined ? 'grew while it was read to' : `is ${error.size} bytes,`} larger than any drb receipt or artifact (at most ${MAX_INPUT_DOCUMENT_BYTES / 2 ** 20} MiB); not read`
+          ? `${error.size === undefined ? 'grew while it was read past' : `is ${error.size} bytes, larger than`} any drb receipt or artifact (at most ${MAX_INPUT_DOCUMENT_BYTES / 2 ** 20} MiB); not read`
           : error.message;
       yield { file, shown, sha256: '', bytes: error.size ?? 0, parsed: { ok: false, message } };
       continue;
@@ -243,12 +244,14 @@ function* bundledReceipts(file: string, shown: string, value: unknown): Generato
   if (validateReceipt(value).problems.length > 0) return;
   const receipts = (value as { receipts: unknown[] }).receipts;
   for (const [index, receipt] of receipts.entries()) {
-    const text = Buffer.from(receiptFileText(receipt));
+    // A receipt nested too deep to be a receipt is never serialised (it would run a recursive writer out of stack):
+    // its own checks refuse it with one line.
+    const text = jsonShapeProblems(receipt, undefined, 1).length === 0 ? Buffer.from(receiptFileText(receipt)) : null;
     yield {
       file,
       shown: bundledReceiptName(shown, index),
-      sha256: sha256(text),
-      bytes: text.byteLength,
+      sha256: text === null ? '' : sha256(text),
+      bytes: text?.byteLength ?? 0,
       parsed: { ok: true, value: receipt },
       bundle: { shown, index },
     };
