@@ -27,7 +27,7 @@ import { renderSummaryMarkdown } from '../core/evidence/summary-markdown.ts';
 import { validateReceipt } from '../core/validation/validate-receipt.ts';
 import { RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../core/field/receipt-bundle.ts';
 import { issuePath } from '../core/text/zod-issues.ts';
-import { terminalText } from '../core/text/terminal-text.ts';
+import { hasUnsafeTerminalChar, terminalText } from '../core/text/terminal-text.ts';
 import { jsonShapeProblems } from '../core/text/json-shape.ts';
 
 /** Whether `content` is a summary.json this tool wrote (so it may be replaced). */
@@ -138,7 +138,12 @@ export function writeSummary(outDir: string, summary: ReceiptsSummary): { json: 
 export function summarySources(outDir: string, paths: readonly string[]): string[] {
   return paths.map((path) => {
     const rel = relative(resolve(outDir), resolve(path));
-    return isAbsolute(rel) ? resolve(path) : (rel === '' ? '.' : rel).split(sep).join('/');
+    const source = isAbsolute(rel) ? resolve(path) : (rel === '' ? '.' : rel).split(sep).join('/');
+    // The summary records the path as it is (review opens it again), so it must be one summary.json can hold.
+    if (hasUnsafeTerminalChar(source) || source.length > 4096) {
+      throw new CliError(`${displayPath(path)}: a PATH holding a control or bidirectional character (or over 4096 characters) cannot be recorded in summary.json; rename it; nothing written`);
+    }
+    return source;
   });
 }
 
@@ -211,8 +216,9 @@ export async function summarizeReceipts(
   outDir: string,
   progress?: (done: number, total: number) => void,
 ): Promise<{ summary: ReceiptsSummary; json: string; md: string }> {
+  const sources = summarySources(outDir, paths);
   const reviews = loadReviews(outDir);
   const { summarizer } = foldInputs(paths, [resolve(outDir)], progress);
-  const summary = await summarizer.finish({ reviews, sources: summarySources(outDir, paths) });
+  const summary = await summarizer.finish({ reviews, sources });
   return { summary, ...writeSummary(outDir, summary) };
 }

@@ -63,6 +63,19 @@ describe('names and strings printed by the receipt tools', () => {
     for (const c of nameCases) expect(existsSync(join(dir, hostileFileName(c)))).toBe(true);
   });
 
+  it('summarize refuses a PATH it could not record in summary.json (a control character), naming it escaped; nothing written', async () => {
+    const dir = testTempDir('drb-path-');
+    const folder = join(dir, 'in\u001b[2J\nx');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'r.json'), JSON.stringify(buildReceipt({ kind: 'cold' })));
+    const run = await runCli(['receipts', 'summarize', folder, '--out', join(dir, 'out')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`error: ${terminalText(folder)}: a PATH holding a control or bidirectional character (or over 4096 characters) cannot be recorded in summary.json; rename it; nothing written\n`);
+    expect(existsSync(join(dir, 'out'))).toBe(false);
+    // validate and report, which record nothing, read it and show it escaped.
+    expect((await runCli(['receipts', 'validate', folder])).stdout).toBe('ok: 1 receipt(s) valid\n');
+  });
+
   it('review-template and review escape a hostile --target', async () => {
     const dir = tempDirWith({ 'r.json': JSON.stringify(buildReceipt({ kind: 'cold' })) });
     const out = join(dir, 'out');
