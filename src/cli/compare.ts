@@ -6,6 +6,7 @@ import { renderCompareHeadline, renderCompareMarkdown } from '../core/scoring/re
 import { CliError } from './cli-error.ts';
 import { isJsonWithSchema, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
 import { toolVersion } from './tool-version.ts';
+import { quotedText } from '../core/text/terminal-text.ts';
 
 interface CompareFlags {
   items: string;
@@ -33,7 +34,7 @@ export function register(command: Command): void {
     .option('--stem <name>', 'report file name without extension', 'comparison')
     .action(async (flags: CompareFlags) => {
       const format = ItemFormat.safeParse(flags.format);
-      if (!format.success) throw new CliError(`--format: unknown format ${JSON.stringify(flags.format)} (expected generic or ajimee)`);
+      if (!format.success) throw new CliError(`--format: unknown format ${quotedText(flags.format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
       const baseline = readArtifact(flags.baseline);

@@ -2,6 +2,7 @@ import { Command, CommanderError, Help } from 'commander';
 import { CliError } from './cli-error.ts';
 import { exitCodeOf } from './exit-code.ts';
 import { toolVersion } from './tool-version.ts';
+import { terminalLines } from '../core/text/terminal-text.ts';
 
 /** What a command module exports: `register` adds the command's options, subcommands and action to it. */
 interface CommandModule {
@@ -143,7 +144,7 @@ export async function main(argv: string[]): Promise<number> {
     return exitCode;
   } catch (error) {
     if (error instanceof CliError) {
-      process.stderr.write(`error: ${error.message}\n`);
+      process.stderr.write(`error: ${terminalLines(error.message)}\n`);
       return error.exitCode;
     }
     if (error instanceof CommanderError) {

@@ -7,6 +7,7 @@ import { buildScoreReport } from '../core/scoring/score-run.ts';
 import { CliError } from './cli-error.ts';
 import { isJsonWithSchema, openArtifact, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
 import { toolVersion } from './tool-version.ts';
+import { quotedText } from '../core/text/terminal-text.ts';
 
 interface ScoreFlags {
   items: string;
@@ -40,7 +41,7 @@ export function register(command: Command): void {
     .option('--per-row', 'add one entry per item row to the JSON report')
     .action(async (flags: ScoreFlags) => {
       const format = flags.format;
-      if (!isItemFormat(format)) throw new CliError(`--format: unknown format ${JSON.stringify(format)} (expected generic or ajimee)`);
+      if (!isItemFormat(format)) throw new CliError(`--format: unknown format ${quotedText(format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
       // Read in pieces as it is scored: a large predictions file never sits in memory whole.

@@ -183,7 +183,7 @@ export function ProtocolView(props: {
         } catch {
           throw new Error('(document): not valid JSON');
         }
-        const parsed = parseProtocol(value, file);
+        const parsed = parseProtocol(value, file, props.protocolId);
         if (!parsed.ok) return setProtocolError(parsed.line);
         const problems = protocolCatalogProblems(parsed.protocol, catalog, file);
         if (problems.length > 0) return setProtocolError(problems[0]);

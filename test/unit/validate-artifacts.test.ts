@@ -45,6 +45,9 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
   review.device = { hardware_model: 'Pixel 8', ram_gb: 8, os_build: 'AP2A', browser: 'Chrome', browser_version: '156' };
   review.conditions = { network: 'Wi-Fi', battery_percent: 80, charging: false, thermal_state: 'nominal' };
   review.memory_pressure = { observed: false, behaviour: 'none observed' };
+  // The template leaves what the reviewer confirms empty: the revision and the tab's survival.
+  review.public_revision = 'a'.repeat(40);
+  review.tab = { reloaded_or_evicted: false, details: null };
   review.failure_explanations = review.failure_explanations.map((e: { receipt_id: string }) => ({ ...e, explanation: 'test run' }));
   writeFileSync(join(dir, 'review.json'), JSON.stringify(review));
   const items = [{ id: 'a', input: 'x', references: ['y'], label: 'typo' }];

@@ -37,7 +37,7 @@ import {
   type DeviceIdentity,
   type TargetIdentity,
 } from './target-identity.ts';
-import { ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
+import { idKey, ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
 import { coldSetAsideReason } from '../receipt/cache-state.ts';
 import type { FieldProblem } from '../receipt/receipt-envelope.ts';
 import type { AnswerScoreReport } from '../answers/answer-score.ts';
@@ -126,9 +126,9 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
   };
 }
 
-/** The source of a receipt handed over in memory (tests, the page): its content stands in for its bytes. */
+/** The source of a receipt handed over in memory (tests, the page): its canonical JSON is its fingerprint. */
 function inMemorySource(receipt: { receipt_id: string }): ReceiptSource {
-  return { file: `(receipt ${receipt.receipt_id})`, fingerprint: JSON.stringify(receipt) };
+  return { file: `(receipt ${receipt.receipt_id})`, fingerprint: canonicalJson(receipt) };
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -167,9 +167,11 @@ export interface SummaryOptions {
   profiles?: BudgetProfiles;
   /** LLM configs for memory fit (default: the built-in llm-configs.v1.json). */
   llmConfigs?: LlmConfigs;
+  /** The inputs the receipts were read from, as the summary records them (`drb receipts review` reads them again). */
+  sources?: readonly string[];
 }
 
-/** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v2`. */
+/** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v3`. */
 export class ReceiptsSummarizer {
   private readonly groups = new Map<string, Accumulator>();
   private readonly generationGroups = new Map<string, GenerationAccumulator>();
@@ -233,12 +235,13 @@ export class ReceiptsSummarizer {
    * Claims `receipt`'s id for `source`: true when it is the first file with that id (count it); false for a copy,
    * which is listed in the summary's `duplicates`, never counted, and flags the device target that counted the id.
    */
-  private admit(receipt: { receipt_id: string }, source: ReceiptSource | undefined): boolean {
-    const claim = this.ledger.claim(receipt.receipt_id, source ?? inMemorySource(receipt));
+  private admit(receipt: { receipt_id: string; run?: { id: string } }, source: ReceiptSource | undefined): boolean {
+    const claim = this.ledger.claim(receipt.receipt_id, source ?? inMemorySource(receipt), receipt.run?.id ?? null);
     if (claim.kind === 'first') return true;
     this.files++;
-    const canonical = this.deviceTargetOf.get(receipt.receipt_id);
-    if (canonical !== undefined) this.groups.get(canonical)!.duplicateIds.add(receipt.receipt_id);
+    // The target of the receipt that was counted carries the copy (by receipt id or by run id): it cannot pass.
+    const canonical = this.deviceTargetOf.get(idKey(claim.firstId));
+    if (canonical !== undefined) this.groups.get(canonical)!.duplicateIds.add(claim.firstId);
     return false;
   }
 
@@ -346,7 +349,7 @@ export class ReceiptsSummarizer {
       acc = newAccumulator(identity, canonicalJson(requestIdentity(identity)));
       this.groups.set(canonical, acc);
     }
-    this.deviceTargetOf.set(receipt.receipt_id, canonical);
+    this.deviceTargetOf.set(idKey(receipt.receipt_id), canonical);
     if (source?.bundle !== undefined) acc.bundles.add(source.bundle);
     fold(acc, receipt);
     if (receipt.run.previous_run_interrupted !== null) {
@@ -485,6 +488,7 @@ export class ReceiptsSummarizer {
       protocol: { min_cold: PROTOCOL_MIN_COLD, min_warm: PROTOCOL_MIN_WARM },
       profiles_version: profiles.version,
       llm_configs_version: llmConfigs.version,
+      sources: [...(options.sources ?? [])],
       inputs: {
         files: this.files,
         receipts_valid: this.valid,
@@ -600,7 +604,7 @@ function buildTarget(
     pooled_ms: statsOrNull(acc.warmPooled),
     median_interval: bootstrapPooledMedian(acc.warmByReceipt)?.interval ?? null,
     receipt_medians_ms: medians,
-    receipt_median_ratio: medians !== null && medians.count >= 2 && medians.min > 0 ? medians.max / medians.min : null,
+    receipt_median_ratio: medians !== null && medians.count >= 2 && medians.min > 0 && Number.isFinite(medians.max / medians.min) ? medians.max / medians.min : null,
     thermal_slope: statsOrNull(acc.warmThermal),
     drift_ms_per_run: statsOrNull(acc.warmDrift),
   };

@@ -1,5 +1,5 @@
 /**
- * The receipts summary (`drb.receipts-summary.v2`): every target found in a set of receipts with its counts
+ * The receipts summary (`drb.receipts-summary.v3`): every target found in a set of receipts with its counts
  * against the protocol minimums, cold stage and warm statistics, fallbacks, integrity, noisy, failed and
  * interrupted runs, budget-profile gates, memory fit, the stored review and the evidence state with the reasons
  * it is not higher. It holds no timestamps and no absolute paths, so re-summarising the same files gives the same
@@ -18,8 +18,12 @@ import { ProfileRanking, RowClass, RowQuality } from './generation-eligibility.t
 // Summary strings are copies of receipt fields, file names and reasons: bounded (review reads summaries back).
 const Text = detailText(4096);
 
-/** v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`). */
-export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v2';
+/**
+ * v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`).
+ * v3: `sources` (the inputs, so `drb receipts review` counts from the receipts again instead of trusting the
+ * summary's numbers), copies matched by content and by run id (`duplicates[].copies[].matched_by`).
+ */
+export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v3';
 
 // The device procedure's minimums live with the protocol files that carry them (one definition).
 export { PROTOCOL_MIN_COLD, PROTOCOL_MIN_WARM } from '../field/field-protocol.ts';
@@ -363,6 +367,12 @@ export const ReceiptsSummary = z.strictObject({
   protocol: z.strictObject({ min_cold: Count, min_warm: Count }),
   profiles_version: Text,
   llm_configs_version: Text,
+  /**
+   * The files and folders the receipts were read from, each relative to the summary's own folder (absolute when
+   * they are on another drive): `drb receipts review` reads them again and counts from the receipts, never from this
+   * file's numbers. Empty for a summary made in memory (it cannot be reviewed).
+   */
+  sources: z.array(Text).max(1000),
   inputs: z.strictObject({
     files: Count,
     receipts_valid: Count,

@@ -227,7 +227,7 @@ function rankingLines(g: GenerationTargetSummary): string[] {
 
 /**
  * Renders `summary` as Markdown.
- * @param summary a `drb.receipts-summary.v2` document
+ * @param summary a `drb.receipts-summary.v3` document
  */
 export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const lines: string[] = ['# Device receipts summary', ''];
@@ -236,7 +236,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
       `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
       `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt, ` +
-      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different bytes); ` +
+      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different content); ` +
       `${inputs.interruptions} interrupted run(s) recorded. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
       `Budget profiles ${cell(summary.profiles_version)}; LLM configs ${cell(summary.llm_configs_version)}.`,
@@ -269,12 +269,15 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     lines.push(
       '## Duplicate receipt files (counted once)',
       '',
-      'A receipt counts once: these files repeat a receipt id already counted and were left out. A copy with different bytes ' +
-        'is an edited or forged receipt; a target with any copy cannot reach DEVICE_PASS until the copies are removed.',
+      'A receipt counts once: these files repeat a receipt id (in any letter case) or a device run already counted and were ' +
+        'left out. A copy with different content, or another receipt of the same run, is an edited or forged receipt; a ' +
+        'target with any copy cannot reach DEVICE_PASS until the copies are removed.',
       '',
     );
     for (const d of summary.duplicates) {
-      const copies = d.copies.map((c) => `${cell(c.file)} (${c.identical ? 'identical bytes' : '**different bytes**'})`).join(', ');
+      const copies = d.copies
+        .map((c) => `${cell(c.file)} (${c.matched_by === 'run_id' ? '**another receipt of the same run**' : c.identical ? 'the same content' : '**different content**'})`)
+        .join(', ');
       lines.push(`- ${cell(d.receipt_id)}: counted ${cell(d.counted_file)}; copies ${copies}`);
     }
     lines.push('');

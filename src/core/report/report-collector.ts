@@ -57,6 +57,12 @@ function firstProblem(problems: readonly ReceiptProblem[]): string {
 export class ReportCollector {
   private readonly summarizer = new ReceiptsSummarizer();
   private readonly inputs: ReportInput[] = [];
+
+  /**
+   * @param fingerprint a receipt's content fingerprint (the CLI hashes its canonical JSON; by default the canonical
+   *   JSON itself): copies are told apart by content, whatever their formatting (src/core/evidence/receipt-ids.ts)
+   */
+  constructor(private readonly fingerprint: (value: unknown) => string = canonicalJson) {}
   private readonly cold: Array<Keyed<Detail<ColdRun>>> = [];
   private readonly warm: Array<Keyed<Detail<WarmRun>>> = [];
   private readonly generation: Array<Keyed<Detail<GenerationRun>>> = [];
@@ -108,7 +114,7 @@ export class ReportCollector {
       this.summarizer.addInvalid(source.file, result.problems);
       return this.note(source, 'invalid', firstProblem(result.problems));
     }
-    const fingerprint = { file: source.file, fingerprint: source.sha256 };
+    const fingerprint = { file: source.file, fingerprint: this.fingerprint(parsed.value) };
     let counted: boolean;
     if (result.kind === 'receipt') {
       counted = this.summarizer.addReceipt(result.receipt, fingerprint);
@@ -130,7 +136,7 @@ export class ReportCollector {
       counted = this.summarizer.addComparisonReceipt(result.receipt, fingerprint);
       if (counted) this.addComparison(result.receipt);
     }
-    if (!counted) return this.note(source, 'duplicate', `receipt_id ${result.receipt.receipt_id} was counted already (a receipt counts once)`);
+    if (!counted) return this.note(source, 'duplicate', `receipt_id ${result.receipt.receipt_id} (or its run) was counted already (a receipt counts once)`);
     return this.note(source, result.kind === 'receipt' ? 'device-receipt' : result.kind, null);
   }
 

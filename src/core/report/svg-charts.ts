@@ -30,28 +30,51 @@ export const COLORS = {
   muted: '#4a4a4a',
 } as const;
 
-const f1 = (v: number) => (Math.round(v * 10) / 10).toFixed(1);
+/** The largest coordinate drawn: far outside every viewBox, and finite whatever a scale gave. */
+const MAX_COORDINATE = 1e6;
+
+/**
+ * A coordinate with one decimal. SVG gets finite numbers only: a value a scale could not place (an extreme finite
+ * timing pushed through an overflowing sum or ratio) is clamped, never written as NaN or Infinity.
+ */
+const f1 = (v: number) => {
+  const finite = Number.isNaN(v) ? 0 : Math.max(-MAX_COORDINATE, Math.min(MAX_COORDINATE, v));
+  return (Math.round(finite * 10) / 10).toFixed(1);
+};
+
+/** A sum that stays finite (extreme finite timings can overflow a plain sum to Infinity). */
+const finiteSum = (values: readonly number[]) => Math.min(Number.MAX_VALUE, values.reduce((s, v) => s + v, 0));
 
 /** Round tick values covering [min, max] (1, 2 or 5 times a power of ten apart), at most about `count` of them. */
 export function niceTicks(min: number, max: number, count = 5): number[] {
   if (!(max > min)) return [min];
-  const raw = (max - min) / count;
+  let raw = (max - min) / count;
+  if (!Number.isFinite(raw)) raw = max / count - min / count;
   const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw)!;
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  // A range no nice step can cover in finite numbers (extreme timings): its two ends are the ticks.
+  if (step === undefined || !Number.isFinite(step) || step <= 0) return [min, max];
   const ticks: number[] = [];
   // Integer multiples of the step, so 0.1 + 0.2 style sums never creep in.
-  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9; k++) ticks.push(Number((k * step).toPrecision(12)));
-  return ticks;
+  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9 && ticks.length <= 4 * count; k++) ticks.push(Number((k * step).toPrecision(12)));
+  return ticks.filter((t) => Number.isFinite(t));
 }
 
 /** A linear scale from [d0, d1] onto [r0, r1], with nice ticks; the domain's top is raised to the next tick. */
 export function linearScale(d0: number, d1: number, r0: number, r1: number): { at: (v: number) => number; ticks: number[] } {
-  const hi = d1 > d0 ? d1 : d0 + 1;
+  const upper = Math.min(d1, Number.MAX_VALUE);
+  const hi = upper > d0 ? upper : d0 + Math.max(1, Math.abs(d0) * 1e-9);
   const ticks = niceTicks(d0, hi);
+  if (ticks.length === 0) ticks.push(d0, hi);
   const step = ticks.length > 1 ? ticks[1] - ticks[0] : hi - d0;
-  if (ticks[ticks.length - 1] < hi) ticks.push(Number((ticks[ticks.length - 1] + step).toPrecision(12)));
+  const next = Number((ticks[ticks.length - 1] + step).toPrecision(12));
+  if (ticks[ticks.length - 1] < hi) ticks.push(Number.isFinite(next) ? next : hi);
   const top = ticks[ticks.length - 1];
-  return { at: (v) => r0 + ((v - d0) / (top - d0)) * (r1 - r0), ticks };
+  const span = top - d0;
+  if (Number.isFinite(span) && span > 0) return { at: (v) => r0 + ((v - d0) / span) * (r1 - r0), ticks };
+  // Two extreme finite ends whose difference overflows: halves keep it finite; no span places all at the start.
+  const half = top / 2 - d0 / 2;
+  return { at: (v) => (half > 0 ? r0 + ((v / 2 - d0 / 2) / half) * (r1 - r0) : r0), ticks };
 }
 
 /** A log10 scale from [d0, d1] (both above 0) onto [r0, r1], ticks at 1, 2 and 5 times powers of ten. */
@@ -118,7 +141,7 @@ export function stackedBarsSvg(id: string, rows: readonly StackedRow[], title: s
   const top = 24;
   const plotRight = CHART_WIDTH - RIGHT;
   // A chart of failed runs only has nothing to scale by: 1 ms keeps the axis readable.
-  const max = Math.max(1, ...rows.map((r) => r.segments.reduce((s, g) => s + (g.value ?? 0), 0)));
+  const max = Math.max(1, ...rows.map((r) => finiteSum(r.segments.map((g) => g.value ?? 0))));
   const scale = linearScale(0, max, PLOT_LEFT, plotRight);
   const bottom = top + rows.length * rowHeight;
   let out = open(id, bottom + 40, title, desc);

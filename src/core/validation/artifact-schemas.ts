@@ -23,19 +23,27 @@ import { ANSWER_SCORE_SCHEMA, AnswerScoreReport } from '../answers/answer-score.
 import { ANSWER_REVIEW_SCHEMA, AnswerReview } from '../answers/answer-review.ts';
 import { GATE_PLAN_SCHEMA, GatePlan, LICENCE_REVIEW_SCHEMA, LicenceReview } from '../gate/gate-plan.ts';
 import { GATE_REPORT_SCHEMA, GateReport } from '../gate/escalation.ts';
+import { checkReceiptsSummary } from '../evidence/summary-invariants.ts';
+import { checkScoreReport } from '../scoring/score-report-invariants.ts';
+import { checkBundleFacts } from './artifact-invariants.ts';
 
-/** A non-receipt artifact kind: what it is (for messages) and its zod schema. */
+/** A non-receipt artifact kind: what it is (for messages), its zod schema, and its cross-field rules. */
 export interface ArtifactKind {
   what: string;
   schema: z.ZodType;
+  /**
+   * Contradictions inside a schema-valid value (src/core/validation/artifact-invariants.ts and the kinds' own):
+   * `parsed` is zod's output, `raw` the value exactly as JSON.parse gave it.
+   */
+  check?: (parsed: never, raw: unknown) => Array<{ path: string; message: string }>;
 }
 
 /** Non-receipt artifacts by schema id. */
 export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<string, ArtifactKind>([
-  [RECEIPTS_SUMMARY_SCHEMA, { what: 'a receipts summary (drb receipts summarize)', schema: ReceiptsSummary }],
+  [RECEIPTS_SUMMARY_SCHEMA, { what: 'a receipts summary (drb receipts summarize)', schema: ReceiptsSummary, check: checkReceiptsSummary }],
   [DEVICE_REVIEW_SCHEMA, { what: "a reviewer's answers (drb receipts review)", schema: DeviceReview }],
   [PUBLIC_PASS_SCHEMA, { what: 'a public-pass record (drb public-pass)', schema: PublicPassRecord }],
-  ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport }],
+  ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport, check: checkScoreReport }],
   ['drb.compare-report.v1', { what: 'a comparison report (drb compare)', schema: CompareReport }],
   [GENERATION_ANSWERS_SCHEMA, { what: "a generation run's answers", schema: GenerationAnswers }],
   [PROMPT_SET_SCHEMA, { what: 'a prompt set', schema: PromptSet }],
@@ -46,7 +54,7 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [LLM_CONFIGS_SCHEMA, { what: 'LLM memory configs', schema: LlmConfigs }],
   [PROTOCOL_SCHEMA, { what: 'a protocol file (public/protocols/<id>.json)', schema: Protocol }],
   // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
-  [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle }],
+  [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle, check: checkBundleFacts }],
   [ANSWER_CASES_SCHEMA, { what: 'an answer-case set', schema: AnswerCases }],
   [ANSWER_SCORE_SCHEMA, { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport }],
   [ANSWER_REVIEW_SCHEMA, { what: "a reviewer's labels of generated answers", schema: AnswerReview }],
@@ -58,5 +66,6 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */
 export const RETIRED_ARTIFACT_SCHEMAS: ReadonlyMap<string, string> = new Map([
   ['drb.receipts-summary.v1', RECEIPTS_SUMMARY_SCHEMA],
+  ['drb.receipts-summary.v2', RECEIPTS_SUMMARY_SCHEMA],
   ['drb.score-report.v1', 'drb.score-report.v2'],
 ]);

@@ -35,7 +35,7 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'predictions.schema.json', schema: PredictionsFile.meta({ title: 'drb predictions file' }) },
   { fileName: 'score-report.schema.json', schema: ScoreReport.meta({ title: 'drb.score-report.v2 (drb score)' }) },
   { fileName: 'compare-report.schema.json', schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }) },
-  { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v2 (drb receipts summarize)' }) },
+  { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v3 (drb receipts summarize)' }) },
   { fileName: 'device-review.schema.json', schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }) },
   { fileName: 'device-receipt.schema.json', schema: DeviceReceipt.meta({ title: 'drb.device-receipt.v2 (one cold or warm run on one device)' }) },
   { fileName: 'model-catalog.schema.json', schema: ModelCatalog.meta({ title: 'drb.model-catalog.v1 (src/catalog/catalog.json)' }) },
