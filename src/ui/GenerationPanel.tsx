@@ -28,7 +28,7 @@ import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 
 /** The prompt sets this build ships (public/prompts/<id>.json). */
-const PROMPT_SETS = ['drb-gen-ja-en-v1'];
+const PROMPT_SETS = ['drb-gen-ja-en-v1', 'drb-answer-cases-ja-en-v1'];
 
 function fmt(value: number | null, digits = 1): string {
   return value === null ? '–' : value.toFixed(digits);

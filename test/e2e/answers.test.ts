@@ -84,6 +84,8 @@ describe('answer scoring of a real generation run', () => {
     const { page, receipt, answers } = await generate(
       `?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', threads: 1, prompts: SET, reps: 3, maxNewTokens: 16 })}`,
     );
+    // The Generation panel offers the case set among its prompt sets.
+    expect(await page.getByTestId('generation-panel').locator('option', { hasText: SET }).count()).toBe(1);
     await page.close();
     // The page ran exactly the case set: its bytes, one prompt per case in file order, seeds 17, 29, 41.
     expect(receipt.prompt_set).toEqual({ id: SET, version: cases.version, sha256: casesSha, measured_prompts: cases.cases.length });
