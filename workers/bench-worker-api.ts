@@ -1,6 +1,6 @@
 /**
  * The object the bench worker exposes through comlink: `BenchWorker` (src/worker-api/worker-messages.ts), which the page
- * calls through its worker session (src/page/worker-session.ts). The worker entry (bench.worker.ts) only exposes an
+ * calls through its worker bridge (src/page/worker-bridge.ts). The worker entry (bench.worker.ts) only exposes an
  * instance; everything is here, so Node tests can drive it.
  *
  * Engine failures are returned as plain `EngineFailure` objects, not thrown: comlink keeps only name/message/stack of

@@ -21,7 +21,7 @@ export function answerWithin<T>(call: Promise<T>, limitMs: number, what: string)
 
 /**
  * Resolves as `call` does, or rejects with `overrun()`'s error after `limitMs` (the one timer every time limit of
- * the page uses: probe calls here, page-side run stages in src/page/worker-session.ts).
+ * the page uses: probe calls here, page-side run stages in src/page/worker-bridge.ts).
  * @param call the pending work
  * @param limitMs how long to wait, in ms
  * @param overrun the error to reject with when the limit passes

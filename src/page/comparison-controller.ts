@@ -30,7 +30,14 @@ import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
-import { CANCELLED, EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerSession } from './worker-session.ts';
+import {
+  CANCELLED,
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** One route to compare. */
 export interface ComparisonRouteRequest {
@@ -79,7 +86,7 @@ export interface ComparisonUiHooks {
 
 interface RouteState {
   request: ComparisonRouteRequest;
-  session: WorkerSession | null;
+  bridge: WorkerBridge | null;
   measurement: RouteMeasurement;
 }
 
@@ -110,7 +117,7 @@ export class ComparisonController {
       // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
       journal.end();
       void overlap.finish();
-      for (const state of this.states) state.session?.close('comparison finished');
+      for (const state of this.states) state.bridge?.close('comparison finished');
       this.states = [];
       this.running = false;
     }
@@ -137,7 +144,7 @@ export class ComparisonController {
     let integrity: ComparisonReceipt['model']['integrity'] = 'not-loaded';
     this.states = request.routes.map((r) => ({
       request: r,
-      session: null,
+      bridge: null,
       measurement: {
         id: r.id,
         requested_ep: r.ep,
@@ -154,8 +161,8 @@ export class ComparisonController {
     const failRoute = (state: RouteState, error: unknown) => {
       const { name, message } = error instanceof Error ? error : { name: 'Error', message: String(error) };
       state.measurement.error ??= { name: boundCode(name), message: receiptText(message) };
-      state.session?.close(message);
-      state.session = null;
+      state.bridge?.close(message);
+      state.bridge = null;
     };
 
     // 2. Load every route in its own worker (one after the other: loading in parallel would race for the cores).
@@ -164,22 +171,17 @@ export class ComparisonController {
       // The model's integrity is about its files: an input that differs from its pin fails the route only.
       let loadingModel = false;
       try {
-        state.session = await WorkerSession.open(env.limits, signal);
-        state.session.follow({ onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
+        state.bridge = await WorkerBridge.open(env.limits, signal);
+        state.bridge.follow({ onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
         if (request.input.kind === 'fixed') {
-          const input = await state.session.loadInput(request.input.input, env.pageBaseUrl);
+          const input = await state.bridge.loadInput(request.input.input, env.pageBaseUrl);
           inputSha256 ??= input.sha256;
         }
         // No fallback: a comparison compares what was asked.
         loadingModel = true;
-        const load = await state.session.load({
-          model: request.model,
-          pageBaseUrl: env.pageBaseUrl,
-          ep: state.request.ep,
-          threads: state.request.threads,
-          allowFallback: false,
-          dtype: request.dtype,
-        });
+        const route = { ep: state.request.ep, threads: state.request.threads, allowFallback: false };
+        const settings = { pageBaseUrl: env.pageBaseUrl, dtype: request.dtype };
+        const load = await state.bridge.load(loadRequest(request.model, route, settings));
         engine = load.engine;
         files = load.model.files;
         if (integrity !== 'mismatch') integrity = load.model.integrity;
@@ -190,7 +192,7 @@ export class ComparisonController {
       } catch (error) {
         if (loadingModel && error instanceof IntegrityFailure) integrity = 'mismatch';
         // A route whose load failed after its runtime fetch (or whose worker died then) still says which build it was.
-        if (loadingModel) state.measurement.runtime = fetchedBeforeFailure(error, state.session)?.runtime?.info ?? null;
+        if (loadingModel) state.measurement.runtime = fetchedBeforeFailure(error, state.bridge)?.runtime?.info ?? null;
         failRoute(state, error);
       }
     }
@@ -198,16 +200,16 @@ export class ComparisonController {
     // One timed run on a route: the fixed input once, or every candidate row once (one engine call per row; the
     // sample is the sum of the rows' model-call times, each timed in the worker).
     const rowsInput = request.input.kind === 'rows' ? request.input.rows : null;
-    const runInput = async (session: WorkerSession, stage: Stage): Promise<{ durationMs: number; scores: number[]; sha256: string | null }> => {
+    const runInput = async (bridge: WorkerBridge, stage: Stage): Promise<{ durationMs: number; scores: number[]; sha256: string | null }> => {
       if (rowsInput === null) {
-        const out = await session.runOnce(stage);
+        const out = await bridge.runOnce(stage);
         return { durationMs: out.durationMs, scores: out.values ?? out.output?.head ?? [], sha256: out.output?.sha256 ?? null };
       }
       let durationMs = 0;
       const scores: number[] = [];
       for (const row of rowsInput.rows) {
-        await session.setInput({ id: row.id, data: row.data }, stage);
-        const out = await session.runOnce(stage).catch((error: unknown) => {
+        await bridge.setInput({ id: row.id, data: row.data }, stage);
+        const out = await bridge.runOnce(stage).catch((error: unknown) => {
           // An engine failure names the row; a dead worker (crash, time limit, cancel) is about the route as a whole.
           if (!(error instanceof EngineError)) throw error;
           throw Object.assign(new Error(`row ${JSON.stringify(row.id)}: ${error.message}`), { name: error.name });
@@ -225,10 +227,10 @@ export class ComparisonController {
 
     // 3. One untimed warm-up per live route (first-run costs: shader compilation, allocator growth, JIT).
     for (const state of this.states) {
-      if (state.session === null) continue;
+      if (state.bridge === null) continue;
       ui.onPhase?.('warmup', state.request.id);
       journal.stage('warmup');
-      await runInput(state.session, 'warmup').catch((error: unknown) => failRoute(state, error));
+      await runInput(state.bridge, 'warmup').catch((error: unknown) => failRoute(state, error));
     }
 
     // 4. Timed runs in the interleaved order; the last round's output is what the agreement check compares.
@@ -239,9 +241,9 @@ export class ComparisonController {
     for (const slot of schedule) {
       const state = byId.get(slot.route_id)!;
       done++;
-      if (state.session === null) continue;
+      if (state.bridge === null) continue;
       try {
-        const out = await runInput(state.session, 'warm_inference');
+        const out = await runInput(state.bridge, 'warm_inference');
         state.measurement.samples_ms.push(out.durationMs);
         if (slot.round === request.rounds) {
           state.measurement.scores = out.scores;

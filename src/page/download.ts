@@ -3,7 +3,7 @@
  * browsers where downloads are awkward (iOS).
  */
 import { receiptFileText } from '../core/field/receipt-bundle.ts';
-import { artifactFileName, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
+import { receiptFileName } from '../core/receipt/receipt-envelope.ts';
 
 /** Starts a download of `blob` under `fileName` (a temporary link, clicked once). */
 function downloadBlob(blob: Blob, fileName: string): void {
@@ -34,7 +34,7 @@ export function downloadJson(data: unknown, fileName: string): void {
  * @returns the file name it was offered under (for the panel's "Saved as" note)
  */
 export function downloadReceipt(receipt: unknown): string {
-  const name = artifactFileName(receiptNameParts(receipt));
+  const name = receiptFileName(receipt);
   downloadJson(receipt, name);
   return name;
 }

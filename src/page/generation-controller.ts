@@ -5,7 +5,7 @@
  * Steps: 1. probe; 2. fresh worker; 3. load the model (cold load, timed apart); 4. one untimed warm-up;
  * 5. every measured prompt in the versioned order, once per repetition, with the repetition's seed (a failed prompt
  * is recorded and the run goes on; a crashed or hung worker ends it); 6. assemble and validate.
- * Every worker call runs under a stage time limit (worker-session.ts), so a dead worker never freezes the page.
+ * Every worker call runs under a stage time limit (worker-bridge.ts), so a dead worker never freezes the page.
  */
 import type { CatalogModel } from '../core/catalog/catalog.ts';
 import type { GenerateInput } from '../core/generation/generate-input.ts';
@@ -32,7 +32,14 @@ import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
-import { EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerFailure, WorkerSession } from './worker-session.ts';
+import {
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  WorkerFailure,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** A prompt set as the page loaded it: parsed, plus the SHA-256 of the exact bytes. */
 export interface LoadedPromptSet {
@@ -105,15 +112,15 @@ function stageOf(stage: Stage | null): GenerationError['stage'] {
 
 /** Runs generation runs; one at a time, each in its own fresh worker. */
 export class GenerationController {
-  private session: WorkerSession | null = null;
+  private bridge: WorkerBridge | null = null;
   private running = false;
 
   /** @param env page facts (base URL, probe, stage limits, build, journal) */
   constructor(private readonly env: PageFacts) {}
 
-  /** The current worker session, for test hooks. */
-  get worker(): WorkerSession | null {
-    return this.session;
+  /** The current worker bridge, for test hooks. */
+  get worker(): WorkerBridge | null {
+    return this.bridge;
   }
 
   /**
@@ -135,8 +142,8 @@ export class GenerationController {
       journal.end();
       void overlap.finish();
       this.running = false;
-      this.session?.close('generation run finished');
-      this.session = null;
+      this.bridge?.close('generation run finished');
+      this.bridge = null;
     }
   }
 
@@ -172,9 +179,9 @@ export class GenerationController {
     const capabilities = await env.probe();
     try {
       // 2. A fresh worker: a generation run's cold load is always a real load (a cancelled run stops here).
-      this.session = await WorkerSession.open(env.limits, signal);
-      const session = this.session;
-      session.follow(
+      this.bridge = await WorkerBridge.open(env.limits, signal);
+      const bridge = this.bridge;
+      bridge.follow(
         {
           onProgress: (p) => ui.onProgress?.(p),
           onStage: (stage, phase) => phase === 'start' && journal.stage(stage),
@@ -186,18 +193,11 @@ export class GenerationController {
       // 3. Load (cold; kept out of every warm statistic).
       ui.onPhase?.('load');
       try {
-        load = await session.load({
-          model: request.model,
-          pageBaseUrl: env.pageBaseUrl,
-          ep: request.ep,
-          threads: request.threads,
-          allowFallback: request.allowFallback,
-          dtype: null,
-          ...(request.userFiles ? { userFiles: request.userFiles } : {}),
-        });
+        const settings = { pageBaseUrl: env.pageBaseUrl, userFiles: request.userFiles };
+        load = await bridge.load(loadRequest(request.model, request, settings));
       } catch (error) {
         // Also when the worker died (crash, time limit, cancel): what it said it had fetched is still this run's.
-        fetched = fetchedBeforeFailure(error, session);
+        fetched = fetchedBeforeFailure(error, bridge);
         if (fetched) integrity = fetched.model.integrity;
         if (!(error instanceof EngineError)) throw error;
         attempts = error.attempts;
@@ -216,9 +216,9 @@ export class GenerationController {
         const data: GenerateInput = { task: 'generate', prompt_id: prompt.id, text: prompt.text, max_new_tokens: plan.max_new_tokens, temperature: plan.temperature, seed: step.seed };
         const stage: Stage = step.kind === 'warmup' ? 'warmup' : 'warm_inference';
         journal.stage(stage);
-        await session.setInput({ id: prompt.id, data }, stage, env.limits.first_inference);
+        await bridge.setInput({ id: prompt.id, data }, stage, env.limits.first_inference);
         try {
-          return await session.runOnce(stage, env.limits.first_inference);
+          return await bridge.runOnce(stage, env.limits.first_inference);
         } catch (error) {
           if (error instanceof EngineError) return error;
           throw error;
@@ -272,7 +272,7 @@ export class GenerationController {
         if (!errors.some((e) => e.message === fatal)) errors.push({ stage, prompt_id: null, repetition: null, name: (error as Error)?.name ?? 'Error', message: fatal });
       }
     }
-    this.session?.unfollow();
+    this.bridge?.unfollow();
     ui.onPhase?.(fatal === null ? 'done' : 'failed');
 
     // 6. Assemble, redact, validate.

@@ -9,7 +9,7 @@ declare global {
   const __DRB_VERSION__: string;
   interface Window {
     /**
-     * The latest device receipts this page produced (at most 50, src/page/session.ts `SESSION_ITEMS_IN_MEMORY`),
+     * The latest device receipts this page produced (at most 50, src/page/stored-session.ts `SESSION_ITEMS_IN_MEMORY`),
      * oldest first, exactly as the download buttons give them; every one is in the stored session.
      */
     drbReceipts: DeviceReceipt[];

@@ -1,9 +1,9 @@
 /**
  * Cold and warm device runs: each becomes a validated device receipt, built directly from what the run measures.
  *
- * Cold: a fresh worker (no session, no runtime initialised): fetch input and model, create the session, one timed
- * inference. Warm: on the live session (created first, untimed for the receipt, when none matches), one untimed
- * warm-up, then N timed runs. The worker session (worker-session.ts) puts every stage under its time limit; a
+ * Cold: a fresh worker (no loaded model, no runtime initialised): fetch input and model, create the runtime's
+ * session, one timed inference. Warm: on the loaded model (loaded first, untimed for the receipt, when none matches), one untimed
+ * warm-up, then N timed runs. The worker bridge (worker-bridge.ts) puts every stage under its time limit; a
  * crash, an overrun or a cancel ends the run `failed` with the reason. Numbered steps keep the orchestration readable.
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
@@ -20,7 +20,15 @@ import { openRunJournal } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { siteStorageBefore, storageUsageBytes } from './site-storage.ts';
 import { holdWakeLock } from './wake-lock.ts';
-import { EngineError, fetchedBeforeFailure, IntegrityFailure, pageStage, WorkerFailure, WorkerSession } from './worker-session.ts';
+import {
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  pageStage,
+  WorkerFailure,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** What to run. */
 export interface RunRequest {
@@ -30,7 +38,7 @@ export interface RunRequest {
    *  user's reranker) the page's built-in probe pairs. */
   input: CatalogInput | SynthesizedInputRequest | BuiltInInputRequest;
   /** A user-supplied model's picked files, in `model.files` order, and a token naming this pick (a warm run reuses a
-   *  live session only for the same pick). */
+   *  loaded model only for the same pick). */
   user?: { files: UserSuppliedFile[]; pick: string };
   ep: 'wasm' | 'webgpu';
   threads: number | null;
@@ -70,7 +78,7 @@ class SampleBatcher {
   }
 }
 
-/** What a live session was loaded for: a warm run reuses it only when all of it matches (the dtype too: one picked
+/** What a loaded model was loaded for: a warm run reuses it only when all of it matches (the dtype too: one picked
  *  folder can hold several). */
 function liveKey(request: RunRequest): string {
   return JSON.stringify([request.model.id, request.model.dtype ?? null, request.user?.pick ?? null, request.input.id, request.ep, request.threads, request.allowFallback]);
@@ -113,22 +121,22 @@ function applyLoad(draft: DeviceReceiptDraft, load: LoadResult): void {
   draft.runtime = load.runtime;
 }
 
-/** Owns the live session (a warm run reuses it); one run at a time. */
+/** Owns the loaded model (a warm run reuses it); one run at a time. */
 export class RunController {
-  private session: WorkerSession | null = null;
+  private bridge: WorkerBridge | null = null;
   private live: { key: string; load: LoadResult; input: DeviceReceipt['input'] } | null = null;
   private running = false;
 
   constructor(private readonly env: PageFacts) {}
 
-  /** The current worker session, for test hooks (crash / kill / ping). */
-  get worker(): WorkerSession | null {
-    return this.session;
+  /** The current worker bridge, for test hooks (crash / kill / ping). */
+  get worker(): WorkerBridge | null {
+    return this.bridge;
   }
 
-  /** Whether a session is live for `request`'s model/route (a warm run would reuse it). */
-  hasLiveSession(request: RunRequest): boolean {
-    return this.live?.key === liveKey(request) && this.session !== null && !this.session.isDead;
+  /** Whether a model is loaded for `request`'s model/route (a warm run would reuse it). */
+  hasLoadedModel(request: RunRequest): boolean {
+    return this.live?.key === liveKey(request) && this.bridge !== null && !this.bridge.isDead;
   }
 
   /**
@@ -192,22 +200,22 @@ export class RunController {
     const samples = new SampleBatcher((index, durationMs) => ui.onSample?.(index, durationMs));
     // Every sample the worker reported as it went: what a series that dies mid-way (crash, overrun, cancel) finished.
     const heard: number[] = [];
-    // The session while its load is under way (what it fetched belongs in a receipt of a load that fails).
-    let loading: WorkerSession | null = null;
+    // The bridge while its load is under way (what it fetched belongs in a receipt of a load that fails).
+    let loading: WorkerBridge | null = null;
 
     try {
       // 1. Probe (the page context; cheap, and storage or adapter state may have changed since load).
       journal.stage('probe');
       draft.capabilities = await pageStage(env.probe(), 'probe', env.limits.probe, signal);
 
-      // 2. Worker: a fresh one for a cold run or when no live session matches; otherwise reuse.
-      const reuse = request.kind === 'warm' && this.hasLiveSession(request);
+      // 2. Worker: a fresh one for a cold run or when no loaded model matches; otherwise reuse.
+      const reuse = request.kind === 'warm' && this.hasLoadedModel(request);
       if (!reuse) {
         this.disposeWorker('replaced by a new run');
-        this.session = await WorkerSession.open(env.limits, signal);
+        this.bridge = await WorkerBridge.open(env.limits, signal);
       }
-      const session = this.session!;
-      session.follow(
+      const bridge = this.bridge!;
+      bridge.follow(
         {
           onProgress: (p) => ui.onProgress?.(p),
           onStage: (stage, phase, atMs) => {
@@ -224,9 +232,9 @@ export class RunController {
         },
         signal,
       );
-      workerSince = session.workerNow();
+      workerSince = bridge.workerNow();
 
-      // 3. Input and model (skipped when a warm run reuses the live session).
+      // 3. Input and model (skipped when a warm run reuses the loaded model).
       if (reuse) {
         const live = this.live!;
         applyLoad(draft, live.load);
@@ -235,26 +243,19 @@ export class RunController {
         this.live = null;
         setStatus('fetching');
         if ('sha256' in request.input) {
-          const input = await session.loadInput(request.input, env.pageBaseUrl);
+          const input = await bridge.loadInput(request.input, env.pageBaseUrl);
           draft.input = { id: input.id, sha256: input.sha256 };
         } else if (request.input.kind === 'built-in') {
           // The page's own input (a user's reranker's probe pairs): handed over as the engine input it is.
-          await session.setInput({ id: request.input.id, data: request.input.data }, 'fetch');
+          await bridge.setInput({ id: request.input.id, data: request.input.data }, 'fetch');
         } else {
-          // Built in the worker from the graph's input metadata once the session exists (the first run builds it).
-          await session.setInput({ id: request.input.id, data: request.input }, 'fetch');
+          // Built in the worker from the graph's input metadata once the runtime's session exists (the first run builds it).
+          await bridge.setInput({ id: request.input.id, data: request.input }, 'fetch');
         }
-        loading = session;
-        const load = await session.load({
-          model: request.model,
-          pageBaseUrl: env.pageBaseUrl,
-          ep: request.ep,
-          threads: request.threads,
-          allowFallback: request.allowFallback,
-          dtype: null,
-          coldStart: request.kind === 'cold',
-          ...(request.user ? { userFiles: request.user.files } : {}),
-        });
+        loading = bridge;
+        const coldStart = request.kind === 'cold';
+        const settings = { pageBaseUrl: env.pageBaseUrl, coldStart, userFiles: request.user?.files };
+        const load = await bridge.load(loadRequest(request.model, request, settings));
         loading = null;
         applyLoad(draft, load);
         this.live = { key: liveKey(request), load, input: draft.input };
@@ -265,12 +266,12 @@ export class RunController {
       // 4. Inference: one timed run (cold) or warm-up + N timed runs (warm).
       setStatus('running');
       if (request.kind === 'cold') {
-        const first = await session.runOnce('first_inference');
+        const first = await bridge.runOnce('first_inference');
         draft.timings.first_inference_ms = first.durationMs;
         draft.output = first.output;
         draft.run.inferences_completed = 1;
       } else {
-        const series = await session.runSeries(1, request.warmRuns);
+        const series = await bridge.runSeries(1, request.warmRuns);
         // Sample messages travel on the hooks' own port and may arrive after the series' result (the hooks are
         // unfollowed then): the samples not yet heard reach the UI from the result, so the count shown is the receipt's.
         series.timings.warm_samples_ms.forEach((ms, i) => {
@@ -291,13 +292,13 @@ export class RunController {
     journal.end();
     ended = true;
     samples.flush();
-    this.session?.unfollow();
+    this.bridge?.unfollow();
 
     // 5. Page facts after the run: lifecycle, navigation, resources (page and worker timelines).
     const origin = location.origin;
     const pageEntries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => e.startTime >= startedAtMs);
     draft.resources = pageEntries.map((e) => toResourceEntry(e, origin));
-    if (this.session) for (const e of await this.session.resourceEntries(workerSince)) draft.resources.push(toResourceEntry(e, origin));
+    if (this.bridge) for (const e of await this.bridge.resourceEntries(workerSince)) draft.resources.push(toResourceEntry(e, origin));
     draft.resources.sort((a, b) => a.start_ms - b.start_ms);
     draft.navigation = navigationEntry();
     draft.site_storage.usage_after_bytes = await storageUsageBytes();
@@ -316,9 +317,9 @@ export class RunController {
    * @param draft the run's receipt draft
    * @param error what ended the run
    * @param heard the samples the worker reported during the series, by index
-   * @param loading the session whose load was under way when the run failed, else null
+   * @param loading the bridge whose load was under way when the run failed, else null
    */
-  private recordFailure(draft: DeviceReceiptDraft, error: unknown, heard: readonly number[], loading: WorkerSession | null): { reason: string; stage: Stage | null } {
+  private recordFailure(draft: DeviceReceiptDraft, error: unknown, heard: readonly number[], loading: WorkerBridge | null): { reason: string; stage: Stage | null } {
     let stage: Stage | null = null;
     const name = error instanceof Error ? error.name : 'Error';
     const reason = error instanceof Error ? error.message : String(error);
@@ -333,7 +334,7 @@ export class RunController {
         draft.timings.warm_samples_ms = error.samplesMs;
         draft.run.inferences_completed = error.samplesMs.length;
       }
-      // A failed load leaves no usable session.
+      // A failed load leaves no usable model.
       if (stage === 'fetch' || stage === 'session') this.live = null;
     } else if (error instanceof WorkerFailure) {
       stage = error.stage;
@@ -343,7 +344,7 @@ export class RunController {
         draft.run.inferences_completed = finished.length;
       }
       // A worker that crashed, overran or was cancelled is gone; a page-side failure (the probe) leaves it alive.
-      if (this.session?.isDead) this.disposeWorker(error.message);
+      if (this.bridge?.isDead) this.disposeWorker(error.message);
     } else {
       this.disposeWorker('unexpected failure');
     }
@@ -351,10 +352,10 @@ export class RunController {
     return { reason, stage };
   }
 
-  /** Terminates the worker and forgets the live session. */
+  /** Terminates the worker and forgets the loaded model. */
   disposeWorker(reason: string): void {
-    this.session?.close(reason);
-    this.session = null;
+    this.bridge?.close(reason);
+    this.bridge = null;
     this.live = null;
   }
 }
@@ -373,4 +374,20 @@ function applyFetched(draft: DeviceReceiptDraft, fetched: FetchedFacts | null): 
     draft.runtime = fetched.runtime.info;
     if (draft.run.kind === 'cold') draft.timings.runtime_fetch_ms = fetched.runtime.fetchMs;
   }
+}
+
+/**
+ * Exposes `window.drbTest` (the automation contract's test hooks, only with `test_hooks=1`): crash, kill or ping the
+ * worker of `controller`'s current run, or kill every run's worker as it enters a stage.
+ * @param controller the page's cold/warm controller
+ */
+export function installTestHooks(controller: RunController): void {
+  window.drbTest = {
+    crashWorker: async (afterMs: number) => controller.worker?.api.crashSoon(afterMs),
+    killWorker: () => controller.worker?.killSilently(),
+    killWorkerAt: (stage: Stage | null) => {
+      WorkerBridge.killAtStage = stage;
+    },
+    pingWorker: async () => controller.worker?.api.ping(),
+  };
 }

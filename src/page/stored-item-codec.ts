@@ -1,5 +1,5 @@
 /**
- * How the session store (src/page/session-store.ts) keeps an item's data on the device: as gzip-compressed JSON
+ * How the session database (src/page/session-db.ts) keeps an item's data on the device: as gzip-compressed JSON
  * where the browser has CompressionStream (Chromium 80, Safari 16.4, Firefox 113 and later), as the plain value
  * elsewhere. A device receipt is about 4 KB of JSON and a third of that compressed; a tester's long session keeps a
  * third of the bytes on the device. It also keeps a third of the memory where the browser holds IndexedDB in memory:

@@ -12,7 +12,15 @@ import type { CatalogModel } from '../core/catalog/catalog.ts';
 import type { ItemFormat } from '../core/artifacts/items.ts';
 import type { PredictionRow } from '../core/artifacts/predictions.ts';
 import { canRun, enginesFor } from '../core/engines/engine-capabilities.ts';
-import { appSection, artifactFileName, modelSection, receiptNameParts, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt/receipt-envelope.ts';
+import {
+  appSection,
+  modelSection,
+  receiptFileName,
+  receiptProblems,
+  redactedErrors,
+  routeSection,
+  unloadedEngine,
+} from '../core/receipt/receipt-envelope.ts';
 import { receiptText } from '../core/text/redact.ts';
 import type { Capabilities, RouteAttempt } from '../core/receipt/receipt.ts';
 import { sha256Hex } from '../core/bytes/sha256.ts';
@@ -30,7 +38,14 @@ import type { FetchedFacts, FetchProgress, LoadResult } from '../worker-api/work
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal } from './run-journal.ts';
 import { watchOverlap } from './run-gate.ts';
-import { cancellable, EngineError, fetchedBeforeFailure, IntegrityFailure, WorkerSession } from './worker-session.ts';
+import {
+  cancellable,
+  EngineError,
+  fetchedBeforeFailure,
+  IntegrityFailure,
+  loadRequest,
+  WorkerBridge,
+} from './worker-bridge.ts';
 
 /** What to run. */
 export interface SuiteRequest {
@@ -151,7 +166,7 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
   const samples: number[] = [];
   const predictionRows: PredictionRow[] = [];
   const counts: Record<SuiteReason, number> = { accepted: 0, low_margin: 0, single_candidate: 0, no_candidates: 0 };
-  let session: WorkerSession | null = null;
+  let bridge: WorkerBridge | null = null;
 
   try {
     // 2. Probe.
@@ -160,22 +175,16 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
 
     // 3. A fresh worker (the runtime's thread count is fixed per worker), then the cold load.
     ui.onPhase?.('load');
-    session = await WorkerSession.open(env.limits, signal);
-    session.follow({ onProgress: (p) => ui.onProgress?.(p), onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
+    bridge = await WorkerBridge.open(env.limits, signal);
+    bridge.follow({ onProgress: (p) => ui.onProgress?.(p), onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
     try {
-      load = await session.load({
-        model: request.model,
-        pageBaseUrl: env.pageBaseUrl,
-        ep: request.ep,
-        threads: request.threads,
-        allowFallback: request.allowFallback,
-        dtype: request.dtype,
-      });
+      const settings = { pageBaseUrl: env.pageBaseUrl, dtype: request.dtype };
+      load = await bridge.load(loadRequest(request.model, request, settings));
       attempts = load.route.attempts;
       integrity = load.model.integrity;
     } catch (error) {
       // Also when the worker died (crash, time limit, cancel): what it said it had fetched is still this run's.
-      fetched = fetchedBeforeFailure(error, session);
+      fetched = fetchedBeforeFailure(error, bridge);
       if (fetched) integrity = fetched.model.integrity;
       if (!(error instanceof EngineError)) throw error;
       attempts = error.attempts;
@@ -198,10 +207,10 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
             request.model.task === 'rerank'
               ? { task: 'rerank', query: rerankQuery(row.context, row.input), candidates: row.candidates }
               : { task: 'score-candidates', prompt: scorePrompt(row.context, row.input), candidates: row.candidates };
-          await session.setInput({ id: row.id, data }, 'first_inference');
+          await bridge.setInput({ id: row.id, data }, 'first_inference');
           let result;
           try {
-            result = await session.runOnce('first_inference');
+            result = await bridge.runOnce('first_inference');
           } catch (error) {
             if (!(error instanceof EngineError)) throw error;
             failure = { reason: `row ${JSON.stringify(row.id)}: ${error.message}`, stage: 'inference' };
@@ -225,15 +234,16 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     failure = { reason, stage };
     errors.push({ stage, name: error instanceof Error ? error.name : 'Error', message: reason });
   } finally {
-    // The suite's session is not reused: free its memory now.
-    session?.close('suite run finished');
+    // The suite's worker is not reused: free its memory now.
+    bridge?.close('suite run finished');
   }
 
   // 5. Predictions (only for a complete run) and the receipt.
   const createdAt = new Date().toISOString();
   const route = routeSection(request, load?.route ?? null, attempts);
   let predictions: Uint8Array | null = null;
-  const predictionsFileName = artifactFileName({ ...receiptNameParts({ model: { id: request.model.id }, route, created_at: createdAt }), kind: 'predictions' });
+  const named = { model: { id: request.model.id }, route, created_at: createdAt };
+  const predictionsFileName = receiptFileName(named, 'predictions');
   if (failure === null) {
     try {
       predictions = encodePredictions(predictionRows, predictionsFileName);

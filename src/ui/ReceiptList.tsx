@@ -1,20 +1,20 @@
 import { useState } from 'preact/hooks';
-import { artifactFileName, engineLabel, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
+import { bundleFileName } from '../core/field/receipt-bundle.ts';
+import { engineLabel, receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
-import { copyJson, downloadJson } from '../page/download.ts';
-import { pageSession } from '../page/session.ts';
+import { downloadJson } from '../page/download.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { SaveButtons } from './SaveButtons.tsx';
 import { WarmChart } from './WarmChart.tsx';
 import { useFocusOnMount } from './focus.ts';
 
 function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
   const { receipt } = props;
-  const [copied, setCopied] = useState<string | null>(null);
   // A new receipt takes the focus: the Run button that had it is disabled during the run.
   const ref = useFocusOnMount<HTMLLIElement>();
-  const name = artifactFileName(receiptNameParts(receipt));
   const route = receipt.route;
   return (
     <li ref={ref} tabIndex={-1} class={`receipt ${receipt.outcome.status}`} data-testid="receipt" data-kind={receipt.run.kind} data-outcome={receipt.outcome.status}>
@@ -34,26 +34,11 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
       <FailureAdvice reason={receipt.outcome.reason} panel="run" testId="failure-advice" />
       {receipt.run.kind === 'cold' && <ColdTimeline receipt={receipt} />}
       {receipt.run.kind === 'warm' && <WarmChart samplesMs={receipt.timings.warm_samples_ms} />}
-      <div class="buttons">
-        <button type="button" data-testid="download" onClick={() => {
-            downloadJson(receipt, name);
-            setCopied(`Saved as ${name}.`);
-          }}>
-          Download {name}
-        </button>
-        <button
-          type="button"
-          data-testid="copy"
-          onClick={async () => setCopied((await copyJson(receipt)) ? 'Copied.' : 'Copy failed: use Download.')}
-        >
-          Copy receipt
-        </button>
-        {copied && (
-          <span role="status" data-testid="saved-note">
-            {copied}
-          </span>
-        )}
-      </div>
+      <SaveButtons
+        receipt={receipt}
+        label={`Download ${receiptFileName(receipt)}`}
+        ids={{ download: 'download', copy: 'copy', note: 'saved-note' }}
+      />
     </li>
   );
 }
@@ -70,8 +55,8 @@ function DownloadSession() {
         type="button"
         data-testid="download-session"
         onClick={async () => {
-          const bundle = await pageSession.bundle();
-          const name = artifactFileName({ model: 'session', route: 'any', kind: 'bundle', createdAt: bundle.created_at });
+          const bundle = await storedSession.bundle();
+          const name = bundleFileName(null, bundle.created_at);
           downloadJson(bundle, name);
           setNote(`Saved ${bundle.receipts.length} receipt(s) as ${name}.`);
         }}
@@ -94,7 +79,7 @@ function DownloadSession() {
  *   send the tester there
  */
 export function UnreadableStored(props: { view: 'protocol' | 'panels' }) {
-  const lines = pageSession.store.unreadable;
+  const lines = storedSession.db.unreadable;
   if (lines.length === 0) return null;
   const one = lines.length === 1;
   return (
@@ -133,7 +118,7 @@ export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) 
       {earlier > 0 && (
         <p class="note" data-testid="earlier-receipts">
           {earlier} earlier receipt{earlier === 1 ? '' : 's'} of this page {earlier === 1 ? 'is' : 'are'} not listed here
-          {pageSession.store.failure === null ? ': saved in this session on this device.' : ': storage is off, so they stay in this page only.'}
+          {storedSession.db.failure === null ? ': saved in this session on this device.' : ': storage is off, so they stay in this page only.'}
         </p>
       )}
       {earlier > 0 && <DownloadSession />}

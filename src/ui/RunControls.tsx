@@ -23,14 +23,14 @@ export interface RunSettings {
  * Model / EP / threads / warm runs / allow-fallback controls and the run buttons.
  * @param props.models the models this build can run
  * @param props.busy disables everything while a run is going
- * @param props.hasSession whether a warm run would reuse a live session
+ * @param props.hasLoadedModel whether a warm run would reuse the loaded model
  * @param props.onCancel cancels the running run (null when nothing runs)
  */
 export function RunControls(props: {
   models: CatalogModel[];
   settings: RunSettings;
   busy: boolean;
-  hasSession: boolean;
+  hasLoadedModel: boolean;
   onChange(settings: RunSettings): void;
   onRun(kind: 'cold' | 'warm'): void;
   onCancel: (() => void) | null;
@@ -98,7 +98,7 @@ export function RunControls(props: {
           Cold run
         </button>
         <button type="button" disabled={props.busy || warmInvalid} data-testid="run-warm" onClick={() => props.onRun('warm')}>
-          {warmInvalid ? 'Warm run (set 1 to 1000 runs)' : `Warm run (${settings.warmRuns})${props.hasSession ? '' : ' – loads the model first'}`}
+          {warmInvalid ? 'Warm run (set 1 to 1000 runs)' : `Warm run (${settings.warmRuns})${props.hasLoadedModel ? '' : ' – loads the model first'}`}
         </button>
         <CancelButton onCancel={props.onCancel} testId="run-cancel" />
         <PageBusyNote owner={props.pageRun ?? null} ownBusy={false} testId="run-page-busy" />

@@ -1,5 +1,5 @@
 /**
- * The bench worker's boundary: every type that crosses between the page (src/page/worker-session.ts) and the worker
+ * The bench worker's boundary: every type that crosses between the page (src/page/worker-bridge.ts) and the worker
  * (workers/bench-worker-api.ts), in one module that both import. The worker implements `BenchWorker`; the page calls
  * it through comlink as `Remote<BenchWorker>`, so both sides are checked against the same interface (the shape
  * web-llm uses for its worker engine; comlink removes the message switch).

@@ -206,6 +206,8 @@ describe('one run at a time', () => {
     for (const id of ['run-bad-params', 'gen-bad-params', 'cmp-bad-params', 'suite-bad-params', 'user-model-bad-params']) {
       expect(await page.getByTestId(id).textContent(), id).toContain("Invalid threads param: 'abc'");
     }
+    // Still failed once every panel is there: nothing reports the page ready to be driven.
+    expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
     await page.close();
   });
 

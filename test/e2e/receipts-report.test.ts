@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threeSignificant } from '../../src/core/text/format-number.ts';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle } from '../../src/core/field/receipt-bundle.ts';
+import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle } from '../../src/core/field/receipt-bundle.ts';
 import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { summaryValue } from '../unit/report-checks.ts';
@@ -54,7 +54,7 @@ beforeAll(async () => {
     created_at: '2026-12-01T09:00:00Z',
     app: bundled[0].app,
     protocol: null,
-    sheet: { ...EMPTY_SESSION_SHEET, device_model: 'WebKitGTK lane', browser: 'MiniBrowser' },
+    sheet: { ...EMPTY_TESTER_SHEET, device_model: 'WebKitGTK lane', browser: 'MiniBrowser' },
     receipts: bundled as unknown as ReceiptBundle['receipts'],
   };
   writeFileSync(join(work, 'webkit-session.json'), receiptFileText(bundle));

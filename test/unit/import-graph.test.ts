@@ -164,8 +164,8 @@ describe('import graph of src/ and workers/', () => {
 
   it('constructs the bench worker in exactly one place, the worker session in src/page/', () => {
     const constructing = files.filter((file) => /new\s+Worker\s*\(/.test(readFileSync(join(root, file), 'utf8')));
-    expect(constructing).toEqual(['src/page/worker-session.ts']);
-    expect(readFileSync(join(root, 'src/page/worker-session.ts'), 'utf8').match(/new\s+Worker\s*\(/g)).toHaveLength(1);
+    expect(constructing).toEqual(['src/page/worker-bridge.ts']);
+    expect(readFileSync(join(root, 'src/page/worker-bridge.ts'), 'utf8').match(/new\s+Worker\s*\(/g)).toHaveLength(1);
   });
 
   it('finds a planted cycle (the checker itself works)', () => {

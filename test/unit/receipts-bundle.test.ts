@@ -6,15 +6,15 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle, type SessionSheet } from '../../src/core/field/receipt-bundle.ts';
+import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle, type TesterSheet } from '../../src/core/field/receipt-bundle.ts';
 import type { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { displayPath } from '../../src/cli/receipt-files.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
 
-const SHEET: SessionSheet = {
-  ...EMPTY_SESSION_SHEET,
+const SHEET: TesterSheet = {
+  ...EMPTY_TESTER_SHEET,
   device_model: 'iPhone 15 (A3090)',
   ram_gb: 6,
   os_build: 'iOS 26.1 (23B85)',
@@ -27,7 +27,7 @@ const SHEET: SessionSheet = {
   public_revision: 'a'.repeat(40),
 };
 
-function bundle(receipts: unknown[], sheet: SessionSheet = SHEET): ReceiptBundle {
+function bundle(receipts: unknown[], sheet: TesterSheet = SHEET): ReceiptBundle {
   const app = (receipts[0] as DeviceReceipt | undefined)?.app ?? pageReceipts()[0].app;
   return { schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-12-01T08:00:00Z', app, protocol: null, sheet: { ...sheet }, receipts: receipts as ReceiptBundle['receipts'] };
 }
@@ -84,7 +84,7 @@ describe('drb receipts validate on bundles', () => {
 });
 
 describe('summarize, review-template and review on a bundle', () => {
-  async function summarizeBundle(receipts: DeviceReceipt[], sheet: SessionSheet = SHEET) {
+  async function summarizeBundle(receipts: DeviceReceipt[], sheet: TesterSheet = SHEET) {
     const dir = tempDirWith({});
     mkdirSync(join(dir, 'in'));
     writeFileSync(join(dir, 'in', 'session.json'), JSON.stringify(bundle(receipts, sheet)));

@@ -11,7 +11,7 @@ import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { DeviceReview } from '../../src/core/evidence/device-review.ts';
 import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { checkReceiptsSummary } from '../../src/core/evidence/summary-invariants.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/field/receipt-bundle.ts';
+import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/field/receipt-bundle.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
 import { testTempDir } from '../temp-dir.ts';
@@ -178,7 +178,7 @@ describe('a clean field session', () => {
     const dir = testTempDir('drb-bundles-');
     mkdirSync(join(dir, 'in'));
     const parts = [receipts.slice(0, 5), receipts.slice(5, 15), receipts.slice(15)];
-    const sheet = { ...EMPTY_SESSION_SHEET, device_model: 'Pixel 8', ram_gb: 8, os_build: 'AP2A', browser: 'Chrome', browser_version: '156', network: 'Wi-Fi', public_revision: 'a'.repeat(40) };
+    const sheet = { ...EMPTY_TESTER_SHEET, device_model: 'Pixel 8', ram_gb: 8, os_build: 'AP2A', browser: 'Chrome', browser_version: '156', network: 'Wi-Fi', public_revision: 'a'.repeat(40) };
     parts.forEach((part, i) => {
       const bundle = { schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-12-01T09:00:00Z', app: part[0].app, protocol: null, sheet, receipts: part };
       writeFileSync(join(dir, 'in', `bundle-${i}.json`), JSON.stringify(bundle));

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ARTIFACT_SCHEMAS } from '../../src/core/validation/artifact-schemas.ts';
 import { buildPublicPassRecord } from '../../src/core/automation/public-pass.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/field/receipt-bundle.ts';
+import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/field/receipt-bundle.ts';
 import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
 import { testTempDir } from '../temp-dir.ts';
@@ -136,7 +136,7 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
   // of a loose one here).
   writeFileSync(
     join(dir, 'bundle.json'),
-    JSON.stringify({ schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-11-29T12:00:00.000Z', app: pageReceipts()[0].app, protocol: null, sheet: EMPTY_SESSION_SHEET, receipts: [] }),
+    JSON.stringify({ schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-11-29T12:00:00.000Z', app: pageReceipts()[0].app, protocol: null, sheet: EMPTY_TESTER_SHEET, receipts: [] }),
   );
   const kinds = new Set<string>();
   const walk = (at: string): void => {

@@ -2,7 +2,7 @@
  * The transformers.js engine adapter: `rerank` (cross-encoder: one (query, candidate) pair per candidate, one logit
  * each) and `score-candidates` (causal LM: sum of each candidate's token log-probabilities after the prompt, the prompt
  * computed once when the export takes a cache: src/core/suite/prefix-scoring.ts). The
- * `generate` task lives in transformers-generate.ts (loaded only when a generation run asks for it) and reuses the same loaded session.
+ * `generate` task lives in transformers-generate.ts (loaded only when a generation run asks for it) and reuses the same loaded model.
  *
  * Timing: `durationMs` is the model call alone; tokenization and the log-softmax sums are reported apart in
  * `metrics` (tokenize_ms, postprocess_ms) and together in `metrics.row_ms`, the suite's per-row latency.
@@ -16,7 +16,7 @@ import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import { firstIssueLine } from '../../src/core/text/zod-issues.ts';
 import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
 import type { Engine } from './engine.ts';
-import { loadTransformersModel, type TransformersSession } from './transformers-loader.ts';
+import { loadTransformersModel, type TransformersModel } from './transformers-loader.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
 /** Upper bound for one scoring call's float32 logits (see scoreCandidates). */
@@ -43,9 +43,9 @@ async function hostData(tensor: Tensor): Promise<ArrayLike<number> | ArrayLike<b
 }
 
 /** The prompt-once scoring's runtime: the loaded model's forward call, transformers.js tensors, the worker's clock. */
-function cacheRuntime(session: TransformersSession): PrefixScoringRuntime<Tensor> {
+function cacheRuntime(loaded: TransformersModel): PrefixScoringRuntime<Tensor> {
   return {
-    run: async (feeds) => (await session.model(feeds as Record<string, Tensor>)) as Record<string, Tensor>,
+    run: async (feeds) => (await loaded.model(feeds as Record<string, Tensor>)) as Record<string, Tensor>,
     tensor: (type, data, dims) => new Tensor(type as 'int64', data as BigInt64Array, dims),
     logits: async (tensor) => float32Data(tensor.location === 'gpu-buffer' ? new Tensor(tensor.type as 'float32', (await hostData(tensor)) as Float32Array, tensor.dims) : tensor),
     data: hostData,
@@ -59,36 +59,36 @@ function cacheRuntime(session: TransformersSession): PrefixScoringRuntime<Tensor
 /** The transformers.js engine: one loaded tokenizer + model. */
 export class TransformersEngine implements Engine {
   readonly name = 'transformers' as const;
-  private session: TransformersSession | null = null;
+  private loaded: TransformersModel | null = null;
 
   async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadResult> {
     const task = request.model.task;
     if (task !== 'rerank' && task !== 'score-candidates' && task !== 'generate') {
       throw new Error(`the transformers engine runs rerank, score-candidates and generate models, not "${task}"`);
     }
-    const { session, result } = await loadTransformersModel(request, hooks, task === 'rerank' ? 'sequence-classification' : 'causal-lm');
-    this.session = session;
+    const { loaded, result } = await loadTransformersModel(request, hooks, task === 'rerank' ? 'sequence-classification' : 'causal-lm');
+    this.loaded = loaded;
     return result;
   }
 
   async run(input: EngineInput, options: RunOptions, hooks: EngineHooks): Promise<RunResult> {
-    const session = this.ready();
+    const loaded = this.ready();
     const task = (input.data as { task?: unknown } | null)?.task;
     if (task === 'generate') {
-      // Streamed generation lives in its own module, imported on first use, on this same loaded session.
-      return (await import('./transformers-generate.ts')).runTransformersGenerate(session, input, options, hooks);
+      // Streamed generation lives in its own module, imported on first use, on this same loaded model.
+      return (await import('./transformers-generate.ts')).runTransformersGenerate(loaded, input, options, hooks);
     }
-    if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA) return this.runTokens(session, input, options);
+    if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA) return this.runTokens(loaded, input, options);
     const parsed = ScoringInput.safeParse(input.data);
     if (!parsed.success) throw new Error(`input ${input.id}: ${firstIssueLine(parsed.error)}`);
     const data = parsed.data;
     let scored: Scored;
     if (data.task === 'rerank') {
-      if (session.kind !== 'sequence-classification') throw new Error('a rerank input needs a rerank (cross-encoder) model');
-      scored = await this.rerank(session, data);
+      if (loaded.kind !== 'sequence-classification') throw new Error('a rerank input needs a rerank (cross-encoder) model');
+      scored = await this.rerank(loaded, data);
     } else {
-      if (session.kind !== 'causal-lm') throw new Error('a score-candidates input needs a causal LM');
-      scored = await this.scoreCandidates(session, data);
+      if (loaded.kind !== 'causal-lm') throw new Error('a score-candidates input needs a causal LM');
+      scored = await this.scoreCandidates(loaded, data);
     }
     const raw = new Float64Array(scored.scores);
     return {
@@ -107,9 +107,9 @@ export class TransformersEngine implements Engine {
   }
 
   async dispose(): Promise<void> {
-    const session = this.session;
-    this.session = null;
-    if (session) await session.model.dispose();
+    const loaded = this.loaded;
+    this.loaded = null;
+    if (loaded) await loaded.model.dispose();
   }
 
   /**
@@ -117,15 +117,15 @@ export class TransformersEngine implements Engine {
    * pass alone, digested like the ORT adapter's output (first 16 logits + SHA-256 of all of them), so receipts and
    * cross-provider agreement checks work the same for both engines.
    */
-  private async runTokens(session: TransformersSession, input: EngineInput, options: RunOptions): Promise<RunResult> {
+  private async runTokens(loaded: TransformersModel, input: EngineInput, options: RunOptions): Promise<RunResult> {
     const fixed = parseFixedInput(input.data, `input ${input.id}`);
     const dims = [fixed.input_ids.length, fixed.input_ids[0].length];
     const tensor = (rows: number[][]) => new Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), dims);
     const feeds: Record<string, Tensor> = { input_ids: tensor(fixed.input_ids), attention_mask: tensor(fixed.attention_mask) };
     // A cross-encoder reads the segment ids; a causal LM has no such input.
-    if (session.kind === 'sequence-classification') feeds.token_type_ids = tensor(fixed.token_type_ids);
+    if (loaded.kind === 'sequence-classification') feeds.token_type_ids = tensor(fixed.token_type_ids);
     const started = performance.now();
-    const output = (await session.model(feeds)) as Record<string, Tensor>;
+    const output = (await loaded.model(feeds)) as Record<string, Tensor>;
     const durationMs = performance.now() - started;
     const logits = float32Data(output.logits);
     const result: RunResult = {
@@ -143,8 +143,8 @@ export class TransformersEngine implements Engine {
     return result;
   }
 
-  /** The loaded session, for the generate task module. */
-  currentSession(): TransformersSession {
+  /** The loaded model, for the generate task module. */
+  currentModel(): TransformersModel {
     return this.ready();
   }
 
@@ -152,15 +152,15 @@ export class TransformersEngine implements Engine {
    * One batch of (query, candidate) pairs, padded to the longest. Score = the single logit; for a two-label head,
    * logit[1] - logit[0] (the positive class's log-odds).
    */
-  private async rerank(session: TransformersSession, data: RerankInput): Promise<Scored> {
+  private async rerank(loaded: TransformersModel, data: RerankInput): Promise<Scored> {
     const t0 = performance.now();
-    const encoded = session.tokenizer(new Array<string>(data.candidates.length).fill(data.query), {
+    const encoded = loaded.tokenizer(new Array<string>(data.candidates.length).fill(data.query), {
       text_pair: data.candidates,
       padding: true,
       truncation: true,
     }) as Record<string, Tensor>;
     const t1 = performance.now();
-    const output = (await session.model(encoded)) as { logits: Tensor };
+    const output = (await loaded.model(encoded)) as { logits: Tensor };
     const t2 = performance.now();
     const logits = float32Data(output.logits);
     const labels = output.logits.dims[1] ?? 1;
@@ -177,9 +177,9 @@ export class TransformersEngine implements Engine {
    * the model also say the candidate is complete, and gives an empty candidate a real score instead of the impossible
    * maximum 0.
    */
-  private async scoreCandidates(session: TransformersSession, data: ScoreCandidatesInput): Promise<Scored> {
+  private async scoreCandidates(loaded: TransformersModel, data: ScoreCandidatesInput): Promise<Scored> {
     const t0 = performance.now();
-    const { tokenizer } = session;
+    const { tokenizer } = loaded;
     const prompt = tokenizer.encode(data.prompt, { add_special_tokens: true });
     if (prompt.length === 0) throw new Error('the scoring prompt encodes to no tokens (nothing to condition on)');
     const eos = tokenizer.eos_token_id;
@@ -189,15 +189,15 @@ export class TransformersEngine implements Engine {
     });
     // Full logits are [batch, length, vocab] float32: with a real LLM's ~150k vocabulary one 60-token row is ~36 MB,
     // so rows go in chunks that keep one call's logits under LOGITS_BUDGET_BYTES (the tiny fixture runs in one chunk).
-    const vocabSize = (session.model.config as { vocab_size?: number }).vocab_size ?? 32_000;
+    const vocabSize = (loaded.model.config as { vocab_size?: number }).vocab_size ?? 32_000;
     const padId = tokenizer.pad_token_id ?? 0;
     // A model that takes a cache computes the prompt once (src/core/suite/prefix-scoring.ts); one without (an export
     // with no past inputs) gets every row as prompt + candidate.
-    const sessions = (session.model as unknown as { sessions: Record<string, { inputNames: string[] } | undefined> }).sessions;
+    const sessions = (loaded.model as unknown as { sessions: Record<string, { inputNames: string[] } | undefined> }).sessions;
     const decoder = sessions.model ?? sessions.decoder_model_merged;
     if (decoder && takesCache(decoder.inputNames)) {
       const t1 = performance.now();
-      const scored = await scoreWithPromptOnce(cacheRuntime(session), prompt, continuations, padId, vocabSize, LOGITS_BUDGET_BYTES);
+      const scored = await scoreWithPromptOnce(cacheRuntime(loaded), prompt, continuations, padId, vocabSize, LOGITS_BUDGET_BYTES);
       return { scores: scored.scores, modelMs: scored.modelMs, tokenizeMs: t1 - t0, postprocessMs: scored.postprocessMs, tokens: scored.tokens };
     }
     const chunks = planScoringChunks(prompt, continuations, padId, vocabSize, LOGITS_BUDGET_BYTES);
@@ -211,7 +211,7 @@ export class TransformersEngine implements Engine {
       const inputIds = new Tensor('int64', chunk.inputIds, dims);
       const attentionMask = new Tensor('int64', chunk.attentionMask, dims);
       const called = performance.now();
-      const output = (await session.model({ input_ids: inputIds, attention_mask: attentionMask })) as Record<string, Tensor>;
+      const output = (await loaded.model({ input_ids: inputIds, attention_mask: attentionMask })) as Record<string, Tensor>;
       const returned = performance.now();
       modelMs += returned - called;
       scores.push(...sumContinuationLogProbs(float32Data(output.logits), chunk, prompt.length, continuations, output.logits.dims[2]));
@@ -222,8 +222,8 @@ export class TransformersEngine implements Engine {
     return { scores, modelMs, tokenizeMs: t1 - t0, postprocessMs, tokens };
   }
 
-  private ready(): TransformersSession {
-    if (this.session === null) throw new Error('no transformers.js model is loaded: load a model first');
-    return this.session;
+  private ready(): TransformersModel {
+    if (this.loaded === null) throw new Error('no transformers.js model is loaded: load a model first');
+    return this.loaded;
   }
 }

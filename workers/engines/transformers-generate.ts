@@ -13,26 +13,26 @@ import { parseGenerateInput } from '../../src/core/generation/generate-input.ts'
 import { timeGeneration, type StreamObservation } from '../../src/core/generation/generation-timing.ts';
 import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import type { EngineHooks, EngineInput, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
-import type { TransformersSession } from './transformers-loader.ts';
+import type { TransformersModel } from './transformers-loader.ts';
 
 /** The end-of-sequence ids a model's generation config names (a number or a list), as bigints. */
-function eosIds(session: TransformersSession): Set<bigint> {
-  const config = (session.model as unknown as { generation_config?: { eos_token_id?: number | number[] | null } }).generation_config;
-  const eos = config?.eos_token_id ?? (session.tokenizer as unknown as { eos_token_id?: number }).eos_token_id ?? null;
+function eosIds(loaded: TransformersModel): Set<bigint> {
+  const config = (loaded.model as unknown as { generation_config?: { eos_token_id?: number | number[] | null } }).generation_config;
+  const eos = config?.eos_token_id ?? (loaded.tokenizer as unknown as { eos_token_id?: number }).eos_token_id ?? null;
   const list = eos === null || eos === undefined ? [] : Array.isArray(eos) ? eos : [eos];
   return new Set(list.map((id) => BigInt(id)));
 }
 
 /**
  * One generate step on a loaded causal LM (called by TransformersEngine.run for inputs with task "generate").
- * @param session the tokenizer + causal LM that TransformersEngine loaded (through the shared loader)
+ * @param loaded the tokenizer + causal LM that TransformersEngine loaded (through the shared loader)
  * @param input a GenerateInput (prompt id, text, token limit, temperature, seed)
  * @param _options unused: the digest of a generation is always computed (it is cheap: a hash of the text)
  * @param hooks `onToken` per generated token
  */
-export async function runTransformersGenerate(session: TransformersSession, input: EngineInput, _options: RunOptions, hooks: EngineHooks): Promise<RunResult> {
-  if (session.kind !== 'causal-lm') throw new Error('a generate input needs a causal LM (generate) model');
-  const { tokenizer, model } = session;
+export async function runTransformersGenerate(loaded: TransformersModel, input: EngineInput, _options: RunOptions, hooks: EngineHooks): Promise<RunResult> {
+  if (loaded.kind !== 'causal-lm') throw new Error('a generate input needs a causal LM (generate) model');
+  const { tokenizer, model } = loaded;
   const step = parseGenerateInput(input.data);
 
   // Tokenising is part of what a user waits for, so the clock starts before it (as WebLLM's request does).
@@ -71,7 +71,7 @@ export async function runTransformersGenerate(session: TransformersSession, inpu
 
   const sequence = (output.tolist() as bigint[][])[0];
   const newIds = sequence.slice(promptTokens);
-  const eos = eosIds(session);
+  const eos = eosIds(loaded);
   const stopped = newIds.length > 0 && eos.has(newIds[newIds.length - 1]);
   const finish: StreamObservation['finish_reason'] = stopped ? 'stop' : newIds.length >= step.max_new_tokens ? 'length' : 'other';
   const text = tokenizer.decode(newIds, { skip_special_tokens: true });

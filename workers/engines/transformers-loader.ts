@@ -26,8 +26,8 @@ import { fetchOrtRuntime } from '../ort-runtime.ts';
 /** Which transformers.js auto class a task needs. */
 export type TransformersModelKind = 'sequence-classification' | 'causal-lm';
 
-/** A loaded model, for the task code (rerank / score / generate) to use. */
-export interface TransformersSession {
+/** A loaded model (its tokenizer and its ONNX Runtime sessions), for the task code (rerank / score / generate). */
+export interface TransformersModel {
   tokenizer: PreTrainedTokenizer;
   model: PreTrainedModel;
   kind: TransformersModelKind;
@@ -97,14 +97,14 @@ function servingFetch(urls: Map<string, Uint8Array>, pageBaseUrl: string, unlist
  * @param request model, route, threads, dtype override, fallback permission
  * @param hooks `onProgress` for the download, `onStage` for fetch / session
  * @param kind which auto class to load (sequence classification for rerankers, causal LM for scoring / generation)
- * @returns the live session and the facts for the receipt
+ * @returns the loaded model and the facts for the receipt
  * @throws IntegrityError when a file differs from its pin; RouteError when no route could create the session
  */
 export async function loadTransformersModel(
   request: LoadRequest,
   hooks: EngineHooks,
   kind: TransformersModelKind,
-): Promise<{ session: TransformersSession; result: LoadResult }> {
+): Promise<{ loaded: TransformersModel; result: LoadResult }> {
   const { pageBaseUrl } = request;
   const dtype = request.dtype ?? request.model.dtype ?? 'fp32';
   // Only the files this dtype needs are fetched and hashed (and only they are served to the runtime).
@@ -155,7 +155,7 @@ export async function loadTransformersModel(
   const externalDataChunks = model.files.filter((f) => /\.onnx_data(?:_\d+)?$/.test(f.path)).length;
   const facts = fetchedFacts(fetched, runtime);
   hooks.onFetched?.(facts);
-  let session: TransformersSession | null = null;
+  let loaded: TransformersModel | null = null;
   const route = await createOnRoute(
     request,
     threadsEffective,
@@ -167,8 +167,8 @@ export async function loadTransformersModel(
       // catalog lists external data (`…onnx_data`, `…onnx_data_1`, ...) transformers.js is told how many chunks to ask
       // for; otherwise the model's config decides (many exports do not declare it, and the load would then fail).
       const external = externalDataChunks > 0 ? { use_external_data_format: externalDataChunks } : {};
-      const loaded = await Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32' });
-      session = { tokenizer, model: loaded, kind };
+      const pretrained = await Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32' });
+      loaded = { tokenizer, model: pretrained, kind };
     },
     facts,
     hooks,
@@ -177,10 +177,10 @@ export async function loadTransformersModel(
     // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
     wasm.wasmBinary = undefined;
   });
-  // createOnRoute returns only after `create` succeeded, which set the session.
-  if (session === null) throw new Error('transformers.js reported success without a session');
+  // createOnRoute returns only after `create` succeeded, which set the loaded model.
+  if (loaded === null) throw new Error('transformers.js reported success without a loaded model');
   return {
-    session,
+    loaded,
     result: localLoadResult({ name: 'transformers', version: transformersVersion() }, facts, route, runtime),
   };
 }

@@ -7,7 +7,7 @@ import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import { overlapped, type DeviceReceipt, type InterruptedRun } from '../receipt/receipt.ts';
-import type { SessionSheet } from '../field/receipt-bundle.ts';
+import type { TesterSheet } from '../field/receipt-bundle.ts';
 import { bootstrapPooledMedian } from '../stats/intervals.ts';
 import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { summarize, type SampleStats } from '../stats/stats.ts';
@@ -190,7 +190,7 @@ export class ReceiptsSummarizer {
   private readonly ledger = new ReceiptIdLedger();
   private readonly deviceTargetOf = new Map<string, string>();
   // The session sheet of every bundle read, by the bundle file as shown.
-  private readonly sheets = new Map<string, SessionSheet>();
+  private readonly sheets = new Map<string, TesterSheet>();
   // Answer-score reports (drb score-answers), matched to generation targets in finish.
   private readonly answerScores: Array<{ report: AnswerScoreReport; file: string; sha256: string }> = [];
 
@@ -207,7 +207,7 @@ export class ReceiptsSummarizer {
   }
 
   /** The distinct session sheets of the bundles a target's receipts came from, each with the first bundle that had it. */
-  private sessionSheetsOf(acc: Accumulator): TargetSummary['session_sheets'] {
+  private testerSheetsOf(acc: Accumulator): TargetSummary['session_sheets'] {
     const seen = new Set<string>();
     const out: TargetSummary['session_sheets'] = [];
     for (const bundle of acc.bundles) {
@@ -226,7 +226,7 @@ export class ReceiptsSummarizer {
    * @param file the bundle file as shown
    * @param sheet its session sheet
    */
-  addBundle(file: string, sheet: SessionSheet): void {
+  addBundle(file: string, sheet: TesterSheet): void {
     this.files++;
     this.sheets.set(file, sheet);
   }
@@ -423,7 +423,7 @@ export class ReceiptsSummarizer {
       const siblings = (byRequest.get(requestKey) ?? []).filter((s) => s.key !== key);
       const base = {
         ...buildTarget(key, requestKey, acc, siblings, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs),
-        session_sheets: this.sessionSheetsOf(acc),
+        session_sheets: this.testerSheetsOf(acc),
       };
       const stored = reviews.get(key) ?? null;
       const review = stored

@@ -6,7 +6,7 @@
  * bytes (it is meant to be committed under `receipts/`).
  */
 import { z } from 'zod';
-import { SessionSheet } from '../field/receipt-bundle.ts';
+import { TesterSheet } from '../field/receipt-bundle.ts';
 import { detailText } from '../text/bounded-text.ts';
 import { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
@@ -183,7 +183,7 @@ export const TargetSummary = z.strictObject({
   duplicate_receipt_ids: z.array(Text),
   /** The session sheets of the bundles this target's receipts came from (distinct sheets, first bundle named):
    *  `drb receipts review-template` fills the device fields from them. Empty for loose receipt files. */
-  session_sheets: z.array(z.strictObject({ bundle: Text, sheet: SessionSheet })).max(64),
+  session_sheets: z.array(z.strictObject({ bundle: Text, sheet: TesterSheet })).max(64),
   interrupted: TargetInterruptions,
   /** Failed runs of other targets with the same request (same device, build, model, input, requested route).
    *  Interruptions need no such list: they are attributed by device, model and requested route already. */

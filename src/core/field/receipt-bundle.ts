@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { textLine } from '../text/bounded-text.ts';
 import { Protocol } from './field-protocol.ts';
 import { AppInfo, IsoTime } from '../receipt/receipt.ts';
+import { artifactFileName } from '../receipt/receipt-envelope.ts';
 
 export const RECEIPT_BUNDLE_SCHEMA = 'drb.receipt-bundle.v1';
 
@@ -20,7 +21,7 @@ export const RECEIPT_BUNDLE_SCHEMA = 'drb.receipt-bundle.v1';
 export const MAX_BUNDLE_RECEIPTS = 5000;
 
 /** What the tester fills in: each a short structured field with a length limit (empty = not filled in). */
-export const SessionSheet = z.strictObject({
+export const TesterSheet = z.strictObject({
   /** e.g. "iPhone 15 Pro (A3102)". */
   device_model: textLine(128),
   ram_gb: z.number().positive().max(1024).nullable(),
@@ -38,10 +39,10 @@ export const SessionSheet = z.strictObject({
   /** Anything else the tester noticed (a reload, a warning), briefly. */
   notes: textLine(1000),
 });
-export type SessionSheet = z.infer<typeof SessionSheet>;
+export type TesterSheet = z.infer<typeof TesterSheet>;
 
 /** A sheet with nothing filled in. */
-export const EMPTY_SESSION_SHEET: SessionSheet = Object.freeze({
+export const EMPTY_TESTER_SHEET: TesterSheet = Object.freeze({
   device_model: '',
   ram_gb: null,
   os_build: '',
@@ -62,11 +63,21 @@ export const ReceiptBundle = z.strictObject({
   app: AppInfo,
   /** The protocol the session followed, as the page read it; null when the session followed none. */
   protocol: Protocol.nullable(),
-  sheet: SessionSheet,
+  sheet: TesterSheet,
   /** The receipts as the page made them (any receipt kind), oldest first; each is validated as its own file. */
   receipts: z.array(z.record(z.string().max(128), z.unknown())).max(MAX_BUNDLE_RECEIPTS),
 });
 export type ReceiptBundle = z.infer<typeof ReceiptBundle>;
+
+/**
+ * The file name a bundle is offered under: named for the protocol's target in protocol mode, else `session-any`.
+ * @param protocol the field protocol followed (null: none, as in the developer panels)
+ * @param createdAt when the bundle was made (ISO)
+ */
+export function bundleFileName(protocol: Pick<Protocol, 'model' | 'ep' | 'threads'> | null, createdAt: string): string {
+  const route = protocol ? `${protocol.ep}${protocol.threads === null ? '' : `-${protocol.threads}`}` : 'any';
+  return artifactFileName({ model: protocol?.model ?? 'session', route, kind: 'bundle', createdAt });
+}
 
 /**
  * The text of a receipt's own file, exactly as the page's Download button writes it (2-space JSON and a newline):

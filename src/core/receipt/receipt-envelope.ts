@@ -213,3 +213,13 @@ export function receiptNameParts(receipt: unknown, kind?: 'predictions' | 'answe
         : (runKind ?? 'receipt');
   return { model: text(r.model?.id, 'unknown'), route, kind: kind ?? own, createdAt: text(r.created_at, '') };
 }
+
+/**
+ * The file name a receipt of any kind is offered under (and, with `kind`, its companion artifact's): the one name the
+ * page's Download buttons give, the name they show before the click, and the name they say it was saved as.
+ * @param receipt a device, suite, generation or comparison receipt (read tolerantly, as `receiptNameParts` reads it)
+ * @param kind name the receipt's companion artifact instead (`predictions`, `answers`)
+ */
+export function receiptFileName(receipt: unknown, kind?: 'predictions' | 'answers'): string {
+  return artifactFileName(receiptNameParts(receipt, kind));
+}

@@ -2,7 +2,7 @@
  * The page's side of the bench worker, for every run kind (cold/warm, suite, generation, comparison): the one place
  * that creates the worker, and everything a run needs around its calls.
  *
- * - Life: `WorkerSession.open` starts a module worker and maps its clock onto the page's; `close` terminates it. A
+ * - Life: `WorkerBridge.open` starts a module worker and maps its clock onto the page's; `close` terminates it. A
  *   crash (the Worker's `error` event), a stage that overruns its time limit, or a cancel terminates it too, and the
  *   pending call rejects with a `WorkerFailure`: a run never waits forever on a dead worker.
  * - Time limits: every call runs under its stage's limit (`StageLimits`), restarted whenever the worker reports that
@@ -19,7 +19,7 @@
  */
 import { proxy, wrap, type Remote } from 'comlink';
 import { withinLimit } from '../browser/answer-within.ts';
-import type { CatalogInput } from '../core/catalog/catalog.ts';
+import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
 import type { RouteAttempt, Stage } from '../core/receipt/receipt.ts';
 import type { ResourceTimingLike } from '../core/text/redact.ts';
 import type {
@@ -39,6 +39,7 @@ import type {
   SeriesHooks,
   SeriesOutcome,
   SeriesResult,
+  UserSuppliedFile,
 } from '../worker-api/worker-messages.ts';
 
 /** Per-stage time limits in ms. */
@@ -63,6 +64,41 @@ export function stageLimits(stageTimeoutMs: number | null): StageLimits {
   const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
   if (stageTimeoutMs !== null) for (const key of Object.keys(limits) as Stage[]) limits[key] = stageTimeoutMs;
   return limits;
+}
+
+/** The route a load asks for: the execution provider, the WASM threads and whether it may fall back to wasm. */
+export type LoadRoute = Pick<LoadRequest, 'ep' | 'threads' | 'allowFallback'>;
+
+/** What else a load is told: where the page is, and the run's own choices (each absent = the default). */
+export interface LoadSettings {
+  /** The page's base URL (ends in "/"): page-origin model files resolve against it. */
+  pageBaseUrl: string;
+  /** The dtype to load (transformers.js); absent or null = the catalog's. */
+  dtype?: string | null;
+  /** A cold run's load (runtime files under a run-unique URL where the HTTP cache cannot be seen). */
+  coldStart?: boolean;
+  /** A user-supplied model's picked files, in `model.files` order. */
+  userFiles?: UserSuppliedFile[];
+}
+
+/**
+ * The worker's load request for `model` on `route`: the one place a controller's run becomes a `LoadRequest`
+ * (cold/warm, generation, suite and comparison runs all load through it).
+ * @param model the catalog model (or a user's model as a catalog entry)
+ * @param route the execution provider, threads and fallback the run asks for
+ * @param settings the page's base URL and the run's dtype, cold start and picked files
+ */
+export function loadRequest(model: CatalogModel, route: LoadRoute, settings: LoadSettings): LoadRequest {
+  return {
+    model,
+    pageBaseUrl: settings.pageBaseUrl,
+    ep: route.ep,
+    threads: route.threads,
+    allowFallback: route.allowFallback,
+    dtype: settings.dtype ?? null,
+    ...(settings.coldStart ? { coldStart: true } : {}),
+    ...(settings.userFiles ? { userFiles: settings.userFiles } : {}),
+  };
 }
 
 /** The reason a cancelled run records (`outcome.reason`), for every run kind. */
@@ -131,11 +167,11 @@ export class IntegrityFailure extends EngineError {
  * else what the worker reported as it went (a worker that crashed, overran a time limit or was cancelled reports
  * nothing at the end). Null when nothing had been fetched, or no load ran.
  * @param error what ended the load
- * @param session the run's session (null when none was opened)
+ * @param bridge the run's worker bridge (null when none was opened)
  */
-export function fetchedBeforeFailure(error: unknown, session: WorkerSession | null): FetchedFacts | null {
+export function fetchedBeforeFailure(error: unknown, bridge: WorkerBridge | null): FetchedFacts | null {
   if (error instanceof EngineError && error.failure.fetched) return error.failure.fetched;
-  return session?.fetched ?? null;
+  return bridge?.fetched ?? null;
 }
 
 /**
@@ -143,7 +179,7 @@ export function fetchedBeforeFailure(error: unknown, session: WorkerSession | nu
  * starts (`fetch` for a load, `first_inference` for a cold run's inference, ...), so it is the one place a run
  * journals its stages.
  */
-export interface SessionListener {
+export interface RunListener {
   onStage?(stage: Stage, phase: 'start' | 'end', atMs: number): void;
   onProgress?(progress: FetchProgress): void;
   onSample?(index: number, durationMs: number): void;
@@ -193,12 +229,12 @@ export function pageStage<T>(promise: Promise<T>, stage: Stage, limitMs: number,
 }
 
 /** One live bench worker and the run currently using it. */
-export class WorkerSession {
+export class WorkerBridge {
   /** The worker's API (for test hooks such as `crashSoon` and `ping`); runs use the guarded methods below. */
   readonly api: Remote<BenchWorker>;
   private readonly worker: Worker;
   private readonly hooks: SeriesHooks;
-  private listener: SessionListener | null = null;
+  private listener: RunListener | null = null;
   private signal: AbortSignal | null = null;
   private readonly onAbort = () => this.fail(new WorkerFailure(CANCELLED, this.stage, true));
   private dead: WorkerFailure | null = null;
@@ -220,7 +256,7 @@ export class WorkerSession {
     });
     this.worker.addEventListener('messageerror', () => this.fail(new WorkerFailure('worker sent a message that could not be read', this.stage)));
     this.api = wrap<BenchWorker>(this.worker);
-    // One proxy for the worker's life; it forwards to whichever run follows the session now. It defines EVERY hook
+    // One proxy for the worker's life; it forwards to whichever run follows the bridge now. It defines EVERY hook
     // (Required): the worker calls any hook through the proxy, and a hook missing here makes comlink throw
     // "Cannot read properties of undefined (reading 'apply')" in the worker, uncaught (comparisons once proxied an
     // object with onStage only, and every progress message of their loads threw).
@@ -233,7 +269,7 @@ export class WorkerSession {
       },
       onSample: (index: number, durationMs: number) => this.listener?.onSample?.(index, durationMs),
       onToken: (tokenIndex: number) => this.listener?.onToken?.(tokenIndex),
-      // Kept whoever follows: the facts belong to the session's load, not to a listener.
+      // Kept whoever follows: the facts belong to the worker's load, not to a listener.
       onFetched: (facts: FetchedFacts) => {
         this.fetchedSoFar = facts;
       },
@@ -245,12 +281,12 @@ export class WorkerSession {
    * @param limits the run's stage limits
    * @param signal the run's AbortSignal (cancelling terminates the worker)
    */
-  static async open(limits: StageLimits, signal?: AbortSignal): Promise<WorkerSession> {
-    const session = new WorkerSession(limits);
-    session.follow({}, signal);
-    const workerOrigin = await session.call(null, limits.probe, () => session.api.timeOrigin());
-    session.clockOffsetMs = workerOrigin - performance.timeOrigin;
-    return session;
+  static async open(limits: StageLimits, signal?: AbortSignal): Promise<WorkerBridge> {
+    const bridge = new WorkerBridge(limits);
+    bridge.follow({}, signal);
+    const workerOrigin = await bridge.call(null, limits.probe, () => bridge.api.timeOrigin());
+    bridge.clockOffsetMs = workerOrigin - performance.timeOrigin;
+    return bridge;
   }
 
   /**
@@ -272,7 +308,7 @@ export class WorkerSession {
    * @param listener the run's listeners
    * @param signal the run's AbortSignal
    */
-  follow(listener: SessionListener, signal?: AbortSignal): void {
+  follow(listener: RunListener, signal?: AbortSignal): void {
     this.signal?.removeEventListener('abort', this.onAbort);
     this.listener = listener;
     this.signal = signal ?? null;
@@ -282,7 +318,7 @@ export class WorkerSession {
   }
 
   /** The run ended: late hook messages are ignored, and its signal no longer reaches the worker (a warm run may
-   *  reuse the session later). */
+   *  reuse the loaded model later). */
   unfollow(): void {
     this.signal?.removeEventListener('abort', this.onAbort);
     this.signal = null;
@@ -393,7 +429,7 @@ export class WorkerSession {
     this.worker.terminate();
   }
 
-  /** Test hook (`test_hooks=1` only): every session's worker is killed silently as it enters this stage. */
+  /** Test hook (`test_hooks=1` only): every bridge's worker is killed silently as it enters this stage. */
   static killAtStage: Stage | null = null;
 
   /** Route attempts measured on the worker clock, moved onto the page clock. */
@@ -410,7 +446,7 @@ export class WorkerSession {
   private enterStage(stage: Stage | null, limitMs = stage ? this.limits[stage] : 0): void {
     this.stage = stage;
     this.clearTimer();
-    if (stage !== null && stage === WorkerSession.killAtStage) this.killSilently();
+    if (stage !== null && stage === WorkerBridge.killAtStage) this.killSilently();
     if (limitMs > 0) {
       this.timer = setTimeout(() => {
         this.fail(new WorkerFailure(`stage ${stage ?? 'setup'} did not finish within its time limit of ${limitMs} ms (worker hung or was killed)`, stage));

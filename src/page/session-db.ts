@@ -1,7 +1,7 @@
 /**
- * The tester's session on this device: every receipt and artifact the page makes is written to IndexedDB the moment
- * it is made, before it is shown, so nothing is lost when iOS kills the tab, the page is reloaded or the browser
- * restarts. The session sheet the tester fills in is kept there too. Nothing is ever sent anywhere: the tester
+ * The stored session's database: every receipt and artifact the page makes is written to IndexedDB the moment it is
+ * made, before it is shown, so nothing is lost when iOS kills the tab, the page is reloaded or the browser restarts.
+ * The tester's sheet is kept there too. Nothing is ever sent anywhere: the tester
  * exports the session as one bundle (src/core/field/receipt-bundle.ts) and hands it back.
  *
  * A storage failure (a private window, a full quota, blocked site data) never stops a run: the store turns itself
@@ -9,7 +9,7 @@
  *
  * Each item's data is stored as gzip-compressed JSON where the browser can (src/page/stored-item-codec.ts).
  */
-import { EMPTY_SESSION_SHEET, SessionSheet } from '../core/field/receipt-bundle.ts';
+import { EMPTY_TESTER_SHEET, TesterSheet } from '../core/field/receipt-bundle.ts';
 import { decodeRecord, encodeRecord } from './stored-item-codec.ts';
 
 /** The IndexedDB database of the session ("Clear this site's stored models" keeps it). */
@@ -48,8 +48,8 @@ function done(tx: IDBTransaction): Promise<void> {
   });
 }
 
-/** The session in this browser's IndexedDB. */
-export class SessionStore {
+/** The stored session in this browser's IndexedDB. */
+export class SessionDb {
   /** Why storage is not working (shown on the page); null while it works. */
   failure: string | null = null;
   /** Stored records the last `items()` could not read back, each as one line (shown on the page; none is deleted). */
@@ -123,21 +123,21 @@ export class SessionStore {
     return items;
   }
 
-  /** The session sheet as last saved (an empty one when none was, or it no longer fits the schema). */
-  async sheet(): Promise<SessionSheet> {
-    if (this.db === null) return { ...EMPTY_SESSION_SHEET };
+  /** The tester's sheet as last saved (an empty one when none was, or it no longer fits the schema). */
+  async sheet(): Promise<TesterSheet> {
+    if (this.db === null) return { ...EMPTY_TESTER_SHEET };
     try {
       const stored = await promised(this.db.transaction(META).objectStore(META).get('sheet'));
-      const parsed = SessionSheet.safeParse(stored);
-      return parsed.success ? parsed.data : { ...EMPTY_SESSION_SHEET };
+      const parsed = TesterSheet.safeParse(stored);
+      return parsed.success ? parsed.data : { ...EMPTY_TESTER_SHEET };
     } catch (error) {
       this.fail(error);
-      return { ...EMPTY_SESSION_SHEET };
+      return { ...EMPTY_TESTER_SHEET };
     }
   }
 
-  /** Saves the session sheet (false when storage refused it). */
-  async saveSheet(sheet: SessionSheet): Promise<boolean> {
+  /** Saves the tester's sheet (false when storage refused it). */
+  async saveSheet(sheet: TesterSheet): Promise<boolean> {
     if (this.db === null) return false;
     try {
       const tx = this.db.transaction(META, 'readwrite');

@@ -1,6 +1,11 @@
 /**
- * The page's one session (src/page/session-store.ts) and the one way every panel offers a result: store it on the
- * device first, then put it where the automation contract and the page show it. The stored session is loaded once
+ * The stored session: the tester's session of receipts on this device (what the page calls "the stored session" and
+ * exports as one bundle), kept in IndexedDB by src/page/session-db.ts. It is the only thing the page's code calls a
+ * session: the worker behind a run is a `WorkerBridge` (worker-bridge.ts), what the tester types about the sitting is
+ * the `TesterSheet`, and a runtime's own sessions (ORT's `InferenceSession`) stay inside the worker.
+ *
+ * It is also the one way every panel offers a result: store it on the device first, then put it where the automation
+ * contract and the page show it. The stored session is loaded once
  * at start; `document.documentElement.dataset.drbSession` is `ready` (or `unavailable` when storage does not work)
  * and `window.drbSession` holds the latest `{receipts, artifacts}` as stored, with the session's counts.
  *
@@ -10,9 +15,9 @@
  */
 import type { Protocol } from '../core/field/field-protocol.ts';
 import { appSection } from '../core/receipt/receipt-envelope.ts';
-import { EMPTY_SESSION_SHEET, RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle, type SessionSheet } from '../core/field/receipt-bundle.ts';
+import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle, type TesterSheet } from '../core/field/receipt-bundle.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
-import { SessionStore, snapshotOf, type SessionSnapshot, type StoredItem } from './session-store.ts';
+import { SessionDb, snapshotOf, type SessionSnapshot, type StoredItem } from './session-db.ts';
 
 /** How many of the session's latest items (and of this page's receipts and artifacts) the page keeps in memory. */
 export const SESSION_ITEMS_IN_MEMORY = 50;
@@ -20,11 +25,23 @@ export const SESSION_ITEMS_IN_MEMORY = 50;
 /** Artifact kinds that are receipts (they go into a bundle's `receipts`). */
 const RECEIPT_KINDS: ReadonlySet<string> = new Set(['suite-receipt', 'generation-receipt', 'comparison-receipt']);
 
+/** The kinds of artifact besides device receipts a run offers (`window.drbArtifacts`' `kind`). */
+export type ArtifactKind = 'predictions' | 'suite-receipt' | 'comparison-receipt' | 'generation-receipt' | 'answers';
+
+/** One result a run offers: a device receipt, or another artifact of its kind. */
+export type Offer = { kind: 'device-receipt'; data: DeviceReceipt } | { kind: ArtifactKind; data: unknown };
+
+/** Appends `item` to one of the automation contract's lists, keeping only its latest SESSION_ITEMS_IN_MEMORY. */
+function offered<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > SESSION_ITEMS_IN_MEMORY) list.splice(0, list.length - SESSION_ITEMS_IN_MEMORY);
+}
+
 type Listener = () => void;
 
-/** The session of this page. */
-class PageSession {
-  readonly store = new SessionStore();
+/** The stored session, as this page holds it. */
+class StoredSession {
+  readonly db = new SessionDb();
   /**
    * The latest items of the session, oldest first (what was stored before this load, then this page's results): at
    * most `SESSION_ITEMS_IN_MEMORY` of those stored on the device, and every one storage refused.
@@ -32,10 +49,10 @@ class PageSession {
   items: MemoryItem[] = [];
   /** How many receipts and other artifacts the whole session holds (on the device, and those storage refused). */
   counts = { receipts: 0, artifacts: 0 };
-  /** The session sheet as the tester filled it (saved on every edit). */
-  sheet: SessionSheet = { ...EMPTY_SESSION_SHEET };
-  /** The protocol protocol mode follows (null in the developer panels). */
-  protocol: Protocol | null = null;
+  /** The tester's sheet as the tester filled it (saved on every edit). */
+  sheet: TesterSheet = { ...EMPTY_TESTER_SHEET };
+  /** The field protocol protocol mode follows (null in the developer panels); the bundle's `protocol`. */
+  fieldProtocol: Protocol | null = null;
   private readonly listeners = new Set<Listener>();
   readonly ready: Promise<void>;
 
@@ -44,14 +61,14 @@ class PageSession {
   }
 
   private async load(): Promise<void> {
-    await this.store.open();
-    const stored = await this.store.items();
+    await this.db.open();
+    const stored = await this.db.items();
     this.counts = countsOf(stored);
     this.items = stored.slice(-SESSION_ITEMS_IN_MEMORY).map((item) => ({ ...item, stored: true }));
-    this.sheet = await this.store.sheet();
+    this.sheet = await this.db.sheet();
     this.publish();
     window.drbExportBundle = () => this.bundle();
-    document.documentElement.dataset.drbSession = this.store.failure === null ? 'ready' : 'unavailable';
+    document.documentElement.dataset.drbSession = this.db.failure === null ? 'ready' : 'unavailable';
   }
 
   /** Calls `listener` whenever the session changes; returns the unsubscribe. */
@@ -60,36 +77,37 @@ class PageSession {
     return () => this.listeners.delete(listener);
   }
 
-  /** Stores a device receipt, then offers it (`window.drbReceipts`). */
-  async offerReceipt(receipt: DeviceReceipt): Promise<void> {
-    await this.keep('receipt', receipt);
-    window.drbReceipts.push(receipt);
-    window.drbReceiptCount = (window.drbReceiptCount ?? 0) + 1;
-    if (window.drbReceipts.length > SESSION_ITEMS_IN_MEMORY) window.drbReceipts.splice(0, window.drbReceipts.length - SESSION_ITEMS_IN_MEMORY);
-  }
-
-  /** Stores another artifact (a suite, comparison or generation receipt, predictions, answers), then offers it. */
-  async offerArtifact(kind: string, data: unknown): Promise<void> {
-    await this.keep(RECEIPT_KINDS.has(kind) ? 'receipt' : kind, data);
-    window.drbArtifacts.push({ kind, data });
+  /**
+   * Stores one result on the device, then offers it to the automation contract: a device receipt in
+   * `window.drbReceipts`, any other artifact in `window.drbArtifacts` (each bounded to the latest ones).
+   * @param offer what the run made
+   */
+  async offer(offer: Offer): Promise<void> {
+    if (offer.kind === 'device-receipt') {
+      await this.keep('receipt', offer.data);
+      offered(window.drbReceipts, offer.data);
+      window.drbReceiptCount = (window.drbReceiptCount ?? 0) + 1;
+      return;
+    }
+    await this.keep(RECEIPT_KINDS.has(offer.kind) ? 'receipt' : offer.kind, offer.data);
+    offered(window.drbArtifacts, { kind: offer.kind, data: offer.data });
     window.drbArtifactCount = (window.drbArtifactCount ?? 0) + 1;
-    if (window.drbArtifacts.length > SESSION_ITEMS_IN_MEMORY) window.drbArtifacts.splice(0, window.drbArtifacts.length - SESSION_ITEMS_IN_MEMORY);
   }
 
   /** Deletes the stored session (after the tester exported it). */
   async clear(): Promise<void> {
     await this.ready;
-    if (await this.store.clear()) {
+    if (await this.db.clear()) {
       this.items = [];
       this.counts = { receipts: 0, artifacts: 0 };
     }
     this.publish();
   }
 
-  /** Keeps the tester's edit of the session sheet (in memory at once, on the device when storage works). */
-  async setSheet(sheet: SessionSheet): Promise<void> {
+  /** Keeps the tester's edit of the sheet (in memory at once, on the device when storage works). */
+  async setSheet(sheet: TesterSheet): Promise<void> {
     this.sheet = sheet;
-    await this.store.saveSheet(sheet);
+    await this.db.saveSheet(sheet);
   }
 
   /**
@@ -99,7 +117,7 @@ class PageSession {
   async allItems(): Promise<StoredItem[]> {
     await this.ready;
     const refused = this.items.filter((item) => !item.stored);
-    const stored = await this.store.items();
+    const stored = await this.db.items();
     if (refused.length === 0) return stored;
     // A stable sort by the time each was kept: the refused ones go back between the stored ones where they came.
     return [...stored, ...refused.map(({ stored: _, ...item }) => item)].sort((a, b) => (a.saved_at < b.saved_at ? -1 : a.saved_at > b.saved_at ? 1 : 0));
@@ -124,7 +142,7 @@ class PageSession {
       schema: RECEIPT_BUNDLE_SCHEMA,
       created_at: new Date().toISOString(),
       app: appSection({ version: __DRB_VERSION__, commit: __DRB_COMMIT__ }, location.href),
-      protocol: this.protocol,
+      protocol: this.fieldProtocol,
       sheet: this.sheet,
       receipts: [...receipts] as ReceiptBundle['receipts'],
     };
@@ -137,7 +155,7 @@ class PageSession {
 
   private async keep(kind: string, data: unknown): Promise<void> {
     await this.ready;
-    const stored = await this.store.save(kind, data);
+    const stored = await this.db.save(kind, data);
     // Kept in memory even when storage refused it: the page still shows and exports it for this visit.
     const items = [...this.items, { kind, data, saved_at: new Date().toISOString(), stored }];
     // Only items on the device leave memory, the oldest first; what storage refused stays (its only copy).
@@ -164,5 +182,16 @@ function countsOf(items: readonly StoredItem[]): { receipts: number; artifacts: 
   return { receipts, artifacts: items.length - receipts };
 }
 
-/** The page's session (created when the page starts). */
-export const pageSession = new PageSession();
+/** The page's stored session (created when the page starts). */
+export const storedSession = new StoredSession();
+
+/**
+ * The one way a panel offers a result: every offer is stored on the device first, in order, and only then does `show`
+ * put it on the page, so a tab killed afterwards loses nothing it showed.
+ * @param offers what the run made, in the order it is stored
+ * @param show puts the result on the page (after every offer is stored)
+ */
+export async function storeThenShow(offers: readonly Offer[], show: () => void): Promise<void> {
+  for (const offer of offers) await storedSession.offer(offer);
+  show();
+}

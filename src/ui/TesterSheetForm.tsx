@@ -3,7 +3,7 @@
  * browser and version, network, battery and thermal state, the public page's revision). Each field is short and
  * bounded as the bundle schema bounds it; everything typed is shown here in full and goes into the bundle only.
  */
-import { SessionSheet } from '../core/field/receipt-bundle.ts';
+import { TesterSheet } from '../core/field/receipt-bundle.ts';
 
 type TextField = 'device_model' | 'os_build' | 'browser' | 'browser_version' | 'network' | 'public_revision' | 'notes';
 
@@ -28,12 +28,12 @@ function numberOrNull(text: string, integer: boolean): number | null {
  * @param props.sheet the sheet as stored
  * @param props.onChange the sheet after an edit (saved by the caller)
  */
-export function SessionSheetForm(props: { sheet: SessionSheet; onChange(sheet: SessionSheet): void }) {
+export function TesterSheetForm(props: { sheet: TesterSheet; onChange(sheet: TesterSheet): void }) {
   const { sheet } = props;
-  const set = (patch: Partial<SessionSheet>) => {
+  const set = (patch: Partial<TesterSheet>) => {
     const next = { ...sheet, ...patch };
     // Only a sheet the bundle schema accepts is kept (the inputs' limits make that the usual case).
-    if (SessionSheet.safeParse(next).success) props.onChange(next);
+    if (TesterSheet.safeParse(next).success) props.onChange(next);
   };
   return (
     <fieldset class="sheet" data-testid="session-sheet">
@@ -69,8 +69,8 @@ export function SessionSheetForm(props: { sheet: SessionSheet; onChange(sheet: S
       </label>
       <label>
         Thermal state
-        <select value={sheet.thermal_state} data-testid="sheet-thermal_state" onChange={(e) => set({ thermal_state: e.currentTarget.value as SessionSheet['thermal_state'] })}>
-          {SessionSheet.shape.thermal_state.options.map((o) => (
+        <select value={sheet.thermal_state} data-testid="sheet-thermal_state" onChange={(e) => set({ thermal_state: e.currentTarget.value as TesterSheet['thermal_state'] })}>
+          {TesterSheet.shape.thermal_state.options.map((o) => (
             <option key={o} value={o}>
               {o}
             </option>
