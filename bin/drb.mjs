@@ -20,8 +20,8 @@ if (isCheckout()) {
   ({ main } = await import(pathToFileURL(PACKED_ENTRY).href));
 } else {
   process.stderr.write(
-    `error: ${PACKED_ENTRY}: missing, so this copy of drb cannot run: make the tarball with \`npm pack\` in a checkout ` +
-      'and install that tarball again\n',
+    `error: ${PACKED_ENTRY}: missing, so this copy of drb cannot run: make the tarball with \`npm pack\` in a ` +
+      'checkout and install that tarball again\n',
   );
   process.exit(2);
 }
