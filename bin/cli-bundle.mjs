@@ -215,7 +215,8 @@ function loaderFor(path) {
   return /\.[cm]?ts$/.test(path) ? 'ts' : 'js';
 }
 
-// esbuild comes with tsx (a runtime dependency), so it is resolved from tsx's own location rather than declared again.
+// esbuild comes with tsx (a development dependency: a checkout has it, an installed copy runs the packed bundle and
+// needs neither), so it is resolved from tsx's own location rather than declared again.
 let esbuildModule;
 /** The esbuild module tsx depends on, or null when it cannot be loaded. */
 export function loadEsbuild() {
