@@ -1,4 +1,5 @@
 import { Command, CommanderError, Help } from 'commander';
+import { runsFromCheckout } from './checkout.ts';
 import { CliError } from './cli-error.ts';
 import { exitCodeOf } from './exit-code.ts';
 import { toolVersion } from './tool-version.ts';
@@ -17,6 +18,11 @@ interface CommandEntry {
   usage: '[options]' | '';
   /** imports the command's module */
   load: () => Promise<CommandModule>;
+  /**
+   * Set when the command works only in a checkout: what it needs from one. An installed copy of a packed tarball
+   * (no sources, no development dependencies) refuses it with one line before loading its module.
+   */
+  needsCheckout?: string;
 }
 
 /**
@@ -34,6 +40,7 @@ const COMMANDS: Record<string, CommandEntry> = {
       'PUBLIC_PASS record',
     usage: '[options]',
     load: () => import('./public-pass.ts'),
+    needsCheckout: 'drives a browser through playwright-core, a development dependency',
   },
   receipts: {
     description: 'Validate, summarise and review device receipts.',
@@ -60,16 +67,19 @@ const COMMANDS: Record<string, CommandEntry> = {
     description: 'regenerate the deterministic model fixtures under public/ and refresh their catalog pins',
     usage: '[options]',
     load: () => import('./fixtures.ts'),
+    needsCheckout: 'writes the model fixtures into the sources (public/, the catalog) with onnx-proto',
   },
   serve: {
     description: 'serve the built page on 127.0.0.1 with COOP/COEP/CORP and the CSP',
     usage: '[options]',
     load: () => import('./serve.ts'),
+    needsCheckout: 'builds and serves the page from the sources and their model catalog',
   },
   models: {
     description: 'pin real catalog models from a downloaded copy, and verify a copy against the pins',
     usage: '',
     load: () => import('./models.ts'),
+    needsCheckout: "reads and writes the sources' model catalog and pins",
   },
   'score-answers': {
     description:
@@ -133,6 +143,14 @@ export async function createProgram(load: readonly string[]): Promise<Command> {
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   const named = commandToLoad(argv);
+  const needs = named === undefined ? undefined : COMMANDS[named].needsCheckout;
+  if (needs !== undefined && !runsFromCheckout()) {
+    process.stderr.write(
+      `error: drb ${named} works only in a checkout (it ${needs}): clone the repository, run \`npm ci\` in it, ` +
+        `then \`npx drb ${named}\` there; this drb is an installed copy\n`,
+    );
+    return 2;
+  }
   const program = await createProgram(named === undefined ? [] : [named]);
   let exitCode = 0;
   program.hook('postAction', (_this, action) => {
