@@ -19,6 +19,7 @@ import { collectJsonFiles, displayPath, parseJson, readBytes, readInputDocuments
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { parseReview, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
 import { writeReport } from './receipts-report.ts';
+import { registerExport } from './receipts-export.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/evidence/device-review.ts';
 import { evaluateEvidence } from '../core/evidence/evidence.ts';
 import { duplicateMessage, ReceiptIdLedger } from '../core/evidence/receipt-ids.ts';
@@ -242,6 +243,8 @@ export function register(program: Command): void {
           `(${data.summary.targets.length} target(s), ${data.summary.comparisons.length} comparison(s), ${data.quality.length} score report(s)): ${displayPath(file)}\n`,
       );
     });
+
+  registerExport(receipts);
 
   receipts
     .command('review-template')

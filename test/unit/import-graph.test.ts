@@ -46,6 +46,8 @@ export const CORE_DOMAINS = [
   'user-model',
   'automation',
   'evidence',
+  'dataset',
+  'leaderboard',
   'validation',
   'report',
 ] as const;

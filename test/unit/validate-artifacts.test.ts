@@ -81,6 +81,8 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
     join(dir, 'bundle.json'),
     JSON.stringify({ schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-11-29T12:00:00.000Z', app: pageReceipts()[0].app, protocol: null, sheet: EMPTY_SESSION_SHEET, receipts: [] }),
   );
+  // A dataset card (drb receipts export) beside its tables; validate reads only the card.
+  expect((await runCli(['receipts', 'export', join(dir, 'receipts'), '--out', join(dir, 'dataset'), '--license', 'CC-BY-4.0', '--format', 'jsonl'])).code).toBe(0);
   const kinds = new Set<string>();
   const walk = (at: string): void => {
     for (const entry of readdirSync(at, { withFileTypes: true })) {
@@ -99,12 +101,13 @@ describe('drb receipts validate knows every drb artifact', () => {
   it('validates a public-pass-like folder and every other artifact kind, each by its own schema', async () => {
     const { dir, kinds } = await everyArtifact();
     for (const schema of ARTIFACT_SCHEMAS.keys()) expect(kinds, schema).toContain(schema);
-    const paths = ['receipts', 'review.json', 'reports', 'repo', 'answers.json', 'bundle.json'].map((p) => join(dir, p));
+    const paths = ['receipts', 'review.json', 'reports', 'repo', 'answers.json', 'bundle.json', 'dataset/dataset.json'].map((p) => join(dir, p));
     const run = await runCli(['receipts', 'validate', ...paths]);
     expect(run.stdout).toMatch(/^ok: \d+ receipt\(s\) valid, and \d+ other drb artifact\(s\) valid by their own schema\n$/);
     expect(run.code).toBe(0);
     const others = Number(/and (\d+) other/.exec(run.stdout)![1]);
-    expect(others).toBe(1 + 1 + 1 + 2 + 7 + 1 + 1); // summary, public-pass record, review, score + compare reports, repo files, answers, bundle
+    // summary, public-pass record, review, score + compare reports, repo files, answers, bundle, dataset card
+    expect(others).toBe(1 + 1 + 1 + 2 + 7 + 1 + 1 + 1);
   });
 
   it('reports a broken artifact by field path and an unknown schema as not a drb artifact', async () => {

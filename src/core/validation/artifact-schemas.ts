@@ -18,6 +18,7 @@ import { ScoreReport } from '../scoring/score-report.ts';
 import { SUITE_MANIFEST_SCHEMA, SuiteManifest } from '../suite/suite-manifest.ts';
 import { PROTOCOL_SCHEMA, Protocol } from '../field/field-protocol.ts';
 import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../field/receipt-bundle.ts';
+import { DATASET_CARD_SCHEMA, DatasetCard } from '../dataset/dataset-card.ts';
 
 /** A non-receipt artifact kind: what it is (for messages) and its zod schema. */
 export interface ArtifactKind {
@@ -42,6 +43,7 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [PROTOCOL_SCHEMA, { what: 'a protocol file (public/protocols/<id>.json)', schema: Protocol }],
   // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
   [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle }],
+  [DATASET_CARD_SCHEMA, { what: 'a dataset card (drb receipts export)', schema: DatasetCard }],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */

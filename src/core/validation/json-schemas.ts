@@ -18,6 +18,7 @@ import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { PublicPassRecord } from '../automation/public-pass.ts';
 import { Protocol } from '../field/field-protocol.ts';
 import { ReceiptBundle } from '../field/receipt-bundle.ts';
+import { DatasetCard } from '../dataset/dataset-card.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -48,6 +49,7 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
     schema: ReceiptBundle.meta({ title: "drb.receipt-bundle.v1 (a tester's session: receipts as the page made them, each valid by its own schema, plus the session sheet)" }),
   },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/evidence/profiles.v1.json)' }) },
+  { fileName: 'dataset-card.schema.json', schema: DatasetCard.meta({ title: 'drb.dataset-card.v1 (dataset.json of drb receipts export)' }) },
 ];
 
 /**
