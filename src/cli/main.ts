@@ -19,6 +19,7 @@ const commandModules: Record<string, () => Promise<{ register: (program: Command
   fixtures: () => import('./fixtures.ts'),
   serve: () => import('./serve.ts'),
   models: () => import('./models.ts'),
+  leaderboard: () => import('./leaderboard.ts'),
 };
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
