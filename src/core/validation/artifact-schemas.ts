@@ -19,6 +19,7 @@ import { SUITE_MANIFEST_SCHEMA, SuiteManifest } from '../suite/suite-manifest.ts
 import { PROTOCOL_SCHEMA, Protocol } from '../field/field-protocol.ts';
 import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../field/receipt-bundle.ts';
 import { DATASET_CARD_SCHEMA, DatasetCard } from '../dataset/dataset-card.ts';
+import { LEADERBOARD_META_SCHEMA, LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
 
 /** A non-receipt artifact kind: what it is (for messages) and its zod schema. */
 export interface ArtifactKind {
@@ -44,6 +45,7 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
   [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle }],
   [DATASET_CARD_SCHEMA, { what: 'a dataset card (drb receipts export)', schema: DatasetCard }],
+  [LEADERBOARD_META_SCHEMA, { what: 'a leaderboard governance file (drb leaderboard --meta)', schema: LeaderboardMeta }],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */

@@ -19,6 +19,7 @@ import { PublicPassRecord } from '../automation/public-pass.ts';
 import { Protocol } from '../field/field-protocol.ts';
 import { ReceiptBundle } from '../field/receipt-bundle.ts';
 import { DatasetCard } from '../dataset/dataset-card.ts';
+import { LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -50,6 +51,10 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/evidence/profiles.v1.json)' }) },
   { fileName: 'dataset-card.schema.json', schema: DatasetCard.meta({ title: 'drb.dataset-card.v1 (dataset.json of drb receipts export)' }) },
+  {
+    fileName: 'leaderboard-meta.schema.json',
+    schema: LeaderboardMeta.meta({ title: 'drb.leaderboard-meta.v1 (drb leaderboard --meta: funding, donated devices, pre-release access, rerun reasons, maintainers)' }),
+  },
 ];
 
 /**
