@@ -4,7 +4,8 @@
  * summary with stored reviews (a maintainer's and a community tester's), the hostile receipts, and a governance file.
  *
  * - Pixel 8 (Chrome, Android): ort-tiny-xenc and ort-heavy-xenc (marked as real catalog models) on wasm, 5 cold and
- *   20 warm each, scored suite runs (quality >= the gate), reviewed by maintainer qa-1: verified and ranked; and
+ *   20 warm each, scored suite runs (Effective Acc@1 75% and 100%: the slower model is the better one, so both are on
+ *   the Pareto front), reviewed by maintainer qa-1: verified and ranked; and
  *   ort-tiny-xenc on webgpu (ok, no quality: not ranked).
  * - iPhone (Safari): ort-tiny-xenc on wasm, 5 cold and 20 warm, a scored suite run, reviewed by community-tester (not
  *   a maintainer): DEVICE_PASS but a community row; ranked (community rows can be).
@@ -183,9 +184,16 @@ export async function writeLeaderboardInputs(dir: string): Promise<LeaderboardIn
       ? { ...row, candidates: [reference, ...row.candidates.filter((c) => c !== reference)] }
       : row;
   });
+  // A model that always ranks the reference first: Effective Acc@1 100%.
+  const best = captured.map((row) => ({
+    ...row,
+    candidates: [items.find((i) => i.index === row.id)?.expected_output[0] ?? row.id],
+    reason: 'accepted',
+  }));
   const predictions: Record<string, string> = {};
   for (const [name, rows] of [
     ['good', good],
+    ['best', best],
     ['captured', captured],
   ] as const) {
     const text = `${JSON.stringify(rows, null, 2)}\n`;
@@ -255,7 +263,7 @@ export async function writeLeaderboardInputs(dir: string): Promise<LeaderboardIn
       predictions.good,
       'suite-pixel-tiny-0001',
     ),
-    suiteOn('pixel', all.find((r) => r.model.id === 'ort-heavy-xenc')!, predictions.good, 'suite-pixel-heavy-0001'),
+    suiteOn('pixel', all.find((r) => r.model.id === 'ort-heavy-xenc')!, predictions.best, 'suite-pixel-heavy-0001'),
     suiteOn(
       'iphone',
       all.find((r) => r.capabilities.user_agent === DEVICES.iphone.ua)!,

@@ -180,11 +180,11 @@ async function leaderboard(
   return { ...run, out, html: existsSync(file) ? readFileSync(file, 'utf8') : '' };
 }
 
-/** The `<tr>` of a target key in the board. */
+/** The `<tbody>` of a target key in the board (its metrics row and its detail row). */
 function rowHtml(html: string, key: string): string {
-  const at = html.indexOf(`<tr id="row-${key}"`);
+  const at = html.indexOf(`<tbody id="row-${key}"`);
   expect(at, key).toBeGreaterThan(0);
-  return html.slice(at, html.indexOf('</tr>', at));
+  return html.slice(at, html.indexOf('</tbody>', at));
 }
 
 describe('drb leaderboard', () => {
@@ -207,7 +207,9 @@ describe('drb leaderboard', () => {
     expect(refused).toContain('class="failed community"');
     expect(refused).toContain('data-failure="refused-route"');
     expect(refused).toContain('✗ Failed on this device: <strong>refused-route</strong>');
-    expect(refused).toContain('2 failed at session: WebGPU is not available');
+    expect(refused).toContain(
+      'refused route: the requested route never ran: 2 failed at session: WebGPU is not available',
+    );
     expect(ran).not.toContain('data-failure');
     expect(ran).toContain('data-s-warm="');
     // Same model and route on both rows.
@@ -230,7 +232,7 @@ describe('drb leaderboard', () => {
     for (const key of [keys['pixel-tiny-wasm'], keys['pixel-heavy-wasm']]) {
       const row = rowHtml(fromSummary.html, key);
       expect(row).toContain('class="verified"');
-      expect(row).toContain('✓ Maintainer-verified');
+      expect(row).toContain('<span class="badge verified">✓ Maintainer-verified</span>');
       expect(row).toContain('DEVICE_PASS reviewed by maintainer qa-1');
     }
     const iphone = rowHtml(fromSummary.html, keys['iphone-tiny-wasm']);
@@ -240,7 +242,9 @@ describe('drb leaderboard', () => {
     // Without the governance file nobody is a maintainer.
     const noMeta = await leaderboard([join(summaryDir, 'summary.json')]);
     expect(noMeta.html).toContain('No governance file (drb.leaderboard-meta.v1) was given');
-    expect(noMeta.html).not.toContain('class="badge verified" title');
+    expect(noMeta.html).toMatch(/<tbody id="row-t-[0-9a-f]+" class="community/);
+    expect(noMeta.html).not.toMatch(/<tbody id="row-t-[0-9a-f]+" class="(?:failed )?verified/);
+    expect(noMeta.html).not.toContain('reviewed by maintainer');
     // A review whose bytes differ from what the summary names: the row stays community, with a warning.
     const copy = testTempDir('drb-lb-tamper-');
     mkdirSync(join(copy, 'reviews'));
@@ -268,9 +272,10 @@ describe('drb leaderboard', () => {
     const tiny = rowHtml(run.html, keys['pixel-tiny-wasm']);
     const heavy = rowHtml(run.html, keys['pixel-heavy-wasm']);
     const iphone = rowHtml(run.html, keys['iphone-tiny-wasm']);
-    // Both Pixel wasm rows share a track and a device: ranked 1 and 2 of 2 by fit; the iPhone is alone on its device.
-    expect(tiny).toMatch(/<div data-p="mainstream"><strong>#1<\/strong> of 2<br>fit [\d.]+/);
-    expect(heavy).toMatch(/<div data-p="mainstream"><strong>#2<\/strong> of 2<br>fit [\d.]+/);
+    // Both Pixel wasm rows share a track and a device: ranked by fit (the heavy model's quality 100% against 75%
+    // outweighs its latency, within budget for both); the iPhone is alone on its device.
+    expect(heavy).toMatch(/<div data-p="mainstream"><strong>#1<\/strong> of 2<br>fit [\d.]+/);
+    expect(tiny).toMatch(/<div data-p="mainstream"><strong>#2<\/strong> of 2<br>fit [\d.]+/);
     expect(iphone).toMatch(
       /<div data-p="mainstream"><strong>#1<\/strong> of 1<br>fit [\d.]+ <span class="small">\(over 93% of the weight\)<\/span>/,
     );
@@ -296,7 +301,9 @@ describe('drb leaderboard', () => {
     );
     // The Pareto view lists every point and names its front in words.
     expect(run.html).toContain('<section id="pareto"');
-    expect(run.html).toMatch(/Pareto front of cold\/warm on input [^:]+: \d+ of \d+ target\(s\) on it\./);
+    // The Pareto view: the Pixel's fast 75% model and its slow 100% one are on the front; the iPhone's 75% at a higher
+    // latency than the Pixel's is not.
+    expect(run.html).toMatch(/Pareto front of cold\/warm on input [^:]+: 2 of 3 target\(s\) on it\./);
     // Governance first, escaped.
     expect(run.html.indexOf('id="governance"')).toBeLessThan(run.html.indexOf('id="board-section"'));
     expect(run.html).toContain('A. Donor &lt;script&gt;alert(1)&lt;/script&gt;');

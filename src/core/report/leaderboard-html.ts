@@ -114,19 +114,35 @@ function intervalText(interval: { low: number; high: number } | null): string {
 
 function statusCell(row: LeaderboardRow): string {
   const badge = row.verification.verified
-    ? `<span class="badge verified" title="${esc(row.verification.why)}">✓ Maintainer-verified</span>`
-    : `<span class="badge community" title="${esc(row.verification.why)}">Community</span>`;
+    ? `<span class="badge verified">✓ Maintainer-verified</span>`
+    : `<span class="badge community">Community</span>`;
   const failure = row.failure
-    ? `<span class="failure-mark">✗ Failed on this device: <strong>${esc(row.failure)}</strong></span><span class="muted">${esc(FAILURE_WORDS[row.failure])}</span>${
-        row.failureDetail.length
-          ? `<ul class="why">${row.failureDetail.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>`
-          : ''
-      }`
+    ? `<span class="failure-mark">✗ Failed on this device: <strong>${esc(row.failure)}</strong></span>`
     : '';
-  return cell('status', `${badge}<span class="muted small">${esc(row.verification.why)}</span>${failure}`, 'status');
+  return cell('status', `${badge}${failure}`, 'status');
 }
 
-function standingCells(row: LeaderboardRow, profiles: readonly ProfileName[]): string {
+/** The row under a target's metrics: who verified it, how it failed, and why it is not ranked (per profile). */
+function detailRow(row: LeaderboardRow, profiles: readonly ProfileName[]): string {
+  const failure = row.failure
+    ? `<p class="failure-mark">✗ ${esc(FAILURE_WORDS[row.failure])}${row.failureDetail.length ? `: ${row.failureDetail.map((d) => esc(d)).join('; ')}` : ''}</p>`
+    : '';
+  const why = profiles
+    .map((p) => {
+      const s = row.profiles[p];
+      const body = s.ranked
+        ? '<span class="ok">✓ ranked: every rule met</span>'
+        : `<span class="small">Not ranked under ${p}, ${s.reasons.length} reason(s):</span><ul class="why">${s.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`;
+      return `<div data-p="${p}">${body}</div>`;
+    })
+    .join('');
+  return (
+    `<tr class="detail"><td colspan="${HEADERS.length}" data-label="status and reasons"><span class="v"><span class="muted small">${esc(row.verification.why)}</span>` +
+    `${failure}<div class="reasons">${why}</div></span></td></tr>`
+  );
+}
+
+function standingCell(row: LeaderboardRow, profiles: readonly ProfileName[]): string {
   const fit = profiles
     .map((p) => {
       const s = row.profiles[p];
@@ -137,16 +153,7 @@ function standingCells(row: LeaderboardRow, profiles: readonly ProfileName[]): s
       return `<div data-p="${p}">${body}</div>`;
     })
     .join('');
-  const why = profiles
-    .map((p) => {
-      const s = row.profiles[p];
-      const body = s.ranked
-        ? '<span class="ok">✓ ranked: every rule met</span>'
-        : `<span class="small">${s.reasons.length} reason(s):</span><ul class="why">${s.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`;
-      return `<div data-p="${p}">${body}</div>`;
-    })
-    .join('');
-  return `<td class="num" data-label="rank and fit">${fit}</td><td data-label="why not ranked" class="reasons">${why}</td>`;
+  return `<td class="num" data-label="rank and fit">${fit}</td>`;
 }
 
 /** Sort keys on a row (`data-s-<key>`): numbers, or text for the target and device columns. */
@@ -180,7 +187,8 @@ function boardRow(row: LeaderboardRow, index: number, profiles: readonly Profile
   const device = row.device;
   const q = m.quality;
   return (
-    `<tr id="row-${esc(row.key)}" class="${classes}" data-key="${esc(row.key)}" data-track="${esc(row.track.key)}"${row.failure ? ` data-failure="${esc(row.failure)}"` : ''}${sortAttrs(row, index, profiles)}>` +
+    `<tbody id="row-${esc(row.key)}" class="${classes}" data-key="${esc(row.key)}" data-track="${esc(row.track.key)}"${row.failure ? ` data-failure="${esc(row.failure)}"` : ''}${sortAttrs(row, index, profiles)}>` +
+    '<tr class="main">' +
     cell(
       'target',
       `<strong>${esc(row.model.id)}</strong>${row.model.dtype ? ` ${esc(row.model.dtype)}` : ''} · ${esc(routeText(row.route))} · ${esc(row.engine.name)} ${esc(row.engine.version)}` +
@@ -213,8 +221,8 @@ function boardRow(row: LeaderboardRow, index: number, profiles: readonly Profile
     ) +
     numCell('model MB', mb(m.modelBytes)) +
     numCell('JS heap MB', mb(m.jsHeapBytes), m.jsHeapBytes === null ? 'not measured' : undefined) +
-    standingCells(row, profiles) +
-    '</tr>'
+    standingCell(row, profiles) +
+    `</tr>${detailRow(row, profiles)}</tbody>`
   );
 }
 
@@ -231,7 +239,6 @@ const HEADERS: Array<{ label: string; sort: string | null; dir?: 'desc'; numeric
   { label: 'Model MB', sort: 'bytes', numeric: true },
   { label: 'JS heap MB', sort: 'heap', numeric: true },
   { label: 'Rank and fit', sort: 'fit', dir: 'desc', numeric: true },
-  { label: 'Why not ranked', sort: null, numeric: false },
 ];
 
 function board(data: LeaderboardData): string {
@@ -262,7 +269,7 @@ function board(data: LeaderboardData): string {
       )}</select></label> <output id="shown" aria-live="polite">${data.rows.length} of ${data.rows.length} rows shown</output></form>` +
     `<noscript><p class="muted">Filters and sorting need the page's own script; without it every row is shown in its default order under the ${DEFAULT_PROFILE} profile.</p></noscript>` +
     `<div class="table-wrap"><table class="cards board" id="board"><caption>Targets: individual metrics, status, rank and fit under the selected profile, and why a row is not ranked. Sort with the column buttons (click, Enter or Space).</caption>` +
-    `<thead><tr>${head}</tr></thead><tbody>${data.rows.length ? data.rows.map((r, i) => boardRow(r, i, profiles)).join('') : `<tr><td colspan="${HEADERS.length}">none</td></tr>`}</tbody></table></div></section>`
+    `<thead><tr>${head}</tr></thead>${data.rows.length ? data.rows.map((r, i) => boardRow(r, i, profiles)).join('') : `<tbody><tr><td colspan="${HEADERS.length}">none</td></tr></tbody>`}</table></div></section>`
   );
 }
 
@@ -364,8 +371,7 @@ function inputsSection(data: LeaderboardData): string {
 const SCRIPT = `(function () {
   var body = document.body;
   var table = document.getElementById('board');
-  var tbody = table.tBodies[0];
-  var rows = Array.prototype.slice.call(tbody.rows).filter(function (r) { return r.hasAttribute('data-key'); });
+  var rows = Array.prototype.slice.call(table.tBodies).filter(function (r) { return r.hasAttribute('data-key'); });
   var track = document.getElementById('f-track');
   var profile = document.getElementById('f-profile');
   var shown = document.getElementById('shown');
@@ -386,7 +392,7 @@ const SCRIPT = `(function () {
       var c = numeric ? Number(x) - Number(y) : x < y ? -1 : x > y ? 1 : 0;
       return c * direction || Number(a.getAttribute('data-s-default')) - Number(b.getAttribute('data-s-default'));
     });
-    ordered.forEach(function (r) { tbody.appendChild(r); });
+    ordered.forEach(function (r) { table.appendChild(r); });
   }
   function apply() {
     body.setAttribute('data-profile', profile.value);
@@ -431,34 +437,43 @@ header,main,footer{max-width:100rem}
 .controls{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;margin:.75rem 0}
 .controls select{font:inherit;padding:.2rem}
 table.board{font-size:.85rem}
+table.board th,table.board td{padding:.3rem .3rem}
+table.board tr.main td:nth-child(-n+2),table.board tr.detail td{overflow-wrap:anywhere}
 table.board th{vertical-align:bottom}
 table.board th button{font:inherit;font-weight:600;background:none;border:1px solid transparent;border-radius:4px;padding:.15rem .25rem;cursor:pointer;text-align:inherit;color:#0b5cad}
 table.board th button:focus-visible{outline:3px solid #0b5cad;outline-offset:1px}
 th[aria-sort=ascending] .arrow::after{content:" \\25B2"}
 th[aria-sort=descending] .arrow::after{content:" \\25BC"}
-.badge{display:inline-block;border-radius:4px;padding:0 .4rem;font-weight:600;font-size:.85rem;white-space:nowrap}
+.badge{display:inline-block;border-radius:4px;padding:0 .4rem;font-weight:600;font-size:.85rem}
 .badge.verified{border:2px solid #1b1b1b;background:#1b1b1b;color:#fff}
 .badge.community{border:2px dashed var(--muted);color:var(--fg);background:#fff}
 .small{font-size:.8rem}
-.status .muted{display:block}
 .failure-mark{display:block;color:var(--bad);font-weight:600;margin-top:.25rem}
-tr.failed td{background-color:#fff;background-image:repeating-linear-gradient(135deg,rgba(180,35,24,.13) 0 6px,transparent 6px 12px)}
+tbody.failed td{background-color:#fff;background-image:repeating-linear-gradient(135deg,rgba(180,35,24,.13) 0 6px,transparent 6px 12px)}
+table.board tbody{border-top:2px solid var(--line)}
+table.board tr.main td{border-bottom:0}
+table.board tr.detail td{padding-top:0}
+.reasons ul.why{display:flex;flex-wrap:wrap;gap:0 1.5rem;padding-left:1rem}
 .failed-sample{display:inline-block;padding:0 .4rem;background-image:repeating-linear-gradient(135deg,rgba(180,35,24,.13) 0 6px,transparent 6px 12px);color:var(--bad);font-weight:600}
-tr.verified td:first-child{border-left:4px solid #1b1b1b}
-tr.community td:first-child{border-left:4px dashed var(--muted)}
+tbody.verified tr.main td:first-child{border-left:4px solid #1b1b1b}
+tbody.community tr.main td:first-child{border-left:4px dashed var(--muted)}
 ul.why{margin:.15rem 0 0;padding-left:1rem;font-size:.8rem}
 .unranked{color:var(--muted)}
-.ci{font-size:.8rem;color:var(--muted);white-space:nowrap}
-tr[hidden]{display:none!important}
+.ci{font-size:.8rem;color:var(--muted)}
+tbody[hidden]{display:none!important}
+.controls select{max-width:100%}
+.controls label{max-width:100%}
 tr.front td{font-weight:600}
 figure.chart{max-width:40rem}
 @media (max-width:600px){
- tr.verified,tr.community{border-left-width:4px}
- tr.verified{border-left:4px solid #1b1b1b}
- tr.community{border-left:4px dashed var(--muted)}
- tr.verified td:first-child,tr.community td:first-child{border-left:0}
- table.board td.reasons{display:block;text-align:left}
- table.board td.reasons::before{display:block}
+ table.board tbody{display:block;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.25rem .5rem}
+ table.board tbody tr{border:0;margin:0;padding:0;border-radius:0}
+ tbody.verified{border-left:4px solid #1b1b1b}
+ tbody.community{border-left:4px dashed var(--muted)}
+ tbody.verified tr.main td:first-child,tbody.community tr.main td:first-child{border-left:0}
+ table.board tr.detail td{display:block;text-align:left}
+ table.board tr.detail td::before{display:block}
+ .reasons ul.why{display:block}
 }
 `;
 
