@@ -222,6 +222,14 @@ describe('dataset column mapping (hand-checked)', () => {
     }
   });
 
+  it('is documented: docs/dataset.md lists every column of every table with its type', () => {
+    const doc = readFileSync(new URL('../../docs/dataset.md', import.meta.url), 'utf8');
+    for (const table of TABLE_NAMES) {
+      const section = doc.slice(doc.indexOf(`### \`${table}\``));
+      for (const column of TABLE_COLUMNS[table]) expect(section, `${table}.${column.name}`).toContain(`| \`${column.name}\` | ${column.type} |`);
+    }
+  });
+
   it('calls a receipt clean exactly when summarize pools it', () => {
     const gen = makeGenerationReceipt();
     expect(statisticsClean({ kind: 'generation', receipt: gen })).toBe(true);
