@@ -42,6 +42,7 @@ import {
 import { duplicateMessage, ReceiptIdLedger } from '../core/evidence/receipt-ids.ts';
 import { RECEIPT_BUNDLE_SCHEMA } from '../core/field/receipt-bundle.ts';
 import { validateReceipt } from '../core/validation/validate-receipt.ts';
+import { boundLine } from '../core/text/bounded-text.ts';
 
 /** Rows buffered per table before a Parquet row group (or a batch of lines) is written. */
 const ROWS_PER_GROUP: Readonly<Record<TableName, number>> = {
@@ -424,8 +425,11 @@ export async function exportDataset(paths: readonly string[], options: ExportOpt
       not_receipts: counts.not_receipts,
       skipped_invalid: skippedCard.length,
     },
-    inputs: [...inputs].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
-    skipped: skippedCard,
+    // File names are the file system's, not ours: one printable line each in the card (the tables keep them as data).
+    inputs: [...inputs]
+      .map((i) => ({ ...i, file: boundLine(i.file, 4096) }))
+      .sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
+    skipped: skippedCard.map((s) => ({ file: boundLine(s.file, 4096), problem: boundLine(s.problem, 4096) })),
     notes: formatNotes(options.format),
   });
   const cardTemp = join(outDir, `.drb-export-${process.pid}-card.tmp`);

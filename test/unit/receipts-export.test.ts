@@ -226,7 +226,8 @@ describe('dataset column mapping (hand-checked)', () => {
     const doc = readFileSync(new URL('../../docs/dataset.md', import.meta.url), 'utf8');
     for (const table of TABLE_NAMES) {
       const section = doc.slice(doc.indexOf(`### \`${table}\``));
-      for (const column of TABLE_COLUMNS[table]) expect(section, `${table}.${column.name}`).toContain(`| \`${column.name}\` | ${column.type} |`);
+      for (const column of TABLE_COLUMNS[table])
+        expect(section, `${table}.${column.name}`).toContain(`| \`${column.name}\` | ${column.type} |`);
     }
   });
 
@@ -540,6 +541,15 @@ describe('drb receipts export', () => {
     expect(copied).toHaveLength(1);
     expect(rows.filter((r) => r.receipt_id === copied[0].receipt_id)).toHaveLength(1);
     expect(run.stderr).toContain('is a byte-identical copy of');
+  });
+
+  it('records a file name with a control character in the card as one printable line', async () => {
+    const input = testTempDir('drb-export-name-');
+    writeFileSync(join(input, 'r\u001b[31m\nred.json'), readFileSync(join(FIXTURE_DIR, '01-ort-wasm-t1-cold-ok.json')));
+    const out = join(testTempDir('drb-export-name-out-'), 'ds');
+    expect((await runCli(['receipts', 'export', input, '--out', out, '--license', 'CC0-1.0'])).code).toBe(0);
+    const card = DatasetCard.parse(JSON.parse(readFileSync(join(out, 'dataset.json'), 'utf8')));
+    expect(card.inputs.map((i) => i.file)).toEqual([join(input, 'r\uFFFD[31m\uFFFDred.json')]);
   });
 
   it('guards CSV strings a spreadsheet would run as formulas, and only in CSV', async () => {
