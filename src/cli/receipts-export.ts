@@ -46,10 +46,10 @@ import { boundLine } from '../core/text/bounded-text.ts';
 
 /** Rows buffered per table before a Parquet row group (or a batch of lines) is written. */
 const ROWS_PER_GROUP: Readonly<Record<TableName, number>> = {
-  receipts: 20_000,
-  samples: 200_000,
-  generation_samples: 100_000,
-  comparison_rounds: 100_000,
+  receipts: 5_000,
+  samples: 50_000,
+  generation_samples: 50_000,
+  comparison_rounds: 50_000,
 };
 
 /** Bytes of text gathered before CSV and JSONL lines are written. */

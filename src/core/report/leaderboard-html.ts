@@ -468,8 +468,9 @@ figure.chart{max-width:40rem}
 @media (max-width:600px){
  table.board tbody{display:block;border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.25rem .5rem}
  table.board tbody tr{border:0;margin:0;padding:0;border-radius:0}
- tbody.verified{border-left:4px solid #1b1b1b}
- tbody.community{border-left:4px dashed var(--muted)}
+ table.board tbody.verified{border-left:4px solid #1b1b1b}
+ table.board tbody.community{border-left:4px dashed var(--muted)}
+ table.board td,table.board td.num{padding:.15rem 0}
  tbody.verified tr.main td:first-child,tbody.community tr.main td:first-child{border-left:0}
  table.board tr.detail td{display:block;text-align:left}
  table.board tr.detail td::before{display:block}
