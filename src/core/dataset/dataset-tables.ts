@@ -245,7 +245,11 @@ export const RECEIPT_COLUMNS: readonly ColumnSpec[] = [
     'string',
     'Always DEVICE_RECEIPT: one receipt is never a pass (DEVICE_PASS is a reviewed target, see summaries).',
   ),
-  c('hidden_during_run', 'boolean', 'The page was hidden during the run (throttled); null for suite receipts (no lifecycle recorded).'),
+  c(
+    'hidden_during_run',
+    'boolean',
+    'The page was hidden during the run (throttled); null for suite receipts (no lifecycle recorded).',
+  ),
   c('frozen_during_run', 'boolean', 'The page was frozen during the run; null for suite receipts.'),
   c('noisy', 'boolean', 'Hidden or frozen: kept out of the statistics; null for suite receipts.'),
   c('wake_lock', 'string', 'Device receipts: held, released, refused or unsupported.'),
@@ -415,10 +419,12 @@ function interruptedColumns(run: DeviceReceipt['run']['previous_run_interrupted'
 }
 
 /** Every column of `receipts` set to null: each kind fills in its own. */
+const EMPTY_RECEIPT_ROW: Readonly<Row> = Object.freeze(
+  Object.fromEntries(RECEIPT_COLUMNS.map((column) => [column.name, null])),
+);
+
 function emptyReceiptRow(): Row {
-  const row: Row = {};
-  for (const column of RECEIPT_COLUMNS) row[column.name] = null;
-  return row;
+  return { ...EMPTY_RECEIPT_ROW };
 }
 
 /**
@@ -480,9 +486,11 @@ export class RowKeys {
    * @param valid the receipt and its kind
    */
   async of(valid: ValidReceipt): Promise<{ target: string | null; device: string | null }> {
+    // The identity functions build their objects in one fixed key order, so JSON.stringify is a faithful cache key
+    // (and far cheaper than the canonical form, which is computed only for an identity not seen before).
     const device = recordedDevice(valid);
     const deviceKeyValue =
-      device === null ? null : await this.cached(`d\u0000${canonicalJson(device)}`, () => deviceKey(device));
+      device === null ? null : await this.cached(`d\u0000${JSON.stringify(device)}`, () => deviceKey(device));
     if (valid.kind === 'comparison') return { target: null, device: deviceKeyValue };
     const [identity, prefix] =
       valid.kind === 'device'
@@ -490,8 +498,9 @@ export class RowKeys {
         : valid.kind === 'generation'
           ? [generationTargetIdentity(valid.receipt), 'g' as const]
           : [suiteTargetIdentity(valid.receipt), 's' as const];
-    const canonical = canonicalJson(identity);
-    const target = await this.cached(`${prefix}\u0000${canonical}`, () => identityKey(canonical, prefix));
+    const target = await this.cached(`${prefix}\u0000${JSON.stringify(identity)}`, () =>
+      identityKey(canonicalJson(identity), prefix),
+    );
     return { target, device: deviceKeyValue };
   }
 }
