@@ -14,8 +14,8 @@ interface CommandModule {
 interface CommandEntry {
   /** the description `drb --help` lists and `drb <name> --help` shows */
   description: string;
-  /** what `drb --help` prints after the name: '[options]' when the command has options, '' when it has none */
-  usage: '[options]' | '';
+  /** what `drb --help` prints after the name, as commander would: '[options]', its arguments, or '' for neither */
+  usage: string;
   /** imports the command's module */
   load: () => Promise<CommandModule>;
   /**
@@ -93,6 +93,13 @@ const COMMANDS: Record<string, CommandEntry> = {
       'The reranker escalation gate: a frozen plan, then per-step decisions from score, compare and device reports.',
     usage: '',
     load: () => import('./gate.ts'),
+  },
+  leaderboard: {
+    description:
+      'Write DIR/index.html: an offline leaderboard of many targets (individual metrics first, fit score only for ' +
+      'ranked rows, failed rows marked, verified and community rows apart, Pareto view, governance at the top).',
+    usage: '[options] <paths...>',
+    load: () => import('./leaderboard.ts'),
   },
 };
 

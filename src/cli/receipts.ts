@@ -17,6 +17,7 @@ import { setExitCode } from './exit-code.ts';
 import { collectJsonFiles, contentFingerprint, displayPath, MAX_SMALL_FILE_BYTES, parseJson, readBytes, readInputDocuments, sha256, unreadLines } from './receipt-files.ts';
 import { foldInputs, loadReviews, parseReview, resolveSources, summarizeReceipts, summaryFiles, writeSummaryFiles } from './summarize-receipts.ts';
 import { writeReport } from './receipts-report.ts';
+import { registerExport } from './receipts-export.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/evidence/device-review.ts';
 import { duplicateMessage, ReceiptIdLedger } from '../core/evidence/receipt-ids.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/evidence/receipts-summary.ts';
@@ -292,6 +293,8 @@ export function register(receipts: Command): void {
           `(${data.summary.targets.length} target(s), ${data.summary.comparisons.length} comparison(s), ${data.quality.length} score report(s)): ${displayPath(file)}\n`,
       );
     });
+
+  registerExport(receipts);
 
   receipts
     .command('review-template')

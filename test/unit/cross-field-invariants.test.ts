@@ -109,6 +109,19 @@ describe('summaries', () => {
       expect(checkReceiptsSummary(copy).map((p) => p.path), path).toContain(path);
     }
   });
+
+  it('a mean a rounding error above its max (three samples of 0.1 ms) is no contradiction; one clearly above is', async () => {
+    const summary = await summaryOf();
+    const i = summary.targets.findIndex((t) => t.warm.pooled_ms !== null);
+    const pooled = summary.targets[i].warm.pooled_ms!;
+    const rounded = structuredClone(summary);
+    Object.assign(rounded.targets[i].warm.pooled_ms!, { min: 0.1, median: 0.1, p95: 0.1, max: 0.1, mean: (0.1 + 0.1 + 0.1) / 3 });
+    expect((0.1 + 0.1 + 0.1) / 3).toBeGreaterThan(0.1);
+    expect(checkReceiptsSummary(rounded).map((p) => p.path)).not.toContain(`targets[${i}].warm.pooled_ms`);
+    const above = structuredClone(summary);
+    above.targets[i].warm.pooled_ms!.mean = pooled.max * 1.001 + 0.001;
+    expect(checkReceiptsSummary(above).map((p) => p.path)).toContain(`targets[${i}].warm.pooled_ms`);
+  });
 });
 
 async function scoreReport(): Promise<ScoreReport> {

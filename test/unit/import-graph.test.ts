@@ -48,6 +48,8 @@ export const CORE_DOMAINS = [
   'automation',
   'evidence',
   'gate',
+  'dataset',
+  'leaderboard',
   'validation',
   'report',
 ] as const;

@@ -11,10 +11,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
-  EMPTY_SESSION_SHEET,
+  EMPTY_TESTER_SHEET,
   RECEIPT_BUNDLE_SCHEMA,
   type ReceiptBundle,
-  type SessionSheet,
+  type TesterSheet,
 } from '../../src/core/field/receipt-bundle.ts';
 import type { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { buildReceipt } from './receipts-builder.ts';
@@ -91,8 +91,19 @@ describe('drb installed from the packed tarball', () => {
     expectCode(install, 0);
     const installed = join(prefix, 'lib', 'node_modules', PACKAGE.name);
     expect(existsSync(join(installed, 'src'))).toBe(false);
-    // Only the runtime dependencies came along: nothing of the page's (transformers.js, onnxruntime, WebLLM).
-    expect(readdirSync(join(installed, 'node_modules')).sort()).toEqual(Object.keys(PACKAGE.dependencies).sort());
+    // Only the runtime dependencies and what they depend on came along (the lock file's packages not marked dev):
+    // nothing of the page's (transformers.js, onnxruntime, WebLLM).
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    const runtime = Object.entries(lock.packages)
+      .filter(([path, entry]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path) && entry.dev !== true)
+      .map(([path]) => path.slice('node_modules/'.length));
+    for (const name of Object.keys(PACKAGE.dependencies)) expect(runtime).toContain(name);
+    const installedNames = readdirSync(join(installed, 'node_modules')).flatMap((name) =>
+      name.startsWith('@') ? readdirSync(join(installed, 'node_modules', name)).map((inner) => `${name}/${inner}`) : [name],
+    );
+    expect(installedNames.filter((name) => !name.startsWith('.')).sort()).toEqual(runtime.sort());
     const drb = join(prefix, 'bin', 'drb');
 
     const version = run(drb, ['--version'], desk);
@@ -127,8 +138,8 @@ describe('drb installed from the packed tarball', () => {
       ),
       ...Array.from({ length: 20 }, () => buildReceipt({ kind: 'warm', warmSamples: [2, 3, 4] })),
     ];
-    const sheet: SessionSheet = {
-      ...EMPTY_SESSION_SHEET,
+    const sheet: TesterSheet = {
+      ...EMPTY_TESTER_SHEET,
       device_model: 'Pixel 8',
       ram_gb: 8,
       os_build: 'Android 16',

@@ -138,6 +138,24 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
     join(dir, 'bundle.json'),
     JSON.stringify({ schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-11-29T12:00:00.000Z', app: pageReceipts()[0].app, protocol: null, sheet: EMPTY_TESTER_SHEET, receipts: [] }),
   );
+  // A dataset card (drb receipts export) beside its tables; validate reads only the card.
+  expect((await runCli(['receipts', 'export', join(dir, 'receipts'), '--out', join(dir, 'dataset'), '--license', 'CC-BY-4.0', '--format', 'jsonl'])).code).toBe(0);
+  // A leaderboard governance file (drb leaderboard --meta).
+  writeFileSync(
+    join(dir, 'leaderboard-meta.json'),
+    JSON.stringify({
+      schema: 'drb.leaderboard-meta.v1',
+      title: 'Leaderboard',
+      benchmark_version: 'drb 0.1.0',
+      maintainers: [{ reviewer: 'qa-1', name: 'QA One' }],
+      funding: [],
+      donated_devices: [],
+      engineering_support: [],
+      pre_release_access: [],
+      rerun_reasons: [],
+      notes: null,
+    }),
+  );
   const kinds = new Set<string>();
   const walk = (at: string): void => {
     for (const entry of readdirSync(at, { withFileTypes: true })) {
@@ -156,14 +174,14 @@ describe('drb receipts validate knows every drb artifact', () => {
   it('validates a public-pass-like folder and every other artifact kind, each by its own schema', async () => {
     const { dir, kinds } = await everyArtifact();
     for (const schema of ARTIFACT_SCHEMAS.keys()) expect(kinds, schema).toContain(schema);
-    const paths = ['receipts', 'review.json', 'reports', 'repo', 'answers.json', 'bundle.json', 'extra'].map((p) => join(dir, p));
+    const paths = ['receipts', 'review.json', 'reports', 'repo', 'answers.json', 'bundle.json', 'extra', 'dataset/dataset.json', 'leaderboard-meta.json'].map((p) => join(dir, p));
     const run = await runCli(['receipts', 'validate', ...paths]);
     expect(run.stdout).toMatch(/^ok: \d+ receipt\(s\) valid, and \d+ other drb artifact\(s\) valid by their own schema\n$/);
     expect(run.code).toBe(0);
     const others = Number(/and (\d+) other/.exec(run.stdout)![1]);
     // summary, public-pass record, review, score + compare + answer-score + gate reports, repo files, answers, bundle,
-    // and extra/: case answers, answer review, gate plan, licence review
-    expect(others).toBe(1 + 1 + 1 + 4 + 8 + 1 + 1 + 4);
+    // extra/: case answers, answer review, gate plan, licence review; dataset card, leaderboard meta
+    expect(others).toBe(1 + 1 + 1 + 4 + 8 + 1 + 1 + 4 + 1 + 1);
   });
 
   it('reports a broken artifact by field path and an unknown schema as not a drb artifact', async () => {

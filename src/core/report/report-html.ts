@@ -40,7 +40,7 @@ const MAX_ORDER_RUNS = 40;
 const esc = htmlText;
 
 /** A number for a table cell or a caption: 3 significant digits, or an en dash for no value. */
-function num(value: number | null | undefined): string {
+export function num(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : threeSignificant(value);
 }
 
@@ -67,7 +67,7 @@ function table(caption: string, headers: readonly string[], rows: readonly strin
 }
 
 /** A chart with a caption (its key numbers in words) and its numbers as a table. */
-function figure(id: string, kind: string, svg: string, caption: string, numbers: string): string {
+export function figure(id: string, kind: string, svg: string, caption: string, numbers: string): string {
   return (
     `<figure class="chart" id="${id}" data-chart="${kind}">${svg}<figcaption>${caption}</figcaption>` +
     `<details class="numbers"><summary>The numbers behind this chart (table)</summary>${numbers}</details></figure>`
@@ -76,13 +76,15 @@ function figure(id: string, kind: string, svg: string, caption: string, numbers:
 
 const code = (text: string) => `<code>${esc(text)}</code>`;
 
-function routeText(route: TargetSummary['identity']['route']): string {
+/** A route in a few characters: `wasm ×2`, `webgpu→wasm`. */
+export function routeText(route: TargetSummary['identity']['route']): string {
   const ep = route.completed_ep === route.requested_ep ? route.requested_ep : `${route.requested_ep}→${route.completed_ep ?? 'none'}`;
   const threads = route.threads_effective ?? route.threads_requested;
   return `${ep}${threads === null ? '' : ` ×${threads}`}`;
 }
 
-function deviceText(device: TargetSummary['identity']['device']): string {
+/** A device as recorded, with its browser: `Pixel 8 Android, Chrome 131`. */
+export function deviceText(device: TargetSummary['identity']['device']): string {
   const where = [device.model, device.platform].filter(Boolean).join(' ') || 'unknown device';
   return `${where}, ${browserLabel(device.user_agent)}`;
 }
@@ -760,7 +762,8 @@ function methodSection(): string {
   );
 }
 
-const CSS = `
+/** The report's style sheet (tables that become cards below 600 px); the leaderboard page builds on it. */
+export const CSS = `
 :root{color-scheme:light;--fg:#1b1b1b;--muted:#4a4a4a;--line:#d0d0d0;--ok:#1a7f37;--bad:#b42318;--warn:#8a5a00}
 *{box-sizing:border-box}
 body{margin:0;color:var(--fg);background:#fff;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}

@@ -324,3 +324,65 @@ export function forestSvg(id: string, rows: readonly ForestRow[], title: string,
   });
   return `${out}</svg>`;
 }
+
+/** One point of a scatter chart: a short label (a number the table beside it explains) and how to mark it. */
+export interface ScatterPoint {
+  label: string;
+  x: number;
+  y: number;
+  /** On the Pareto front: filled and joined by the front line; off it: hollow. */
+  front: boolean;
+  /** `square` for maintainer-verified rows, `circle` for community rows (told apart by shape, not colour alone). */
+  shape: 'square' | 'circle';
+}
+
+/**
+ * A scatter of quality (y, 0 to 100%) against latency (x, log scale when the values span more than 20x), with the
+ * Pareto front as a step line through its points (each point on the front: no other point is both faster and
+ * better). Points carry their label beside them; the caller lists every point's numbers in a table.
+ * @param id unique id; points the points; title, desc, xLabel, yLabel escaped text
+ * @returns the svg and whether the x axis is logarithmic
+ */
+export function scatterSvg(id: string, points: readonly ScatterPoint[], title: string, desc: string, xLabel: string, yLabel: string): { svg: string; log: boolean } {
+  const left = 44;
+  const top = 26;
+  const height = 200;
+  const right = CHART_WIDTH - RIGHT;
+  const xs = points.map((p) => p.x);
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  const log = lo > 0 && hi / lo > 20;
+  const x = log ? logScale(lo, hi, left + 6, right - 6) : linearScale(0, hi, left, right - 6);
+  const y = linearScale(0, 100, top + height, top);
+  let out = open(id, top + height + 44, title, desc);
+  out +=
+    `<g><rect x="4" y="6" width="8" height="8" fill="${COLORS.median}"/><text x="16" y="14">verified</text>` +
+    `<circle cx="78" cy="10" r="4" fill="${COLORS.sample}"/><text x="86" y="14">community</text>` +
+    `<line x1="160" x2="176" y1="10" y2="10" stroke="${COLORS.interval}" stroke-width="2"/><text x="180" y="14">Pareto front</text>` +
+    `<circle cx="268" cy="10" r="4" fill="#fff" stroke="${COLORS.muted}" stroke-width="1.5"/><text x="276" y="14">off the front</text></g>`;
+  out += `<g class="axis" fill="${COLORS.muted}">`;
+  for (const t of y.ticks) {
+    out += `<line x1="${left}" x2="${right}" y1="${f1(y.at(t))}" y2="${f1(y.at(t))}" stroke="${COLORS.grid}"/><text x="${left - 4}" y="${f1(y.at(t) + 4)}" text-anchor="end">${threeSignificant(t)}</text>`;
+  }
+  out += `<text transform="rotate(-90)" x="${f1(-(top + height / 2))}" y="11" text-anchor="middle" fill="#1b1b1b">${yLabel}</text></g>`;
+  out += xAxis(x, top, top + height, `${xLabel}${log ? ' (log scale)' : ''}`, left);
+  const front = points.filter((p) => p.front).sort((a, b) => a.x - b.x || b.y - a.y);
+  if (front.length > 1) {
+    // The front as a staircase: from each point across to the next point's latency, then down to its quality.
+    let path = `M${f1(x.at(front[0].x))},${f1(y.at(front[0].y))}`;
+    for (const p of front.slice(1)) path += ` H${f1(x.at(p.x))} V${f1(y.at(p.y))}`;
+    out += `<path d="${path}" fill="none" stroke="${COLORS.interval}" stroke-width="2"/>`;
+  }
+  for (const p of points) {
+    const cx = x.at(p.x);
+    const cy = y.at(p.y);
+    const fill = p.front ? (p.shape === 'square' ? COLORS.median : COLORS.sample) : '#fff';
+    const stroke = p.shape === 'square' ? COLORS.median : p.front ? COLORS.sample : COLORS.muted;
+    out +=
+      p.shape === 'square'
+        ? `<rect x="${f1(cx - 4)}" y="${f1(cy - 4)}" width="8" height="8" fill="${fill}" stroke="${stroke}" stroke-width="1.5"/>`
+        : `<circle cx="${f1(cx)}" cy="${f1(cy)}" r="4.5" fill="${fill}" stroke="${stroke}" stroke-width="1.5"/>`;
+    out += `<text x="${f1(Math.min(cx + 6, CHART_WIDTH - 14))}" y="${f1(cy - 6)}" font-size="11">${p.label}</text>`;
+  }
+  return { svg: `${out}</svg>`, log };
+}

@@ -26,6 +26,8 @@ import { GATE_REPORT_SCHEMA, GateReport } from '../gate/escalation.ts';
 import { checkReceiptsSummary } from '../evidence/summary-invariants.ts';
 import { checkScoreReport } from '../scoring/score-report-invariants.ts';
 import { checkBundleFacts } from './artifact-invariants.ts';
+import { DATASET_CARD_SCHEMA, DatasetCard } from '../dataset/dataset-card.ts';
+import { LEADERBOARD_META_SCHEMA, LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
 
 /** A non-receipt artifact kind: what it is (for messages), its zod schema, and its cross-field rules. */
 export interface ArtifactKind {
@@ -61,6 +63,8 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [GATE_PLAN_SCHEMA, { what: 'an escalation gate plan', schema: GatePlan }],
   [GATE_REPORT_SCHEMA, { what: 'a gate report (drb gate escalation)', schema: GateReport }],
   [LICENCE_REVIEW_SCHEMA, { what: 'a licence and NOTICE review', schema: LicenceReview }],
+  [DATASET_CARD_SCHEMA, { what: 'a dataset card (drb receipts export)', schema: DatasetCard }],
+  [LEADERBOARD_META_SCHEMA, { what: 'a leaderboard governance file (drb leaderboard --meta)', schema: LeaderboardMeta }],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */

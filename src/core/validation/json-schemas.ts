@@ -23,6 +23,8 @@ import { AnswerScoreReport } from '../answers/answer-score.ts';
 import { AnswerReview } from '../answers/answer-review.ts';
 import { GatePlan, LicenceReview } from '../gate/gate-plan.ts';
 import { GateReport } from '../gate/escalation.ts';
+import { DatasetCard } from '../dataset/dataset-card.ts';
+import { LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -59,6 +61,11 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'gate-plan.schema.json', schema: GatePlan.meta({ title: 'drb.gate-plan.v1 (the escalation gate, frozen before results)' }) },
   { fileName: 'gate-report.schema.json', schema: GateReport.meta({ title: 'drb.gate-report.v1 (drb gate escalation)' }) },
   { fileName: 'licence-review.schema.json', schema: LicenceReview.meta({ title: 'drb.licence-review.v1 (a licence and NOTICE review of one model)' }) },
+  { fileName: 'dataset-card.schema.json', schema: DatasetCard.meta({ title: 'drb.dataset-card.v1 (dataset.json of drb receipts export)' }) },
+  {
+    fileName: 'leaderboard-meta.schema.json',
+    schema: LeaderboardMeta.meta({ title: 'drb.leaderboard-meta.v1 (drb leaderboard --meta: funding, donated devices, pre-release access, rerun reasons, maintainers)' }),
+  },
 ];
 
 /**
