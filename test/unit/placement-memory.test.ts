@@ -99,6 +99,16 @@ function measured(): MemoryFigures {
 /** A valid webgpu cold receipt with placement and memory (the builder's wasm receipt, moved onto webgpu). */
 function webgpuReceipt(edit: (r: DeviceReceipt) => void = () => {}): DeviceReceipt {
   const r = buildReceipt({ kind: 'cold', ep: 'webgpu' });
+  // A page that was granted an adapter (SwiftShader's), as a webgpu route needs.
+  r.capabilities.webgpu = {
+    navigator_gpu: true,
+    adapter_granted: true,
+    adapter_error: null,
+    adapter_info: { vendor: 'google', architecture: 'swiftshader', device: '', description: '' },
+    is_fallback_adapter: true,
+    features: [],
+    limits: {},
+  };
   r.placement = structuredClone(PLACEMENT);
   r.memory = measured();
   edit(r);

@@ -28,8 +28,11 @@ export const BudgetProfile = z.strictObject({
   js_heap_bytes: z.number().int().positive(),
   /** The memory budget: the most a receipt measured the model taking (its runtime's WebAssembly memory at its peak
    *  plus the peak of live GPU buffers, receipt `memory`); not measured for receipts without it. Absent in profile
-   *  versions before 2026-12-03.1. */
+   *  versions before 2026-12-03.2. */
   memory_bytes: z.number().int().positive().optional(),
+  /** Generation targets only: the median decode rate (tokens/s) a ranked row must reach; absent in profiles written
+   *  before it (such a profile ranks no generation row). */
+  decode_tokens_per_s: z.number().positive().optional(),
 });
 export type BudgetProfile = z.infer<typeof BudgetProfile>;
 

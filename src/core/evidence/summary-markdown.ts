@@ -222,12 +222,42 @@ function generationSection(g: GenerationTargetSummary): string[] {
   lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
   if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
   lines.push('', ...profileLines(g.profiles), '');
+  lines.push(...rankingLines(g), '');
+  return lines;
+}
+
+function pct(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : `${(value * 100).toFixed(1)}%`;
+}
+
+function pts(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : value.toFixed(1);
+}
+
+/** The ranking of one generation row: its class, its answer quality, then per profile ranked or not with every reason. */
+function rankingLines(g: GenerationTargetSummary): string[] {
+  const ranking = g.ranking;
+  if (ranking === undefined) return [];
+  const lines = [`- Row class: **${ranking.row_class.class}**${ranking.row_class.because.length ? ` (${cells(ranking.row_class.because, '; ')})` : ''}`];
+  const q = g.quality ?? null;
+  if (q === null) lines.push(`- Answer quality: ${ranking.quality_reports > 1 ? `${ranking.quality_reports} answer-score reports match (ambiguous)` : 'no answer-score report given'}`);
+  else {
+    lines.push(
+      `- Answer quality (${cell(q.file)}, mean of ${q.repetitions} repetition(s)): quality ${pts(q.quality_score)} (worst ${pts(q.worst_quality_score)}), ` +
+        `claim recall ${pct(q.claim_recall)}, critical-claim recall ${pct(q.critical_claim_recall)}, safety ${pct(q.safety_rate)}, ` +
+        `citation validity ${pct(q.citation_validity)}, pass rate ${pct(q.pass_rate)} (worst ${pct(q.worst_pass_rate)})${q.complete ? '' : '; not complete'}`,
+    );
+  }
+  for (const p of ranking.profiles) {
+    if (p.ranked) lines.push(`- ${p.profile}: **ranked**, fit ${p.fit!.score.toFixed(1)} (a secondary ordering within one device and profile)`);
+    else lines.push(`- ${p.profile}: not ranked: ${cells(p.not_ranked_because, '; ')}`);
+  }
   return lines;
 }
 
 /**
  * Renders `summary` as Markdown.
- * @param summary a `drb.receipts-summary.v2` document
+ * @param summary a `drb.receipts-summary.v3` document
  */
 export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const lines: string[] = ['# Device receipts summary', ''];
@@ -236,7 +266,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
       `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
       `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt, ` +
-      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different bytes); ` +
+      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different content); ` +
       `${inputs.interruptions} interrupted run(s) recorded. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
       `Budget profiles ${cell(summary.profiles_version)}; LLM configs ${cell(summary.llm_configs_version)}.`,
@@ -271,12 +301,15 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     lines.push(
       '## Duplicate receipt files (counted once)',
       '',
-      'A receipt counts once: these files repeat a receipt id already counted and were left out. A copy with different bytes ' +
-        'is an edited or forged receipt; a target with any copy cannot reach DEVICE_PASS until the copies are removed.',
+      'A receipt counts once: these files repeat a receipt id (in any letter case) or a device run already counted and were ' +
+        'left out. A copy with different content, or another receipt of the same run, is an edited or forged receipt; a ' +
+        'target with any copy cannot reach DEVICE_PASS until the copies are removed.',
       '',
     );
     for (const d of summary.duplicates) {
-      const copies = d.copies.map((c) => `${cell(c.file)} (${c.identical ? 'identical bytes' : '**different bytes**'})`).join(', ');
+      const copies = d.copies
+        .map((c) => `${cell(c.file)} (${c.matched_by === 'run_id' ? '**another receipt of the same run**' : c.identical ? 'the same content' : '**different content**'})`)
+        .join(', ');
       lines.push(`- ${cell(d.receipt_id)}: counted ${cell(d.counted_file)}; copies ${copies}`);
     }
     lines.push('');
@@ -385,6 +418,31 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
           `${g.memory_fit ? cell(g.memory_fit.status) : 'no config'} | ${cell(g.evidence.state)} |`,
       );
     }
+    lines.push('');
+    lines.push(
+      '### Generation rows: answer quality and ranking',
+      '',
+      'The individual metrics lead; the fit score is only a secondary ordering of ranked rows within one device and profile.',
+      '',
+      '| target | class | quality mean / worst | critical-claim recall | claim recall | safety | citation validity | pass rate mean / worst | TTFT p95 ms | decode tok/s | ranked under (fit) |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    );
+    for (const g of summary.generation_targets) {
+      const q = g.quality ?? null;
+      const ranked = (g.ranking?.profiles ?? []).filter((p) => p.ranked).map((p) => `${p.profile} (${p.fit!.score.toFixed(1)})`);
+      lines.push(
+        `| ${g.key} | ${g.ranking ? g.ranking.row_class.class : '–'} | ${q ? `${pts(q.quality_score)} / ${pts(q.worst_quality_score)}` : '–'} | ${pct(q?.critical_claim_recall)} | ` +
+          `${pct(q?.claim_recall)} | ${pct(q?.safety_rate)} | ${pct(q?.citation_validity)} | ${q ? `${pct(q.pass_rate)} / ${pct(q.worst_pass_rate)}` : '–'} | ` +
+          `${ms(g.ttft_ms?.p95)} | ${g.decode_tokens_per_s ? g.decode_tokens_per_s.median.toFixed(1) : '–'} | ${ranked.length ? ranked.join(', ') : 'not ranked'} |`,
+      );
+    }
+    lines.push('');
+  }
+  const unmatched = (summary.answer_scores ?? []).filter((a) => a.target_keys.length === 0);
+  if (unmatched.length) {
+    lines.push('## Answer-score reports that match no generation target', '');
+    lines.push('A report matches the target whose receipts made every answers file it scored and whose prompt set is its case file.', '');
+    for (const a of unmatched) lines.push(`- ${cell(a.file)} (model ${cell(a.model_id)})`);
     lines.push('');
   }
   lines.push('## Targets', '');

@@ -40,7 +40,7 @@ const MAX_ORDER_RUNS = 40;
 const esc = htmlText;
 
 /** A number for a table cell or a caption: 3 significant digits, or an en dash for no value. */
-function num(value: number | null | undefined): string {
+export function num(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : threeSignificant(value);
 }
 
@@ -67,7 +67,7 @@ function table(caption: string, headers: readonly string[], rows: readonly strin
 }
 
 /** A chart with a caption (its key numbers in words) and its numbers as a table. */
-function figure(id: string, kind: string, svg: string, caption: string, numbers: string): string {
+export function figure(id: string, kind: string, svg: string, caption: string, numbers: string): string {
   return (
     `<figure class="chart" id="${id}" data-chart="${kind}">${svg}<figcaption>${caption}</figcaption>` +
     `<details class="numbers"><summary>The numbers behind this chart (table)</summary>${numbers}</details></figure>`
@@ -76,13 +76,15 @@ function figure(id: string, kind: string, svg: string, caption: string, numbers:
 
 const code = (text: string) => `<code>${esc(text)}</code>`;
 
-function routeText(route: TargetSummary['identity']['route']): string {
+/** A route in a few characters: `wasm ×2`, `webgpu→wasm`. */
+export function routeText(route: TargetSummary['identity']['route']): string {
   const ep = route.completed_ep === route.requested_ep ? route.requested_ep : `${route.requested_ep}→${route.completed_ep ?? 'none'}`;
   const threads = route.threads_effective ?? route.threads_requested;
   return `${ep}${threads === null ? '' : ` ×${threads}`}`;
 }
 
-function deviceText(device: TargetSummary['identity']['device']): string {
+/** A device as recorded, with its browser: `Pixel 8 Android, Chrome 131`. */
+export function deviceText(device: TargetSummary['identity']['device']): string {
   const where = [device.model, device.platform].filter(Boolean).join(' ') || 'unknown device';
   return `${where}, ${browserLabel(device.user_agent)}`;
 }
@@ -570,6 +572,49 @@ function comparisonsSection(data: ReportData): string {
   );
 }
 
+/**
+ * Answer quality and ranking of one model's generation targets: the individual metrics first (from the answer-score
+ * report summarised with the receipts), then whether the row is ranked under each budget profile, with every reason
+ * when it is not; the fit score comes last, a secondary ordering within one device and profile.
+ */
+function qualityTable(model: string, targets: readonly ReportData['summary']['generation_targets'][number][], label: (key: string) => string): string {
+  if (!targets.some((g) => g.ranking !== undefined)) return '';
+  const pctCell = (name: string, value: number | null | undefined, path: string) => numCell(name, value, path, value === null || value === undefined ? '–' : `${num(value * 100)}%`);
+  const rows = targets.map((g) => {
+    const q = g.quality ?? null;
+    const s = `generation_targets.${g.key}.quality`;
+    const ranking = g.ranking;
+    const verdicts = (ranking?.profiles ?? []).map((p) =>
+      p.ranked ? `<li>${esc(p.profile)}: ranked, fit ${num(p.fit!.score)}</li>` : `<li>${esc(p.profile)}: <span class="bad">✗ not ranked</span>: ${esc(p.not_ranked_because.join('; '))}</li>`,
+    );
+    return (
+      '<tr>' +
+      cell('target', `${code(g.key)} ${label(g.key)}`) +
+      cell('class', ranking ? `${esc(ranking.row_class.class)}${ranking.row_class.because.length ? `: ${esc(ranking.row_class.because.join('; '))}` : ''}` : '–') +
+      numCell('quality mean', q?.quality_score, `${s}.quality_score`, q?.quality_score === null || q === null ? '–' : undefined) +
+      numCell('quality worst', q?.worst_quality_score, `${s}.worst_quality_score`, q?.worst_quality_score === null || q === null ? '–' : undefined) +
+      pctCell('critical-claim recall', q?.critical_claim_recall, `${s}.critical_claim_recall`) +
+      pctCell('claim recall', q?.claim_recall, `${s}.claim_recall`) +
+      pctCell('safety', q?.safety_rate, `${s}.safety_rate`) +
+      pctCell('citation validity', q?.citation_validity, `${s}.citation_validity`) +
+      pctCell('pass rate mean', q?.pass_rate, `${s}.pass_rate`) +
+      pctCell('pass rate worst', q?.worst_pass_rate, `${s}.worst_pass_rate`) +
+      cell('ranked (fit, secondary)', verdicts.length ? `<ul>${verdicts.join('')}</ul>` : '–') +
+      '</tr>'
+    );
+  });
+  return (
+    `<p>Answer quality leads; a row is ranked only when every case was answered in every repetition on a physical device with no fallback, crash or interruption, ` +
+    `quality at least 70 and critical-claim recall at least 90%, every performance number measured and the profile's budgets met. The fit score orders ranked rows within one device and profile only.</p>` +
+    table(
+      `Answer quality and ranking of ${esc(model)}`,
+      ['target', 'class', 'quality mean', 'quality worst', 'critical-claim recall', 'claim recall', 'safety', 'citation validity', 'pass rate mean', 'pass rate worst', 'ranked (fit, secondary)'],
+      rows,
+      [false, false, true, true, true, true, true, true, true, true, false],
+    )
+  );
+}
+
 function generationSection(data: ReportData): string {
   const parts: string[] = [];
   byModel(data.summary.generation_targets).forEach(({ model, targets }, m) => {
@@ -623,6 +668,7 @@ function generationSection(data: ReportData): string {
       }
     }
     let block = `<h3>${esc(model)}</h3><p>${names.legend}</p><ul>${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`;
+    block += qualityTable(model, targets, names.label);
     if (ttftRows.length) {
       const { svg, log } = distributionRowsSvg(`gen-ttft-${m + 1}`, ttftRows, `Time to first token of ${esc(model)}`, 'One row per target: every ok sample of the clean runs, time to first token in milliseconds.', 'time to first token, ms');
       block += figure(
@@ -743,6 +789,7 @@ const KIND_WORDS: Record<ReportInput['kind'], string> = {
   'suite-receipt': 'suite receipt',
   'comparison-receipt': 'comparison receipt',
   'score-report': 'score report',
+  'answer-score': 'answer score report',
   duplicate: 'copy (not counted)',
   invalid: 'invalid (left out)',
   'not-used': 'not used',
@@ -778,7 +825,8 @@ function methodSection(): string {
   );
 }
 
-const CSS = `
+/** The report's style sheet (tables that become cards below 600 px); the leaderboard page builds on it. */
+export const CSS = `
 :root{color-scheme:light;--fg:#1b1b1b;--muted:#4a4a4a;--line:#d0d0d0;--ok:#1a7f37;--bad:#b42318;--warn:#8a5a00}
 *{box-sizing:border-box}
 body{margin:0;color:var(--fg);background:#fff;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
