@@ -6,6 +6,8 @@
  *   `env.wasm.wasmPaths`; workers/ort-runtime.ts imports exactly three variants with `?url` (plain for wasm routes;
  *   JSPI, or asyncify where the browser has no JSPI, for webgpu routes), so only those are emitted into dist.
  * - The git commit and app version are injected with `define` for the receipts.
+ * - Model files an npm package ships (the catalog's `source.package`) are served and copied into the build from the
+ *   installed package (src/node/package-models-plugin.ts), checked against their pins.
  * - The page's catalog is the module `virtual:drb-catalog`: catalog.json with the local pins overlay applied, by the
  *   same loader `drb models` and `drb serve` use (src/node/catalog-file.ts).
  */
@@ -17,6 +19,7 @@ import { contentSecurityPolicy, crossOriginHeaders, modelHosts } from './src/cor
 import { loadCatalog } from './src/node/catalog-file.ts';
 import { catalogModulePlugin } from './src/node/catalog-vite-plugin.ts';
 import { pageBuildMarkerPlugin } from './src/node/page-build.ts';
+import { packageModelsPlugin } from './src/node/package-models-plugin.ts';
 
 function gitCommit(): string | null {
   try {
@@ -28,7 +31,8 @@ function gitCommit(): string | null {
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 const ROOT = fileURLToPath(new URL('./', import.meta.url));
-const hosts = modelHosts(loadCatalog(ROOT).catalog);
+const catalog = loadCatalog(ROOT).catalog;
+const hosts = modelHosts(catalog);
 
 /** Puts the CSP into index.html as a meta tag, for static hosts that cannot set headers. */
 function cspMeta(): Plugin {
@@ -46,7 +50,7 @@ export default defineConfig({
   base: './',
   appType: 'mpa',
   // The marker lists what each build wrote, so `drb serve --build` empties only a folder that holds a build of the page.
-  plugins: [catalogModulePlugin(ROOT), cspMeta(), pageBuildMarkerPlugin()],
+  plugins: [catalogModulePlugin(ROOT), packageModelsPlugin(ROOT, catalog), cspMeta(), pageBuildMarkerPlugin()],
   define: {
     __DRB_COMMIT__: JSON.stringify(gitCommit()),
     __DRB_VERSION__: JSON.stringify(pkg.version),

@@ -9,6 +9,10 @@
  *    each, which also builds the CLI bundle when a source changed and fills the page cache for both).
  * 2. The same path minus process start-up runs in this process (readArtifact for the items, openArtifact for the
  *    predictions, then buildScoreReport, as the CLI does).
+ *    Where the time goes: the same path in stages, each run RUNS times in this process after the first, cold run
+ *    (reading and hashing both files; plus parsing and checking them; plus scoring and building the report; plus
+ *    rendering and writing both reports), the differences of the medians being each stage's share; and `drb
+ *    --version`, timed as a whole process alternating with the `drb score` runs, for the start-up.
  * 3. If a Python with the C `Levenshtein` extension is found (Debian: `apt-get install python3-levenshtein`), an
  *    equivalent minimal Python scorer (what a user would reach for, as AJIMEE's own utilities do) runs on the same
  *    files, side by side, and its metrics are checked against ours. Otherwise a reference figure for such a scorer
@@ -20,8 +24,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openArtifact, readArtifact } from '../src/cli/report-output.ts';
-import { buildScoreReport } from '../src/core/scoring/score-run.ts';
+import { isJsonWithSchema, openArtifact, readArtifact, writeReportFiles } from '../src/cli/report-output.ts';
+import { ByteWindow } from '../src/core/artifacts/byte-window.ts';
+import { readPredictionRows } from '../src/core/artifacts/prediction-table.ts';
+import { renderScoreMarkdown } from '../src/core/scoring/render-markdown.ts';
+import type { ScoreReport } from '../src/core/scoring/score-report.ts';
+import { buildScoreReport, loadItems, type ArtifactStream, type ScoreOptions } from '../src/core/scoring/score-run.ts';
+import { median, timed, type TimedRun } from './process-timing.ts';
 
 const ROWS = Number(process.env.DRB_BENCH_SCORE_ROWS ?? 100_000);
 const CANDIDATES = 8;
@@ -107,25 +116,6 @@ print(json.dumps({'effective_acc_at_1': correct / n, 'candidate_recall_at_k': hi
 `;
 import { mulberry32 } from '../src/core/stats/mulberry32.ts';
 
-interface TimedRun {
-  seconds: number;
-  /** user + system CPU time: steadier than wall time when other work shares the machine */
-  cpuSeconds: number;
-  peakRssKiB: number;
-  stdout: string;
-}
-
-/** Runs a command under /usr/bin/time and returns its wall time and peak RSS. */
-function timed(command: string, args: string[]): TimedRun {
-  const result = spawnSync('/usr/bin/time', ['-f', 'DRB_TIME %e %M %U %S', command, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  const line = result.stderr.split('\n').find((l) => l.startsWith('DRB_TIME '));
-  if (result.status !== 0 || line === undefined) throw new Error(`${command} failed (${result.status}): ${result.stderr.slice(-2000)}`);
-  const [, seconds, kib, user, system] = line.split(' ');
-  return { seconds: Number(seconds), cpuSeconds: Number(user) + Number(system), peakRssKiB: Number(kib), stdout: result.stdout };
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
 function findPython(): string | null {
   for (const candidate of ['python3', '/usr/bin/python3']) {
     const probe = spawnSync(candidate, ['-c', 'import Levenshtein'], { encoding: 'utf8' });
@@ -157,51 +147,110 @@ try {
   // like Python compiling its .pyc files) and puts both input files in the page cache.
   timed(process.execPath, cliArgs);
   if (python !== null) timed(python, [script, itemsPath, predictionsPath]);
-  // drb and Python runs alternate, so a change in the machine's load hits both alike.
+  // drb and Python runs alternate, so a change in the machine's load hits both alike; `drb --version` (start-up
+  // alone) runs beside them.
   const cliRuns: TimedRun[] = [];
   const pyRuns: TimedRun[] = [];
+  const versionRuns: TimedRun[] = [];
   for (let i = 0; i < RUNS; i++) {
     cliRuns.push(timed(process.execPath, cliArgs));
     if (python !== null) pyRuns.push(timed(python, [script, itemsPath, predictionsPath]));
+    versionRuns.push(timed(process.execPath, [bin, '--version']));
   }
   const cliSeconds = median(cliRuns.map((r) => r.seconds));
   const cliCpu = median(cliRuns.map((r) => r.cpuSeconds));
   const cliRss = Math.max(...cliRuns.map((r) => r.peakRssKiB));
   const ours = JSON.parse(readFileSync(join(dir, 'out', 'bench.json'), 'utf8')).metrics;
 
-  // The same path without process start-up: read both files as the CLI does (checking, validating and hashing as
-  // they are read), score and build the report.
+  // The same path without process start-up, in stages: each stage runs the ones before it too, so the difference of
+  // two medians is a stage's share. The first run of the whole path comes first, while the code is cold as in a
+  // process of its own; the medians are of warm runs.
+  const options: ScoreOptions = {
+    format: 'generic',
+    candidateLimit: CANDIDATES,
+    declared: {},
+    toolVersion: 'bench',
+    perRow: false,
+  };
+  const readBoth = () => {
+    const predictionsFile = openArtifact(predictionsPath) as ArtifactStream & { close(): void };
+    const reader = predictionsFile.open();
+    return { items: readArtifact(itemsPath), window: ByteWindow.reading(reader.read), close: predictionsFile.close };
+  };
+  const whole = async (): Promise<ScoreReport> => {
+    const predictionsFile = openArtifact(predictionsPath);
+    try {
+      return await buildScoreReport(readArtifact(itemsPath), predictionsFile, options);
+    } finally {
+      predictionsFile.close();
+    }
+  };
+  const stages: { label: string; run: () => Promise<unknown> }[] = [
+    {
+      label: 'read and hash both files',
+      run: async () => {
+        const { window, close } = readBoth();
+        while (window.advance(window.limit));
+        close();
+      },
+    },
+    {
+      label: 'parse and check both files (byte readers: UTF-8, JSON, every row, ids)',
+      run: async () => {
+        const { items, window, close } = readBoth();
+        const loaded = await loadItems(items, 'generic');
+        readPredictionRows(window, (row) => loaded.table.index.find(row.bytes, row.idStart, row.idEnd) >= 0);
+        close();
+      },
+    },
+    { label: 'score every row, sum up the metrics, build the report', run: whole },
+    {
+      label: 'render and write the JSON and Markdown reports',
+      run: async () => {
+        const report = await whole();
+        const json = `${JSON.stringify(report, null, 2)}\n`;
+        writeReportFiles(join(dir, 'stages'), 'bench', [
+          { extension: '.json', text: json, isOurs: (text) => isJsonWithSchema(text, report.schema) },
+          { extension: '.md', text: renderScoreMarkdown(report), isOurs: (text) => text.startsWith('# Score report') },
+        ], [itemsPath, predictionsPath]);
+      },
+    },
+  ];
+  const t0 = performance.now();
+  await whole();
+  const coldSeconds = (performance.now() - t0) / 1000;
   const inProcess: number[] = [];
   const inProcessCpu: number[] = [];
+  const stageSeconds: number[][] = stages.map(() => []);
   for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    const c0 = process.cpuUsage();
-    const predictions = openArtifact(predictionsPath);
-    try {
-      await buildScoreReport(readArtifact(itemsPath), predictions, {
-        format: 'generic',
-        candidateLimit: CANDIDATES,
-        declared: {},
-        toolVersion: 'bench',
-        perRow: false,
-      });
-    } finally {
-      predictions.close();
+    for (const [k, stage] of stages.entries()) {
+      const start = performance.now();
+      const c0 = process.cpuUsage();
+      await stage.run();
+      stageSeconds[k].push((performance.now() - start) / 1000);
+      if (stage.run === whole) {
+        inProcess.push((performance.now() - start) / 1000);
+        const cpu = process.cpuUsage(c0);
+        inProcessCpu.push((cpu.user + cpu.system) / 1e6);
+      }
     }
-    inProcess.push((performance.now() - t0) / 1000);
-    const cpu = process.cpuUsage(c0);
-    inProcessCpu.push((cpu.user + cpu.system) / 1e6);
   }
   const inSeconds = median(inProcess);
   const inCpu = median(inProcessCpu);
   const memory = process.memoryUsage();
+  const versionSeconds = median(versionRuns.map((r) => r.seconds));
 
   const lines: string[] = [];
   const rate = (seconds: number) => Math.round(ROWS / seconds).toLocaleString('en-US');
   lines.push(`| Path | Median wall time (${RUNS} runs) | Rows/s (wall) | Median CPU time (user + sys) | Peak RSS |`);
   lines.push('| --- | ---: | ---: | ---: | ---: |');
   lines.push(`| \`drb score\` CLI, child process (Node start-up, read and check, validate, hash, score, write) | ${cliSeconds.toFixed(2)} s | ${rate(cliSeconds)} | ${cliCpu.toFixed(2)} s | ${(cliRss / 1024).toFixed(0)} MiB |`);
-  lines.push(`| same path in-process (no start-up) | ${inSeconds.toFixed(2)} s | ${rate(inSeconds)} | ${inCpu.toFixed(2)} s | (bench process heap after the runs: ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB used / ${(memory.heapTotal / 2 ** 20).toFixed(0)} MiB total) |`);
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  const heap = `bench process heap after the runs: ${mib(memory.heapUsed)} used / ${mib(memory.heapTotal)} total`;
+  lines.push(
+    `| same path in-process (no start-up; the first, cold run took ${coldSeconds.toFixed(2)} s) | ` +
+      `${inSeconds.toFixed(2)} s | ${rate(inSeconds)} | ${inCpu.toFixed(2)} s | (${heap}) |`,
+  );
 
   if (python !== null) {
     const pySeconds = median(pyRuns.map((r) => r.seconds));
@@ -226,6 +275,20 @@ try {
     console.log(`\nNo Python with the C Levenshtein extension here (apt-get install python3-levenshtein to measure it).`);
     console.log(`Reference figure for a Python scorer (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`);
   }
+  // Where the process time goes: start-up from `drb --version`, each in-process stage as the difference of medians,
+  // and what is left of the process's wall time (the cold code of a fresh process, and exiting).
+  const stageMedians = stageSeconds.map(median);
+  const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
+  console.log(`\nWhere \`drb score\`'s ${ms(cliSeconds)} go (medians; in-process stages warm, ${RUNS} runs each):`);
+  console.log('| Part | Time |\n| --- | ---: |');
+  console.log(`| start-up (\`drb --version\`, a whole process) | ${ms(versionSeconds)} |`);
+  stages.forEach((stage, k) => {
+    const share = stageMedians[k] - (k === 0 ? 0 : stageMedians[k - 1]);
+    console.log(`| ${stage.label} | ${ms(share)} |`);
+  });
+  const rest = cliSeconds - versionSeconds - stageMedians[stageMedians.length - 1];
+  console.log(`| the rest: the score command's modules, code running cold in a fresh process, exiting | ${ms(rest)} |`);
+
   const [load1] = loadavg();
   console.log(`\nmachine: ${cpus().length} logical CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (wall times mean little when it is far above the CPU count)`);
 } finally {

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const MANIFEST_SCHEMA = 'drb.cli-bundle.v1';
+const MANIFEST_SCHEMA = 'drb.cli-bundle.v2';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'drb-cli');
 // One manifest per checkout: a node_modules shared by two checkouts (a symlink) must not make them rebuild in turn.
@@ -14,6 +14,17 @@ const MANIFEST_PATH = join(CACHE_DIR, `manifest-${createHash('sha256').update(RO
 const CONFIG_FILES = ['tsconfig.json', 'package.json'];
 // Old builds are removed only when this stale, because a process started from one may still import its lazy chunks.
 const PRUNE_AFTER_MS = 60 * 60 * 1000;
+
+/** The CLI bundle a packed tarball carries (built by scripts/pack-cli.mjs when `npm pack` runs), beside bin/. */
+export const PACKED_ENTRY = join(ROOT, 'dist-cli', 'main.js');
+
+/**
+ * Whether this package folder is a checkout (its TypeScript sources are here) rather than an installed copy of a
+ * packed tarball, which carries only bin/ and the prebuilt bundle. src/cli/checkout.ts asks the same question.
+ */
+export function isCheckout() {
+  return statSync(join(ROOT, 'src', 'cli', 'main.ts'), { throwIfNoEntry: false })?.isFile() === true;
+}
 
 /**
  * Loads the CLI's `main` from a JavaScript bundle of src/cli/main.ts kept in node_modules/.cache/drb-cli, building
@@ -60,7 +71,11 @@ function freshEntry() {
   } catch {
     return null;
   }
-  if (manifest?.schema !== MANIFEST_SCHEMA || manifest.root !== ROOT || manifest.esbuild !== esbuildVersion()) return null;
+  if (manifest?.schema !== MANIFEST_SCHEMA || manifest.root !== ROOT) return null;
+  // The esbuild that built it is still the one installed: its package.json, where the manifest says it was, names the
+  // same version (read directly: resolving it through tsx on every start cost about as much as hashing the sources).
+  const built = manifest.esbuild;
+  if (typeof built?.packageJson !== 'string' || versionIn(built.packageJson) !== built.version) return null;
   for (const [path, sha256] of Object.entries(manifest.inputs)) {
     if (hashFile(join(ROOT, path)) !== sha256) return null;
   }
@@ -82,43 +97,12 @@ async function buildBundle() {
     if (hash !== null) inputs[name] = hash;
   }
   try {
-    const result = await esbuild.build({
-      absWorkingDir: ROOT,
-      entryPoints: { main: 'src/cli/main.ts' },
-      bundle: true,
-      // Splitting keeps each command in its own chunk, so `drb score` never parses the code of `drb serve`.
-      splitting: true,
-      format: 'esm',
-      platform: 'node',
-      target: `node${process.versions.node.split('.')[0]}`,
-      // Packages stay imports resolved at run time from node_modules: only this project's sources are bundled.
-      packages: 'external',
+    await bundleCli(esbuild, {
       outdir: staging,
-      entryNames: '[name]',
-      logLevel: 'silent',
-      plugins: [
-        {
-          name: 'drb-source-files',
-          setup(build) {
-            build.onLoad({ filter: /\.(?:[cm]?[jt]sx?|json)$/ }, (args) => {
-              if (!args.path.startsWith(ROOT) || args.path.includes(`${sep}node_modules${sep}`)) return undefined;
-              const bytes = readFileSync(args.path);
-              inputs[relative(ROOT, args.path).split(sep).join('/')] = sha256(bytes);
-              const fileUrl = pathToFileURL(args.path).href;
-              // A bundled module no longer sits where its source did: give every `import.meta.url` (and its path
-              // forms) the source file's own location, so `new URL('../../', import.meta.url)` means what it meant.
-              const contents = bytes
-                .toString('utf8')
-                .replaceAll('import.meta.url', JSON.stringify(fileUrl))
-                .replaceAll('import.meta.filename', JSON.stringify(args.path))
-                .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)));
-              return { contents, loader: loaderFor(args.path), resolveDir: dirname(args.path) };
-            });
-          },
-        },
-      ],
+      inputs,
+      locate: absoluteLocation,
+      target: `node${process.versions.node.split('.')[0]}`,
     });
-    if (result.errors.length > 0) throw new Error(result.errors.map((e) => e.text).join('; '));
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
@@ -135,12 +119,73 @@ async function buildBundle() {
     // Another process published the same build first; its files are identical.
     rmSync(staging, { recursive: true, force: true });
   }
-  const manifest = { schema: MANIFEST_SCHEMA, root: ROOT, esbuild: esbuildVersion(), entry: `${id}/main.js`, inputs };
+  const packageJson = esbuildPackageJson();
+  const esbuildIdentity = { version: packageJson === null ? null : versionIn(packageJson), packageJson };
+  const manifest = { schema: MANIFEST_SCHEMA, root: ROOT, esbuild: esbuildIdentity, entry: `${id}/main.js`, inputs };
   const temporary = `${MANIFEST_PATH}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(temporary, MANIFEST_PATH); // atomic: a reader sees the old manifest or the new one, never half of one
   pruneOldBuilds(id);
   return join(final, 'main.js');
+}
+
+/**
+ * Bundles src/cli/main.ts with `esbuild` into `outdir`: ESM for Node, packages left as imports resolved at run time,
+ * and split so that each command is a chunk of its own (`drb score` never parses the code of `drb serve`, and
+ * `drb --help` loads no command at all). Records in `inputs` the SHA-256 of every source file it compiled.
+ * @param esbuild the esbuild module
+ * @param options.outdir the folder to write main.js and its chunks into
+ * @param options.inputs filled with `{ <path relative to the checkout>: <sha256> }` of exactly the bytes compiled
+ * @param options.locate gives, for a source file's absolute path, the JavaScript expressions that replace its
+ *   `import.meta.url`, `import.meta.filename` and `import.meta.dirname`
+ * @param options.target esbuild's target, such as `node20`
+ */
+export async function bundleCli(esbuild, { outdir, inputs, locate, target }) {
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { main: 'src/cli/main.ts' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target,
+    // Packages stay imports resolved at run time from node_modules: only this project's sources are bundled.
+    packages: 'external',
+    outdir,
+    entryNames: '[name]',
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'drb-source-files',
+        setup(build) {
+          build.onLoad({ filter: /\.(?:[cm]?[jt]sx?|json)$/ }, (args) => {
+            if (!args.path.startsWith(ROOT) || args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+            const bytes = readFileSync(args.path);
+            inputs[relative(ROOT, args.path).split(sep).join('/')] = sha256(bytes);
+            // A bundled module no longer sits where its source did: give every `import.meta.url` (and its path
+            // forms) the source file's own location, so `new URL('../../', import.meta.url)` means what it meant.
+            const at = locate(args.path);
+            const contents = bytes
+              .toString('utf8')
+              .replaceAll('import.meta.url', at.url)
+              .replaceAll('import.meta.filename', at.filename)
+              .replaceAll('import.meta.dirname', at.dirname);
+            return { contents, loader: loaderFor(args.path), resolveDir: dirname(args.path) };
+          });
+        },
+      },
+    ],
+  });
+  if (result.errors.length > 0) throw new Error(result.errors.map((e) => e.text).join('; '));
+}
+
+/** The cache bundle runs only in the checkout it was built from: a source file's location is its absolute path. */
+function absoluteLocation(path) {
+  return {
+    url: JSON.stringify(pathToFileURL(path).href),
+    filename: JSON.stringify(path),
+    dirname: JSON.stringify(dirname(path)),
+  };
 }
 
 /** Removes build directories no manifest names any more (another checkout may share this node_modules). */
@@ -170,9 +215,11 @@ function loaderFor(path) {
   return /\.[cm]?ts$/.test(path) ? 'ts' : 'js';
 }
 
-// esbuild comes with tsx (a runtime dependency), so it is resolved from tsx's own location rather than declared again.
+// esbuild comes with tsx (a development dependency: a checkout has it, an installed copy runs the packed bundle and
+// needs neither), so it is resolved from tsx's own location rather than declared again.
 let esbuildModule;
-function loadEsbuild() {
+/** The esbuild module tsx depends on, or null when it cannot be loaded. */
+export function loadEsbuild() {
   if (esbuildModule === undefined) {
     try {
       const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
@@ -184,10 +231,20 @@ function loadEsbuild() {
   return esbuildModule;
 }
 
-function esbuildVersion() {
+/** The path of the package.json of the esbuild that tsx resolves, or null. */
+function esbuildPackageJson() {
   try {
     const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-    return JSON.parse(readFileSync(fromTsx.resolve('esbuild/package.json'), 'utf8')).version;
+    return fromTsx.resolve('esbuild/package.json');
+  } catch {
+    return null;
+  }
+}
+
+/** The version a package.json names, or null when it cannot be read. */
+function versionIn(packageJson) {
+  try {
+    return JSON.parse(readFileSync(packageJson, 'utf8')).version ?? null;
   } catch {
     return null;
   }

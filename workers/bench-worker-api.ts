@@ -26,6 +26,21 @@ import type {
 } from '../src/worker-api/worker-messages.ts';
 import type { Engine } from './engines/engine.ts';
 import { engineFactories } from './engines/engine-registry.ts';
+import { isTrainedInput, parseTrainedInput } from '../src/core/catalog/trained-inputs.ts';
+import { placementOf, webgpuByConstruction } from '../src/core/receipt/ep-placement.ts';
+import type { ExecutionProvider } from '../src/core/receipt/receipt.ts';
+import { WorkerMemory } from './memory-points.ts';
+import { setOrtVerboseLog } from './engines/ort-profile.ts';
+import type { RunDiagnostics } from '../src/worker-api/worker-messages.ts';
+
+/** What the worker cannot observe of an engine that declares nothing (`Engine.memoryObservation`), and why. */
+const UNOBSERVED: Partial<Record<string, { wasm: boolean; gpu: boolean; why: string }>> = {
+  webllm: {
+    wasm: false,
+    gpu: false,
+    why: 'WebLLM runs its own WebAssembly runtime (TVM) and requests its own GPUDevice; it takes no device from the page (it has no option for one), so neither its memory nor its GPU buffers are observed',
+  },
+};
 
 /** The one channel `nextMacrotask` posts through, and who waits on its messages (first in, first out). */
 let yieldChannel: MessageChannel | null = null;
@@ -69,6 +84,9 @@ function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] =
 export class BenchWorkerApi implements BenchWorker {
   private engine: Engine | null = null;
   private input: EngineInput | null = null;
+  /** The EP the loaded session completed on (for the placement's partial-fallback flag). */
+  private completedEp: ExecutionProvider | null = null;
+  private readonly memory = new WorkerMemory();
 
   /** The empty call, for measuring comlink round-trip overhead. */
   ping(): void {}
@@ -114,7 +132,8 @@ export class BenchWorkerApi implements BenchWorker {
         err.name = 'IntegrityError';
         throw err;
       }
-      const parsed = parseFixedInput(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)), input.path);
+      const json: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      const parsed = isTrainedInput(json) ? parseTrainedInput(json, input.path) : parseFixedInput(json, input.path);
       this.input = { id: parsed.id, data: parsed };
       return { ok: true, id: parsed.id, sha256, bytes: bytes.byteLength };
     } catch (error) {
@@ -149,6 +168,12 @@ export class BenchWorkerApi implements BenchWorker {
       await this.dispose();
       this.engine = await engineFactories[request.model.engine]();
       const result = await this.engine.load(request, tracking);
+      this.completedEp = result.route.completed_ep;
+      const observed = this.engine.memoryObservation ?? UNOBSERVED[this.engine.name] ?? { wasm: false, gpu: false, why: 'this engine\'s runtime is not observed' };
+      this.memory.sessionCreated({
+        wasm: observed.wasm ? null : observed.why,
+        gpu: result.route.completed_ep !== 'webgpu' ? 'the route ran on the CPU (wasm): no GPU device was used' : observed.gpu ? null : observed.why,
+      });
       return { ok: true, ...result };
     } catch (error) {
       return failure(error, stage);
@@ -163,6 +188,7 @@ export class BenchWorkerApi implements BenchWorker {
     try {
       const { engine, input } = this.ready();
       const result = await engine.run(input, { digest: true }, hooks);
+      this.memory.mark('after_last_run');
       return { ok: true, ...result };
     } catch (error) {
       return failure(error, 'first_inference');
@@ -191,6 +217,7 @@ export class BenchWorkerApi implements BenchWorker {
       }
       // The receipt's own field names from here on: the samples are what `timings.warm_samples_ms` records.
       stage = 'warm_inference';
+      this.memory.mark('before_timed_runs');
       hooks.onStage?.('warm_inference', 'start');
       let last: RunResult | null = null;
       for (let i = 0; i < runs; i++) {
@@ -200,11 +227,45 @@ export class BenchWorkerApi implements BenchWorker {
         await nextMacrotask();
       }
       hooks.onStage?.('warm_inference', 'end');
+      this.memory.mark('after_last_run');
       if (last === null) throw new Error('no timed runs were requested');
       return { ok: true, timings: { warmup_ms: warmupMs, warm_samples_ms: samplesMs }, last };
     } catch (error) {
       return { ...failure(error, stage), timings: { warm_samples_ms: samplesMs } };
     }
+  }
+
+  /**
+   * What this worker observed during the receipt's run that just ended: where the session's nodes ran (ORT's profile
+   * of its first run; WebLLM: WebGPU by construction) and the memory figures read here. The next receipt on the same
+   * session did not load it: its load figures are not repeated.
+   * @param kind the receipt's run kind
+   */
+  diagnostics(kind: 'cold' | 'warm'): RunDiagnostics {
+    const engine = this.engine;
+    let placement: RunDiagnostics['placement'] = null;
+    if (engine?.name === 'webllm') placement = webgpuByConstruction();
+    else {
+      const sessions = engine?.placement?.() ?? null;
+      if (sessions !== null) {
+        placement = placementOf(
+          sessions,
+          this.completedEp,
+          'counted from ONNX Runtime\'s profiler over the session\'s first run (a cold run\'s first inference, or the warm-up of a warm run that loaded the model); nodes of a subgraph branch that run did not take are not counted',
+        );
+      }
+    }
+    const memory = this.memory.sections(kind);
+    this.memory.runStarts();
+    return { placement, memory };
+  }
+
+  /**
+   * Turns ORT's verbose session log on for this worker's sessions (before its first load).
+   * @param level `verbose`, or null for off
+   */
+  setOrtLog(level: 'verbose' | null): void {
+    setOrtVerboseLog(level === 'verbose');
   }
 
   /** Releases the session and its memory. */

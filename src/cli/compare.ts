@@ -6,6 +6,7 @@ import { renderCompareHeadline, renderCompareMarkdown } from '../core/scoring/re
 import { CliError } from './cli-error.ts';
 import { isJsonWithSchema, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
 import { toolVersion } from './tool-version.ts';
+import { quotedText } from '../core/text/terminal-text.ts';
 
 interface CompareFlags {
   items: string;
@@ -20,12 +21,10 @@ interface CompareFlags {
 /**
  * Registers `drb compare`: a paired, row-by-row comparison of two prediction runs over the same item bytes, with
  * exact sign tests; writes DIR/STEM.json + DIR/STEM.md and prints the headline.
- * @param program the root command
+ * @param command `drb compare`, named and described in main.ts
  */
-export function register(program: Command): void {
-  program
-    .command('compare')
-    .description('Paired comparison of two runs (predictions files, or --per-row score reports) over the same items.')
+export function register(command: Command): void {
+  command
     .requiredOption('--items <file>', 'items artifact both runs are scored against')
     .requiredOption('--baseline <file>', 'baseline run: predictions artifact, or a drb.score-report.v2 written with --per-row')
     .requiredOption('--candidate <file>', 'candidate run, likewise')
@@ -35,7 +34,7 @@ export function register(program: Command): void {
     .option('--stem <name>', 'report file name without extension', 'comparison')
     .action(async (flags: CompareFlags) => {
       const format = ItemFormat.safeParse(flags.format);
-      if (!format.success) throw new CliError(`--format: unknown format ${JSON.stringify(flags.format)} (expected generic or ajimee)`);
+      if (!format.success) throw new CliError(`--format: unknown format ${quotedText(flags.format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
       const baseline = readArtifact(flags.baseline);

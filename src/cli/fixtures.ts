@@ -35,11 +35,9 @@ async function writeAtomic(path: string, bytes: Uint8Array | string): Promise<vo
   await rename(`${path}.tmp`, path);
 }
 
-/** Registers `drb fixtures`. */
-export function register(program: Command): void {
-  program
-    .command('fixtures')
-    .description('regenerate the deterministic model fixtures under public/ and refresh their catalog pins')
+/** Registers `drb fixtures`' options and action on its command (named and described in main.ts). */
+export function register(command: Command): void {
+  command
     .option('--check', 'write nothing; exit 1 if committed fixtures or pins differ from the generators')
     .option('--root <dir>', 'project root to write into (default: this project)')
     .action(async function (this: Command, options: { check?: boolean; root?: string }) {

@@ -23,6 +23,7 @@ import { downloadedRevision, hashModelFile, listModelDir, ModelDirError, resolve
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
 import { writeFilesAtomically } from './output-files.ts';
+import { quotedText, terminalText } from '../core/text/terminal-text.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -43,20 +44,20 @@ async function prepare(options: CommonOptions): Promise<{ loaded: LoadedCatalog;
     throw error;
   }
   const model = loaded.catalog.models.find((m) => m.id === options.id);
-  if (!model) throw new CliError(`--id: no catalog model ${JSON.stringify(options.id)} (see src/catalog/catalog.json for the ids)`);
+  if (!model) throw new CliError(`--id: no catalog model ${quotedText(options.id)} (see src/catalog/catalog.json for the ids)`);
   let files = model.files;
   if (options.dtype !== undefined) {
     try {
       files = filesForDtype(model, options.dtype);
     } catch (error) {
-      throw new CliError(`--dtype: ${(error as Error).message}`);
+      throw new CliError(`--dtype: ${terminalText((error as Error).message)}`);
     }
   }
   let dirReal: string;
   try {
     dirReal = await resolveModelDir(options.dir);
   } catch (error) {
-    throw new CliError(`--dir ${options.dir}: ${(error as Error).message}`);
+    throw new CliError(`--dir ${terminalText(options.dir)}: ${(error as Error).message}`);
   }
   return { loaded, model, files, dirReal };
 }
@@ -106,7 +107,7 @@ async function unlistedNote(dirReal: string, model: CatalogModel): Promise<strin
   const listed = new Set(model.files.map((f) => f.path));
   const extra = (await listModelDir(dirReal)).filter((path) => !listed.has(path));
   if (extra.length === 0) return null;
-  const shown = extra.slice(0, 20).map((path) => JSON.stringify(path));
+  const shown = extra.slice(0, 20).map((path) => quotedText(path));
   return `note: ${extra.length} file(s) in the folder are not in the catalog entry and were not pinned: ${shown.join(', ')}${extra.length > 20 ? ', ...' : ''}`;
 }
 
@@ -119,7 +120,7 @@ async function folderRevision(model: CatalogModel, dirReal: string, files: Catal
     if (given !== undefined) throw new CliError(`--revision: ${model.id} is served from the page's own origin and has no revision`);
     return { revision: null, note: null };
   }
-  if (given !== undefined && !REVISION_PATTERN.test(given)) throw new CliError(`--revision: ${JSON.stringify(given)}: expected a 40-hex-digit commit id (a branch name moves, so it cannot be pinned)`);
+  if (given !== undefined && !REVISION_PATTERN.test(given)) throw new CliError(`--revision: ${quotedText(given)}: expected a 40-hex-digit commit id (a branch name moves, so it cannot be pinned)`);
   const fromMetadata = new Set<string>();
   for (const file of files) {
     const revision = await downloadedRevision(dirReal, file.path);
@@ -159,7 +160,7 @@ async function pin(options: CommonOptions & { revision?: string }, command: Comm
   });
   if (problems.length > 0) {
     for (const line of problems) process.stdout.write(`${line}\n`);
-    process.stderr.write(`error: --dir ${options.dir}: ${problems.length} file(s) of ${model.id} cannot be pinned; nothing was written\n`);
+    process.stderr.write(`error: --dir ${terminalText(options.dir)}: ${problems.length} file(s) of ${model.id} cannot be pinned; nothing was written\n`);
     setExitCode(command, 1);
     return;
   }
@@ -184,7 +185,7 @@ async function pin(options: CommonOptions & { revision?: string }, command: Comm
   writeFilesAtomically([{ path: loaded.pinsPath, content: `${JSON.stringify(next, null, 2)}\n` }], '--pins');
   for (const file of pinned) process.stdout.write(`pinned ${file.path}: ${human(file)}\n`);
   const replaced = earlier && earlier.revision !== revision ? ` (replacing its pins at revision ${earlier.revision})` : '';
-  process.stdout.write(`wrote ${loaded.pinsPath}: ${model.id}${revision ? ` at revision ${revision}` : ''}, ${modelFiles.length} file(s) pinned${replaced}\n`);
+  process.stdout.write(`wrote ${terminalText(loaded.pinsPath)}: ${model.id}${revision ? ` at revision ${revision}` : ''}, ${modelFiles.length} file(s) pinned${replaced}\n`);
 }
 
 async function verify(options: CommonOptions, command: Command): Promise<void> {
@@ -216,16 +217,15 @@ async function verify(options: CommonOptions, command: Command): Promise<void> {
     }
   }
   if (problems > 0) {
-    process.stderr.write(`error: --dir ${options.dir}: ${problems} problem(s) against the pins of ${model.id}\n`);
+    process.stderr.write(`error: --dir ${terminalText(options.dir)}: ${problems} problem(s) against the pins of ${model.id}\n`);
     setExitCode(command, 1);
   } else {
     process.stdout.write(`verified: all ${files.length} file(s) of ${model.id} are pinned and match\n`);
   }
 }
 
-/** Registers `drb models pin` and `drb models verify`. */
-export function register(program: Command): void {
-  const models = program.command('models').description('pin real catalog models from a downloaded copy, and verify a copy against the pins');
+/** Registers `drb models pin` and `drb models verify` on `drb models` (named and described in main.ts). */
+export function register(models: Command): void {
   const common = (sub: Command) =>
     sub
       .requiredOption('--dir <dir>', 'the downloaded model folder (the repository layout: config.json, tokenizer files, onnx/...)')

@@ -6,6 +6,7 @@
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError } from './cli-error.ts';
+import { quotedText, terminalText } from '../core/text/terminal-text.ts';
 
 /** The longest file name (in bytes) the common file systems (ext4, APFS, NTFS as UTF-16 units) accept. */
 export const MAX_FILE_NAME_BYTES = 255;
@@ -43,7 +44,7 @@ export function fsProblem(error: unknown): string {
 export function checkFileName(name: string, what: string): void {
   const bytes = Buffer.byteLength(name);
   if (bytes > MAX_FILE_NAME_BYTES) {
-    throw new CliError(`${what}: the file name ${JSON.stringify(`${name.slice(0, 40)}...`)} is ${bytes} bytes; a file name holds at most ${MAX_FILE_NAME_BYTES}`);
+    throw new CliError(`${what}: the file name ${quotedText(`${name.slice(0, 40)}...`)} is ${bytes} bytes; a file name holds at most ${MAX_FILE_NAME_BYTES}`);
   }
 }
 
@@ -62,11 +63,11 @@ export function makeOutputDir(dir: string, what: string): void {
     try {
       info = lstatSync(at);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CliError(`${what} ${dir}: cannot use ${at}: ${fsProblem(error)}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CliError(`${what} ${terminalText(dir)}: cannot use ${terminalText(at)}: ${fsProblem(error)}`);
     }
     if (info !== undefined) {
       // A symlink is taken as the folder it names; writing through it reports any problem with it.
-      if (!info.isDirectory() && !info.isSymbolicLink()) throw new CliError(`${what} ${dir}: ${at} is a file, not a folder`);
+      if (!info.isDirectory() && !info.isSymbolicLink()) throw new CliError(`${what} ${terminalText(dir)}: ${terminalText(at)} is a file, not a folder`);
       break;
     }
     missing.push(at);
@@ -79,7 +80,7 @@ export function makeOutputDir(dir: string, what: string): void {
       mkdirSync(folder);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw new CliError(`${what} ${dir}: cannot create ${folder}: ${fsProblem(error)}`);
+      throw new CliError(`${what} ${terminalText(dir)}: cannot create ${terminalText(folder)}: ${fsProblem(error)}`);
     }
   }
 }
@@ -115,6 +116,6 @@ export function writeFilesAtomically(files: readonly OutputFile[], what: string,
       }
     }
     const at = renamed > 0 ? ` (${renamed} of ${files.length} file(s) were already replaced)` : '';
-    throw new CliError(`${what}: cannot write ${files[renamed]?.path ?? files[0].path}: ${fsProblem(error)}${at}`, 1);
+    throw new CliError(`${what}: cannot write ${terminalText(files[renamed]?.path ?? files[0].path)}: ${fsProblem(error)}${at}`, 1);
   }
 }

@@ -236,11 +236,9 @@ function positiveInt(flag: string) {
   };
 }
 
-/** Registers `drb public-pass`. */
-export function register(program: Command): void {
-  program
-    .command('public-pass')
-    .description('open a deployed page anonymously in a fresh browser, run cold and warm, save and validate receipts, write a PUBLIC_PASS record')
+/** Registers `drb public-pass`'s options and action on its command (named and described in main.ts). */
+export function register(command: Command): void {
+  command
     .requiredOption('--url <url>', 'the page URL (http or https; query and fragment are dropped)')
     .option('--browser <name>', 'chromium or webkit', 'chromium')
     .option('--out <dir>', 'output folder (must be new or empty; default receipts/public-pass/<time>-<browser>)')

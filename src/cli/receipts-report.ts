@@ -7,7 +7,7 @@
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error.ts';
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
-import { collectJsonFiles, displayPath, guardOverwrite, readInputDocuments, SYMLINK_PROBLEM } from './receipt-files.ts';
+import { collectJsonFiles, contentFingerprint, displayPath, guardOverwrite, readInputDocuments, unreadLines } from './receipt-files.ts';
 import { loadReviews } from './summarize-receipts.ts';
 import { toolVersion } from './tool-version.ts';
 import { ReportCollector } from '../core/report/report-collector.ts';
@@ -41,14 +41,14 @@ export async function writeReport(
   outDir: string,
   options: { reviewsDir?: string; progress?: (done: number, total: number) => void } = {},
 ): Promise<ReportResult> {
-  const { files, symlinks } = collectJsonFiles(paths, [resolve(outDir)]);
+  const found = collectJsonFiles(paths, [resolve(outDir)]);
+  const { files } = found;
   const reviews = options.reviewsDir === undefined ? new Map() : loadReviews(options.reviewsDir);
-  const collector = new ReportCollector();
+  const collector = new ReportCollector(contentFingerprint);
   const problems: string[] = [];
-  for (const link of symlinks) {
-    const shown = displayPath(link);
-    collector.addUnread(shown, SYMLINK_PROBLEM);
-    problems.push(`${shown}: (document): ${SYMLINK_PROBLEM}`);
+  for (const { shown, problem } of unreadLines(found)) {
+    collector.addUnread(shown, problem);
+    problems.push(`${shown}: (document): ${problem}`);
   }
   let done = 0;
   for (const doc of readInputDocuments(files)) {
@@ -58,13 +58,14 @@ export async function writeReport(
     options.progress?.(++done, files.length);
   }
   if (collector.validCount === 0) {
-    throw new CliError(`${paths.join(', ')}: no valid receipt among ${files.length + symlinks.length} file(s) (run drb receipts validate); nothing written`);
+    const count = files.length + found.symlinks.length + found.specials.length;
+    throw new CliError(`${paths.map((p) => displayPath(p)).join(', ')}: no valid receipt among ${count} file(s) (run drb receipts validate); nothing written`);
   }
   const data = await collector.finish({ reviews });
   const html = renderReportHtml(data, { toolVersion: toolVersion() });
   makeOutputDir(outDir, '--out');
   const file = join(outDir, 'index.html');
   guardOverwrite(file, isReportHtml, 'a page drb receipts report wrote');
-  writeFilesAtomically([{ path: file, content: html }], `--out ${outDir}`);
+  writeFilesAtomically([{ path: file, content: html }], `--out ${displayPath(outDir)}`);
   return { data, file, problems };
 }

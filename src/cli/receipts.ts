@@ -10,44 +10,46 @@
  *   recompute that target's evidence state.
  * All logic lives in src/core/evidence/; this file reads and writes files and prints.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
-import { collectJsonFiles, displayPath, parseJson, readBytes, readInputDocuments, sha256, SYMLINK_PROBLEM } from './receipt-files.ts';
-import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
-import { parseReview, summarizeReceipts, writeSummary } from './summarize-receipts.ts';
+import { collectJsonFiles, contentFingerprint, displayPath, MAX_SMALL_FILE_BYTES, parseJson, readBytes, readInputDocuments, sha256, unreadLines } from './receipt-files.ts';
+import { foldInputs, loadReviews, parseReview, resolveSources, summarizeReceipts, summaryFiles, writeSummaryFiles } from './summarize-receipts.ts';
 import { writeReport } from './receipts-report.ts';
+import { registerExport } from './receipts-export.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/evidence/device-review.ts';
-import { evaluateEvidence } from '../core/evidence/evidence.ts';
 import { duplicateMessage, ReceiptIdLedger } from '../core/evidence/receipt-ids.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/evidence/receipts-summary.ts';
+import { checkReceiptsSummary } from '../core/evidence/summary-invariants.ts';
+import { canonicalJson } from '../core/evidence/target-identity.ts';
 import { validateReceipt, type ReceiptProblem } from '../core/validation/validate-receipt.ts';
 import { issuePath } from '../core/text/zod-issues.ts';
+import { jsonShapeProblems } from '../core/text/json-shape.ts';
+import { terminalText } from '../core/text/terminal-text.ts';
 
 /** Default summary folder, relative to the working folder (committed under receipts/). */
 export const DEFAULT_SUMMARY_DIR = join('receipts', 'summary');
 
 function problemLine(file: string, problem: ReceiptProblem): string {
-  return `${file}: ${problem.path || '(document)'}: ${problem.message}`;
+  // The file is shown escaped (displayPath); the path and message are ours, but a message may quote a value: the
+  // one terminal rule covers the whole line.
+  return terminalText(`${file}: ${problem.path || '(document)'}: ${problem.message}`);
 }
 
 /**
- * Checks every file: its problem lines, notes (byte-identical copies of a receipt, counted once), how many files
- * were valid and how many failed. A receipt id counts once: a second file with the id and other bytes fails.
+ * Checks every file: its problem lines, notes (copies of a receipt, counted once), how many files were valid and how
+ * many failed. A receipt counts once: a second file with the id (in any letter case) or the device run and other
+ * content fails.
  */
-function validateFiles(
-  files: readonly string[],
-  symlinks: readonly string[],
-): { lines: string[]; notes: string[]; valid: number; artifacts: number; failed: number } {
-  const lines = symlinks.map((link) => `${displayPath(link)}: (document): ${SYMLINK_PROBLEM}`);
+function validateFiles(found: ReturnType<typeof collectJsonFiles>): { lines: string[]; notes: string[]; valid: number; artifacts: number; failed: number } {
+  const lines = unreadLines(found).map(({ shown, problem }) => `${shown}: (document): ${problem}`);
   const notes: string[] = [];
   const ledger = new ReceiptIdLedger();
   let valid = 0;
   let artifacts = 0;
-  let failed = symlinks.length;
-  for (const { shown, sha256: fingerprint, parsed } of readInputDocuments(files)) {
+  let failed = lines.length;
+  for (const { shown, parsed } of readInputDocuments(found.files)) {
     if (!parsed.ok) {
       lines.push(`${shown}: (document): ${parsed.message}`);
       failed++;
@@ -65,10 +67,11 @@ function validateFiles(
     }
     if (result.kind !== 'not-a-receipt' && result.receipt !== null) {
       const id = result.receipt.receipt_id;
-      const claim = ledger.claim(id, { file: shown, fingerprint });
+      const runId = result.kind === 'receipt' ? result.receipt.run.id : null;
+      const claim = ledger.claim(id, { file: shown, fingerprint: contentFingerprint(parsed.value) }, runId);
       if (claim.kind === 'identical') notes.push(`${shown}: receipt_id: ${duplicateMessage(id, claim)}`);
       if (claim.kind === 'conflict') {
-        lines.push(`${shown}: receipt_id: ${duplicateMessage(id, claim)}`);
+        lines.push(`${shown}: ${claim.matchedBy === 'run_id' ? 'run.id' : 'receipt_id'}: ${duplicateMessage(id, claim)}`);
         failed++;
         continue;
       }
@@ -83,28 +86,69 @@ function stateCounts(summary: ReceiptsSummary): string {
   return `${pass} DEVICE_PASS, ${summary.targets.length - pass} DEVICE_RECEIPT`;
 }
 
-/** Reads and checks a summary file and finds `target` in it (CliError, exit 2, otherwise). */
+/**
+ * Reads and checks a summary file (bounded read, its own schema, its own cross-field rules: an edited summary whose
+ * counts contradict each other is refused) and finds `target` in it (CliError, exit 2, otherwise).
+ */
 function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSummary; index: number } {
+  const shown = displayPath(file);
   const parsed = parseJson(readBytes(file));
-  if (!parsed.ok) throw new CliError(`${file}: (document): ${parsed.message}`);
+  if (!parsed.ok) throw new CliError(`${shown}: (document): ${parsed.message}`);
+  const shape = jsonShapeProblems(parsed.value)[0];
+  if (shape !== undefined) throw new CliError(`${shown}: ${shape.path}: ${shape.message}`);
   const schema = (parsed.value as { schema?: unknown } | null)?.schema;
   if (typeof schema === 'string' && schema !== RECEIPTS_SUMMARY_SCHEMA && /^drb\.receipts-summary\.v\d+$/.test(schema)) {
-    throw new CliError(`${file}: schema: is ${schema}, from an earlier drb version; summarise the receipts again (drb receipts summarize)`);
+    throw new CliError(`${shown}: schema: is ${schema}, from an earlier drb version; summarise the receipts again (drb receipts summarize)`);
   }
   const checked = ReceiptsSummary.safeParse(parsed.value);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new CliError(`${file}: ${issuePath(issue.path)}: ${issue.message} (not a ${RECEIPTS_SUMMARY_SCHEMA} file)`);
+    throw new CliError(`${shown}: ${issuePath(issue.path)}: ${issue.message} (not a ${RECEIPTS_SUMMARY_SCHEMA} file)`);
   }
   const summary = checked.data;
+  const contradiction = checkReceiptsSummary(summary)[0];
+  if (contradiction !== undefined) {
+    throw new CliError(`${shown}: ${contradiction.path}: ${contradiction.message} (the summary contradicts itself: summarise the receipts again)`);
+  }
   const index = summary.targets.findIndex((t) => t.key === target);
-  if (index < 0) throw new CliError(`${file}: targets: no target ${target} (known: ${summary.targets.map((t) => t.key).join(', ') || 'none'})`);
+  if (index < 0) {
+    throw new CliError(`${shown}: targets: no target ${terminalText(target.slice(0, 80))} (known: ${summary.targets.map((t) => t.key).join(', ') || 'none'})`);
+  }
   return { summary, index };
 }
 
 /**
- * A review answers skeleton for `target`: every field present, the ones only a reviewer can fill left empty (so it
- * fails validation until they are filled), and one failure explanation slot per failed or interrupted run.
+ * The first place two JSON values differ, as a field path and the two values (short), or null when they are equal.
+ * Both are depth-bounded (a summary that passed its schema; one this tool made).
+ */
+function firstDifference(given: unknown, made: unknown, path = ''): { path: string; given: string; made: string } | null {
+  if (canonicalJson(given) === canonicalJson(made)) return null;
+  const short = (value: unknown) => {
+    const text = value === undefined ? '(absent)' : JSON.stringify(value);
+    return terminalText(text.length <= 80 ? text : `${text.slice(0, 79)}…`);
+  };
+  if (Array.isArray(given) && Array.isArray(made)) {
+    if (given.length !== made.length) return { path: `${path || '(root)'}.length`, given: String(given.length), made: String(made.length) };
+    for (let i = 0; i < given.length; i++) {
+      const found = firstDifference(given[i], made[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+  } else if (given !== null && made !== null && typeof given === 'object' && typeof made === 'object' && !Array.isArray(given) && !Array.isArray(made)) {
+    const keys = [...new Set([...Object.keys(given), ...Object.keys(made)])].sort();
+    for (const key of keys) {
+      const found = firstDifference((given as Record<string, unknown>)[key], (made as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
+      if (found !== null) return found;
+    }
+  }
+  return { path: path || '(root)', given: short(given), made: short(made) };
+}
+
+/**
+ * A review answers skeleton for `target`: every field present, the ones only a reviewer can fill or confirm left
+ * empty or null (so it fails validation until they are filled): the reviewer, the time, the public revision (never
+ * taken from the receipts, whose own commit it is checked against), whether the tab survived, memory pressure,
+ * whether the output stayed correct, and one failure explanation slot per failed or interrupted run. The tester's
+ * session sheet fills the device and conditions; what it says about the revision is only quoted in the notes.
  */
 function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<string, unknown> {
   // A receipt can both fail and record an earlier interruption: one slot per receipt id.
@@ -112,12 +156,12 @@ function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<stri
   // One sheet fills the template; with several different ones (sessions on other days) the reviewer picks, so the
   // notes name them all and the fields stay empty.
   const sheet = target.session_sheets.length === 1 ? target.session_sheets[0].sheet : null;
-  const sheetNotes =
-    target.session_sheets.length > 1
-      ? `session sheets differ between bundles: ${target.session_sheets.map((s) => s.bundle).join(', ')}; fill the device fields from the right one`
-      : sheet !== null && sheet.notes !== ''
-        ? `tester's note: ${sheet.notes}`
-        : null;
+  const notes: string[] = [];
+  if (target.session_sheets.length > 1) {
+    notes.push(`session sheets differ between bundles: ${target.session_sheets.map((s) => s.bundle).join(', ')}; fill the device fields from the right one`);
+  }
+  if (sheet !== null && sheet.public_revision !== '') notes.push(`the tester's sheet says the page revision was ${sheet.public_revision}: confirm it against the deployed page`);
+  if (sheet !== null && sheet.notes !== '') notes.push(`tester's note: ${sheet.notes}`);
   return {
     schema: DEVICE_REVIEW_SCHEMA,
     target: target.key,
@@ -137,34 +181,34 @@ function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<stri
       charging: sheet?.charging ?? null,
       thermal_state: sheet?.thermal_state ?? 'unknown',
     },
-    public_revision: sheet?.public_revision || (target.identity.app.commit ?? ''),
+    // What the reviewer must confirm is never pre-filled: the revision, the tab, memory pressure, the output.
+    public_revision: '',
     launch_to_result_ms: null,
-    tab: { reloaded_or_evicted: false, details: null },
-    memory_pressure: { observed: false, behaviour: '' },
+    tab: { reloaded_or_evicted: null, details: null },
+    memory_pressure: { observed: null, behaviour: '' },
     output_stayed_correct: null,
     failure_explanations: [...new Set(ids)].sort().map((receipt_id) => ({ receipt_id, explanation: '' })),
     thresholds: { profile: 'mainstream', cold_total_p95_ms: null, warm_p95_ms: null },
-    notes: sheetNotes,
+    notes: notes.length > 0 ? notes.join('; ') : null,
   };
 }
 
 
-/** Registers `drb receipts` and its subcommands. */
-export function register(program: Command): void {
-  const receipts = program.command('receipts').description('Validate, summarise and review device receipts.');
+/** Registers the subcommands of `drb receipts` on its command (named and described in main.ts). */
+export function register(receipts: Command): void {
 
   receipts
     .command('validate')
     .description('Check receipts (files or folders of *.json): schema, no text fields, route honesty, URLs, statistics, outcome; any other drb artifact (summary, review, public-pass record, report, manifest) by its own schema.')
     .argument('<paths...>', 'receipt files or folders')
     .action((paths: string[], _options: unknown, command: Command) => {
-      const { files, symlinks } = collectJsonFiles(paths);
-      const { lines, notes, valid, artifacts, failed } = validateFiles(files, symlinks);
-      for (const note of notes) process.stderr.write(`note: ${note}\n`);
-      const copies = notes.length > 0 ? ` (${notes.length} byte-identical cop${notes.length === 1 ? 'y' : 'ies'} of a receipt, counted once)` : '';
+      const found = collectJsonFiles(paths);
+      const { lines, notes, valid, artifacts, failed } = validateFiles(found);
+      for (const note of notes) process.stderr.write(`note: ${terminalText(note)}\n`);
+      const copies = notes.length > 0 ? ` (${notes.length} cop${notes.length === 1 ? 'y' : 'ies'} of a receipt with the same content, counted once)` : '';
       if (lines.length > 0) {
-        for (const line of lines) process.stdout.write(`${line}\n`);
-        process.stderr.write(`${failed} of ${files.length + symlinks.length} file(s) failed validation\n`);
+        for (const line of lines) process.stdout.write(`${terminalText(line)}\n`);
+        process.stderr.write(`${failed} of ${found.files.length + found.symlinks.length + found.specials.length} file(s) failed validation\n`);
         setExitCode(command, 1);
         return;
       }
@@ -197,8 +241,15 @@ export function register(program: Command): void {
       // the same id is an edited or forged receipt, so the command fails (the summary still says what it found).
       for (const duplicate of summary.duplicates) {
         for (const copy of duplicate.copies) {
-          const claim = { kind: copy.identical ? ('identical' as const) : ('conflict' as const), firstFile: duplicate.counted_file };
-          process.stderr.write(`${copy.identical ? 'note' : 'error'}: ${copy.file}: receipt_id: ${duplicateMessage(duplicate.receipt_id, claim)}\n`);
+          const claim = {
+            kind: copy.identical ? ('identical' as const) : ('conflict' as const),
+            firstFile: duplicate.counted_file,
+            firstId: duplicate.receipt_id,
+            matchedBy: copy.matched_by,
+          };
+          const field = copy.matched_by === 'run_id' ? 'run.id' : 'receipt_id';
+          const line = copy.matched_by === 'run_id' ? `another receipt of the run of receipt_id ${duplicate.receipt_id} (counted from ${duplicate.counted_file}): one run makes one receipt; not counted` : duplicateMessage(duplicate.receipt_id, claim);
+          process.stderr.write(`${copy.identical ? 'note' : 'error'}: ${terminalText(`${copy.file}: ${field}: ${line}`)}\n`);
         }
       }
       if (summary.inputs.duplicates_conflicting > 0) setExitCode(command, 1);
@@ -234,7 +285,7 @@ export function register(program: Command): void {
         : undefined;
       const { data, file, problems } = await writeReport(paths, options.out, { reviewsDir: options.reviews, progress });
       // One line per input that was left out or counted once, as summarize does; a conflicting copy fails the command.
-      for (const line of problems) process.stderr.write(`warning: ${line}\n`);
+      for (const line of problems) process.stderr.write(`warning: ${terminalText(line)}\n`);
       if (data.summary.inputs.duplicates_conflicting > 0) setExitCode(command, 1);
       const i = data.summary.inputs;
       process.stdout.write(
@@ -242,6 +293,8 @@ export function register(program: Command): void {
           `(${data.summary.targets.length} target(s), ${data.summary.comparisons.length} comparison(s), ${data.quality.length} score report(s)): ${displayPath(file)}\n`,
       );
     });
+
+  registerExport(receipts);
 
   receipts
     .command('review-template')
@@ -260,33 +313,47 @@ export function register(program: Command): void {
     .requiredOption('--target <key>', 'target key from the summary (t-...)')
     .requiredOption('--answers <file>', `reviewer answers JSON (${DEVICE_REVIEW_SCHEMA}; see docs/receipts.md)`)
     .option('--force', 'replace a different review already stored for the target')
-    .action((options: { summary: string; target: string; answers: string; force?: boolean }) => {
-      const { summary, index } = loadSummaryTarget(options.summary, options.target);
-      const answersBytes = readBytes(options.answers);
-      const review = parseReview(answersBytes, options.answers);
+    .action(async (options: { summary: string; target: string; answers: string; force?: boolean }) => {
+      // Every check first; nothing is written until all of them passed.
+      const { summary: given, index } = loadSummaryTarget(options.summary, options.target);
+      const answersShown = displayPath(options.answers);
+      const answersBytes = readBytes(options.answers, MAX_SMALL_FILE_BYTES);
+      const review = parseReview(answersBytes, answersShown);
       if (review.target !== options.target) {
-        throw new CliError(`${options.answers}: target: names ${review.target}, but --target is ${options.target}`);
+        throw new CliError(`${answersShown}: target: names ${review.target}, but --target is ${terminalText(options.target.slice(0, 80))}`);
       }
       const outDir = dirname(options.summary);
-      const reviewsDir = join(outDir, 'reviews');
-      const stored = join(reviewsDir, `${options.target}.json`);
-      if (existsSync(stored) && !options.force && sha256(readFileSync(stored)) !== sha256(answersBytes)) {
-        throw new CliError(`${stored}: a different review is already stored for ${options.target}; pass --force to replace it`);
+      const storedName = `reviews/${basename(`${given.targets[index].key}.json`)}`;
+      const stored = join(outDir, storedName);
+      const reviews = loadReviews(outDir);
+      const earlier = reviews.get(given.targets[index].key);
+      if (earlier !== undefined && !options.force && earlier.sha256 !== sha256(answersBytes)) {
+        throw new CliError(`${displayPath(stored)}: a different review is already stored for ${given.targets[index].key}; pass --force to replace it`);
       }
-      makeOutputDir(reviewsDir, '--summary folder');
-      // Stored byte for byte, so the hash in the summary is the hash of the reviewer's own file.
-      writeFilesAtomically([{ path: stored, content: answersBytes }], `review ${stored}`);
-      const target = summary.targets[index];
-      const withReview = {
-        ...target,
-        review: { file: `reviews/${basename(stored)}`, sha256: sha256(answersBytes), reviewer: review.reviewer, reviewed_at: review.reviewed_at },
-      };
-      summary.targets[index] = { ...withReview, evidence: evaluateEvidence(withReview, review) };
-      summary.orphan_reviews = summary.orphan_reviews.filter((f) => f !== `reviews/${basename(stored)}`);
-      writeSummary(outDir, summary);
-      const { evidence } = summary.targets[index];
+      // The counts come from the receipts, never from summary.json: the summary's inputs are read and folded again,
+      // and the summary must be exactly what they give (an edited summary.json is refused, not trusted).
+      if (given.sources.length === 0) {
+        throw new CliError(`${displayPath(options.summary)}: sources: names no input to count from (make it with drb receipts summarize)`);
+      }
+      const { summarizer } = foldInputs(resolveSources(outDir, given.sources), [resolve(outDir)]);
+      const recount = await summarizer.finish({ reviews, sources: given.sources });
+      const difference = firstDifference(given, recount);
+      if (difference !== null) {
+        throw new CliError(
+          `${displayPath(options.summary)}: ${difference.path}: is ${difference.given} in the file, but its receipts give ${difference.made} ` +
+            '(the summary is not what its receipts say: summarise them again; nothing written)',
+        );
+      }
+      reviews.set(review.target, { review, file: storedName, sha256: sha256(answersBytes) });
+      const summary = await summarizer.finish({ reviews, sources: given.sources });
+      const target = summary.targets.find((t) => t.key === options.target);
+      if (target === undefined) throw new CliError(`${displayPath(options.summary)}: targets: no target ${options.target} in its receipts`);
+      // The stored review (byte for byte, so the summary's hash is the hash of the reviewer's own file) and the
+      // summary it changes are written together, all or nothing.
+      writeSummaryFiles(outDir, [{ path: stored, content: answersBytes }, ...summaryFiles(outDir, summary)]);
+      const { evidence } = target;
       process.stdout.write(`${options.target}: ${evidence.state}\n`);
-      for (const reason of evidence.not_higher_because) process.stdout.write(`  not higher: ${reason}\n`);
+      for (const reason of evidence.not_higher_because) process.stdout.write(`  not higher: ${terminalText(reason)}\n`);
       process.stdout.write(`review stored at ${displayPath(stored)}; ${displayPath(options.summary)} and summary.md updated\n`);
     });
 }

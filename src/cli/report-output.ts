@@ -1,109 +1,72 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, readSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { MAX_ARTIFACT_BYTES, tooLargeError } from '../core/artifacts/artifact-error.ts';
 import type { ArtifactBytes, ArtifactReader, ArtifactStream } from '../core/scoring/score-run.ts';
 import { CliError } from './cli-error.ts';
 import { checkFileName, makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { decodeUtf8Text } from './utf8-text.ts';
-
-/** How much is read (and hashed, while it is still in the CPU cache) per read call. */
-const CHUNK_BYTES = 1 << 20;
+import { BoundedReadError, openNonBlocking, readBounded } from '../node/bounded-read.ts';
+import { hasUnsafeTerminalChar, quotedText, terminalText } from '../core/text/terminal-text.ts';
 
 /**
- * Reads an input artifact for the scorer, once: the bytes in chunks, each hashed (SHA-256) as soon as it is read,
- * so no second pass over the file is needed for its hash. Returns the bytes, the path as given (for messages), its
- * base name (for the report, so the report does not depend on where the file sat), the hash, and Node's fast UTF-8
- * decoder for the rare file the core's byte readers decline. Node's hash works on the bytes where they are (Web
- * Crypto's digest would first copy them: 94 MB for the benchmark files).
+ * Reads an input artifact for the scorer, once, through the CLI's one bounded reader (src/node/bounded-read.ts): the
+ * bytes in chunks, each hashed (SHA-256) as soon as it is read, so no second pass over the file is needed for its
+ * hash. A regular file is read up to `limit`; a pipe (`<(command)`) too, within a time limit; a FIFO that has no
+ * writer is read as empty at once (it never blocks); a character device, socket or folder is refused with one line.
+ * Returns the bytes, the path as given (for messages), its base name (for the report, so the report does not depend
+ * on where the file sat), the hash, and Node's fast UTF-8 decoder for the rare file the core's byte readers decline.
  * @param path the path the user gave
  * @param limit the largest file accepted, in bytes (a parameter so that tests need not make a half-gigabyte file)
- * @throws CliError when the file cannot be read or is larger than `limit` (checked before reading a byte, and again
- *   while reading, for files that grow or report no size, such as pipes)
+ * @param timeLimitMs how long a pipe may take to reach its end
+ * @throws CliError when the file cannot be read, is not a regular file or a pipe, or is larger than `limit` (checked
+ *   before reading a byte, and again while reading, for files that grow or report no size)
  */
-export function readArtifact(path: string, limit = MAX_ARTIFACT_BYTES): ArtifactBytes {
-  let fd: number;
+export function readArtifact(path: string, limit = MAX_ARTIFACT_BYTES, timeLimitMs?: number): ArtifactBytes {
+  let read;
   try {
-    fd = openSync(path, 'r');
+    read = readBounded(path, { limitBytes: limit, pipes: true, hash: true, timeLimitMs });
   } catch (error) {
-    throw cannotRead(path, error);
+    throw artifactReadError(path, error, limit);
   }
-  try {
-    let size: number;
-    try {
-      size = fstatSync(fd).size;
-    } catch (error) {
-      throw cannotRead(path, error);
-    }
-    if (size > limit) throw new CliError(tooLargeError(path, size, limit).message);
-    const hash = createHash('sha256');
-    // A regular file is read into a buffer of its size; a pipe or a file that reports no size (or grows while it
-    // is read) goes on into larger buffers as long as reads deliver bytes.
-    let bytes: Buffer = Buffer.allocUnsafe(size);
-    let length = 0;
-    let spare: Buffer | undefined;
-    const readInto = (target: Buffer, at: number): number => {
-      try {
-        return readSync(fd, target, at, Math.min(CHUNK_BYTES, target.length - at), null);
-      } catch (error) {
-        throw cannotRead(path, error);
-      }
-    };
-    for (;;) {
-      let read: number;
-      if (length < bytes.length) {
-        read = readInto(bytes, length);
-        if (read === 0) break;
-      } else {
-        // Full: only if more bytes come is a larger buffer made (so a regular file is never copied).
-        spare ??= Buffer.allocUnsafe(CHUNK_BYTES);
-        read = readInto(spare, 0);
-        if (read === 0) break;
-        if (length + read > limit) throw new CliError(tooLargeError(path, undefined, limit).message);
-        const larger = Buffer.allocUnsafe(Math.min(Math.max(bytes.length * 2, length + CHUNK_BYTES), limit));
-        bytes.copy(larger, 0, 0, length);
-        spare.copy(larger, length, 0, read);
-        bytes = larger;
-      }
-      hash.update(bytes.subarray(length, length + read));
-      length += read;
-    }
-    return {
-      bytes: length === bytes.length ? bytes : bytes.subarray(0, length),
-      fileName: path,
-      reportName: basename(path),
-      fastDecode: decodeUtf8Text,
-      sha256: hash.digest('hex'),
-    };
-  } finally {
-    closeSync(fd);
-  }
+  return {
+    // A plain Uint8Array over the same memory: the core's byte readers run faster on it than on a Buffer subclass.
+    bytes: new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.length),
+    fileName: shownArg(path),
+    reportName: shownArg(basename(path)),
+    fastDecode: decodeUtf8Text,
+    sha256: read.sha256!,
+  };
+}
+
+/** The one line for a file the bounded reader refused, in the scorer's `<file>: $: <problem>` form. */
+function artifactReadError(path: string, error: unknown, limit: number): CliError {
+  if (!(error instanceof BoundedReadError)) throw error;
+  if (error.failure === 'too-large') return new CliError(tooLargeError(shownArg(path), error.size, limit).message);
+  if (error.failure === 'cannot-open' || error.failure === 'read-error') return new CliError(`${shownArg(path)}: $: cannot read the file (${error.code ?? error.message})`);
+  if (error.failure === 'folder') return new CliError(`${shownArg(path)}: $: cannot read the file (EISDIR)`);
+  return new CliError(`${shownArg(path)}: $: ${error.message}`);
 }
 
 /**
  * Opens a predictions file for the scorer to read in pieces (see ArtifactStream): a regular file is read through a
- * reused window and hashed as it is read, so it never sits in memory whole; anything else (a pipe, a /proc file)
- * is read whole now, as readArtifact does. Close it when done.
+ * reused window and hashed as it is read, so it never sits in memory whole; a pipe is read whole now, as
+ * readArtifact does (bounded, with a time limit). Opening never blocks (a FIFO without a writer). Close it when done.
  * @param path the path the user gave
  * @param limit the largest file accepted, in bytes
- * @throws CliError when the file cannot be opened or is larger than `limit`
+ * @throws CliError when the file cannot be opened, is not a regular file or a pipe, or is larger than `limit`
  */
 export function openArtifact(path: string, limit = MAX_ARTIFACT_BYTES): (ArtifactStream | ArtifactBytes) & { close(): void } {
   let fd: number;
   let size: number;
   let regular: boolean;
   try {
-    fd = openSync(path, 'r');
+    const opened = openNonBlocking(path);
+    fd = opened.fd;
+    size = opened.stats.size;
+    regular = opened.stats.isFile();
   } catch (error) {
-    throw cannotRead(path, error);
-  }
-  try {
-    const stats = fstatSync(fd);
-    size = stats.size;
-    regular = stats.isFile();
-  } catch (error) {
-    closeSync(fd);
-    throw cannotRead(path, error);
+    throw artifactReadError(path, error, limit);
   }
   if (!regular) {
     closeSync(fd);
@@ -111,12 +74,12 @@ export function openArtifact(path: string, limit = MAX_ARTIFACT_BYTES): (Artifac
   }
   if (size > limit) {
     closeSync(fd);
-    throw new CliError(tooLargeError(path, size, limit).message);
+    throw new CliError(tooLargeError(shownArg(path), size, limit).message);
   }
   let closed = false;
   return {
-    fileName: path,
-    reportName: basename(path),
+    fileName: shownArg(path),
+    reportName: shownArg(basename(path)),
     fastDecode: decodeUtf8Text,
     size,
     open(): ArtifactReader {
@@ -146,7 +109,16 @@ export function openArtifact(path: string, limit = MAX_ARTIFACT_BYTES): (Artifac
 
 function cannotRead(path: string, error: unknown): CliError {
   const code = (error as NodeJS.ErrnoException).code;
-  return new CliError(`${path}: $: cannot read the file (${code ?? (error as Error).message})`);
+  return new CliError(`${shownArg(path)}: $: cannot read the file (${code ?? (error as Error).message})`);
+}
+
+/**
+ * A path or value the user typed, as a message shows it: control, line-separator and bidirectional characters as
+ * visible escapes (src/core/text/terminal-text.ts).
+ * @param value the flag's value as typed
+ */
+export function shownArg(value: string): string {
+  return terminalText(value);
 }
 
 /**
@@ -155,7 +127,7 @@ function cannotRead(path: string, error: unknown): CliError {
  */
 export function parseCandidateLimit(text: string): number {
   if (!/^[0-9]+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-    throw new CliError(`--candidate-limit: must be a whole number >= 1, got ${JSON.stringify(text)}`);
+    throw new CliError(`--candidate-limit: must be a whole number >= 1, got ${quotedText(text)}`);
   }
   return Number(text);
 }
@@ -189,28 +161,31 @@ export function writeReportFiles(
   write: (path: string, content: string | Uint8Array) => void = writeFileSync,
 ): string[] {
   if (stem === '' || stem === '.' || stem === '..' || /[/\\]/.test(stem)) {
-    throw new CliError(`--stem: must be a plain file name without a directory, got ${JSON.stringify(stem)}`);
+    throw new CliError(`--stem: must be a plain file name without a directory, got ${quotedText(stem)}`);
   }
+  // A file name made from what the user typed never holds a control, line-separator or bidirectional character.
+  if (hasUnsafeTerminalChar(stem)) throw new CliError(`--stem: holds a control or bidirectional character, got ${quotedText(stem)}`);
   for (const file of files) checkFileName(`${stem}${file.extension}`, '--stem');
   const inputs = new Set(inputPaths.map((path) => resolve(path)));
   const targets = files.map((file) => join(outputDir, `${stem}${file.extension}`));
   files.forEach((file, i) => {
     const target = targets[i];
-    if (inputs.has(resolve(target))) throw new CliError(`${target}: $: the output would overwrite an input file; choose another --stem or --output-dir`);
+    if (inputs.has(resolve(target))) throw new CliError(`${shownArg(target)}: $: the output would overwrite an input file; choose another --stem or --output-dir`);
     if (existsSync(target)) {
       let existing: string;
       try {
-        existing = readFileSync(target, 'utf8');
-      } catch {
-        throw new CliError(`${target}: $: exists and cannot be read; refusing to overwrite it`);
+        existing = readBounded(target, { limitBytes: MAX_ARTIFACT_BYTES }).bytes.toString('utf8');
+      } catch (error) {
+        const why = error instanceof BoundedReadError && error.failure === 'special' ? `exists and ${error.message.replace(/; not read$/, '')}` : 'exists and cannot be read';
+        throw new CliError(`${shownArg(target)}: $: ${why}; refusing to overwrite it`);
       }
-      if (!file.isOurs(existing)) throw new CliError(`${target}: $: exists and is not an earlier report of this kind; refusing to overwrite it`);
+      if (!file.isOurs(existing)) throw new CliError(`${shownArg(target)}: $: exists and is not an earlier report of this kind; refusing to overwrite it`);
     }
   });
   makeOutputDir(outputDir, '--output-dir');
   writeFilesAtomically(
     targets.map((path, i) => ({ path, content: files[i].text })),
-    `--output-dir ${outputDir}`,
+    `--output-dir ${shownArg(outputDir)}`,
     write,
   );
   return targets;

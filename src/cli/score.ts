@@ -7,6 +7,7 @@ import { buildScoreReport } from '../core/scoring/score-run.ts';
 import { CliError } from './cli-error.ts';
 import { isJsonWithSchema, openArtifact, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
 import { toolVersion } from './tool-version.ts';
+import { quotedText } from '../core/text/terminal-text.ts';
 
 interface ScoreFlags {
   items: string;
@@ -24,12 +25,10 @@ interface ScoreFlags {
 /**
  * Registers `drb score`: scores a predictions artifact against an items artifact and writes DIR/STEM.json +
  * DIR/STEM.md (only when everything succeeded), printing the headline table.
- * @param program the root command
+ * @param command `drb score`, named and described in main.ts
  */
-export function register(program: Command): void {
-  program
-    .command('score')
-    .description('Score a predictions artifact against a pinned items artifact (LOCAL_EVALUATION); writes JSON + Markdown reports.')
+export function register(command: Command): void {
+  command
     .requiredOption('--items <file>', 'items artifact (JSON array)')
     .requiredOption('--predictions <file>', 'predictions artifact (JSON array of {id, candidates, ...})')
     .option('--format <format>', 'items format: generic or ajimee', 'generic')
@@ -42,7 +41,7 @@ export function register(program: Command): void {
     .option('--per-row', 'add one entry per item row to the JSON report')
     .action(async (flags: ScoreFlags) => {
       const format = flags.format;
-      if (!isItemFormat(format)) throw new CliError(`--format: unknown format ${JSON.stringify(format)} (expected generic or ajimee)`);
+      if (!isItemFormat(format)) throw new CliError(`--format: unknown format ${quotedText(format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
       // Read in pieces as it is scored: a large predictions file never sits in memory whole.

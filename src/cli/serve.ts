@@ -13,34 +13,33 @@ import { loadCatalog } from '../node/catalog-file.ts';
 import { refuseBuildDir } from '../node/page-build.ts';
 import { startStaticServer } from '../node/static-server.ts';
 import { CliError } from './cli-error.ts';
+import { terminalText } from '../core/text/terminal-text.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Registers `drb serve`. */
-export function register(program: Command): void {
-  program
-    .command('serve')
-    .description('serve the built page on 127.0.0.1 with COOP/COEP/CORP and the CSP')
+/** Registers `drb serve`'s options and action on its command (named and described in main.ts). */
+export function register(command: Command): void {
+  command
     .option('--build', 'run `vite build` first')
     .option('--port <n>', 'port (0 = any free port)', '8080')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--dir <dir>', 'folder to serve', 'dist')
     .action(async (options: { build?: boolean; port: string; host: string; dir: string }) => {
       if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
-        throw new CliError(`--port: '${options.port}': expected an integer from 0 to 65535`);
+        throw new CliError(`--port: '${terminalText(options.port)}': expected an integer from 0 to 65535`);
       }
       const dir = resolve(options.dir);
       if (options.build) {
         // Vite empties its output folder: only a folder that holds nothing but an earlier build of the page may be
         // handed to it (never the checkout, a parent of it, or a folder with anything the build did not write).
         const refused = refuseBuildDir(dir, ROOT);
-        if (refused !== null) throw new CliError(`--dir ${options.dir}: ${refused}; nothing was deleted`);
+        if (refused !== null) throw new CliError(`--dir ${terminalText(options.dir)}: ${refused}; nothing was deleted`);
         const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
         const result = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir'], { cwd: ROOT, stdio: 'inherit' });
         if (result.status !== 0) throw new CliError(`vite build failed (exit ${result.status})`, 1);
       }
       if (!existsSync(join(dir, 'index.html'))) {
-        throw new CliError(`${options.dir}: no index.html: build the page first (npm run build, or drb serve --build)`);
+        throw new CliError(`${terminalText(options.dir)}: no index.html: build the page first (npm run build, or drb serve --build)`);
       }
       let catalog;
       try {
@@ -53,9 +52,9 @@ export function register(program: Command): void {
       try {
         server = await startStaticServer({ dir, port: Number(options.port), host: options.host, modelHosts: modelHosts(catalog) });
       } catch (error) {
-        throw new CliError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, 1);
+        throw new CliError(`cannot listen on ${terminalText(options.host)}:${terminalText(options.port)}: ${terminalText((error as Error).message)}`, 1);
       }
-      process.stdout.write(`Serving ${dir} at ${server.url} (cross-origin isolated; Ctrl+C to stop)\n`);
+      process.stdout.write(`Serving ${terminalText(dir)} at ${terminalText(server.url)} (cross-origin isolated; Ctrl+C to stop)\n`);
       await new Promise<void>((resolveStop) => {
         const stop = () => {
           process.off('SIGINT', stop);

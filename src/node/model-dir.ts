@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, open, readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { REVISION_PATTERN } from '../core/catalog/catalog-overlay.ts';
 
@@ -44,6 +44,24 @@ export async function resolveModelDir(dir: string): Promise<string> {
   }
   if (!info.isDirectory()) throw new Error('is not a folder');
   return realpath(dir);
+}
+
+/** A file whose times are this close to the read's start is hashed twice (see hashModelFile). */
+const RECENT_WRITE_MS = 2000;
+
+/** One pass over a file's bytes: how many, and their SHA-256. */
+async function hashOnce(handle: FileHandle, size: number, onProgress?: (done: number, total: number) => void): Promise<HashedFile> {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let done = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, done);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    done += bytesRead;
+    onProgress?.(done, size);
+  }
+  return { bytes: done, sha256: hash.digest('hex') };
 }
 
 /**
@@ -89,22 +107,28 @@ export async function hashModelFile(dirReal: string, relPath: string, onProgress
     throw new ModelDirError(`${relPath} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'refused');
   }
   try {
-    const info = await handle.stat();
+    const startedMs = Date.now();
+    const info = await handle.stat({ bigint: true });
     if (!info.isFile()) throw new ModelDirError(`${relPath} is not a regular file; refusing to read it`, 'refused');
-    const hash = createHash('sha256');
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let done = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, done);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-      done += bytesRead;
-      onProgress?.(done, info.size);
+    const size = Number(info.size);
+    const changed = (how: string) => new ModelDirError(`${relPath} changed while it was read (${how}); hash it again when nothing writes to it`, 'refused');
+    const first = await hashOnce(handle, size, onProgress);
+    // The hash is of bytes that existed only if nothing wrote to the file meanwhile: the same size, and the same
+    // modification and change times (nanoseconds), before and after the read.
+    const after = await handle.stat({ bigint: true });
+    if (first.bytes !== size || after.size !== info.size) throw changed(`${size} bytes at the start, ${first.bytes} read, ${after.size} at the end`);
+    if (after.mtimeNs !== info.mtimeNs || after.ctimeNs !== info.ctimeNs) throw changed('its modification time moved during the read');
+    // A file system stamps times in clock ticks (a few ms): a write in the same tick as the file's last one leaves
+    // them as they were. So a file written shortly before the read is hashed a second time, and both must agree.
+    const recentNs = BigInt(startedMs - RECENT_WRITE_MS) * 1_000_000n;
+    if (info.mtimeNs >= recentNs || info.ctimeNs >= recentNs) {
+      const second = await hashOnce(handle, size);
+      const last = await handle.stat({ bigint: true });
+      if (second.sha256 !== first.sha256 || second.bytes !== first.bytes || last.size !== info.size || last.mtimeNs !== info.mtimeNs || last.ctimeNs !== info.ctimeNs) {
+        throw changed('a second read of a file written moments before gave other bytes');
+      }
     }
-    if (done !== info.size || (await handle.stat()).size !== info.size) {
-      throw new ModelDirError(`${relPath} changed while it was read (${info.size} bytes at the start, ${done} read); hash it again when nothing writes to it`, 'refused');
-    }
-    return { bytes: done, sha256: hash.digest('hex') };
+    return first;
   } finally {
     await handle.close();
   }

@@ -19,7 +19,7 @@ import { mkdir, open, readFile, realpath, rename, stat, writeFile, type FileHand
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, extname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { pipeline, type Duplex } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import { crossOriginHeaders } from '../core/catalog/csp.ts';
@@ -189,7 +189,9 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
   }
   const realRoot = await realpath(root).catch(() => root);
   const plain = { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
-  const server = createServer((request, response) => {
+  // requireHostHeader off: Node would answer an HTTP/1.1 request without Host with its own bare 400, without the
+  // page's headers; this handler answers it instead (below), with every header.
+  const server = createServer({ requireHostHeader: false }, (request, response) => {
     const method = request.method ?? 'GET';
     let path = '/';
     const finish = (status: number, extra: Record<string, string> = {}) => {
@@ -198,6 +200,10 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
       options.onRequest?.(method, path, status);
     };
     const serve = async (): Promise<void> => {
+      // HTTP/1.1 requires Host (RFC 9112, 3.2): a request without one is a 400, as Node would send, with our headers.
+      if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1) {
+        return finish(400, { Connection: 'close' });
+      }
       if (method !== 'GET' && method !== 'HEAD') return finish(405, { Allow: 'GET, HEAD' });
       try {
         path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
@@ -274,10 +280,24 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
       options.onRequest?.(method, path, 200, { bytes: method === 'HEAD' ? 0 : encoded === null ? info.size : encoded.length, coding: sentCoding });
       if (method === 'HEAD') return void response.end();
       if (encoded !== null) return void response.end(encoded);
-      // pipeline, not pipe: when the client goes away mid-file (a cancelled run, a closed tab) the read stream is
-      // destroyed too, which closes the file now instead of whenever its handle is garbage-collected. A read that fails
-      // after the headers went out can only cut the response short (the length tells the client).
-      pipeline(handle.createReadStream(), response, () => undefined);
+      // Exactly Content-Length bytes: the stream stops at the size the headers announced even if the file grows
+      // meanwhile (the bytes after it would be read as the next pipelined response). A file that shrank, or a read
+      // that failed, cannot be finished honestly: the connection is closed, so the client sees a short body, never
+      // another response's bytes taken for this one's. When the client goes away mid-file (a cancelled run, a closed
+      // tab) the read stream is destroyed too, which closes the file now instead of whenever it is collected.
+      if (info.size === 0) {
+        await handle.close().catch(() => undefined);
+        return void response.end();
+      }
+      const size = info.size;
+      const stream = handle.createReadStream({ start: 0, end: size - 1 });
+      stream.pipe(response, { end: false });
+      stream.on('end', () => {
+        if (stream.bytesRead === size) response.end();
+        else response.destroy();
+      });
+      stream.on('error', () => response.destroy());
+      response.on('close', () => stream.destroy());
     };
     serve().catch(() => {
       if (!response.headersSent) finish(500);

@@ -444,6 +444,39 @@ export class WebKitSession {
     await this.call('POST', `/element/${elementId}/click`, {});
   }
 
+  /** Sets the browser window's outer size in CSS pixels (W3C Set Window Rect); the page's viewport is smaller. */
+  async setWindowSize(width: number, height: number): Promise<void> {
+    await this.call('POST', '/window/rect', { width, height });
+  }
+
+  /** A PNG of the page's viewport (W3C Take Screenshot). */
+  async screenshot(): Promise<Buffer> {
+    return Buffer.from((await this.call('GET', '/screenshot')) as string, 'base64');
+  }
+
+  /**
+   * Presses keys on the keyboard, one after the other, into whatever element has the focus (W3C Perform Actions):
+   * `'\uE004'` Tab, `'\uE007'` Enter, `' '` Space.
+   * @param keys the keys, each a W3C key value
+   */
+  async pressKeys(keys: readonly string[]): Promise<void> {
+    const actions = keys.flatMap((value) => [
+      { type: 'keyDown', value },
+      { type: 'keyUp', value },
+    ]);
+    await this.call('POST', '/actions', { actions: [{ type: 'key', id: 'keyboard', actions }] });
+    await this.call('DELETE', '/actions');
+  }
+
+  /**
+   * Runs later commands in a frame (W3C Switch To Frame): the element reference of an iframe, or null for the top
+   * page again.
+   * @param elementId an iframe found with findElement, or null
+   */
+  async switchToFrame(elementId: string | null): Promise<void> {
+    await this.call('POST', '/frame', { id: elementId === null ? null : { [ELEMENT_KEY]: elementId } });
+  }
+
   /** Ends the session and closes its browser. */
   async delete(): Promise<void> {
     await this.call('DELETE', '');

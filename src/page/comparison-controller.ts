@@ -25,6 +25,7 @@ import { appSection, modelSection, receiptProblems, unloadedEngine } from '../co
 import { boundCode } from '../core/text/bounded-text.ts';
 import { receiptText } from '../core/text/redact.ts';
 import type { Stage } from '../core/receipt/receipt.ts';
+import type { OutputCheck } from '../core/catalog/output-check.ts';
 import { sha256Hex } from '../core/bytes/sha256.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -200,10 +201,10 @@ export class ComparisonController {
     // One timed run on a route: the fixed input once, or every candidate row once (one engine call per row; the
     // sample is the sum of the rows' model-call times, each timed in the worker).
     const rowsInput = request.input.kind === 'rows' ? request.input.rows : null;
-    const runInput = async (bridge: WorkerBridge, stage: Stage): Promise<{ durationMs: number; scores: number[]; sha256: string | null }> => {
+    const runInput = async (bridge: WorkerBridge, stage: Stage): Promise<{ durationMs: number; scores: number[]; sha256: string | null; check?: OutputCheck | null }> => {
       if (rowsInput === null) {
         const out = await bridge.runOnce(stage);
-        return { durationMs: out.durationMs, scores: out.values ?? out.output?.head ?? [], sha256: out.output?.sha256 ?? null };
+        return { durationMs: out.durationMs, scores: out.values ?? out.output?.head ?? [], sha256: out.output?.sha256 ?? null, check: out.check ?? null };
       }
       let durationMs = 0;
       const scores: number[] = [];
@@ -248,6 +249,9 @@ export class ComparisonController {
         if (slot.round === request.rounds) {
           state.measurement.scores = out.scores;
           state.measurement.scores_sha256 = out.sha256 ?? (await sha256Hex(new Float64Array(out.scores)));
+          // Where the route's work ran, and a trained model's correctness check of its last run.
+          state.measurement.placement = (await state.bridge.diagnostics('warm'))?.placement ?? null;
+          if (out.check !== undefined) state.measurement.check = out.check;
         }
         ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs);
       } catch (error) {

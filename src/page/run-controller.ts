@@ -29,6 +29,8 @@ import {
   WorkerFailure,
   WorkerBridge,
 } from './worker-bridge.ts';
+import { UaMemoryProbe } from './ua-memory.ts';
+import { runDiagnostics } from './run-diagnostics.ts';
 
 /** What to run. */
 export interface RunRequest {
@@ -202,6 +204,7 @@ export class RunController {
     const heard: number[] = [];
     // The bridge while its load is under way (what it fetched belongs in a receipt of a load that fails).
     let loading: WorkerBridge | null = null;
+    const uaMemory = new UaMemoryProbe();
 
     try {
       // 1. Probe (the page context; cheap, and storage or adapter state may have changed since load).
@@ -255,8 +258,10 @@ export class RunController {
         loading = bridge;
         const coldStart = request.kind === 'cold';
         const settings = { pageBaseUrl: env.pageBaseUrl, coldStart, userFiles: request.user?.files };
+        uaMemory.mark('before_load');
         const load = await bridge.load(loadRequest(request.model, request, settings));
         loading = null;
+        uaMemory.mark('after_session');
         applyLoad(draft, load);
         this.live = { key: liveKey(request), load, input: draft.input };
         if (request.kind === 'cold') Object.assign(draft.timings, load.timings);
@@ -269,6 +274,7 @@ export class RunController {
         const first = await bridge.runOnce('first_inference');
         draft.timings.first_inference_ms = first.durationMs;
         draft.output = first.output;
+        draft.check = first.check ?? null;
         draft.run.inferences_completed = 1;
       } else {
         const series = await bridge.runSeries(1, request.warmRuns);
@@ -283,7 +289,9 @@ export class RunController {
         Object.assign(draft.timings, series.timings);
         draft.run.inferences_completed = series.timings.warm_samples_ms.length;
         draft.output = series.last.output;
+        draft.check = series.last.check ?? null;
       }
+      uaMemory.mark('after_last_run');
       setStatus('done');
     } catch (error) {
       failure = this.recordFailure(draft, error, heard, loading);
@@ -293,6 +301,11 @@ export class RunController {
     ended = true;
     samples.flush();
     this.bridge?.unfollow();
+
+    // Where the work ran and the memory it took (the worker's diagnostics, the page's memory points).
+    const { errors: diagnosticErrors, ...observed } = await runDiagnostics(this.bridge, request.kind, uaMemory);
+    Object.assign(draft, observed);
+    draft.errors.push(...diagnosticErrors);
 
     // 5. Page facts after the run: lifecycle, navigation, resources (page and worker timelines).
     const origin = location.origin;

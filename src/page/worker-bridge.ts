@@ -24,6 +24,7 @@ import type { RouteAttempt, Stage } from '../core/receipt/receipt.ts';
 import type { ResourceTimingLike } from '../core/text/redact.ts';
 import type {
   BenchWorker,
+  RunDiagnostics,
   EngineFailure,
   EngineHooks,
   EngineInput,
@@ -286,6 +287,7 @@ export class WorkerBridge {
     bridge.follow({}, signal);
     const workerOrigin = await bridge.call(null, limits.probe, () => bridge.api.timeOrigin());
     bridge.clockOffsetMs = workerOrigin - performance.timeOrigin;
+    if (WorkerBridge.ortLog !== null) await bridge.call(null, limits.probe, () => bridge.api.setOrtLog(WorkerBridge.ortLog));
     return bridge;
   }
 
@@ -414,6 +416,25 @@ export class WorkerBridge {
       return [];
     }
   }
+
+  /**
+   * What the worker observed of the runtime during the run that just ended (where the nodes ran, the memory read in
+   * the worker), for the receipt's `placement` and `memory`; null when the worker is gone or did not answer.
+   * @param kind the receipt's run kind
+   */
+  async diagnostics(kind: 'cold' | 'warm'): Promise<RunDiagnostics | null> {
+    if (this.dead) return null;
+    try {
+      return await this.call(null, 5_000, () => this.api.diagnostics(kind));
+    } catch {
+      return null;
+    }
+  }
+
+  /** `ort_log=verbose` (src/core/automation/automation.ts `ortLog`): every worker of this page creates its ORT sessions
+   *  with ONNX Runtime's verbose log, and prints their "Node placements" lines to the console. */
+  static readonly ortLog: 'verbose' | null =
+    typeof location !== 'undefined' && new URLSearchParams(location.search).get('ort_log') === 'verbose' ? 'verbose' : null;
 
   /**
    * Terminates the worker (idempotent); a pending call rejects with `reason`.

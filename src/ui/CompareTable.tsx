@@ -56,6 +56,7 @@ function RouteRow(props: { route: ComparisonReceipt['routes'][number]; verdict: 
       <td data-label={COLUMNS[1]}>
         {r.completed_ep}
         {r.threads_effective !== null ? ` (${r.threads_effective})` : ''}
+        {r.placement?.partial_fallback ? ` (${r.placement.cpu_nodes} of ${r.placement.total_nodes} nodes on CPU)` : ''}
       </td>
       <td data-label={COLUMNS[2]}>{fmt(r.stats?.median)}</td>
       <td data-label={COLUMNS[3]}>{fmt(r.stats?.p95)}</td>

@@ -7,7 +7,7 @@ import { ModelSelect } from './ModelSelect.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
 
 /** The prompt sets this build ships (public/prompts/<id>.json). */
-const PROMPT_SETS = ['drb-gen-ja-en-v1'];
+const PROMPT_SETS = ['drb-gen-ja-en-v1', 'drb-answer-cases-ja-en-v1'];
 
 /** What a generation run runs with. */
 export interface GenerationChoice {

@@ -26,6 +26,12 @@ export function ModelSelect(props: { models: CatalogModel[]; value: string; busy
           Model download: {modelSize(chosen)}
         </small>
       )}
+      {props.models.some((m) => m.task === 'rerank' || (m.source.type === 'page-origin' && m.source.package !== undefined)) && (
+        <small data-testid={`${props.testId}-trained-note`}>
+          Fixtures have random weights (pipeline checks); the models labelled "trained weights" are real models that ship
+          with the page. No text reranker with trained weights ships: bring your own in "Your own model".
+        </small>
+      )}
     </label>
   );
 }

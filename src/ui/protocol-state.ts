@@ -33,7 +33,7 @@ export function useFieldProtocol(protocolId: string, catalog: ModelCatalog): Fie
         } catch {
           throw new Error('(document): not valid JSON');
         }
-        const parsed = parseProtocol(value, file);
+        const parsed = parseProtocol(value, file, protocolId);
         if (!parsed.ok) return fail(parsed.line);
         const problems = protocolCatalogProblems(parsed.protocol, catalog, file);
         if (problems.length > 0) return fail(problems[0]);

@@ -16,6 +16,9 @@ import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
 import type { GeneratedOutput } from '../core/generation/generate-input.ts';
 import type { EngineInfo, ExecutionProvider, ModelFile, OutputDigest, Route, RuntimeInfo, Stage, Timings } from '../core/receipt/receipt.ts';
 import type { ResourceTimingLike } from '../core/text/redact.ts';
+import type { OutputCheck } from '../core/catalog/output-check.ts';
+import type { Placement } from '../core/receipt/ep-placement.ts';
+import type { GpuBuffers, WasmMemory } from '../core/receipt/memory-figures.ts';
 
 /** Progress of the model download: `bytesTotal` null while unknown (no Content-Length and no pinned size). */
 export interface FetchProgress {
@@ -131,6 +134,17 @@ export interface RunResult {
   metrics?: Record<string, number>;
   /** Generate task only: the timed sample and the text; the text goes only to the answers artifact, never a receipt. */
   generation?: GeneratedOutput;
+  /** A model with trained weights: whether the output was right on its fixed input (the receipt's `check`). */
+  check?: OutputCheck;
+}
+
+/**
+ * What the worker observed of the runtime during a receipt's run (`BenchWorker.diagnostics`): where the session's nodes
+ * ran and the memory figures read in the worker, as the receipt's `placement` and part of its `memory`.
+ */
+export interface RunDiagnostics {
+  placement: Placement | null;
+  memory: { wasm: WasmMemory; gpu_buffers: GpuBuffers };
 }
 
 /** Options for `run`. */
@@ -199,6 +213,12 @@ export interface BenchWorker {
   runSeries(warmupRuns: number, runs: number, hooks: SeriesHooks): Promise<SeriesOutcome>;
   /** Releases the session and its memory. */
   dispose(): Promise<void>;
+  /** What the worker observed of the runtime during the receipt's run that just ended (placement, memory); read once
+   *  per receipt, after its last inference. */
+  diagnostics(kind: 'cold' | 'warm'): RunDiagnostics;
+  /** Turns ORT's verbose session log on for this worker's sessions (`ort_log=verbose`: its "Node placements" lines are
+   *  printed to the console), before its first load. */
+  setOrtLog(level: 'verbose' | null): void;
   /** Test hook (`test_hooks=1`): an uncaught error from a timer, exactly as a runtime crash would raise. */
   crashSoon(afterMs: number): void;
 }

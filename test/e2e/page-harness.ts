@@ -23,9 +23,12 @@ import { startStaticServer, type StaticServer } from '../../src/node/static-serv
  * (liftoff-only); generate.test.ts 101 (default), 97 (this), 104 (liftoff-only: long decoding is slower on the
  * baseline tier). Both tiers give WebAssembly the same meaning, so what the tests check (outputs, hashes, agreement,
  * states, receipts) is what a user's browser computes; no e2e test asserts a speed. The benchmarks (bench/),
- * `drb public-pass` and every other launch keep V8's own budget.
+ * `drb public-pass` and every other launch keep V8's own budget. `ForceEagerMeasureMemory` makes
+ * `performance.measureUserAgentSpecificMemory()` measure when asked instead of at the next garbage collection (up to
+ * about 20 s later, measured 19 s here), so the receipts' memory points resolve within their runs (src/page/ua-memory.ts
+ * keeps a point only when it resolved before the run moved on).
  */
-export const E2E_CHROMIUM_ARGS: readonly string[] = ['--js-flags=--wasm-tiering-budget=180000000'];
+export const E2E_CHROMIUM_ARGS: readonly string[] = ['--js-flags=--wasm-tiering-budget=180000000', '--enable-blink-features=ForceEagerMeasureMemory'];
 
 /**
  * The e2e browsers of this vitest worker: one per set of flags (with and without WebGPU), launched on first use with

@@ -182,9 +182,13 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       expect(target.cold_set_aside.served_from_cache).toEqual([cached.receipt_id]);
       const template = JSON.parse((await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key])).stdout) as Record<string, unknown>;
       expect(template.device).toEqual({ hardware_model: 'iPhone 15 (A3090)', ram_gb: 6, os_build: 'iOS 26.1 (23B85)', browser: 'Safari', browser_version: '26.1' });
+      // What the reviewer confirms is never pre-filled: the deployed revision and the tab's survival.
+      expect(template).toMatchObject({ public_revision: '', tab: { reloaded_or_evicted: null, details: null } });
       Object.assign(template, {
         reviewer: 'qa-1',
         reviewed_at: '2026-12-01T10:00:00Z',
+        public_revision: bundle.app.commit ?? 'deployed-page-1',
+        tab: { reloaded_or_evicted: false, details: null },
         launch_to_result_ms: 4000,
         memory_pressure: { observed: false, behaviour: 'none observed' },
         output_stayed_correct: true,
@@ -219,6 +223,17 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     expect(await page.getByTestId('protocol-error').textContent()).toBe('protocols/no-such-protocol.json: answered HTTP 404');
     expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
     await page.close();
+    // A protocol file whose id is another protocol's (its receipts would be taken for that one's): one line, nothing runs.
+    const renamed = await env.browser.context.newPage();
+    await renamed.setViewportSize(PHONE);
+    const shipped = JSON.parse(readFileSync(join(__dirname, '..', '..', 'public', 'protocols', 'ort-tiny-xenc-wasm.json'), 'utf8')) as Record<string, unknown>;
+    await renamed.route('**/protocols/ort-tiny-xenc-wasm.json', (route) => route.fulfill({ json: { ...shipped, id: 'qwen3-0.6b-q4-wasm' } }));
+    await renamed.goto(`${env.server.url}${pageQuery({ mode: 'protocol', protocol: 'ort-tiny-xenc-wasm' })}`);
+    await renamed.getByTestId('protocol-error').waitFor();
+    expect(await renamed.getByTestId('protocol-error').textContent()).toBe(
+      'protocols/ort-tiny-xenc-wasm.json: id: is "qwen3-0.6b-q4-wasm", but the file is named for protocol "ort-tiny-xenc-wasm" (a protocol\'s id is its file name)',
+    );
+    await renamed.close();
   });
 
   it('stores each receipt compressed; a stored record it cannot read back is named on the page with what to do, left as stored, the rest still export, and deleting the session deletes it too', async () => {

@@ -86,6 +86,7 @@ describe('toSearchParams', () => {
     deviceDetails: 'full',
     mode: 'protocol',
     protocol: 'qwen3-0.6b-q4-wasm',
+    ortLog: 'verbose',
   };
 
   it('writes every parameter, and parsing what it writes gives the same settings back', () => {

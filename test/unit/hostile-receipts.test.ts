@@ -55,17 +55,18 @@ describe('hostile receipts: validate', () => {
       if (c.expect === 'refused' || c.expect === 'reported' || c.expect === 'copy-conflict' || c.expect === 'not-a-receipt') {
         expect(own.length, c.name).toBeGreaterThan(0);
       } else expect(own, c.name).toEqual([]);
-      const shownAs = c.bundle !== undefined && !c.field?.startsWith('sheet.') ? `${paths.get(c.name)}#receipts[0]` : paths.get(c.name);
+      // A bundle's own fields (its sheet, its list of receipts) are the bundle file's lines; the others its receipt's.
+      const shownAs = c.bundle !== undefined && !/^(sheet\.|receipts\[)/.test(c.field ?? '') ? `${paths.get(c.name)}#receipts[0]` : paths.get(c.name);
       if (c.field !== undefined) expect(own.some((line) => line.startsWith(`${shownAs}: ${c.field}: `)), `${c.name}: ${own.join(' / ')}`).toBe(true);
     }
     expect(linesOf('not-json')).toEqual([`${paths.get('not-json')}: (document): not valid JSON: syntax error`]);
     expect(linesOf('invalid-utf8')).toEqual([`${paths.get('invalid-utf8')}: (document): not valid UTF-8`]);
     expect(linesOf('symlinked-receipt')).toEqual([`${paths.get('symlinked-receipt')}: (document): a symbolic link inside a folder: not followed (name its target to check it)`]);
     expect(linesOf('cold-edited-copy')).toEqual([
-      `${paths.get('cold-edited-copy')}: receipt_id: receipt_id ${COPIED_ID} is already used by ${paths.get('cold-copy-1')} with different bytes: an edited or forged copy; not counted`,
+      `${paths.get('cold-edited-copy')}: receipt_id: receipt_id ${COPIED_ID} is already used by ${paths.get('cold-copy-1')} with different content: an edited or forged copy; not counted`,
     ]);
     for (const copy of [2, 3, 4, 5].map((n) => paths.get(`cold-copy-${n}`)).concat(`${paths.get('receipt-copy-in-bundle')}#receipts[0]`)) {
-      expect(run.stderr).toContain(`note: ${copy}: receipt_id: receipt_id ${COPIED_ID} is a byte-identical copy of ${paths.get('cold-copy-1')}; counted once\n`);
+      expect(run.stderr).toContain(`note: ${copy}: receipt_id: receipt_id ${COPIED_ID} is a copy of ${paths.get('cold-copy-1')} (the same content); counted once\n`);
     }
     // The bundle whose sheet is refused is refused whole: none of its receipts is read.
     expect(linesOf('bundle-sheet-bidi').some((line) => line.includes('#receipts['))).toBe(false);
@@ -88,12 +89,12 @@ describe('hostile receipts: summarize and review', () => {
         receipt_id: COPIED_ID,
         counted_file: paths.get('cold-copy-1'),
         copies: [
-          { file: paths.get('cold-copy-2'), identical: true },
-          { file: paths.get('cold-copy-3'), identical: true },
-          { file: paths.get('cold-copy-4'), identical: true },
-          { file: paths.get('cold-copy-5'), identical: true },
-          { file: paths.get('cold-edited-copy'), identical: false },
-          { file: `${paths.get('receipt-copy-in-bundle')}#receipts[0]`, identical: true },
+          { file: paths.get('cold-copy-2'), identical: true, matched_by: 'receipt_id' },
+          { file: paths.get('cold-copy-3'), identical: true, matched_by: 'receipt_id' },
+          { file: paths.get('cold-copy-4'), identical: true, matched_by: 'receipt_id' },
+          { file: paths.get('cold-copy-5'), identical: true, matched_by: 'receipt_id' },
+          { file: paths.get('cold-edited-copy'), identical: false, matched_by: 'receipt_id' },
+          { file: `${paths.get('receipt-copy-in-bundle')}#receipts[0]`, identical: true, matched_by: 'receipt_id' },
         ],
       },
     ]);
@@ -131,7 +132,7 @@ describe('hostile receipts: summarize and review', () => {
     writeFileSync(join(dir, 'in', 'zz-copy.json'), JSON.stringify(receipts[0]));
     const out = join(dir, 'out');
     const summarized = await runCli(['receipts', 'summarize', join(dir, 'in'), '--out', out]);
-    expect(summarized.stderr).toBe(`note: ${join(dir, 'in', 'zz-copy.json')}: receipt_id: receipt_id ${receipts[0].receipt_id} is a byte-identical copy of ${join(dir, 'in', '00.json')}; counted once\n`);
+    expect(summarized.stderr).toBe(`note: ${join(dir, 'in', 'zz-copy.json')}: receipt_id: receipt_id ${receipts[0].receipt_id} is a copy of ${join(dir, 'in', '00.json')} (the same content); counted once\n`);
     expect(summarized.code).toBe(0);
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     const [target] = summary.targets;
@@ -175,7 +176,7 @@ describe('hostile fixtures folder', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const c of HOSTILE_CASES) {
       expect(readme, c.name).toContain(`| \`${c.name}\` | ${c.reader} | ${c.expect} |`);
-      const sources = [c.file, c.base, c.copy_of, c.symlink_to].filter((s) => s !== undefined);
+      const sources = [c.file, c.base, c.copy_of, c.symlink_to, c.fifo].filter((s) => s !== undefined);
       expect(sources, c.name).toHaveLength(1);
     }
     const rows = readme.split('\n').filter((line) => line.startsWith('| `'));

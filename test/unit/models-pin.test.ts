@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -239,6 +239,32 @@ describe('hostile folder contents', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('"evil\\u001b[2J\\n# forged.txt"');
     expect(run.stderr + run.stdout).not.toContain('\u001b');
+  });
+
+  it('refuses to pin a file that changes while it is hashed, even in place at the same size', async () => {
+    const dir = tempDir();
+    const size = 9 * 1024 * 1024;
+    writeFileSync(join(dir, 'w.onnx_data'), Buffer.alloc(size, 1));
+    // After the first chunk, the rest of the file is rewritten in place (same size): a hash of bytes that never
+    // existed together would be pinned if only the size were compared.
+    let rewritten = false;
+    const rewrite = () => {
+      if (rewritten) return;
+      rewritten = true;
+      writeFileSync(join(dir, 'w.onnx_data'), Buffer.alloc(size, 2));
+    };
+    await expect(hashModelFile(await resolveModelDir(dir), 'w.onnx_data', rewrite)).rejects.toThrow(/^w\.onnx_data changed while it was read \(/);
+    // And one that grows.
+    writeFileSync(join(dir, 'g.onnx_data'), Buffer.alloc(size, 1));
+    let grown = false;
+    const grow = () => {
+      if (grown) return;
+      grown = true;
+      appendFileSync(join(dir, 'g.onnx_data'), Buffer.alloc(10, 3));
+    };
+    await expect(hashModelFile(await resolveModelDir(dir), 'g.onnx_data', grow)).rejects.toThrow(/^g\.onnx_data changed while it was read \(/);
+    // Left alone, the same file hashes.
+    expect((await hashModelFile(await resolveModelDir(dir), 'w.onnx_data')).bytes).toBe(size);
   });
 
   it('hashes a file larger than one read chunk exactly as one pass over its bytes', async () => {

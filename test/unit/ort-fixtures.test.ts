@@ -16,6 +16,8 @@ describe('ORT fixtures', () => {
     expect(first.map((f) => f.publicPath)).toEqual([
       'models/ort-tiny-xenc/model.onnx',
       'models/ort-heavy-xenc/model.onnx',
+      'models/ort-webgpu-xenc/model.onnx',
+      'models/ort-cpu-op-xenc/model.onnx',
       'inputs/tokens-2x16.json',
       'inputs/tokens-4x128.json',
     ]);

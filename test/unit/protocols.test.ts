@@ -17,7 +17,7 @@ describe('shipped protocols', () => {
   });
 
   it.each(SHIPPED_PROTOCOL_IDS)('%s is valid, named after its file, and runnable from the catalog', (id) => {
-    const parsed = parseProtocol(read(id), protocolPath(id));
+    const parsed = parseProtocol(read(id), protocolPath(id), id);
     if (!parsed.ok) throw new Error(parsed.line);
     expect(parsed.protocol.id).toBe(id);
     expect(protocolCatalogProblems(parsed.protocol, catalog, protocolPath(id))).toEqual([]);
@@ -44,6 +44,15 @@ describe('a bad protocol file', () => {
       expect(parsed.line.startsWith(line)).toBe(true);
       expect(parsed.line).not.toContain('\n');
     }
+  });
+
+  it('whose id is not its file name: one line (the page loads protocols/<id>.json for ?protocol=<id>)', () => {
+    const other = SHIPPED_PROTOCOL_IDS[1];
+    const parsed = parseProtocol(read(SHIPPED_PROTOCOL_IDS[0]), protocolPath(other), other);
+    expect(parsed).toEqual({
+      ok: false,
+      line: `${protocolPath(other)}: id: is "${SHIPPED_PROTOCOL_IDS[0]}", but the file is named for protocol "${other}" (a protocol's id is its file name)`,
+    });
   });
 
   it('against the catalog: a model of another engine, a missing input', () => {

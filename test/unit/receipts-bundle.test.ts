@@ -74,8 +74,8 @@ describe('drb receipts validate on bundles', () => {
     const dir = tempDirWith({ 'bundle.json': bundle([r]), 'loose.json': receiptFileText(r) });
     const same = await runCli(['receipts', 'validate', dir]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toBe('ok: 1 receipt(s) valid (1 byte-identical copy of a receipt, counted once), and 1 other drb artifact(s) valid by their own schema\n');
-    expect(same.stderr).toContain(`loose.json: receipt_id: receipt_id ${r.receipt_id} is a byte-identical copy of`);
+    expect(same.stdout).toBe('ok: 1 receipt(s) valid (1 copy of a receipt with the same content, counted once), and 1 other drb artifact(s) valid by their own schema\n');
+    expect(same.stderr).toContain(`loose.json: receipt_id: receipt_id ${r.receipt_id} is a copy of`);
     writeFileSync(join(dir, 'loose.json'), receiptFileText(edited));
     const forged = await runCli(['receipts', 'validate', dir]);
     expect(forged.code).toBe(1);
@@ -103,12 +103,17 @@ describe('summarize, review-template and review on a bundle', () => {
     const answers = JSON.parse(template.stdout) as Record<string, unknown>;
     expect(answers.device).toEqual({ hardware_model: 'iPhone 15 (A3090)', ram_gb: 6, os_build: 'iOS 26.1 (23B85)', browser: 'Safari', browser_version: '26.1' });
     expect(answers.conditions).toEqual({ network: 'Wi-Fi 5 GHz', battery_percent: 80, charging: false, thermal_state: 'nominal' });
-    expect(answers.public_revision).toBe('a'.repeat(40));
+    // The revision is what the reviewer confirms: never pre-filled (the tester's note of it is quoted in the notes).
+    expect(answers.public_revision).toBe('');
+    expect(answers.notes).toContain(`the tester's sheet says the page revision was ${'a'.repeat(40)}`);
+    expect(answers.tab).toEqual({ reloaded_or_evicted: null, details: null });
     // What only the reviewer knows, then the review.
     Object.assign(answers, {
       reviewer: 'qa-1',
       reviewed_at: '2026-12-01T10:00:00Z',
+      public_revision: 'a'.repeat(40),
       launch_to_result_ms: 4000,
+      tab: { reloaded_or_evicted: false, details: null },
       memory_pressure: { observed: false, behaviour: 'none observed' },
       output_stayed_correct: true,
     });
@@ -122,7 +127,15 @@ describe('summarize, review-template and review on a bundle', () => {
     const { dir, out, target } = await summarizeBundle(procedure('http-cache'));
     expect(target.counts).toMatchObject({ clean_cold: 0, cold_set_aside: 5, clean_warm: 20 });
     const template = JSON.parse((await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key])).stdout) as Record<string, unknown>;
-    Object.assign(template, { reviewer: 'qa-1', reviewed_at: '2026-12-01T10:00:00Z', launch_to_result_ms: 4000, memory_pressure: { observed: false, behaviour: 'none' }, output_stayed_correct: true });
+    Object.assign(template, {
+      reviewer: 'qa-1',
+      reviewed_at: '2026-12-01T10:00:00Z',
+      public_revision: 'a'.repeat(40),
+      launch_to_result_ms: 4000,
+      tab: { reloaded_or_evicted: false, details: null },
+      memory_pressure: { observed: false, behaviour: 'none' },
+      output_stayed_correct: true,
+    });
     const file = join(dir, 'answers.json');
     writeFileSync(file, JSON.stringify(template));
     const review = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);

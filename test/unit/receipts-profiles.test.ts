@@ -25,8 +25,12 @@ describe('budget profiles', () => {
     const within = { cold_load_p95_ms: 10_000, warm_p95_ms: 250, model_bytes: 500_000_000, js_heap_bytes: null };
     const verdict = evaluateProfile(within, mainstream);
     expect(verdict.verdict).toBe('pass');
-    expect(verdict.gates.map((g) => g.status)).toEqual(['pass', 'pass', 'pass', 'not-measured']);
+    expect(verdict.gates.map((g) => g.status)).toEqual(['pass', 'pass', 'pass', 'not-measured', 'not-measured']);
+    expect(verdict.gates.map((g) => g.gate)).toEqual(['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes', 'memory_bytes']);
     expect(evaluateProfile({ ...within, js_heap_bytes: 2 ** 31 }, mainstream).verdict).toBe('fail');
+    // The memory budget: the model's measured WebAssembly memory plus GPU buffers.
+    expect(evaluateProfile({ ...within, memory_bytes: 2 ** 31 }, mainstream).verdict).toBe('fail');
+    expect(evaluateProfile({ ...within, memory_bytes: 2 ** 20 }, mainstream).gates.at(-1)).toMatchObject({ gate: 'memory_bytes', status: 'pass', measured: 2 ** 20 });
     expect(evaluateProfile({ ...within, warm_p95_ms: 250.01 }, mainstream).verdict).toBe('fail');
     expect(evaluateProfile({ ...within, warm_p95_ms: null }, mainstream).verdict).toBe('incomplete');
   });

@@ -138,9 +138,11 @@ describe('grouping by target', () => {
     const dead = recorder.run.previous_run_interrupted!;
     const elsewhere = structuredClone(recorder);
     elsewhere.receipt_id = `${recorder.receipt_id}-iphone`;
+    elsewhere.run.id = `${recorder.run.id}-iphone`;
     elsewhere.capabilities.user_agent = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile/15E148 Safari/604.1';
     const again = structuredClone(recorder);
     again.receipt_id = `${recorder.receipt_id}-again`;
+    again.run.id = `${recorder.run.id}-again`;
     again.run.previous_run_interrupted = { ...dead, run_id: 'another-dead-run', stage: 'fetch' };
     const summary = await summarizeAll([...receipts, elsewhere, again]);
     expect(summary.inputs.interruptions).toBe(3);
@@ -369,7 +371,7 @@ describe('drb receipts summarize', () => {
     writeFileSync(join(foreign, 'summary.json'), '{"mine": true}');
     const refused = await runCli(['receipts', 'summarize', join(d, 'in'), '--out', foreign]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('exists and is not a drb.receipts-summary.v2 file; refusing to overwrite it');
+    expect(refused.stderr).toContain('exists and is not a drb.receipts-summary.v3 file; refusing to overwrite it');
     expect(readFileSync(join(foreign, 'summary.json'), 'utf8')).toBe('{"mine": true}');
   });
 });

@@ -51,7 +51,7 @@ describe('validateReceipt', () => {
     });
     expect(validateReceipt({ schema: 'drb.receipts-summary.v1' })).toMatchObject({
       kind: 'artifact',
-      problems: [{ path: 'schema', message: 'is drb.receipts-summary.v1, from an earlier drb version (this tool reads drb.receipts-summary.v2); make it again' }],
+      problems: [{ path: 'schema', message: 'is drb.receipts-summary.v1, from an earlier drb version (this tool reads drb.receipts-summary.v3); make it again' }],
     });
     expect(validateReceipt([1, 2]).kind).toBe('not-a-receipt');
   });

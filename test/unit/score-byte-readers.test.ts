@@ -220,6 +220,22 @@ describe('byte readers (item and prediction tables)', () => {
     expect(slowPredictions(utf8('[{"id":"a","margin":1e999}]'))).toMatch(/margin: must be a finite number, got Infinity/);
   });
 
+  it('reads the margins of many rows (converted in batches) as JSON.parse does; declines an Infinity late on', () => {
+    // Margins on two rows of three, with tokens JSON.parse rounds (17+ digits, exponents, -0), over 20,000 rows.
+    const margin = (p: number) => (p % 5 === 0 ? '-0' : `${p}.123456789012345678e-${p % 7}`);
+    const row = (p: number) => (p % 3 === 2 ? `{"id":"r${p}"}` : `{"id":"r${p}","margin":${margin(p)}}`);
+    const rows = Array.from({ length: 20_000 }, (_, p) => row(p));
+    const text = `[${rows.join(',')}]`;
+    const read = readPredictionTable(utf8(text), 65_536);
+    expect(read).toBeDefined();
+    expect(read!.margins.length).toBe(20_000);
+    const expected = (JSON.parse(text) as { margin?: number }[]).map((row) => row.margin ?? NaN);
+    expect([...read!.margins]).toEqual(expected);
+    expect(Object.is(read!.margins[0], -0)).toBe(true);
+    rows[19_000] = '{"id":"r19000","margin":1e999}';
+    expect(readPredictionTable(utf8(`[${rows.join(',')}]`), 65_536)).toBeUndefined();
+  });
+
   it('compares escaped and raw spellings of one string as equal, and keeps lone surrogates apart', () => {
     const items = readItemTable(utf8('[{"id":"a","input":"\\u3042","references":["あ"],"label":"clean"},{"id":"b","input":"x","references":["\\ud800"]}]'), 'generic');
     expect(items).toBeDefined(); // the clean row's escaped input equals its raw reference

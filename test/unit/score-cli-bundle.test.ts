@@ -61,6 +61,14 @@ describe('bin/drb.mjs CLI bundle', () => {
     expect(second.stderr).toMatch(/^drb: running the bundle /m);
     expect(second.stdout).toBe(first.stdout);
 
+    // A bundle built by another esbuild than the one installed is rebuilt (the manifest records which one built it).
+    const manifest = JSON.parse(readFileSync(build.manifest, 'utf8'));
+    expect(manifest.esbuild.version).toBe(JSON.parse(readFileSync(manifest.esbuild.packageJson, 'utf8')).version);
+    const otherEsbuild = { ...manifest.esbuild, version: '0.0.0-other' };
+    writeFileSync(build.manifest, JSON.stringify({ ...manifest, esbuild: otherEsbuild }));
+    expect(drb(['--help']).stderr).toMatch(/^drb: built and running the bundle /m);
+    expect(drb(['--help']).stderr).toMatch(/^drb: running the bundle /m);
+
     // The same run through tsx (no bundle) prints the same thing.
     const viaTsx = drb(['--help'], { DRB_NO_BUNDLE: '1' });
     expect(viaTsx.stderr).toBe('');

@@ -3,7 +3,7 @@
  * requests Node itself refuses (400, 431), and methods it does not serve. Every answer carries the headers and the
  * server keeps running.
  */
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,5 +120,80 @@ describe('static server against hostile input', () => {
     expect(malformed.status).toBe(400);
     expectHeaders(malformed.headers);
     expect((await fetch(server.url)).status).toBe(200);
+  });
+
+  it('answers an HTTP/1.1 request without Host with 400 and every header (Node\'s own answer carried none)', async () => {
+    const noHost = await rawRequest('GET / HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(noHost.status).toBe(400);
+    for (const [name, value] of [
+      ['cross-origin-opener-policy', 'same-origin'],
+      ['cross-origin-embedder-policy', 'require-corp'],
+      ['cross-origin-resource-policy', 'same-origin'],
+      ['x-content-type-options', 'nosniff'],
+    ]) expect(noHost.headers.get(name), name).toBe(value);
+    expect(noHost.headers.get('content-security-policy')).toMatch(/^default-src 'self'/);
+    // HTTP/1.0 needs no Host: it is served.
+    expect((await rawRequest('GET / HTTP/1.0\r\n\r\n')).status).toBe(200);
+  });
+
+  it('sends exactly Content-Length bytes of a file that grows while it is streamed, so a pipelined answer stays whole', async () => {
+    const big = join(dir, 'assets', 'growing.bin');
+    const size = 6 * 2 ** 20;
+    await writeFile(big, Buffer.alloc(size, 0x61));
+    const answer = await new Promise<Buffer>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      let grown = false;
+      socket.on('data', (chunk) => {
+        chunks.push(chunk);
+        // Once the first answer has started, the file grows by 1 MiB of other bytes.
+        if (!grown) {
+          grown = true;
+          socket.pause();
+          void appendFile(big, Buffer.alloc(2 ** 20, 0x62)).then(() => socket.resume());
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks)));
+      // Two pipelined requests on one connection: the second answer must start right after the first's body.
+      socket.write('GET /assets/growing.bin HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\nGET /assets/app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    const headEnd = answer.indexOf('\r\n\r\n');
+    const head = answer.subarray(0, headEnd).toString('latin1');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toContain(`Content-Length: ${size}`);
+    const body = answer.subarray(headEnd + 4, headEnd + 4 + size);
+    expect(body.every((byte) => byte === 0x61)).toBe(true);
+    const next = answer.subarray(headEnd + 4 + size).toString('latin1');
+    expect(next).toMatch(/^HTTP\/1\.1 200 /);
+    expect(next.endsWith('\r\n\r\nexport {};')).toBe(true);
+  });
+
+  it('closes the connection instead of finishing a file that shrank while it was streamed (a short body, never the next answer\'s bytes)', async () => {
+    const big = join(dir, 'assets', 'shrinking.bin');
+    const size = 6 * 2 ** 20;
+    await writeFile(big, Buffer.alloc(size, 0x61));
+    const answer = await new Promise<Buffer>((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      let cut = false;
+      socket.on('data', (chunk) => {
+        chunks.push(chunk);
+        if (!cut) {
+          cut = true;
+          socket.pause();
+          void truncate(big, 2 ** 20).then(() => socket.resume());
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks)));
+      socket.write('GET /assets/shrinking.bin HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\nGET /assets/app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    const headEnd = answer.indexOf('\r\n\r\n');
+    expect(answer.subarray(0, headEnd).toString('latin1')).toContain(`Content-Length: ${size}`);
+    // Fewer bytes than announced, and no second answer after them: the connection was closed.
+    expect(answer.length - headEnd - 4).toBeLessThan(size);
+    expect(answer.subarray(headEnd + 4).toString('latin1')).not.toContain('HTTP/1.1 200');
+    expect((await fetch(`${server.url}assets/app.js`)).status).toBe(200);
   });
 });

@@ -14,6 +14,7 @@
  * do, in src/core/engines/engine-capabilities.ts.
  */
 import type { EngineName } from '../../src/core/receipt/receipt.ts';
+import type { SessionPlacement } from '../../src/core/receipt/ep-placement.ts';
 import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
 
 /** What every engine adapter implements. Errors thrown carry a message fit for a receipt (URLs redacted by the caller). */
@@ -35,6 +36,17 @@ export interface Engine {
   run(input: EngineInput, options: RunOptions, hooks: EngineHooks): Promise<RunResult>;
   /** Releases the session and its memory. */
   dispose(): Promise<void>;
+  /**
+   * ORT-backed engines: where each session's nodes ran, from ORT's profiler over the first run after the session was
+   * created (null before that run ended, or when the profile could not be read: `placementProblem` says why).
+   */
+  placement?(): SessionPlacement[] | null;
+  /** Why `placement()` is null after a run (the profile was not printed or did not parse), else null. */
+  placementProblem?(): string | null;
+  /** What of the runtime's memory this engine lets the worker observe (runtime-observer.ts): its WebAssembly memory
+   *  (onnxruntime-web's, instantiated in this worker) and GPU buffers (a device the worker handed the runtime). An
+   *  engine without it observes neither; `why` says what each lacks. */
+  readonly memoryObservation?: { wasm: boolean; gpu: boolean; why: string };
 }
 
 /** Thrown when a loaded file's bytes or hash differ from its catalog pin; the page records integrity `mismatch`. */

@@ -17,6 +17,11 @@ import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, Run
 import type { Engine } from './engine.ts';
 import { createOnRoute, effectiveThreads, localLoadResult, planRoute } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
+import { armWasmMemoryWatch, observedGpuDevice } from '../runtime-observer.ts';
+import type { SessionPlacement } from '../../src/core/receipt/ep-placement.ts';
+import { finishProfiling, ortVerboseLog, profiledSessionOptions, withOrtLog } from './ort-profile.ts';
+import { isTrainedInput, parseTrainedInput } from '../../src/core/catalog/trained-inputs.ts';
+import { trainedFeeds, trainedRun, type TrainedFeeds, type TrainedSession } from './trained-run.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
 
@@ -25,12 +30,21 @@ export class OrtEngine implements Engine {
   readonly name = 'ort' as const;
   private session: ort.InferenceSession | null = null;
   private feeds: { id: string; feeds: Record<string, ort.Tensor> } | null = null;
+  /** Where the session's nodes ran, once its first (profiled) run ended. */
+  private placements: SessionPlacement[] | null = null;
+  private profileProblem: string | null = null;
+  private profiling = false;
+  /** The model's other files (a recognition dictionary), by path, for the trained models' checks. */
+  private auxFiles = new Map<string, Uint8Array>();
+  /** A trained model's prepared input (built once per input id). */
+  private trained: { id: string; feeds: TrainedFeeds } | null = null;
+  readonly memoryObservation = { wasm: true, gpu: true, why: '' };
 
   async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadResult> {
     // The wasm backend initialises once per worker: these settings hold for the worker's life, which is why the
     // page creates a fresh worker for every cold run.
     ort.env.wasm.proxy = false;
-    ort.env.logLevel = 'error';
+    ort.env.logLevel = ortVerboseLog() ? 'verbose' : 'error';
     const threadsEffective = effectiveThreads(request.threads);
     ort.env.wasm.numThreads = threadsEffective;
 
@@ -44,9 +58,11 @@ export class OrtEngine implements Engine {
     hooks.onFetched?.(fetchedFacts(fetched));
     // One graph; a user's graph may bring external data files, which the runtime finds by the names the graph gives
     // them (the picked names, relative to the graph's folder).
-    const graphAt = user ? request.model.files.findIndex((f) => f.path === 'onnx-graph') : 0;
+    const graphAt = user ? request.model.files.findIndex((f) => f.path === 'onnx-graph') : request.model.files.findIndex((f) => f.path.endsWith('.onnx'));
     const externalData = user ? externalDataOf(request.userFiles!, graphAt, fetched.buffers) : [];
-    if (graphAt === -1 || fetched.buffers.length !== 1 + externalData.length) {
+    // A catalog model may bring other files beside its graph (a recognition dictionary): kept for the run's check.
+    this.auxFiles = new Map(user ? [] : request.model.files.flatMap((f, i) => (i === graphAt ? [] : [[f.path, fetched.buffers[i]] as const])));
+    if (graphAt === -1 || fetched.buffers.length !== 1 + externalData.length + this.auxFiles.size || [...this.auxFiles.keys()].some((p) => p.endsWith('.onnx'))) {
       throw new Error(`the ort engine expects one .onnx file (and its external data), the model lists ${fetched.buffers.length} files`);
     }
     // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor). The
@@ -61,13 +77,23 @@ export class OrtEngine implements Engine {
       request,
       threadsEffective,
       async (ep) => {
-        this.session = await ort.InferenceSession.create(fetched.buffers[graphAt], {
-          executionProviders: [ep],
-          ...(externalData.length > 0 ? { externalData } : {}),
-          graphOptimizationLevel: 'all',
-          // Errors only: the "nodes not assigned to the preferred EP" warning is expected on webgpu (shape ops on CPU).
-          logSeverityLevel: 3,
-        });
+        // The runtime is instantiated by the first session: its WebAssembly memory is caught then (runtime-observer.ts).
+        armWasmMemoryWatch();
+        // On WebGPU the runtime gets a device whose buffers the worker counts (the receipt's memory.gpu_buffers).
+        const provider = ep === 'webgpu' ? { name: 'webgpu' as const, device: (await observedGpuDevice()) as never } : ep;
+        this.session = await withOrtLog(() =>
+          ort.InferenceSession.create(fetched.buffers[graphAt], {
+            executionProviders: [provider],
+            ...(externalData.length > 0 ? { externalData } : {}),
+            graphOptimizationLevel: 'all',
+            // The profiler on for the first run (where each node ran); errors only in the log (the "nodes not
+            // assigned to the preferred EP" warning is what the profile counts), unless a developer asked for it.
+            ...profiledSessionOptions(),
+          }),
+        );
+        this.profiling = true;
+        this.placements = null;
+        this.profileProblem = null;
       },
       facts,
       hooks,
@@ -81,11 +107,44 @@ export class OrtEngine implements Engine {
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {
     if (this.session === null) throw new Error('no ORT session: load a model first');
+    const result = isTrainedInput(input.data) ? await this.runTrained(input, options) : await this.runFeeds(input, options);
+    if (this.profiling) {
+      // After the first run's timed window: the profile is read and profiling ends, so later runs run unprofiled.
+      this.profiling = false;
+      const session = this.session;
+      const profile = await finishProfiling([{ name: 'model', session }]);
+      this.placements = profile.placements;
+      this.profileProblem = profile.problem;
+    }
+    return result;
+  }
+
+  placement(): SessionPlacement[] | null {
+    return this.placements;
+  }
+
+  placementProblem(): string | null {
+    return this.profileProblem;
+  }
+
+  /** A model with trained weights on its catalog input (OCR lines, a VAD clip): the model's own run and check. */
+  private async runTrained(input: EngineInput, options: RunOptions): Promise<RunResult> {
+    const session = this.session!;
+    const trained: TrainedSession = {
+      run: (feeds) => withOrtLog(() => session.run(feeds as Record<string, ort.Tensor>)),
+      tensor: (type, data, dims) => new ort.Tensor(type, data, dims),
+      outputNames: session.outputNames,
+    };
+    if (this.trained?.id !== input.id) this.trained = { id: input.id, feeds: trainedFeeds(trained, parseTrainedInput(input.data, `input ${input.id}`), this.auxFiles) };
+    return trainedRun(trained, this.trained.feeds, options.digest);
+  }
+
+  private async runFeeds(input: EngineInput, options: RunOptions): Promise<RunResult> {
     const feeds = this.feedsFor(input);
     const started = performance.now();
-    const results = await this.session.run(feeds);
+    const results = await withOrtLog(() => this.session!.run(feeds));
     const durationMs = performance.now() - started;
-    const name = this.session.outputNames[0];
+    const name = this.session!.outputNames[0];
     const tensor = results[name];
     // Float32 for the fixtures; a user's graph may answer in another element type, whose values are shown as numbers.
     const data = tensor.data as (Float32Array | Int32Array | BigInt64Array | Uint8Array) & ArrayBufferView;
@@ -100,6 +159,8 @@ export class OrtEngine implements Engine {
     const session = this.session;
     this.session = null;
     this.feeds = null;
+    this.trained = null;
+    this.placements = null;
     if (session) await session.release();
   }
 

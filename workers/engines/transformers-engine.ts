@@ -17,6 +17,8 @@ import { firstIssueLine } from '../../src/core/text/zod-issues.ts';
 import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
 import type { Engine } from './engine.ts';
 import { loadTransformersModel, type TransformersModel } from './transformers-loader.ts';
+import type { SessionPlacement } from '../../src/core/receipt/ep-placement.ts';
+import { finishProfiling, type ProfiledSession } from './ort-profile.ts';
 
 const OUTPUT_HEAD_LENGTH = 16;
 /** Upper bound for one scoring call's float32 logits (see scoreCandidates). */
@@ -60,6 +62,10 @@ function cacheRuntime(loaded: TransformersModel): PrefixScoringRuntime<Tensor> {
 export class TransformersEngine implements Engine {
   readonly name = 'transformers' as const;
   private loaded: TransformersModel | null = null;
+  private profiling = false;
+  private placements: SessionPlacement[] | null = null;
+  private profileProblem: string | null = null;
+  readonly memoryObservation = { wasm: true, gpu: true, why: '' };
 
   async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadResult> {
     const task = request.model.task;
@@ -68,10 +74,34 @@ export class TransformersEngine implements Engine {
     }
     const { loaded, result } = await loadTransformersModel(request, hooks, task === 'rerank' ? 'sequence-classification' : 'causal-lm');
     this.loaded = loaded;
+    this.profiling = true;
+    this.placements = null;
+    this.profileProblem = null;
     return result;
   }
 
   async run(input: EngineInput, options: RunOptions, hooks: EngineHooks): Promise<RunResult> {
+    const result = await this.runTask(input, options, hooks);
+    if (this.profiling) {
+      // After the first run's timed window: every session's profile is read and profiling ends.
+      this.profiling = false;
+      const sessions = (this.ready().model as unknown as { sessions: Record<string, ProfiledSession['session'] | undefined> }).sessions;
+      const profile = await finishProfiling(Object.entries(sessions).flatMap(([name, session]) => (session ? [{ name, session }] : [])));
+      this.placements = profile.placements;
+      this.profileProblem = profile.problem;
+    }
+    return result;
+  }
+
+  placement(): SessionPlacement[] | null {
+    return this.placements;
+  }
+
+  placementProblem(): string | null {
+    return this.profileProblem;
+  }
+
+  private async runTask(input: EngineInput, options: RunOptions, hooks: EngineHooks): Promise<RunResult> {
     const loaded = this.ready();
     const task = (input.data as { task?: unknown } | null)?.task;
     if (task === 'generate') {
@@ -109,6 +139,7 @@ export class TransformersEngine implements Engine {
   async dispose(): Promise<void> {
     const loaded = this.loaded;
     this.loaded = null;
+    this.placements = null;
     if (loaded) await loaded.model.dispose();
   }
 

@@ -22,6 +22,8 @@ import { USER_MODEL_BASE_PATH, USER_MODEL_ID } from '../../src/core/user-model/u
 import type { EngineHooks, LoadRequest, LoadResult } from '../../src/worker-api/worker-messages.ts';
 import { createOnRoute, effectiveThreads, localLoadResult, planRoute } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
+import { armWasmMemoryWatch, observedGpuDevice } from '../runtime-observer.ts';
+import { ortVerboseLog, profiledSessionOptions, withOrtLog } from './ort-profile.ts';
 
 /** Which transformers.js auto class a task needs. */
 export type TransformersModelKind = 'sequence-classification' | 'causal-lm';
@@ -116,6 +118,8 @@ export async function loadTransformersModel(
   wasm.numThreads = threadsEffective;
   wasm.proxy = false;
   env.logLevel = LogLevel.ERROR;
+  // A developer's `ort_log=verbose`: onnxruntime-web's own level (transformers.js set it from its own just now).
+  if (ortVerboseLog()) (env.backends.onnx as { logLevel?: string }).logLevel = 'verbose';
   // No Cache API and no blob-URL wasm factory: a cold run must fetch for real, and the CSP allows no blob: scripts.
   env.useBrowserCache = false;
   env.useWasmCache = false;
@@ -167,7 +171,15 @@ export async function loadTransformersModel(
       // catalog lists external data (`…onnx_data`, `…onnx_data_1`, ...) transformers.js is told how many chunks to ask
       // for; otherwise the model's config decides (many exports do not declare it, and the load would then fail).
       const external = externalDataChunks > 0 ? { use_external_data_format: externalDataChunks } : {};
-      const pretrained = await Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32' });
+      // The runtime is instantiated by the first session: its WebAssembly memory is caught then (runtime-observer.ts).
+      armWasmMemoryWatch();
+      // transformers.js passes `session_options` to onnxruntime-web: the profiler on for the first run (where each
+      // node ran) and, on WebGPU, a device whose buffers the worker counts (its own choice of EPs is kept otherwise).
+      const session_options = {
+        ...profiledSessionOptions(),
+        ...(ep === 'webgpu' ? { executionProviders: [{ name: 'webgpu' as const, device: (await observedGpuDevice()) as never }] } : {}),
+      };
+      const pretrained = await withOrtLog(() => Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32', session_options }));
       loaded = { tokenizer, model: pretrained, kind };
     },
     facts,

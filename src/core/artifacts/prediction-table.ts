@@ -45,7 +45,7 @@ export interface PredictionRowBytes {
   idEnd: number;
   /** how many candidates the row lists; -1 when `candidates` is absent or null */
   count: number;
-  /** the first min(count, keep) candidates as (start, end) pairs */
+  /** every candidate, in order, as (start, end) pairs (count of them) */
   candidates: Uint32Array;
   /** 0 when absent, else the index in PROVENANCES plus one */
   provenance: number;
@@ -63,15 +63,14 @@ export interface PredictionRowBytes {
  * a row. Only a window of the file is held (see byte-window.ts): a row is handed to `onRow` while its bytes are in
  * the window, and never looked at again. Whether ids name item rows is for `onRow` to check.
  * @param window the file
- * @param keep how many candidates per row `onRow` needs (the rest are checked and counted, not recorded)
  * @param onRow called for each row in file order; returns false to stop (the file is then declined)
  * @returns false when the file is declined (a problem, an unusual shape, a margin JSON.parse reads as Infinity, or
  *   `onRow` said so), for parsePredictions to read and name the problem; else the rows' margins as JSON.parse reads
  *   them (NaN where there is none), which the byte reader converts together at the end
  */
-export function readPredictionRows(window: ByteWindow, keep: number, onRow: (row: PredictionRowBytes) => boolean): Float64Array | false {
+export function readPredictionRows(window: ByteWindow, onRow: (row: PredictionRowBytes) => boolean): Float64Array | false {
   try {
-    return new PredictionReader(window, keep, onRow).read();
+    return new PredictionReader(window, onRow).read();
   } catch (error) {
     if (error instanceof NotPlainJson) return false;
     throw error;
@@ -109,7 +108,7 @@ export function readPredictionTable(bytes: Uint8Array, chunkBytes?: number): Pre
           offset += count;
           return count;
         }, chunkBytes);
-  const margins = readPredictionRows(window, Infinity, (row) => {
+  const margins = readPredictionRows(window, (row) => {
     copy(row, row.idStart, row.idEnd, ids);
     counts.push(row.count);
     for (let k = 0; k < Math.max(row.count, 0); k++) copy(row, row.candidates[2 * k], row.candidates[2 * k + 1], candidates);
@@ -269,20 +268,25 @@ const KEYS = new WordCodes([
 ]);
 const PROVENANCE_VALUES = new WordCodes(PROVENANCES.map((value, index) => [value, index + 1]));
 
+/** How many margins are converted to numbers together (see numberValues): a few kilobytes of text per batch. */
+const MARGIN_BATCH = 4096;
+
 class PredictionReader {
   private s: JsonScanner;
   private readonly row: PredictionRowBytes;
   /** whether a string of the current row that is handed over was written with escapes */
   private escapedInRow = false;
   private readonly arena = new ByteSink(256);
-  private readonly marginTokens = new ByteSink(1024);
-  private readonly marginRanges = new U32List();
-  private readonly marginRows = new U32List();
+  // Margin tokens waiting to be converted, MARGIN_BATCH at a time, and the rows they belong to.
+  private readonly marginTokens = new ByteSink(MARGIN_BATCH * 32);
+  private readonly marginRanges = new U32List(2 * MARGIN_BATCH);
+  private readonly marginRows = new U32List(MARGIN_BATCH);
+  /** each row's margin once converted; NaN for a row without one (grown as rows come) */
+  private margins = new Float64Array(MARGIN_BATCH).fill(NaN);
   private rows = 0;
 
   constructor(
     private readonly window: ByteWindow,
-    private readonly keep: number,
     private readonly onRow: (row: PredictionRowBytes) => boolean,
   ) {
     this.s = new JsonScanner(window.bytes, window.limit);
@@ -291,7 +295,7 @@ class PredictionReader {
       idStart: 0,
       idEnd: 0,
       count: -1,
-      candidates: new Uint32Array(Number.isFinite(keep) ? 2 * Math.min(keep, 64) : 128),
+      candidates: new Uint32Array(128),
       provenance: 0,
       reasonStart: 1,
       reasonEnd: 0,
@@ -336,13 +340,8 @@ class PredictionReader {
       if (!this.onRow(row)) throw NOT_PLAIN;
       this.rows++;
     }
-    const margins = new Float64Array(this.rows).fill(NaN);
-    const values = numberValues(this.marginTokens.view(), this.marginRanges.view());
-    for (let k = 0; k < values.length; k++) {
-      if (!Number.isFinite(values[k])) throw NOT_PLAIN; // 1e999 parses to Infinity, which zod refuses
-      margins[this.marginRows.data[k]] = values[k];
-    }
-    return margins;
+    this.convertMargins();
+    return this.margins.subarray(0, this.rows);
   }
 
   /**
@@ -390,8 +389,8 @@ class PredictionReader {
             if (!s.take(0x5d)) {
               do {
                 s.string();
-                if (count < this.keep) this.recordCandidate(count, s.start, s.end);
-                this.escapedInRow ||= s.escaped && count < this.keep;
+                this.recordCandidate(count, s.start, s.end);
+                this.escapedInRow ||= s.escaped;
                 count++;
               } while (s.take(0x2c));
               s.expect(0x5d);
@@ -432,7 +431,7 @@ class PredictionReader {
     row.candidates[2 * k + 1] = end;
   }
 
-  /** Keeps the margin's token for the one JSON.parse of all margins at the end. */
+  /** Keeps the margin's token for the next JSON.parse of MARGIN_BATCH margins. */
   private recordMargin(bytes: Uint8Array, start: number, end: number): void {
     const tokens = this.marginTokens;
     this.marginRanges.push(tokens.length);
@@ -444,10 +443,29 @@ class PredictionReader {
     tokens.length = at;
     this.marginRanges.push(at);
     this.marginRows.push(this.rows);
+    if (this.marginRows.length === MARGIN_BATCH) this.convertMargins();
+  }
+
+  /** Converts the margins waiting in marginTokens into `margins`, as JSON.parse reads them. */
+  private convertMargins(): void {
+    const values = numberValues(this.marginTokens.view(), this.marginRanges.view());
+    const rows = this.marginRows.data;
+    if (this.margins.length < this.rows + 1) {
+      const larger = new Float64Array(Math.max(2 * this.margins.length, this.rows + 1)).fill(NaN);
+      larger.set(this.margins);
+      this.margins = larger;
+    }
+    for (let k = 0; k < values.length; k++) {
+      if (!Number.isFinite(values[k])) throw NOT_PLAIN; // 1e999 parses to Infinity, which zod refuses
+      this.margins[rows[k]] = values[k];
+    }
+    this.marginTokens.length = 0;
+    this.marginRanges.length = 0;
+    this.marginRows.length = 0;
   }
 
   /**
-   * A row with escaped strings (rare): its id, reason and kept candidates are rewritten, decoded, into the arena,
+   * A row with escaped strings (rare): its id, reason and candidates are rewritten, decoded, into the arena,
    * which the row then points into. JSON.parse of each token gives exactly the string JSON.parse of the file would.
    */
   private unescapeRow(): void {
@@ -468,8 +486,7 @@ class PredictionReader {
     };
     [row.idStart, row.idEnd] = rewrite(row.idStart, row.idEnd);
     if (row.reasonStart <= row.reasonEnd) [row.reasonStart, row.reasonEnd] = rewrite(row.reasonStart, row.reasonEnd);
-    const kept = Math.min(Math.max(row.count, 0), this.keep);
-    for (let k = 0; k < kept; k++) [row.candidates[2 * k], row.candidates[2 * k + 1]] = rewrite(row.candidates[2 * k], row.candidates[2 * k + 1]);
+    for (let k = 0; k < Math.max(row.count, 0); k++) [row.candidates[2 * k], row.candidates[2 * k + 1]] = rewrite(row.candidates[2 * k], row.candidates[2 * k + 1]);
     row.marginStart = 1; // recorded already, from the window
     row.marginEnd = 0;
     row.bytes = arena.data;

@@ -66,6 +66,10 @@ export interface AutomationSettings {
   mode: PageMode | null;
   /** Protocol mode's target: a protocol id (public/protocols/<id>.json); null = the default protocol. */
   protocol: string | null;
+  /** `verbose`: ONNX Runtime's verbose session log for the runs' workers, whose "Node placements" lines are printed to
+   *  the console to compare with the receipts' `placement` (a developer's aid: the log slows every run, and its
+   *  receipts say so); null = off. */
+  ortLog: 'verbose' | null;
 }
 
 /** The page's two views. */
@@ -100,6 +104,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   deviceDetails: 'reduced',
   mode: null,
   protocol: null,
+  ortLog: null,
 });
 
 /** A parameter parser: returns the value or throws ParamError with the "expected ..." part. */
@@ -242,6 +247,7 @@ export const PARAMS: Record<string, Param> = {
     },
     write: text,
   },
+  ort_log: { field: 'ortLog', parse: oneOf(['verbose']), write: text },
   min_margin: {
     field: 'minMargin',
     parse: (raw) => {

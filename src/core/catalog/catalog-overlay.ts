@@ -7,6 +7,7 @@
  * catalog names none, or the same one) and fill in files' `bytes` / `sha256`; it never renames, adds or removes a
  * file, and never contradicts a pin or revision the catalog already has (that is refused, not silently preferred).
  */
+import { jsonShapeProblems } from '../text/json-shape.ts';
 import { z } from 'zod';
 import { CatalogError, CatalogFile, findModel, type ModelCatalog } from './catalog.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
@@ -53,6 +54,9 @@ export function emptyCatalogPins(): CatalogPins {
  * @param fileName how to name the file in messages
  */
 export function parseCatalogPins(value: unknown, fileName: string): CatalogPins {
+  // Before zod: its record of models would drop a `__proto__` key (and the pins under it) without a word.
+  const shape = jsonShapeProblems(value)[0];
+  if (shape !== undefined) throw new CatalogError(`${fileName}: ${shape.path}: ${shape.message}`);
   const result = CatalogPins.safeParse(value);
   if (!result.success) throw new CatalogError(`${fileName}: ${firstIssueLine(result.error)}`);
   return result.data;

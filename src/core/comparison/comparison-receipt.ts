@@ -18,6 +18,8 @@ import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, t
 const ItemId = textLine(256).pipe(z.string().min(1));
 import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, RuntimeInfo, SampleStats } from '../receipt/receipt.ts';
 import { comparisonTolerance } from './dtype-tolerance.ts';
+import { Placement } from '../receipt/ep-placement.ts';
+import { OutputCheck } from '../catalog/output-check.ts';
 import { bootstrapRatioOfMedians, ConfidenceInterval, ratioVerdict, RatioVerdict } from '../stats/intervals.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { summarize } from '../stats/stats.ts';
@@ -68,6 +70,11 @@ export const ComparisonRoute = z.strictObject({
    *  say, and for a route that did not run on WebGPU. Equals `capabilities.webgpu.is_fallback_adapter` for a WebGPU
    *  route. Absent in receipts made before the page recorded it. */
   software_adapter: z.boolean().nullable().optional(),
+  /** Where this route's work ran (as a device receipt's `placement`: ORT's profile of the route's first run); null when
+   *  the route failed before it; absent in receipts made before routes recorded it. */
+  placement: Placement.nullable().optional(),
+  /** A model with trained weights: the correctness check of the route's last run (as a device receipt's `check`). */
+  check: OutputCheck.nullable().optional(),
 });
 export type ComparisonRoute = z.infer<typeof ComparisonRoute>;
 
@@ -175,6 +182,10 @@ export interface RouteMeasurement {
   scores: number[] | null;
   scores_sha256: string | null;
   error: { name: string; message: string } | null;
+  /** Where the route's work ran (the worker's diagnostics); absent or null when not known. */
+  placement?: Placement | null;
+  /** The trained model's correctness check of the route's last run; absent or null for models without one. */
+  check?: OutputCheck | null;
 }
 
 /** Candidate order: indices sorted by descending score, ties kept in index order (a stable sort). */
@@ -278,6 +289,8 @@ export function compareRoutes(
       invalid_reason: invalid,
       rank: null,
       error: m.error,
+      ...(m.placement !== undefined ? { placement: m.placement } : {}),
+      ...(m.check !== undefined ? { check: m.check } : {}),
     };
   });
   // Rank valid routes by median; ties share the better rank's order by listing position (stable sort).
@@ -434,6 +447,18 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
       problems.push({ path: `routes[${i}].software_adapter`, message: `is ${route.software_adapter}, the route ran on ${route.completed_ep ?? 'no EP'} with capabilities.webgpu.is_fallback_adapter ${receipt.capabilities.webgpu.is_fallback_adapter}` });
     }
   });
+  receipt.routes.forEach((route, i) => {
+    const placement = route.placement;
+    if (!placement) return;
+    if (placement.partial_fallback !== (route.completed_ep === 'webgpu' && placement.cpu_nodes > 0)) {
+      problems.push({ path: `routes[${i}].placement.partial_fallback`, message: `is ${placement.partial_fallback} but the route completed on ${route.completed_ep ?? 'no EP'} with ${placement.cpu_nodes} CPU node(s)` });
+    }
+    if (placement.cpu_nodes > placement.total_nodes) problems.push({ path: `routes[${i}].placement.cpu_nodes`, message: 'is more than total_nodes' });
+  });
+  receipt.routes.forEach((route, i) => {
+    const check = route.check;
+    if (check && check.passed !== (check.cases_passed === check.cases)) problems.push({ path: `routes[${i}].check.passed`, message: `is ${check.passed} but ${check.cases_passed} of ${check.cases} cases passed` });
+  });
   if (!sameHeadline(receipt.headline, comparisonHeadline(receipt.routes, receipt.baseline_route_id))) {
     problems.push({ path: 'headline', message: 'does not match the ratios and bootstrap intervals recomputed from the routes\' samples' });
   }
@@ -444,6 +469,31 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
     problems.push({ path: 'outcome.reason', message: 'a failed comparison must say why' });
   }
   return problems;
+}
+
+/** One route's placement in a few words: `webgpu: 2 of 17 nodes on the CPU (LogSoftmax x2)`. */
+function placementLabel(id: string, placement: Placement): string {
+  if (placement.source === 'webgpu-by-construction') return `${id}: all on WebGPU by construction`;
+  const ops = placement.cpu_ops.map((o) => `${o.op} x${o.count}`).join(', ');
+  if (placement.cpu_nodes === placement.total_nodes) return `${id}: all ${placement.total_nodes} nodes on the CPU`;
+  return `${id}: ${placement.cpu_nodes} of ${placement.total_nodes} nodes on the CPU${ops ? ` (${ops})` : ''}`;
+}
+
+/**
+ * One line when the compared routes differ in where their work ran beyond their execution providers: a `webgpu` route
+ * that ran nodes on the CPU (a partial fallback: its time holds CPU work and copies between CPU and GPU), or two
+ * routes of the same EP whose CPU node counts differ; null when no route says, or they do not differ so.
+ * @param routes the comparison's routes
+ */
+export function placementNote(routes: ReadonlyArray<Pick<ComparisonRoute, 'id' | 'completed_ep' | 'placement'>>): string | null {
+  const placed = routes.flatMap((r) => (r.placement ? [{ id: r.id, ep: r.completed_ep, placement: r.placement }] : []));
+  if (placed.length === 0) return null;
+  const partial = placed.some((r) => r.placement.partial_fallback);
+  const sameEpDiffers = placed.some((a) => placed.some((b) => a.ep === b.ep && a.placement.cpu_nodes !== b.placement.cpu_nodes));
+  if (!partial && !sameEpDiffers) return null;
+  return boundDetail(
+    `the routes differ in where their work ran (${placed.map((r) => placementLabel(r.id, r.placement)).join('; ')}): a route's time includes the work it ran on the CPU and the copies between CPU and GPU`,
+  );
 }
 
 /** A route's runtime build as one short label: the build and the first 12 hex digits of its `.wasm`'s SHA-256. */

@@ -7,7 +7,7 @@
  */
 import { ratioSentence, type ConfidenceInterval } from '../stats/intervals.ts';
 import type { Capabilities } from '../receipt/receipt.ts';
-import type { ComparisonReceipt, ComparisonRoute } from './comparison-receipt.ts';
+import { placementNote, type ComparisonReceipt, type ComparisonRoute } from './comparison-receipt.ts';
 
 /** The mark of a route on a software adapter. */
 export const SOFTWARE_ADAPTER_MARK = 'software adapter: timings not representative';
@@ -67,6 +67,13 @@ export function comparisonVerdicts(receipt: ComparisonReceipt): { lead: string[]
     return { ...base, standing, ratio, interval, sentence };
   });
   const lead = routes.flatMap((r) => (r.sentence === null ? [] : [r.sentence]));
+  // Two routes that differ in where their work ran (a webgpu route with CPU nodes) compare more than their EPs.
+  const placed = placementNote(receipt.routes);
+  if (placed !== null) lead.push(`Where the work ran: ${placed}`);
+  // A trained model's routes each carry their correctness check: one that failed is named.
+  for (const route of receipt.routes) {
+    if (route.check && !route.check.passed) lead.push(`${route.id}: its output failed the model's correctness check (${route.check.cases_passed} of ${route.check.cases} cases passed)`);
+  }
   if (receipt.headline === null) {
     const baseline = routes.find((r) => r.route_id === receipt.baseline_route_id);
     lead.unshift(`No verdict: the baseline ${receipt.baseline_route_id} is not valid (${baseline?.reason ?? 'no reason'}), so nothing is compared with it`);

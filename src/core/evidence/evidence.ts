@@ -10,6 +10,7 @@
  */
 import type { DeviceReview } from './device-review.ts';
 import type { EvidenceState, TargetSummary } from './receipts-summary.ts';
+import { OPTIONAL_GATES } from './profiles.ts';
 
 /** The evidence verdict for one target. */
 export interface EvidenceVerdict {
@@ -78,7 +79,7 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
       if (!verdict) reasons.push(`declared profile "${thresholds.profile}" was not evaluated`);
       else if (verdict.verdict !== 'pass') {
         const bad = verdict.gates
-          .filter((g) => g.status === 'fail' || (g.status === 'not-measured' && g.gate !== 'js_heap_bytes'))
+          .filter((g) => g.status === 'fail' || (g.status === 'not-measured' && !OPTIONAL_GATES.has(g.gate)))
           .map((g) => (g.status === 'fail' ? `${g.gate} ${g.measured} > ${g.limit}` : `${g.gate} not measured`));
         reasons.push(`declared profile "${thresholds.profile}" does not hold: ${bad.join('; ')}`);
       }

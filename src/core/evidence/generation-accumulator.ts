@@ -10,6 +10,7 @@ import { overlapped } from '../receipt/receipt.ts';
 import { summarize } from '../stats/stats.ts';
 import { findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { evaluateProfile, type BudgetProfiles } from './profiles.ts';
+import { generationEligibility, rowClass, type GenerationRowEvidence, type RowQuality } from './generation-eligibility.ts';
 import type { GenerationTargetSummary } from './receipts-summary.ts';
 import { targetLabel, type TargetIdentity } from './target-identity.ts';
 
@@ -37,6 +38,10 @@ export interface GenerationAccumulator {
   overlapIds: string[];
   modelBytes: number | null;
   heapMax: number | null;
+  /** Every receipt of the target (answer-score reports are matched by the runs their answers came from). */
+  receiptIds: string[];
+  /** Receipts whose WebGPU route ran on a software (fallback) adapter. */
+  softwareAdapterIds: string[];
 }
 
 /** A fresh accumulator for `identity`. */
@@ -62,6 +67,8 @@ export function newGenerationAccumulator(identity: TargetIdentity): GenerationAc
     overlapIds: [],
     modelBytes: null,
     heapMax: null,
+    receiptIds: [],
+    softwareAdapterIds: [],
   };
 }
 
@@ -72,6 +79,8 @@ export function newGenerationAccumulator(identity: TargetIdentity): GenerationAc
  */
 export function foldGeneration(acc: GenerationAccumulator, receipt: GenerationReceipt): void {
   acc.receipts++;
+  acc.receiptIds.push(receipt.receipt_id);
+  if (receipt.route.completed_ep === 'webgpu' && receipt.capabilities.webgpu.is_fallback_adapter === true) acc.softwareAdapterIds.push(receipt.receipt_id);
   if (receipt.capabilities.js_heap !== null) acc.heapMax = Math.max(acc.heapMax ?? 0, receipt.capabilities.js_heap.used_js_heap_size);
   let bytes = 0;
   for (const file of receipt.model.files) bytes += file.bytes;
@@ -128,6 +137,8 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * @param interrupted interruptions attributed to its device, model and requested route
  * @param profiles budget profiles (cold load = load p95, warm latency = TTFT p95)
  * @param llmConfigs LLM configs for memory fit
+ * @param quality the answer quality of the one answer-score report matching the target (null with none or several),
+ *   and how many matched
  */
 export function buildGenerationTarget(
   key: string,
@@ -135,6 +146,7 @@ export function buildGenerationTarget(
   interrupted: GenerationTargetSummary['interrupted'],
   profiles: BudgetProfiles,
   llmConfigs: LlmConfigs,
+  quality: { quality: RowQuality | null; reports: number } = { quality: null, reports: 0 },
 ): GenerationTargetSummary {
   const load = summarize(acc.load);
   const ttft = summarize(acc.ttft);
@@ -152,6 +164,24 @@ export function buildGenerationTarget(
   if (interrupted.receipt_ids.length > 0) {
     reasons.push(`${interrupted.receipt_ids.length} interrupted run(s) of this model and route (recorded by ${interrupted.receipt_ids.join(', ')})`);
   }
+  const sustained = summarize(acc.sustained);
+  const decode = summarize(acc.decode);
+  const row: GenerationRowEvidence = {
+    user_agent: acc.identity.device.user_agent,
+    route: { requested_ep: acc.identity.route.requested_ep, completed_ep: acc.identity.route.completed_ep },
+    software_adapter_receipts: acc.softwareAdapterIds.length,
+    failed_runs: acc.failed,
+    failed_samples: acc.failedSamples,
+    interrupted_runs: interrupted.receipt_ids.length,
+    load_p95_ms: load?.p95 ?? null,
+    ttft_p95_ms: ttft?.p95 ?? null,
+    decode_tokens_per_s_median: decode?.median ?? null,
+    sustained_ratio_median: sustained?.median ?? null,
+    model_bytes: acc.modelBytes,
+    js_heap_bytes: acc.heapMax,
+    quality: quality.quality,
+    quality_reports: quality.reports,
+  };
   return {
     key,
     label: targetLabel(acc.identity),
@@ -172,8 +202,8 @@ export function buildGenerationTarget(
     ttft_ms: ttft,
     ttft_median_interval: bootstrapPooledMedian(acc.ttftByReceipt)?.interval ?? null,
     e2e_ms: summarize(acc.e2e),
-    decode_tokens_per_s: summarize(acc.decode),
-    decode_sustained_ratio: summarize(acc.sustained),
+    decode_tokens_per_s: decode,
+    decode_sustained_ratio: sustained,
     failures: {
       by_reason: [...acc.failures.values()].sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
       receipt_ids: [...acc.failedIds].sort(byString),
@@ -189,5 +219,12 @@ export function buildGenerationTarget(
         ? null
         : { config_source: config.source, estimate, status: fitStatus(estimate, acc.failed + acc.failedSamples + interrupted.receipt_ids.length) },
     evidence: { state: 'DEVICE_RECEIPT', not_higher_because: reasons },
+    software_adapter_receipt_ids: [...acc.softwareAdapterIds].sort(byString),
+    quality: quality.quality,
+    ranking: {
+      row_class: rowClass(row),
+      quality_reports: quality.reports,
+      profiles: profiles.profiles.map((profile) => generationEligibility(row, profile)),
+    },
   };
 }

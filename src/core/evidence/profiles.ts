@@ -1,7 +1,8 @@
 /**
  * Budget profiles (`drb.budget-profiles.v1`): versioned budget gates (`entry`, `mainstream`, `performance`) on
- * cold load, warm latency, model bytes and, where the browser exposes it, memory. A gate without a measurement
- * is `not-measured`, never estimated. The profile values live in profiles.v1.json; a new set of values is a new
+ * cold load, warm latency, model bytes, the memory the model really took (the runtime's WebAssembly memory plus the
+ * GPU buffers it kept live, as the receipts measured them: `memory_bytes`) and, where the browser exposes it, the
+ * page's JS heap. A gate without a measurement is `not-measured`, never estimated. The profile values live in profiles.v1.json; a new set of values is a new
  * `version` string, and every summary records which version judged it.
  */
 import { z } from 'zod';
@@ -22,8 +23,16 @@ export const BudgetProfile = z.strictObject({
   warm_p95_ms: z.number().positive(),
   /** Largest total of model file bytes a receipt of the target loaded. */
   model_bytes: z.number().int().positive(),
-  /** Largest used JS heap a receipt recorded (performance.memory); not measured where the browser has no such API. */
+  /** Largest used JS heap a receipt recorded (performance.memory); not measured where the browser has no such API.
+   *  The page's heap, not the model's: the model lives in WebAssembly memory and GPU buffers (`memory_bytes`). */
   js_heap_bytes: z.number().int().positive(),
+  /** The memory budget: the most a receipt measured the model taking (its runtime's WebAssembly memory at its peak
+   *  plus the peak of live GPU buffers, receipt `memory`); not measured for receipts without it. Absent in profile
+   *  versions before 2026-12-03.2. */
+  memory_bytes: z.number().int().positive().optional(),
+  /** Generation targets only: the median decode rate (tokens/s) a ranked row must reach; absent in profiles written
+   *  before it (such a profile ranks no generation row). */
+  decode_tokens_per_s: z.number().positive().optional(),
 });
 export type BudgetProfile = z.infer<typeof BudgetProfile>;
 
@@ -44,9 +53,11 @@ export interface GateMeasurements {
   warm_p95_ms: number | null;
   model_bytes: number | null;
   js_heap_bytes: number | null;
+  /** The model's measured memory (WebAssembly + GPU buffers); absent = not measured. */
+  memory_bytes?: number | null;
 }
 
-export const GateName = z.enum(['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes']);
+export const GateName = z.enum(['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes', 'memory_bytes']);
 export type GateName = z.infer<typeof GateName>;
 
 export const GateResult = z.strictObject({
@@ -68,9 +79,10 @@ export const ProfileVerdict = z.strictObject({
 });
 export type ProfileVerdict = z.infer<typeof ProfileVerdict>;
 
-const GATES: readonly GateName[] = ['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes'];
-// Memory is gated only where the browser exposes it (Safari and WebKit never do); the rest must be measured.
-const OPTIONAL_GATES = new Set<GateName>(['js_heap_bytes']);
+const GATES: readonly GateName[] = ['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes', 'memory_bytes'];
+// The JS heap is gated only where the browser exposes it (Safari and WebKit never do); the model's memory only where
+// the receipts measured it (receipts from before it was recorded did not); the rest must be measured.
+export const OPTIONAL_GATES: ReadonlySet<GateName> = new Set<GateName>(['js_heap_bytes', 'memory_bytes']);
 
 /**
  * Judges one target's measurements against one profile.
@@ -78,10 +90,11 @@ const OPTIONAL_GATES = new Set<GateName>(['js_heap_bytes']);
  * @param profile the budget to hold them to
  */
 export function evaluateProfile(measured: GateMeasurements, profile: BudgetProfile): ProfileVerdict {
-  const gates: GateResult[] = GATES.map((gate) => {
-    const value = measured[gate];
+  const gates: GateResult[] = GATES.flatMap((gate) => {
+    const value = measured[gate] ?? null;
     const limit = profile[gate];
-    return { gate, limit, measured: value, status: value === null ? 'not-measured' : value <= limit ? 'pass' : 'fail' };
+    if (limit === undefined) return [];
+    return [{ gate, limit, measured: value, status: value === null ? ('not-measured' as const) : value <= limit ? ('pass' as const) : ('fail' as const) }];
   });
   const failed = gates.some((g) => g.status === 'fail');
   const missing = gates.some((g) => g.status === 'not-measured' && !OPTIONAL_GATES.has(g.gate));

@@ -16,6 +16,8 @@ import { evaluateEvidence } from './evidence.ts';
 import { buildGenerationTarget, foldGeneration, newGenerationAccumulator, type GenerationAccumulator } from './generation-accumulator.ts';
 import { BUILTIN_LLM_CONFIGS, findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { BUILTIN_PROFILES, evaluateProfile, type BudgetProfiles } from './profiles.ts';
+import { measuredModelBytes, peakWasmBytes } from '../receipt/memory-figures.ts';
+import type { Placement } from '../receipt/ep-placement.ts';
 import { buildSuiteTarget, comparisonEntry, foldSuite, newSuiteAccumulator, suiteDevice, suiteTargetIdentity, type SuiteAccumulator } from './suite-accumulator.ts';
 import {
   PROTOCOL_MIN_COLD,
@@ -37,9 +39,11 @@ import {
   type DeviceIdentity,
   type TargetIdentity,
 } from './target-identity.ts';
-import { ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
+import { idKey, ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
 import { coldSetAsideReason } from '../receipt/cache-state.ts';
 import type { FieldProblem } from '../receipt/receipt-envelope.ts';
+import type { AnswerScoreReport } from '../answers/answer-score.ts';
+import { rowQualityOf } from './generation-eligibility.ts';
 
 /** A stored review with where it came from (path relative to the summary folder, and its file hash). */
 export interface StoredReview {
@@ -86,6 +90,16 @@ interface Accumulator {
   bundles: Set<string>;
   modelBytes: number | null;
   heapMax: number | null;
+  /** The model's measured memory over the ok receipts (receipt `memory`): peaks, and why receipts had none. */
+  memoryMax: number | null;
+  wasmPeak: number | null;
+  gpuPeak: number | null;
+  memoryReceipts: number;
+  memoryMissing: Map<string, number>;
+  /** Where the work ran over the ok receipts that say (receipt `placement`). */
+  placementReceipts: number;
+  partialFallbackReceipts: number;
+  placement: Placement | null;
 }
 
 function newAccumulator(identity: TargetIdentity, requestCanonical: string): Accumulator {
@@ -121,12 +135,43 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     bundles: new Set(),
     modelBytes: null,
     heapMax: null,
+    memoryMax: null,
+    wasmPeak: null,
+    gpuPeak: null,
+    memoryReceipts: 0,
+    memoryMissing: new Map(),
+    placementReceipts: 0,
+    partialFallbackReceipts: 0,
+    placement: null,
   };
 }
 
-/** The source of a receipt handed over in memory (tests, the page): its content stands in for its bytes. */
+const maxOrNull = (a: number | null, b: number | null): number | null => (b === null ? a : Math.max(a ?? 0, b));
+
+/** Folds an ok receipt's `memory` and `placement` into its target. */
+function foldMemoryAndPlacement(acc: Accumulator, receipt: DeviceReceipt): void {
+  const measured = measuredModelBytes(receipt.memory);
+  if (measured !== null) {
+    acc.memoryReceipts++;
+    acc.memoryMax = maxOrNull(acc.memoryMax, measured);
+    acc.wasmPeak = maxOrNull(acc.wasmPeak, peakWasmBytes(receipt.memory));
+    acc.gpuPeak = maxOrNull(acc.gpuPeak, receipt.memory?.gpu_buffers.peak_live_bytes ?? null);
+  } else {
+    const why = receipt.memory?.wasm.not_available ?? 'the receipt has no memory figures (written before the page recorded them)';
+    acc.memoryMissing.set(why, (acc.memoryMissing.get(why) ?? 0) + 1);
+  }
+  const placement = receipt.placement ?? null;
+  if (placement !== null) {
+    acc.placementReceipts++;
+    if (placement.partial_fallback) acc.partialFallbackReceipts++;
+    // The receipts of one target ran one model on one route: keep the placement that counted the most nodes.
+    if (acc.placement === null || placement.total_nodes > acc.placement.total_nodes) acc.placement = placement;
+  }
+}
+
+/** The source of a receipt handed over in memory (tests, the page): its canonical JSON is its fingerprint. */
 function inMemorySource(receipt: { receipt_id: string }): ReceiptSource {
-  return { file: `(receipt ${receipt.receipt_id})`, fingerprint: JSON.stringify(receipt) };
+  return { file: `(receipt ${receipt.receipt_id})`, fingerprint: canonicalJson(receipt) };
 }
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -165,9 +210,11 @@ export interface SummaryOptions {
   profiles?: BudgetProfiles;
   /** LLM configs for memory fit (default: the built-in llm-configs.v1.json). */
   llmConfigs?: LlmConfigs;
+  /** The inputs the receipts were read from, as the summary records them (`drb receipts review` reads them again). */
+  sources?: readonly string[];
 }
 
-/** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v2`. */
+/** Folds receipts into per-target accumulators; `finish` turns them into a `drb.receipts-summary.v3`. */
 export class ReceiptsSummarizer {
   private readonly groups = new Map<string, Accumulator>();
   private readonly generationGroups = new Map<string, GenerationAccumulator>();
@@ -187,6 +234,20 @@ export class ReceiptsSummarizer {
   private readonly deviceTargetOf = new Map<string, string>();
   // The session sheet of every bundle read, by the bundle file as shown.
   private readonly sheets = new Map<string, TesterSheet>();
+  // Answer-score reports (drb score-answers), matched to generation targets in finish.
+  private readonly answerScores: Array<{ report: AnswerScoreReport; file: string; sha256: string }> = [];
+
+  /**
+   * Keeps an answer-score report that passed its schema, to be matched with the generation target whose runs made its
+   * answers (every answers file's receipt id is one of the target's receipts, and its case set is the target's prompt
+   * set). The file itself is counted by `addNotReceipt`, as every other non-receipt artifact.
+   * @param report a valid `drb.answer-score.v1`
+   * @param file the file as shown
+   * @param sha256 the SHA-256 of its bytes
+   */
+  addAnswerScore(report: AnswerScoreReport, file: string, sha256: string): void {
+    this.answerScores.push({ report, file, sha256 });
+  }
 
   /** The distinct session sheets of the bundles a target's receipts came from, each with the first bundle that had it. */
   private testerSheetsOf(acc: Accumulator): TargetSummary['session_sheets'] {
@@ -217,12 +278,13 @@ export class ReceiptsSummarizer {
    * Claims `receipt`'s id for `source`: true when it is the first file with that id (count it); false for a copy,
    * which is listed in the summary's `duplicates`, never counted, and flags the device target that counted the id.
    */
-  private admit(receipt: { receipt_id: string }, source: ReceiptSource | undefined): boolean {
-    const claim = this.ledger.claim(receipt.receipt_id, source ?? inMemorySource(receipt));
+  private admit(receipt: { receipt_id: string; run?: { id: string } }, source: ReceiptSource | undefined): boolean {
+    const claim = this.ledger.claim(receipt.receipt_id, source ?? inMemorySource(receipt), receipt.run?.id ?? null);
     if (claim.kind === 'first') return true;
     this.files++;
-    const canonical = this.deviceTargetOf.get(receipt.receipt_id);
-    if (canonical !== undefined) this.groups.get(canonical)!.duplicateIds.add(receipt.receipt_id);
+    // The target of the receipt that was counted carries the copy (by receipt id or by run id): it cannot pass.
+    const canonical = this.deviceTargetOf.get(idKey(claim.firstId));
+    if (canonical !== undefined) this.groups.get(canonical)!.duplicateIds.add(claim.firstId);
     return false;
   }
 
@@ -330,7 +392,7 @@ export class ReceiptsSummarizer {
       acc = newAccumulator(identity, canonicalJson(requestIdentity(identity)));
       this.groups.set(canonical, acc);
     }
-    this.deviceTargetOf.set(receipt.receipt_id, canonical);
+    this.deviceTargetOf.set(idKey(receipt.receipt_id), canonical);
     if (source?.bundle !== undefined) acc.bundles.add(source.bundle);
     fold(acc, receipt);
     if (receipt.run.previous_run_interrupted !== null) {
@@ -423,9 +485,17 @@ export class ReceiptsSummarizer {
         byString(a.key, b.key),
     );
     const generationTargets = [];
+    const scoresSorted = [...this.answerScores].sort((a, b) => byString(a.file, b.file) || byString(a.sha256, b.sha256));
+    const scoreTargets = new Map<(typeof scoresSorted)[number], string[]>(scoresSorted.map((s) => [s, []]));
     for (const [canonical, acc] of this.generationGroups) {
       const key = await identityKey(canonical, 'g');
-      generationTargets.push(buildGenerationTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs));
+      const own = new Set(acc.receiptIds);
+      const matching = scoresSorted.filter(
+        (s) => s.report.inputs.cases.sha256 === acc.identity.input.sha256 && s.report.inputs.answers.length > 0 && s.report.inputs.answers.every((a) => own.has(a.receipt_id)),
+      );
+      for (const s of matching) scoreTargets.get(s)!.push(key);
+      const quality = { quality: matching.length === 1 ? rowQualityOf(matching[0].report, matching[0].file, matching[0].sha256) : null, reports: matching.length };
+      generationTargets.push(buildGenerationTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs, quality));
     }
     const suiteTargets = [];
     for (const [canonical, acc] of this.suiteGroups) {
@@ -461,6 +531,7 @@ export class ReceiptsSummarizer {
       protocol: { min_cold: PROTOCOL_MIN_COLD, min_warm: PROTOCOL_MIN_WARM },
       profiles_version: profiles.version,
       llm_configs_version: llmConfigs.version,
+      sources: [...(options.sources ?? [])],
       inputs: {
         files: this.files,
         receipts_valid: this.valid,
@@ -485,6 +556,7 @@ export class ReceiptsSummarizer {
         .filter(([key]) => !known.has(key))
         .map(([, stored]) => stored.file)
         .sort(byString),
+      answer_scores: scoresSorted.map((s) => ({ file: s.file, sha256: s.sha256, model_id: s.report.model_id, target_keys: [...scoreTargets.get(s)!].sort(byString) })),
     };
   }
 }
@@ -517,6 +589,7 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
   let bytes = 0;
   for (const file of receipt.model.files) bytes += file.bytes;
   acc.modelBytes = Math.max(acc.modelBytes ?? 0, bytes);
+  foldMemoryAndPlacement(acc, receipt);
   if (overlapped(run.overlap)) {
     // Another run (of the page, or of another tab) shared the device during this one: its timings measure both.
     acc.overlapIds.push(receipt.receipt_id);
@@ -575,7 +648,7 @@ function buildTarget(
     pooled_ms: statsOrNull(acc.warmPooled),
     median_interval: bootstrapPooledMedian(acc.warmByReceipt)?.interval ?? null,
     receipt_medians_ms: medians,
-    receipt_median_ratio: medians !== null && medians.count >= 2 && medians.min > 0 ? medians.max / medians.min : null,
+    receipt_median_ratio: medians !== null && medians.count >= 2 && medians.min > 0 && Number.isFinite(medians.max / medians.min) ? medians.max / medians.min : null,
     thermal_slope: statsOrNull(acc.warmThermal),
     drift_ms_per_run: statsOrNull(acc.warmDrift),
   };
@@ -584,6 +657,7 @@ function buildTarget(
     warm_p95_ms: warm.pooled_ms?.p95 ?? null,
     model_bytes: acc.modelBytes,
     js_heap_bytes: acc.heapMax,
+    memory_bytes: acc.memoryMax,
   };
   const relatedFailed = siblings.flatMap((s) => s.acc.failedIds).sort(byString);
   const config = findLlmConfig(llmConfigs, acc.identity.model.id);
@@ -643,6 +717,25 @@ function buildTarget(
     },
     model_bytes: acc.modelBytes,
     js_heap_max_used_bytes: acc.heapMax,
+    memory: {
+      measured_bytes: acc.memoryMax,
+      wasm_peak_bytes: acc.wasmPeak,
+      gpu_peak_live_bytes: acc.gpuPeak,
+      receipts_measured: acc.memoryReceipts,
+      not_available: [...acc.memoryMissing.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
+    },
+    placement:
+      acc.placement === null
+        ? null
+        : {
+            source: acc.placement.source,
+            receipts: acc.placementReceipts,
+            partial_fallback_receipts: acc.partialFallbackReceipts,
+            total_nodes: acc.placement.total_nodes,
+            cpu_nodes: acc.placement.cpu_nodes,
+            cpu_ops: acc.placement.cpu_ops,
+            kernel_time_share: acc.placement.kernel_time_share,
+          },
     profiles: profiles.profiles.map((profile) => evaluateProfile(measurements, profile)),
     memory_fit: memory,
   };

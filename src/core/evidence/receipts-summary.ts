@@ -1,5 +1,5 @@
 /**
- * The receipts summary (`drb.receipts-summary.v2`): every target found in a set of receipts with its counts
+ * The receipts summary (`drb.receipts-summary.v3`): every target found in a set of receipts with its counts
  * against the protocol minimums, cold stage and warm statistics, fallbacks, integrity, noisy, failed and
  * interrupted runs, budget-profile gates, memory fit, the stored review and the evidence state with the reasons
  * it is not higher. It holds no timestamps and no absolute paths, so re-summarising the same files gives the same
@@ -7,18 +7,24 @@
  */
 import { z } from 'zod';
 import { TesterSheet } from '../field/receipt-bundle.ts';
-import { detailText } from '../text/bounded-text.ts';
+import { detailText, Token } from '../text/bounded-text.ts';
+import { OpCount } from '../receipt/ep-placement.ts';
 import { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { FitStatus, MemoryFit } from './memory-fit.ts';
 import { ProfileVerdict } from './profiles.ts';
 import { DuplicateReceipt } from './receipt-ids.ts';
+import { ProfileRanking, RowClass, RowQuality } from './generation-eligibility.ts';
 
 // Summary strings are copies of receipt fields, file names and reasons: bounded (review reads summaries back).
 const Text = detailText(4096);
 
-/** v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`). */
-export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v2';
+/**
+ * v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`).
+ * v3: `sources` (the inputs, so `drb receipts review` counts from the receipts again instead of trusting the
+ * summary's numbers), copies matched by content and by run id (`duplicates[].copies[].matched_by`).
+ */
+export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v3';
 
 // The device procedure's minimums live with the protocol files that carry them (one definition).
 export { PROTOCOL_MIN_COLD, PROTOCOL_MIN_WARM } from '../field/field-protocol.ts';
@@ -188,6 +194,32 @@ export const TargetSummary = z.strictObject({
   }),
   model_bytes: z.number().int().nonnegative().nullable(),
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
+  /** The memory the model took, as the ok receipts measured it (receipt `memory`): the largest WebAssembly memory plus
+   *  live GPU buffers one receipt saw (`measured_bytes`, what the memory gate judges), its parts, how many receipts
+   *  measured it, and why the others did not. Absent in summaries written before receipts recorded memory. */
+  memory: z
+    .strictObject({
+      measured_bytes: z.number().int().nonnegative().nullable(),
+      wasm_peak_bytes: z.number().int().nonnegative().nullable(),
+      gpu_peak_live_bytes: z.number().int().nonnegative().nullable(),
+      receipts_measured: Count,
+      not_available: z.array(z.strictObject({ reason: Text, count: Count })),
+    })
+    .optional(),
+  /** Where the work ran (receipt `placement`): the node counts of the receipt that counted most, and how many of the
+   *  target's ok receipts ran any node on the CPU on a webgpu route. Null when no receipt said; absent in older summaries. */
+  placement: z
+    .strictObject({
+      source: z.enum(['ort-profiler', 'webgpu-by-construction']),
+      receipts: Count,
+      partial_fallback_receipts: Count,
+      total_nodes: Count,
+      cpu_nodes: Count,
+      cpu_ops: z.array(OpCount),
+      kernel_time_share: z.array(z.strictObject({ provider: Token, share: z.number().min(0).max(1) })),
+    })
+    .nullable()
+    .optional(),
   profiles: z.array(ProfileVerdict),
   memory_fit: z
     .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
@@ -257,6 +289,23 @@ export const GenerationTargetSummary = z.strictObject({
     .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
     .nullable(),
   evidence: z.strictObject({ state: z.literal('DEVICE_RECEIPT'), not_higher_because: z.array(Text) }),
+  // Added after drb.receipts-summary.v2 was first published: optional, so earlier v2 summaries stay valid; this
+  // version always writes them.
+  /** Receipts whose WebGPU route ran on a software (fallback) adapter such as SwiftShader, sorted. */
+  software_adapter_receipt_ids: z.array(Text).optional(),
+  /** The answer quality of this row's answers (the drb score-answers report whose answers are this target's runs and
+   *  whose case set is this target's prompt set), or null when none was given. */
+  quality: RowQuality.nullable().optional(),
+  /** Ranked or not under each budget profile, with every reason, and the fit score of a ranked row
+   *  (generation-eligibility.ts). */
+  ranking: z
+    .strictObject({
+      row_class: RowClass,
+      /** How many answer-score reports matched this row (exactly one is needed). */
+      quality_reports: Count,
+      profiles: z.array(ProfileRanking),
+    })
+    .optional(),
 });
 export type GenerationTargetSummary = z.infer<typeof GenerationTargetSummary>;
 
@@ -315,6 +364,9 @@ export const ComparisonEntry = z.strictObject({
   baseline_route_id: Text,
   /** Set when the routes ran different runtime builds (see `runtimeBuildNote`): their ratios include the build. */
   runtime_note: Text.nullable(),
+  /** Set when the routes differ in where their work ran (see `placementNote`: a webgpu route with CPU nodes); absent
+   *  in summaries written before routes recorded it. */
+  placement_note: Text.nullable().optional(),
   /**
    * Valid routes in rank order (fastest median first), with the speed-up against the baseline and, from the
    * receipt's headline, the time ratio's bootstrap 95% interval and its verdict (null for the baseline itself, and
@@ -345,6 +397,12 @@ export const ReceiptsSummary = z.strictObject({
   protocol: z.strictObject({ min_cold: Count, min_warm: Count }),
   profiles_version: Text,
   llm_configs_version: Text,
+  /**
+   * The files and folders the receipts were read from, each relative to the summary's own folder (absolute when
+   * they are on another drive): `drb receipts review` reads them again and counts from the receipts, never from this
+   * file's numbers. Empty for a summary made in memory (it cannot be reviewed).
+   */
+  sources: z.array(Text).max(1000),
   inputs: z.strictObject({
     files: Count,
     receipts_valid: Count,
@@ -372,5 +430,8 @@ export const ReceiptsSummary = z.strictObject({
   interruptions: z.array(InterruptionGroup),
   /** Stored reviews whose target is not in these receipts (kept, not applied). */
   orphan_reviews: z.array(Text),
+  /** Answer-score reports (drb score-answers) read with the receipts, and the generation targets each matched
+   *  (optional: absent in summaries written before answers were scored). */
+  answer_scores: z.array(z.strictObject({ file: Text, sha256: z.string().regex(SHA256_PATTERN), model_id: Text, target_keys: z.array(Text) })).optional(),
 });
 export type ReceiptsSummary = z.infer<typeof ReceiptsSummary>;

@@ -3,7 +3,7 @@
  * a comparison receipt (`drb.comparison-receipt.v2`). Used by ReceiptsSummarizer; kept apart because these runs
  * measure other things than cold/warm runs (per-row latency; routes side by side).
  */
-import { runtimeBuildNote, type ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { placementNote, runtimeBuildNote, type ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { overlapped } from '../receipt/receipt.ts';
 import { summarize } from '../stats/stats.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
@@ -171,6 +171,7 @@ export function comparisonEntry(receipt: ComparisonReceipt): ComparisonEntry {
     reason: receipt.outcome.reason,
     baseline_route_id: receipt.baseline_route_id,
     runtime_note: runtimeBuildNote(receipt.routes),
+    placement_note: placementNote(receipt.routes),
     ranked,
     invalid: receipt.routes.filter((r) => !r.valid).map((r) => ({ route_id: r.id, reason: r.invalid_reason ?? '(no reason)' })),
     overlapped: overlapped(receipt.overlap),

@@ -54,6 +54,34 @@ function routeCell(route: TargetSummary['identity']['route']): string {
   return route.completed_ep === route.requested_ep ? cell(route.requested_ep) : `${cell(route.requested_ep)}->${route.completed_ep === null ? 'none' : cell(route.completed_ep)}`;
 }
 
+/** Where a target's work ran, in a few words for the route cell ('' when no receipt said, or nothing ran on the CPU). */
+function placementCell(placement: TargetSummary['placement']): string {
+  if (!placement || placement.source !== 'ort-profiler' || placement.cpu_nodes === 0) return '';
+  const ops = placement.cpu_ops.map((o) => `${cell(o.op)} x${o.count}`).join(', ');
+  return ` (${placement.cpu_nodes}/${placement.total_nodes} nodes on CPU${ops ? `: ${ops}` : ''})`;
+}
+
+/** The target's placement line for its section. */
+function placementLine(placement: NonNullable<TargetSummary['placement']>): string {
+  if (placement.source === 'webgpu-by-construction') return '- Where the work ran: all on WebGPU by construction (WebLLM compiles the model into WebGPU shaders; nothing is counted)';
+  const ops = placement.cpu_ops.map((o) => `${cell(o.op)} x${o.count}`).join(', ');
+  const share = placement.kernel_time_share.map((k) => `${cell(k.provider)} ${(k.share * 100).toFixed(1)}%`).join(', ');
+  return (
+    `- Where the work ran (ORT profiler, first run): ${placement.total_nodes} nodes, ${placement.cpu_nodes} on the CPU${ops ? ` (${ops})` : ''}; ` +
+    `partial fallback to the CPU in ${placement.partial_fallback_receipts} of ${placement.receipts} receipt(s)${share ? `; kernel time ${share}` : ''}`
+  );
+}
+
+/** The target's measured-memory line. */
+function memoryLine(memory: NonNullable<TargetSummary['memory']>): string {
+  const missing = memory.not_available.map((m) => `${m.count}x ${cell(m.reason)}`).join('; ');
+  if (memory.measured_bytes === null) return `- Memory the model took: not measured${missing ? ` (${missing})` : ''}`;
+  return (
+    `- Memory the model took (largest in one receipt): ${bytes(memory.measured_bytes)} = WebAssembly ${bytes(memory.wasm_peak_bytes)} + GPU buffers ${bytes(memory.gpu_peak_live_bytes)}, ` +
+    `measured in ${memory.receipts_measured} receipt(s)${missing ? `; not measured in others: ${missing}` : ''}`
+  );
+}
+
 function statsRow(name: string, stats: Stats): string {
   if (stats === null) return `| ${name} | 0 | – | – | – | – |`;
   return `| ${name} | ${stats.count} | ${ms(stats.median)} | ${ms(stats.p95)} | ${ms(stats.min)} | ${ms(stats.max)} |`;
@@ -137,7 +165,9 @@ function targetSection(t: TargetSummary): string[] {
   if (t.related.failed_receipt_ids.length) {
     lines.push(`- Related failures (same request, targets ${cells(t.related.target_keys)}): failed ${t.related.failed_receipt_ids.length}`);
   }
+  if (t.placement) lines.push(placementLine(t.placement));
   lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
+  if (t.memory) lines.push(memoryLine(t.memory));
   if (t.memory_fit) lines.push(memoryFitLine(t.memory_fit));
   if (t.review) lines.push(`- Review: ${cell(t.review.file)} by ${cell(t.review.reviewer)} at ${cell(t.review.reviewed_at)}`);
   lines.push('', ...profileLines(t.profiles), '');
@@ -192,12 +222,42 @@ function generationSection(g: GenerationTargetSummary): string[] {
   lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
   if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
   lines.push('', ...profileLines(g.profiles), '');
+  lines.push(...rankingLines(g), '');
+  return lines;
+}
+
+function pct(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : `${(value * 100).toFixed(1)}%`;
+}
+
+function pts(value: number | null | undefined): string {
+  return value === null || value === undefined ? '–' : value.toFixed(1);
+}
+
+/** The ranking of one generation row: its class, its answer quality, then per profile ranked or not with every reason. */
+function rankingLines(g: GenerationTargetSummary): string[] {
+  const ranking = g.ranking;
+  if (ranking === undefined) return [];
+  const lines = [`- Row class: **${ranking.row_class.class}**${ranking.row_class.because.length ? ` (${cells(ranking.row_class.because, '; ')})` : ''}`];
+  const q = g.quality ?? null;
+  if (q === null) lines.push(`- Answer quality: ${ranking.quality_reports > 1 ? `${ranking.quality_reports} answer-score reports match (ambiguous)` : 'no answer-score report given'}`);
+  else {
+    lines.push(
+      `- Answer quality (${cell(q.file)}, mean of ${q.repetitions} repetition(s)): quality ${pts(q.quality_score)} (worst ${pts(q.worst_quality_score)}), ` +
+        `claim recall ${pct(q.claim_recall)}, critical-claim recall ${pct(q.critical_claim_recall)}, safety ${pct(q.safety_rate)}, ` +
+        `citation validity ${pct(q.citation_validity)}, pass rate ${pct(q.pass_rate)} (worst ${pct(q.worst_pass_rate)})${q.complete ? '' : '; not complete'}`,
+    );
+  }
+  for (const p of ranking.profiles) {
+    if (p.ranked) lines.push(`- ${p.profile}: **ranked**, fit ${p.fit!.score.toFixed(1)} (a secondary ordering within one device and profile)`);
+    else lines.push(`- ${p.profile}: not ranked: ${cells(p.not_ranked_because, '; ')}`);
+  }
   return lines;
 }
 
 /**
  * Renders `summary` as Markdown.
- * @param summary a `drb.receipts-summary.v2` document
+ * @param summary a `drb.receipts-summary.v3` document
  */
 export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const lines: string[] = ['# Device receipts summary', ''];
@@ -206,7 +266,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
       `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
       `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt, ` +
-      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different bytes); ` +
+      `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different content); ` +
       `${inputs.interruptions} interrupted run(s) recorded. ` +
       `Protocol minimums per target: ${summary.protocol.min_cold} cold and ${summary.protocol.min_warm} warm clean ok runs. ` +
       `Budget profiles ${cell(summary.profiles_version)}; LLM configs ${cell(summary.llm_configs_version)}.`,
@@ -219,7 +279,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   );
   for (const t of summary.targets) {
     const r = t.identity.route;
-    const route = routeCell(r);
+    const route = `${routeCell(r)}${placementCell(t.placement)}`;
     const warm = t.warm.pooled_ms;
     lines.push(
       `| ${t.key} | ${cell(t.identity.model.id)} | ${cell(t.identity.engine.name)} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
@@ -230,6 +290,8 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
   }
   lines.push('');
+  const unmeasured = summary.targets.filter((t) => t.memory !== undefined && t.memory.measured_bytes === null && t.counts.ok_cold + t.counts.ok_warm > 0);
+  if (unmeasured.length) lines.push(`Targets with no measured memory figure (the memory budget gate is not measured for them): ${cells(unmeasured.map((t) => t.key))}`, '');
   if (summary.invalid.length) {
     lines.push('## Invalid receipts (excluded)', '');
     for (const i of summary.invalid) lines.push(`- ${cell(i.file)}: ${i.problems} problem(s), first: ${cell(i.first_problem)}`);
@@ -239,12 +301,15 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     lines.push(
       '## Duplicate receipt files (counted once)',
       '',
-      'A receipt counts once: these files repeat a receipt id already counted and were left out. A copy with different bytes ' +
-        'is an edited or forged receipt; a target with any copy cannot reach DEVICE_PASS until the copies are removed.',
+      'A receipt counts once: these files repeat a receipt id (in any letter case) or a device run already counted and were ' +
+        'left out. A copy with different content, or another receipt of the same run, is an edited or forged receipt; a ' +
+        'target with any copy cannot reach DEVICE_PASS until the copies are removed.',
       '',
     );
     for (const d of summary.duplicates) {
-      const copies = d.copies.map((c) => `${cell(c.file)} (${c.identical ? 'identical bytes' : '**different bytes**'})`).join(', ');
+      const copies = d.copies
+        .map((c) => `${cell(c.file)} (${c.matched_by === 'run_id' ? '**another receipt of the same run**' : c.identical ? 'the same content' : '**different content**'})`)
+        .join(', ');
       lines.push(`- ${cell(d.receipt_id)}: counted ${cell(d.counted_file)}; copies ${copies}`);
     }
     lines.push('');
@@ -309,7 +374,8 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     }
     lines.push('');
     for (const c of summary.comparisons.filter((x) => x.runtime_note !== null)) lines.push(`- ${cell(c.receipt_id)}: ${cell(c.runtime_note!)}.`);
-    if (summary.comparisons.some((x) => x.runtime_note !== null)) lines.push('');
+    for (const c of summary.comparisons.filter((x) => (x.placement_note ?? null) !== null)) lines.push(`- ${cell(c.receipt_id)}: ${cell(c.placement_note!)}.`);
+    if (summary.comparisons.some((x) => x.runtime_note !== null || (x.placement_note ?? null) !== null)) lines.push('');
   }
   if (summary.interruptions.length) {
     lines.push(
@@ -352,6 +418,31 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
           `${g.memory_fit ? cell(g.memory_fit.status) : 'no config'} | ${cell(g.evidence.state)} |`,
       );
     }
+    lines.push('');
+    lines.push(
+      '### Generation rows: answer quality and ranking',
+      '',
+      'The individual metrics lead; the fit score is only a secondary ordering of ranked rows within one device and profile.',
+      '',
+      '| target | class | quality mean / worst | critical-claim recall | claim recall | safety | citation validity | pass rate mean / worst | TTFT p95 ms | decode tok/s | ranked under (fit) |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    );
+    for (const g of summary.generation_targets) {
+      const q = g.quality ?? null;
+      const ranked = (g.ranking?.profiles ?? []).filter((p) => p.ranked).map((p) => `${p.profile} (${p.fit!.score.toFixed(1)})`);
+      lines.push(
+        `| ${g.key} | ${g.ranking ? g.ranking.row_class.class : '–'} | ${q ? `${pts(q.quality_score)} / ${pts(q.worst_quality_score)}` : '–'} | ${pct(q?.critical_claim_recall)} | ` +
+          `${pct(q?.claim_recall)} | ${pct(q?.safety_rate)} | ${pct(q?.citation_validity)} | ${q ? `${pct(q.pass_rate)} / ${pct(q.worst_pass_rate)}` : '–'} | ` +
+          `${ms(g.ttft_ms?.p95)} | ${g.decode_tokens_per_s ? g.decode_tokens_per_s.median.toFixed(1) : '–'} | ${ranked.length ? ranked.join(', ') : 'not ranked'} |`,
+      );
+    }
+    lines.push('');
+  }
+  const unmatched = (summary.answer_scores ?? []).filter((a) => a.target_keys.length === 0);
+  if (unmatched.length) {
+    lines.push('## Answer-score reports that match no generation target', '');
+    lines.push('A report matches the target whose receipts made every answers file it scored and whose prompt set is its case file.', '');
+    for (const a of unmatched) lines.push(`- ${cell(a.file)} (model ${cell(a.model_id)})`);
     lines.push('');
   }
   lines.push('## Targets', '');

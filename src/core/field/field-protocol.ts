@@ -56,14 +56,20 @@ export function protocolPath(id: string): string {
 }
 
 /**
- * Reads a protocol file's parsed JSON: the protocol, or one line naming the file and the field.
+ * Reads a protocol file's parsed JSON: the protocol, or one line naming the file and the field. A protocol is named
+ * by its file (`protocols/<id>.json`), so a file whose `id` is another protocol's is refused: its receipts would
+ * otherwise be taken for that protocol's.
  * @param value the parsed JSON
  * @param file the file as shown (`public/protocols/x.json`)
+ * @param expectedId the id the file's name gives (`protocolPath(id)`); omitted when the file has no such name
  */
-export function parseProtocol(value: unknown, file: string): { ok: true; protocol: Protocol } | { ok: false; line: string } {
+export function parseProtocol(value: unknown, file: string, expectedId?: string): { ok: true; protocol: Protocol } | { ok: false; line: string } {
   const parsed = Protocol.safeParse(value);
-  if (parsed.success) return { ok: true, protocol: parsed.data };
-  return { ok: false, line: `${file}: ${firstIssueLine(parsed.error)}` };
+  if (!parsed.success) return { ok: false, line: `${file}: ${firstIssueLine(parsed.error)}` };
+  if (expectedId !== undefined && parsed.data.id !== expectedId) {
+    return { ok: false, line: `${file}: id: is "${parsed.data.id}", but the file is named for protocol "${expectedId}" (a protocol's id is its file name)` };
+  }
+  return { ok: true, protocol: parsed.data };
 }
 
 /**

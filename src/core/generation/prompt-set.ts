@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { detailText } from '../text/bounded-text.ts';
 import { jsonSyntaxProblem } from '../text/json-syntax.ts';
 import { firstIssueLine } from '../text/zod-issues.ts';
+import { ANSWER_CASES_SCHEMA, answerCasesFromJson, AnswerCasesError, casePromptText, type AnswerCases } from './answer-cases.ts';
 
 export const PROMPT_SET_SCHEMA = 'drb.prompt-set.v1';
 
@@ -49,7 +50,27 @@ export class PromptSetError extends Error {
 }
 
 /**
- * Parses and validates a prompt-set file.
+ * The prompt set a case set (`drb.answer-cases.v1`) runs as: its id, version, licence, controls and warm-up, and
+ * one measured prompt per case in file order, built by `casePromptText` from the set's instruction and the case's
+ * evidence and question (the same text on every engine).
+ * @param cases a validated case set
+ */
+export function promptSetFromCases(cases: AnswerCases): PromptSet {
+  return {
+    schema: PROMPT_SET_SCHEMA,
+    id: cases.id,
+    version: cases.version,
+    description: cases.description,
+    licence: cases.licence,
+    controls: { ...cases.controls },
+    warmup: { ...cases.warmup },
+    prompts: cases.cases.map((item) => ({ id: item.id, lang: item.lang, text: casePromptText(cases, item) })),
+  };
+}
+
+/**
+ * Parses and validates a prompt-set file. A case set (`drb.answer-cases.v1`) is accepted too and becomes the
+ * prompt set `promptSetFromCases` builds from it, so `prompts=<case set id>` runs its cases.
  * @param text the file's text, already decoded (the page and the CLI hash the raw bytes themselves)
  * @param fileName the name shown first in every error message
  */
@@ -59,6 +80,14 @@ export function parsePromptSet(text: string, fileName: string): PromptSet {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
     throw new PromptSetError(`${fileName}: (root): is not valid JSON (${jsonSyntaxProblem(error, text)})`);
+  }
+  if ((json as { schema?: unknown } | null)?.schema === ANSWER_CASES_SCHEMA) {
+    try {
+      return promptSetFromCases(answerCasesFromJson(json, fileName));
+    } catch (error) {
+      if (error instanceof AnswerCasesError) throw new PromptSetError(error.message);
+      throw error;
+    }
   }
   const parsed = PromptSet.safeParse(json);
   if (!parsed.success) {

@@ -12,6 +12,7 @@ import { checkReceiptInvariants } from './receipt-invariants.ts';
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt, type Capabilities, type RunKind, type Stage, type Timings } from './receipt.ts';
 import { receiptText } from '../text/redact.ts';
 import { summarize } from '../stats/stats.ts';
+import { memoryUnavailable } from './memory-figures.ts';
 
 /** A device receipt while its run goes on: the fields finishing derives are absent, the page facts not yet known null. */
 export type DeviceReceiptDraft = Omit<DeviceReceipt, 'created_at' | 'timings' | 'capabilities' | 'lifecycle' | 'outcome'> & {
@@ -132,6 +133,10 @@ export function finishDeviceReceipt(
     // The fallback rule and redaction, once, whatever the load wrote into the route.
     route: routeSection({ ep: route.requested_ep, threads: route.threads_requested, allowFallback: route.allow_fallback }, route),
     timings: { ...draft.timings, warm_stats: summarize(draft.timings.warm_samples_ms), total_ms: Math.max(0, end.endedAtMs - end.startedAtMs) },
+    // Every new receipt says where its work ran and what memory it took, null with the reason where nothing was read.
+    check: draft.check ?? null,
+    placement: draft.placement ?? null,
+    memory: draft.memory ?? memoryUnavailable('the run ended before the worker reported its memory'),
     errors: redactedErrors([...(threadsNote ? [threadsNote] : []), ...draft.errors]),
     outcome: end.failure
       ? { status: 'failed', reason: receiptText(end.failure.reason), failed_stage: end.failure.stage }

@@ -10,6 +10,9 @@ import { Detail, EngineVersion, ErrorCode, GitCommit, Identifier, OriginPathUrl,
 import { EngineName, ExecutionProvider, ModelTask } from '../engines/engine-capabilities.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { CacheFacts, CacheState } from './cache-state.ts';
+import { Placement } from './ep-placement.ts';
+import { MemoryFigures } from './memory-figures.ts';
+import { OutputCheck } from '../catalog/output-check.ts';
 
 export { RedactedUrl } from '../text/bounded-text.ts';
 export { CacheState };
@@ -375,6 +378,16 @@ export const DeviceReceipt = z.strictObject({
   site_storage: SiteStorage,
   input: InputInfo,
   output: OutputDigest.nullable(),
+  /** A model with trained weights: whether its output was right on the fixed input (see output-check.ts); null for a
+   *  model without a check or a run with no output; absent in receipts written before checks existed. */
+  check: OutputCheck.nullable().optional(),
+  /** ORT-backed sessions: which execution provider each node ran on, from ORT's profiler over the first run after
+   *  the session was created (see ep-placement.ts); WebLLM: on WebGPU by construction; null when the run ended before
+   *  the profile was read; absent in receipts written before placement was recorded. */
+  placement: Placement.nullable().optional(),
+  /** The memory the model really took, as the browser measured it (see memory-figures.ts); absent in receipts
+   *  written before it was recorded. */
+  memory: MemoryFigures.optional(),
   timings: Timings,
   status_transitions: z.array(StatusTransition).min(1),
   navigation: Navigation.nullable(),

@@ -16,6 +16,7 @@ import { validateReceipt, type ReceiptProblem } from '../validation/validate-rec
 import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { ScoreReport } from '../scoring/score-report.ts';
 import { issuePath } from '../text/zod-issues.ts';
+import { ANSWER_SCORE_SCHEMA, type AnswerScoreReport } from '../answers/answer-score.ts';
 import type { ColdRun, ComparisonDetail, GenerationRun, QualityEntry, ReportData, ReportInput, WarmRun } from './report-data.ts';
 
 /** The schema string of the score reports the report reads (`drb score`'s output). */
@@ -56,6 +57,12 @@ function firstProblem(problems: readonly ReceiptProblem[]): string {
 export class ReportCollector {
   private readonly summarizer = new ReceiptsSummarizer();
   private readonly inputs: ReportInput[] = [];
+
+  /**
+   * @param fingerprint a receipt's content fingerprint (the CLI hashes its canonical JSON; by default the canonical
+   *   JSON itself): copies are told apart by content, whatever their formatting (src/core/evidence/receipt-ids.ts)
+   */
+  constructor(private readonly fingerprint: (value: unknown) => string = canonicalJson) {}
   private readonly cold: Array<Keyed<Detail<ColdRun>>> = [];
   private readonly warm: Array<Keyed<Detail<WarmRun>>> = [];
   private readonly generation: Array<Keyed<Detail<GenerationRun>>> = [];
@@ -96,13 +103,18 @@ export class ReportCollector {
       this.summarizer.addNotReceipt(source.file, result.schema);
       if (result.kind === 'artifact' && result.problems.length > 0) return this.note(source, 'invalid', firstProblem(result.problems));
       if (result.schema === SCORE_REPORT_SCHEMA) return this.addScoreReport(source, parsed.value);
+      if (result.schema === ANSWER_SCORE_SCHEMA) {
+        // Ranks the generation target whose runs made its answers, exactly as drb receipts summarize does.
+        this.summarizer.addAnswerScore(parsed.value as AnswerScoreReport, source.file, source.sha256);
+        return this.note(source, 'answer-score', null);
+      }
       return this.note(source, 'not-used', `not a receipt (schema ${result.schema ?? 'none'})`);
     }
     if (result.receipt === null) {
       this.summarizer.addInvalid(source.file, result.problems);
       return this.note(source, 'invalid', firstProblem(result.problems));
     }
-    const fingerprint = { file: source.file, fingerprint: source.sha256 };
+    const fingerprint = { file: source.file, fingerprint: this.fingerprint(parsed.value) };
     let counted: boolean;
     if (result.kind === 'receipt') {
       counted = this.summarizer.addReceipt(result.receipt, fingerprint);
@@ -124,7 +136,7 @@ export class ReportCollector {
       counted = this.summarizer.addComparisonReceipt(result.receipt, fingerprint);
       if (counted) this.addComparison(result.receipt);
     }
-    if (!counted) return this.note(source, 'duplicate', `receipt_id ${result.receipt.receipt_id} was counted already (a receipt counts once)`);
+    if (!counted) return this.note(source, 'duplicate', `receipt_id ${result.receipt.receipt_id} (or its run) was counted already (a receipt counts once)`);
     return this.note(source, result.kind === 'receipt' ? 'device-receipt' : result.kind, null);
   }
 

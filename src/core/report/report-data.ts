@@ -19,6 +19,7 @@ export interface ReportInput {
     | 'suite-receipt'
     | 'comparison-receipt'
     | 'score-report'
+    | 'answer-score'
     | 'duplicate'
     | 'invalid'
     | 'not-used';

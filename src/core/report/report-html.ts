@@ -40,7 +40,7 @@ const MAX_ORDER_RUNS = 40;
 const esc = htmlText;
 
 /** A number for a table cell or a caption: 3 significant digits, or an en dash for no value. */
-function num(value: number | null | undefined): string {
+export function num(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : threeSignificant(value);
 }
 
@@ -67,7 +67,7 @@ function table(caption: string, headers: readonly string[], rows: readonly strin
 }
 
 /** A chart with a caption (its key numbers in words) and its numbers as a table. */
-function figure(id: string, kind: string, svg: string, caption: string, numbers: string): string {
+export function figure(id: string, kind: string, svg: string, caption: string, numbers: string): string {
   return (
     `<figure class="chart" id="${id}" data-chart="${kind}">${svg}<figcaption>${caption}</figcaption>` +
     `<details class="numbers"><summary>The numbers behind this chart (table)</summary>${numbers}</details></figure>`
@@ -76,13 +76,15 @@ function figure(id: string, kind: string, svg: string, caption: string, numbers:
 
 const code = (text: string) => `<code>${esc(text)}</code>`;
 
-function routeText(route: TargetSummary['identity']['route']): string {
+/** A route in a few characters: `wasm ×2`, `webgpu→wasm`. */
+export function routeText(route: TargetSummary['identity']['route']): string {
   const ep = route.completed_ep === route.requested_ep ? route.requested_ep : `${route.requested_ep}→${route.completed_ep ?? 'none'}`;
   const threads = route.threads_effective ?? route.threads_requested;
   return `${ep}${threads === null ? '' : ` ×${threads}`}`;
 }
 
-function deviceText(device: TargetSummary['identity']['device']): string {
+/** A device as recorded, with its browser: `Pixel 8 Android, Chrome 131`. */
+export function deviceText(device: TargetSummary['identity']['device']): string {
   const where = [device.model, device.platform].filter(Boolean).join(' ') || 'unknown device';
   return `${where}, ${browserLabel(device.user_agent)}`;
 }
@@ -113,6 +115,7 @@ function header(data: ReportData): string {
       ['targets', 'Targets'],
       ['cold', 'Cold runs'],
       ['warm', 'Warm runs'],
+      ['memory', 'Memory beside time'],
       ['comparisons', 'Comparisons'],
       ['generation', 'Generation'],
       ['quality', 'Suites and quality'],
@@ -421,6 +424,67 @@ function verdictWords(verdict: string | null): string {
   return verdict === 'no-clear-difference' ? 'no clear difference (a tie)' : verdict;
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The memory each target's model took, as its receipts measured it (the runtime's WebAssembly memory at its peak and
+ * the GPU buffers it kept live), drawn beside its times: one bar per target, its note the cold p95 and warm median,
+ * and where the work ran. Targets whose receipts measured nothing are named, never drawn as zero.
+ */
+function memorySection(data: ReportData): string {
+  const parts: string[] = [];
+  byModel(data.summary.targets).forEach(({ model, targets }, m) => {
+    const id = `memory-${m + 1}`;
+    const names = targetLabels(targets);
+    const measured = targets.filter((t) => t.memory?.measured_bytes !== null && t.memory?.measured_bytes !== undefined);
+    const none = targets.filter((t) => !measured.includes(t));
+    const whereText = (t: TargetSummary) => {
+      const p = t.placement;
+      if (!p) return '';
+      if (p.source === 'webgpu-by-construction') return '; all on WebGPU by construction';
+      return `; ${p.cpu_nodes} of ${p.total_nodes} nodes on the CPU${p.partial_fallback_receipts > 0 ? ' (partial fallback)' : ''}`;
+    };
+    const timeText = (t: TargetSummary) => `cold p95 ${num(t.cold.total_ms?.p95)} ms, warm median ${num(t.warm.pooled_ms?.median)} ms`;
+    const bars: StackedRow[] = measured.map((t) => ({
+      label: names.label(t.key),
+      segments: [
+        { value: (t.memory!.wasm_peak_bytes ?? 0) / MIB, color: COLORS.fetch, name: 'WebAssembly memory' },
+        { value: (t.memory!.gpu_peak_live_bytes ?? 0) / MIB, color: COLORS.session, name: 'GPU buffers (peak live)' },
+      ],
+      note: `${num(t.memory!.measured_bytes! / MIB)} MiB; ${timeText(t)}${esc(whereText(t))}`,
+    }));
+    const rows = targets.map((t) => {
+      const s = `targets.${t.key}.memory`;
+      return (
+        '<tr>' +
+        cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}`) +
+        numCell('WebAssembly bytes', t.memory?.wasm_peak_bytes ?? null, `${s}.wasm_peak_bytes`) +
+        numCell('GPU buffer bytes', t.memory?.gpu_peak_live_bytes ?? null, `${s}.gpu_peak_live_bytes`) +
+        numCell('measured bytes', t.memory?.measured_bytes ?? null, `${s}.measured_bytes`, t.memory?.measured_bytes == null ? 'not measured' : undefined) +
+        numCell('cold total p95 ms', t.cold.total_ms?.p95, `targets.${t.key}.cold.total_ms.p95`) +
+        numCell('warm median ms', t.warm.pooled_ms?.median, `targets.${t.key}.warm.pooled_ms.median`) +
+        numCell('CPU nodes', t.placement?.cpu_nodes ?? null, t.placement ? `targets.${t.key}.placement.cpu_nodes` : undefined) +
+        numCell('nodes', t.placement?.total_nodes ?? null, t.placement ? `targets.${t.key}.placement.total_nodes` : undefined) +
+        '</tr>'
+      );
+    });
+    const numbers = table(`Memory and time of ${esc(model)}`, ['target', 'WebAssembly bytes', 'GPU buffer bytes', 'measured bytes', 'cold total p95 ms', 'warm median ms', 'CPU nodes', 'nodes'], rows, [false, true, true, true, true, true, true, true]);
+    if (bars.length === 0) {
+      parts.push(`<h3>${esc(model)}</h3><p>No receipt of ${esc(model)} measured the memory its model took (receipts from before the page recorded memory): nothing is drawn.</p>${numbers}`);
+      return;
+    }
+    const svg = stackedBarsSvg(id, bars, `Memory of ${esc(model)}`, `One bar per target of ${esc(model)}: the most memory one receipt measured the model taking, in MiB, with its times in the note.`, 'MiB');
+    const caption =
+      `The memory ${esc(model)} took, as its receipts measured it (largest in one receipt: WebAssembly memory at its peak plus the peak of live GPU buffers), beside its times. ${names.legend}` +
+      (none.length > 0 ? ` No measured memory figure for ${none.map((t) => code(t.key)).join(', ')} (receipts from before the page recorded memory, or a browser that gives none): not drawn.` : '');
+    parts.push(
+      `<h3>${esc(model)}</h3>` +
+        figure(id, 'memory-time', svg, caption, numbers),
+    );
+  });
+  return `<section id="memory" aria-labelledby="memory-h"><h2 id="memory-h">Memory beside time: what the model took</h2>${parts.join('') || '<p>No device targets.</p>'}</section>`;
+}
+
 function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | undefined): string {
   const id = `cmp-${entry.receipt_id}`;
   const safeId = `cmp-${entry.receipt_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
@@ -481,6 +545,7 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
   return (
     `<article class="comparison" id="${esc(id)}"><h3>${esc(entry.label)}</h3>` +
     `<p>${meta}baseline ${esc(entry.baseline_route_id)}; outcome ${esc(entry.outcome)}${entry.reason ? `: ${esc(entry.reason)}` : ''}; receipt ${code(entry.receipt_id)}.</p>${software}` +
+    (entry.placement_note ? `<p class="warn">⚠ Where the work ran: ${esc(entry.placement_note)}.</p>` : '') +
     `<ul class="verdicts">${sentences.join('')}</ul>` +
     figure(
       `${safeId}-fig`,
@@ -504,6 +569,49 @@ function comparisonsSection(data: ReportData): string {
     `<section id="comparisons" aria-labelledby="comparisons-h"><h2 id="comparisons-h">Comparisons: which route is faster, and how sure</h2>` +
     `<p>Routes run interleaved on one device. A route that failed, fell back or disagreed with the baseline's scores is invalid: shown, never ranked or compared.</p>` +
     `${blocks.join('') || '<p>No comparison receipts.</p>'}</section>`
+  );
+}
+
+/**
+ * Answer quality and ranking of one model's generation targets: the individual metrics first (from the answer-score
+ * report summarised with the receipts), then whether the row is ranked under each budget profile, with every reason
+ * when it is not; the fit score comes last, a secondary ordering within one device and profile.
+ */
+function qualityTable(model: string, targets: readonly ReportData['summary']['generation_targets'][number][], label: (key: string) => string): string {
+  if (!targets.some((g) => g.ranking !== undefined)) return '';
+  const pctCell = (name: string, value: number | null | undefined, path: string) => numCell(name, value, path, value === null || value === undefined ? '–' : `${num(value * 100)}%`);
+  const rows = targets.map((g) => {
+    const q = g.quality ?? null;
+    const s = `generation_targets.${g.key}.quality`;
+    const ranking = g.ranking;
+    const verdicts = (ranking?.profiles ?? []).map((p) =>
+      p.ranked ? `<li>${esc(p.profile)}: ranked, fit ${num(p.fit!.score)}</li>` : `<li>${esc(p.profile)}: <span class="bad">✗ not ranked</span>: ${esc(p.not_ranked_because.join('; '))}</li>`,
+    );
+    return (
+      '<tr>' +
+      cell('target', `${code(g.key)} ${label(g.key)}`) +
+      cell('class', ranking ? `${esc(ranking.row_class.class)}${ranking.row_class.because.length ? `: ${esc(ranking.row_class.because.join('; '))}` : ''}` : '–') +
+      numCell('quality mean', q?.quality_score, `${s}.quality_score`, q?.quality_score === null || q === null ? '–' : undefined) +
+      numCell('quality worst', q?.worst_quality_score, `${s}.worst_quality_score`, q?.worst_quality_score === null || q === null ? '–' : undefined) +
+      pctCell('critical-claim recall', q?.critical_claim_recall, `${s}.critical_claim_recall`) +
+      pctCell('claim recall', q?.claim_recall, `${s}.claim_recall`) +
+      pctCell('safety', q?.safety_rate, `${s}.safety_rate`) +
+      pctCell('citation validity', q?.citation_validity, `${s}.citation_validity`) +
+      pctCell('pass rate mean', q?.pass_rate, `${s}.pass_rate`) +
+      pctCell('pass rate worst', q?.worst_pass_rate, `${s}.worst_pass_rate`) +
+      cell('ranked (fit, secondary)', verdicts.length ? `<ul>${verdicts.join('')}</ul>` : '–') +
+      '</tr>'
+    );
+  });
+  return (
+    `<p>Answer quality leads; a row is ranked only when every case was answered in every repetition on a physical device with no fallback, crash or interruption, ` +
+    `quality at least 70 and critical-claim recall at least 90%, every performance number measured and the profile's budgets met. The fit score orders ranked rows within one device and profile only.</p>` +
+    table(
+      `Answer quality and ranking of ${esc(model)}`,
+      ['target', 'class', 'quality mean', 'quality worst', 'critical-claim recall', 'claim recall', 'safety', 'citation validity', 'pass rate mean', 'pass rate worst', 'ranked (fit, secondary)'],
+      rows,
+      [false, false, true, true, true, true, true, true, true, true, false],
+    )
   );
 }
 
@@ -560,6 +668,7 @@ function generationSection(data: ReportData): string {
       }
     }
     let block = `<h3>${esc(model)}</h3><p>${names.legend}</p><ul>${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`;
+    block += qualityTable(model, targets, names.label);
     if (ttftRows.length) {
       const { svg, log } = distributionRowsSvg(`gen-ttft-${m + 1}`, ttftRows, `Time to first token of ${esc(model)}`, 'One row per target: every ok sample of the clean runs, time to first token in milliseconds.', 'time to first token, ms');
       block += figure(
@@ -680,6 +789,7 @@ const KIND_WORDS: Record<ReportInput['kind'], string> = {
   'suite-receipt': 'suite receipt',
   'comparison-receipt': 'comparison receipt',
   'score-report': 'score report',
+  'answer-score': 'answer score report',
   duplicate: 'copy (not counted)',
   invalid: 'invalid (left out)',
   'not-used': 'not used',
@@ -715,7 +825,8 @@ function methodSection(): string {
   );
 }
 
-const CSS = `
+/** The report's style sheet (tables that become cards below 600 px); the leaderboard page builds on it. */
+export const CSS = `
 :root{color-scheme:light;--fg:#1b1b1b;--muted:#4a4a4a;--line:#d0d0d0;--ok:#1a7f37;--bad:#b42318;--warn:#8a5a00}
 *{box-sizing:border-box}
 body{margin:0;color:var(--fg);background:#fff;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -766,6 +877,7 @@ export function renderReportHtml(data: ReportData, options: ReportHtmlOptions): 
     targetsSection(data),
     coldSection(data),
     warmSection(data),
+    memorySection(data),
     comparisonsSection(data),
     generationSection(data),
     qualitySection(data),

@@ -30,28 +30,51 @@ export const COLORS = {
   muted: '#4a4a4a',
 } as const;
 
-const f1 = (v: number) => (Math.round(v * 10) / 10).toFixed(1);
+/** The largest coordinate drawn: far outside every viewBox, and finite whatever a scale gave. */
+const MAX_COORDINATE = 1e6;
+
+/**
+ * A coordinate with one decimal. SVG gets finite numbers only: a value a scale could not place (an extreme finite
+ * timing pushed through an overflowing sum or ratio) is clamped, never written as NaN or Infinity.
+ */
+const f1 = (v: number) => {
+  const finite = Number.isNaN(v) ? 0 : Math.max(-MAX_COORDINATE, Math.min(MAX_COORDINATE, v));
+  return (Math.round(finite * 10) / 10).toFixed(1);
+};
+
+/** A sum that stays finite (extreme finite timings can overflow a plain sum to Infinity). */
+const finiteSum = (values: readonly number[]) => Math.min(Number.MAX_VALUE, values.reduce((s, v) => s + v, 0));
 
 /** Round tick values covering [min, max] (1, 2 or 5 times a power of ten apart), at most about `count` of them. */
 export function niceTicks(min: number, max: number, count = 5): number[] {
   if (!(max > min)) return [min];
-  const raw = (max - min) / count;
+  let raw = (max - min) / count;
+  if (!Number.isFinite(raw)) raw = max / count - min / count;
   const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw)!;
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  // A range no nice step can cover in finite numbers (extreme timings): its two ends are the ticks.
+  if (step === undefined || !Number.isFinite(step) || step <= 0) return [min, max];
   const ticks: number[] = [];
   // Integer multiples of the step, so 0.1 + 0.2 style sums never creep in.
-  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9; k++) ticks.push(Number((k * step).toPrecision(12)));
-  return ticks;
+  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9 && ticks.length <= 4 * count; k++) ticks.push(Number((k * step).toPrecision(12)));
+  return ticks.filter((t) => Number.isFinite(t));
 }
 
 /** A linear scale from [d0, d1] onto [r0, r1], with nice ticks; the domain's top is raised to the next tick. */
 export function linearScale(d0: number, d1: number, r0: number, r1: number): { at: (v: number) => number; ticks: number[] } {
-  const hi = d1 > d0 ? d1 : d0 + 1;
+  const upper = Math.min(d1, Number.MAX_VALUE);
+  const hi = upper > d0 ? upper : d0 + Math.max(1, Math.abs(d0) * 1e-9);
   const ticks = niceTicks(d0, hi);
+  if (ticks.length === 0) ticks.push(d0, hi);
   const step = ticks.length > 1 ? ticks[1] - ticks[0] : hi - d0;
-  if (ticks[ticks.length - 1] < hi) ticks.push(Number((ticks[ticks.length - 1] + step).toPrecision(12)));
+  const next = Number((ticks[ticks.length - 1] + step).toPrecision(12));
+  if (ticks[ticks.length - 1] < hi) ticks.push(Number.isFinite(next) ? next : hi);
   const top = ticks[ticks.length - 1];
-  return { at: (v) => r0 + ((v - d0) / (top - d0)) * (r1 - r0), ticks };
+  const span = top - d0;
+  if (Number.isFinite(span) && span > 0) return { at: (v) => r0 + ((v - d0) / span) * (r1 - r0), ticks };
+  // Two extreme finite ends whose difference overflows: halves keep it finite; no span places all at the start.
+  const half = top / 2 - d0 / 2;
+  return { at: (v) => (half > 0 ? r0 + ((v / 2 - d0 / 2) / half) * (r1 - r0) : r0), ticks };
 }
 
 /** A log10 scale from [d0, d1] (both above 0) onto [r0, r1], ticks at 1, 2 and 5 times powers of ten. */
@@ -118,7 +141,7 @@ export function stackedBarsSvg(id: string, rows: readonly StackedRow[], title: s
   const top = 24;
   const plotRight = CHART_WIDTH - RIGHT;
   // A chart of failed runs only has nothing to scale by: 1 ms keeps the axis readable.
-  const max = Math.max(1, ...rows.map((r) => r.segments.reduce((s, g) => s + (g.value ?? 0), 0)));
+  const max = Math.max(1, ...rows.map((r) => finiteSum(r.segments.map((g) => g.value ?? 0))));
   const scale = linearScale(0, max, PLOT_LEFT, plotRight);
   const bottom = top + rows.length * rowHeight;
   let out = open(id, bottom + 40, title, desc);
@@ -300,4 +323,66 @@ export function forestSvg(id: string, rows: readonly ForestRow[], title: string,
     if (row.ratio !== null && row.ratio > 0) out += `<circle cx="${f1(scale.at(row.ratio))}" cy="${f1(cy)}" r="4" fill="${COLORS.median}"/>`;
   });
   return `${out}</svg>`;
+}
+
+/** One point of a scatter chart: a short label (a number the table beside it explains) and how to mark it. */
+export interface ScatterPoint {
+  label: string;
+  x: number;
+  y: number;
+  /** On the Pareto front: filled and joined by the front line; off it: hollow. */
+  front: boolean;
+  /** `square` for maintainer-verified rows, `circle` for community rows (told apart by shape, not colour alone). */
+  shape: 'square' | 'circle';
+}
+
+/**
+ * A scatter of quality (y, 0 to 100%) against latency (x, log scale when the values span more than 20x), with the
+ * Pareto front as a step line through its points (each point on the front: no other point is both faster and
+ * better). Points carry their label beside them; the caller lists every point's numbers in a table.
+ * @param id unique id; points the points; title, desc, xLabel, yLabel escaped text
+ * @returns the svg and whether the x axis is logarithmic
+ */
+export function scatterSvg(id: string, points: readonly ScatterPoint[], title: string, desc: string, xLabel: string, yLabel: string): { svg: string; log: boolean } {
+  const left = 44;
+  const top = 26;
+  const height = 200;
+  const right = CHART_WIDTH - RIGHT;
+  const xs = points.map((p) => p.x);
+  const lo = Math.min(...xs);
+  const hi = Math.max(...xs);
+  const log = lo > 0 && hi / lo > 20;
+  const x = log ? logScale(lo, hi, left + 6, right - 6) : linearScale(0, hi, left, right - 6);
+  const y = linearScale(0, 100, top + height, top);
+  let out = open(id, top + height + 44, title, desc);
+  out +=
+    `<g><rect x="4" y="6" width="8" height="8" fill="${COLORS.median}"/><text x="16" y="14">verified</text>` +
+    `<circle cx="78" cy="10" r="4" fill="${COLORS.sample}"/><text x="86" y="14">community</text>` +
+    `<line x1="160" x2="176" y1="10" y2="10" stroke="${COLORS.interval}" stroke-width="2"/><text x="180" y="14">Pareto front</text>` +
+    `<circle cx="268" cy="10" r="4" fill="#fff" stroke="${COLORS.muted}" stroke-width="1.5"/><text x="276" y="14">off the front</text></g>`;
+  out += `<g class="axis" fill="${COLORS.muted}">`;
+  for (const t of y.ticks) {
+    out += `<line x1="${left}" x2="${right}" y1="${f1(y.at(t))}" y2="${f1(y.at(t))}" stroke="${COLORS.grid}"/><text x="${left - 4}" y="${f1(y.at(t) + 4)}" text-anchor="end">${threeSignificant(t)}</text>`;
+  }
+  out += `<text transform="rotate(-90)" x="${f1(-(top + height / 2))}" y="11" text-anchor="middle" fill="#1b1b1b">${yLabel}</text></g>`;
+  out += xAxis(x, top, top + height, `${xLabel}${log ? ' (log scale)' : ''}`, left);
+  const front = points.filter((p) => p.front).sort((a, b) => a.x - b.x || b.y - a.y);
+  if (front.length > 1) {
+    // The front as a staircase: from each point across to the next point's latency, then down to its quality.
+    let path = `M${f1(x.at(front[0].x))},${f1(y.at(front[0].y))}`;
+    for (const p of front.slice(1)) path += ` H${f1(x.at(p.x))} V${f1(y.at(p.y))}`;
+    out += `<path d="${path}" fill="none" stroke="${COLORS.interval}" stroke-width="2"/>`;
+  }
+  for (const p of points) {
+    const cx = x.at(p.x);
+    const cy = y.at(p.y);
+    const fill = p.front ? (p.shape === 'square' ? COLORS.median : COLORS.sample) : '#fff';
+    const stroke = p.shape === 'square' ? COLORS.median : p.front ? COLORS.sample : COLORS.muted;
+    out +=
+      p.shape === 'square'
+        ? `<rect x="${f1(cx - 4)}" y="${f1(cy - 4)}" width="8" height="8" fill="${fill}" stroke="${stroke}" stroke-width="1.5"/>`
+        : `<circle cx="${f1(cx)}" cy="${f1(cy)}" r="4.5" fill="${fill}" stroke="${stroke}" stroke-width="1.5"/>`;
+    out += `<text x="${f1(Math.min(cx + 6, CHART_WIDTH - 14))}" y="${f1(cy - 6)}" font-size="11">${p.label}</text>`;
+  }
+  return { svg: `${out}</svg>`, log };
 }

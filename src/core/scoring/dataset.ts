@@ -1,5 +1,6 @@
 import type { ItemFormat } from '../artifacts/items.ts';
 import type { DatasetInfo } from './score-report.ts';
+import { hasUnsafeTerminalChar } from '../text/terminal-text.ts';
 
 /**
  * SHA-256 of the vendored AJIMEE-Bench JWTD_v2/v1 `evaluation_items.json` (data/ajimee-jwtd-v2-v1/, 132,231 bytes,
@@ -32,10 +33,18 @@ export interface DeclaredDataset {
  * @param format the items format used
  * @param itemsSha256 SHA-256 of the raw item bytes
  * @param declared the --dataset-* flags
- * @throws DatasetFlagError when the items are the pinned AJIMEE file and a flag names a different identity (we never
- *   silently drop what the user typed, and never attach the official identity to anything else)
+ * @throws DatasetFlagError when a flag holds a control or bidirectional character, or when the items are the pinned
+ *   AJIMEE file and a flag names a different identity (we never silently drop what the user typed, and never attach
+ *   the official identity to anything else)
  */
 export function resolveDataset(format: ItemFormat, itemsSha256: string, declared: DeclaredDataset): DatasetInfo {
+  // What the user typed goes into the report as it is: never a character the report's own schema refuses.
+  for (const key of ['name', 'revision', 'license'] as const) {
+    const value = declared[key];
+    if (value !== undefined && (hasUnsafeTerminalChar(value) || value.length > 4096)) {
+      throw new DatasetFlagError(`--dataset-${key}: holds a control or bidirectional character, or is over 4096 characters`);
+    }
+  }
   if (format === 'ajimee' && itemsSha256 === AJIMEE_PINNED_SHA256) {
     for (const key of ['name', 'revision', 'license'] as const) {
       const value = declared[key];

@@ -30,22 +30,24 @@ function shellWord(word: string): string {
  */
 export function renderHeadlineTable(metrics: ScoreMetrics, candidateLimit: number): string {
   const m = metrics;
-  const k = candidateLimit;
   const accepted = m.rows - m.abstained_rows;
   const rows: [string, string][] = [
     ['Rows', String(m.rows)],
     ['Effective Acc@1', `${percent(m.effective_acc_at_1)} (${m.correct_rows}/${m.rows})`],
-    [`Candidate Recall@${k}`, `${percent(m.candidate_recall_at_k)} (${m.candidate_recall_hits}/${m.rows})`],
-    [`MRR@${k}`, m.mrr_at_k.toFixed(4)],
+    [
+      `Candidate Recall@${candidateLimit}`,
+      `${percent(m.candidate_recall_at_k)} (${m.candidate_recall_hits}/${m.rows})`,
+    ],
+    [`MRR@${candidateLimit}`, m.mrr_at_k.toFixed(4)],
     ['Mean input MinCER', percent(m.mean_input_min_cer)],
     ['Mean effective MinCER', percent(m.mean_effective_min_cer)],
     ['Abstention rate', `${percent(m.abstention_rate)} (${m.abstained_rows}/${m.rows})`],
     ['Accepted accuracy', m.accepted_accuracy === null ? percent(null, 'every row abstained') : `${percent(m.accepted_accuracy)} (of ${accepted} non-abstained)`],
     ['Overcorrection rate', m.overcorrection_rate === null ? percent(null, 'no clean rows') : `${percent(m.overcorrection_rate)} (${m.overcorrected_rows}/${m.clean_rows} clean)`],
     ['Improved / worsened / unchanged', `${m.improved} / ${m.worsened} / ${m.unchanged}`],
-    [`Accepted candidate miss (no reference in top ${k})`, String(m.accepted_candidate_miss)],
+    [`Accepted candidate miss (no reference in top ${candidateLimit})`, String(m.accepted_candidate_miss)],
     ['Selection error (reference in top k, wrong top-1)', String(m.selection_error)],
-    [`Reranking headroom (Recall@${k} − Acc@1)`, `${(m.reranking_headroom * 100).toFixed(2)} points`],
+    [`Reranking headroom (Recall@${candidateLimit} − Acc@1)`, `${(m.reranking_headroom * 100).toFixed(2)} points`],
   ];
   return ['| Metric | Value |', '| --- | ---: |', ...rows.map(([name, value]) => `| ${name} | ${value} |`)].join('\n');
 }
@@ -96,7 +98,7 @@ function datasetSection(report: Pick<ScoreReport, 'dataset'>): string[] {
  */
 export function renderScoreMarkdown(report: ScoreReport): string {
   const m = report.metrics;
-  const k = report.candidate_limit;
+  const candidateLimit = report.candidate_limit;
   const accepted = m.rows - m.abstained_rows;
   const correctAccepted = accepted - m.selection_error - m.accepted_candidate_miss;
   const d = report.declared;
@@ -106,21 +108,22 @@ export function renderScoreMarkdown(report: ScoreReport): string {
     `Evidence state: \`${report.evidence_state}\`. A pinned item artifact and a predictions artifact were scored by the local CLI;`,
     'this says nothing about any device.',
     '',
-    `Schema \`${report.schema}\`, ${report.tool.name} ${cell(report.tool.version)}, candidate limit K = ${k}.`,
+    `Schema \`${report.schema}\`, ${report.tool.name} ${cell(report.tool.version)}, ` +
+      `candidate limit K = ${candidateLimit}.`,
     '',
     '## Headline',
     '',
-    renderHeadlineTable(m, k),
+    renderHeadlineTable(m, candidateLimit),
     '',
     '## Error breakdown',
     '',
     '| Rows | Count |',
     '| --- | ---: |',
     `| Non-abstained, top-1 correct | ${correctAccepted} |`,
-    `| Non-abstained, selection error (a reference in the top ${k}, wrong top-1) | ${m.selection_error} |`,
-    `| Non-abstained, candidate miss (no reference in the top ${k}) | ${m.accepted_candidate_miss} |`,
+    `| Non-abstained, selection error (a reference in the top ${candidateLimit}, wrong top-1) | ${m.selection_error} |`,
+    `| Non-abstained, candidate miss (no reference in the top ${candidateLimit}) | ${m.accepted_candidate_miss} |`,
     `| Abstained (effective output = input) | ${m.abstained_rows} |`,
-    `| Supplied more than K = ${k} candidates (the rest were ignored) | ${m.rows_over_candidate_limit} |`,
+    `| Supplied more than K = ${candidateLimit} candidates (the rest were ignored) | ${m.rows_over_candidate_limit} |`,
     '',
     `Diagnosis: ${report.diagnosis.text}`,
     '',
@@ -184,7 +187,7 @@ function changedRows(title: string, rows: readonly ChangedRow[]): string[] {
  * @param report the comparison report
  */
 export function renderCompareHeadline(report: CompareReport): string {
-  const k = report.candidate_limit;
+  const candidateLimit = report.candidate_limit;
   const b = report.runs.baseline;
   const c = report.runs.candidate;
   const row = (name: string, pick: (m: ScoreMetrics) => string) => `| ${name} | ${pick(b)} | ${pick(c)} |`;
@@ -192,8 +195,8 @@ export function renderCompareHeadline(report: CompareReport): string {
     '| Metric | Baseline | Candidate |',
     '| --- | ---: | ---: |',
     row('Effective Acc@1', (m) => percent(m.effective_acc_at_1)),
-    row(`Candidate Recall@${k}`, (m) => percent(m.candidate_recall_at_k)),
-    row(`MRR@${k}`, (m) => m.mrr_at_k.toFixed(4)),
+    row(`Candidate Recall@${candidateLimit}`, (m) => percent(m.candidate_recall_at_k)),
+    row(`MRR@${candidateLimit}`, (m) => m.mrr_at_k.toFixed(4)),
     row('Mean effective MinCER', (m) => percent(m.mean_effective_min_cer)),
     row('Abstention rate', (m) => percent(m.abstention_rate)),
     row('Overcorrection rate', (m) => percent(m.overcorrection_rate, 'no clean rows')),
@@ -201,7 +204,7 @@ export function renderCompareHeadline(report: CompareReport): string {
     '| Paired outcome | Candidate better | Candidate worse | Tied | Sign test p (two-sided) |',
     '| --- | ---: | ---: | ---: | ---: |',
     pairedRow('Effective correctness', report.paired.effective_correct),
-    pairedRow(`Recall@${k} hit`, report.paired.candidate_recall_hit),
+    pairedRow(`Recall@${candidateLimit} hit`, report.paired.candidate_recall_hit),
   ].join('\n');
 }
 

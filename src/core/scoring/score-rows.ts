@@ -109,7 +109,7 @@ export function scoreTables(items: ItemTable, predictions: PredictionTable, byRo
     const p = byRow[r];
     if (p < 0) continue;
     const count = predictions.candidateCounts[p];
-    scorer.predict(r, predictions.text, predictions.candidates, predictions.candidateIndex[p], Math.max(count, 0), count);
+    scorer.predict(r, predictions.text, predictions.candidates, predictions.candidateIndex[p], count);
   }
   return scorer.finish();
 }
@@ -118,15 +118,13 @@ export function scoreTables(items: ItemTable, predictions: PredictionTable, byRo
  * The scorer itself, one item row at a time, on texts held as UTF-8 bytes (see text-bytes.ts): equal strings have
  * equal bytes, so `===` becomes a byte comparison, and Levenshtein reads code points decoded straight from the
  * bytes. Predictions arrive in any order through {@link predict} (straight from a file being read, or from a
- * table); {@link finish} scores what is left (every input's MinCER, and the rows with no prediction) and returns
- * the outcomes in item order.
+ * table), which writes each row's outcome into the columns of the RowOutcomes it returns at the end; {@link finish}
+ * scores what is left (the rows with no prediction or no candidate, and the input MinCER of the rows whose top
+ * candidate is a reference) and returns the outcomes in item order.
  */
 export class RowScorer {
+  private readonly outcomes: RowOutcomes;
   private readonly counts: Int32Array; // candidates the row's prediction lists; -1: absent or null; -2: no prediction
-  private readonly ranks: Int32Array; // 0 for none
-  private readonly correct: Uint8Array;
-  private readonly overcorrected: Uint8Array;
-  private readonly effectiveMinCers: Float64Array;
   private readonly levenshtein = new CodePointLevenshtein(64);
   // Scratch code points: a text has at most as many code points as bytes; grown on demand.
   private hypothesis = new Uint32Array(256);
@@ -145,11 +143,8 @@ export class RowScorer {
     if (!Number.isInteger(candidateLimit) || candidateLimit < 1) {
       throw new RangeError(`candidate limit must be a whole number >= 1, got ${candidateLimit}`);
     }
+    this.outcomes = new RowOutcomes(items);
     this.counts = new Int32Array(items.rows).fill(-2);
-    this.ranks = new Int32Array(items.rows);
-    this.correct = new Uint8Array(items.rows);
-    this.overcorrected = new Uint8Array(items.rows);
-    this.effectiveMinCers = new Float64Array(items.rows);
   }
 
   /** True when item row r already has its prediction. */
@@ -161,22 +156,23 @@ export class RowScorer {
    * Scores item row r's prediction.
    * @param r the item row the prediction names
    * @param bytes the buffer the candidates are in
-   * @param ranges candidate k (in list order) is bytes[ranges[2(first + k)], ranges[2(first + k) + 1])
+   * @param ranges candidate k (in list order) is bytes[ranges[2(first + k)], ranges[2(first + k) + 1]), for every
+   *   candidate the prediction lists: this is where only the first K of them are made to count
    * @param first where the row's candidates start in `ranges`
-   * @param given how many candidates `ranges` holds for the row: at least min(count, K)
    * @param count how many candidates the prediction lists; -1 when `candidates` is absent or null
    */
-  predict(r: number, bytes: Uint8Array, ranges: Uint32Array, first: number, given: number, count: number): void {
+  predict(r: number, bytes: Uint8Array, ranges: Uint32Array, first: number, count: number): void {
     this.counts[r] = count;
     if (count <= 0) return; // an abstention: finish() scores it with the input
     const items = this.items;
+    const outcomes = this.outcomes;
     const text = items.text;
     const firstRef = items.refIndex[r];
     const referenceCount = items.refIndex[r + 1] - firstRef;
     const effectiveStart = ranges[2 * first];
     const effectiveEnd = ranges[2 * first + 1];
     const correct = isReference(bytes, effectiveStart, effectiveEnd, text, items.refs, firstRef, referenceCount);
-    const limit = Math.min(count, given, this.candidateLimit);
+    const limit = Math.min(count, this.candidateLimit);
     let rank = 0;
     for (let i = 0; i < limit; i++) {
       const c = first + i;
@@ -185,47 +181,56 @@ export class RowScorer {
         break;
       }
     }
-    this.correct[r] = correct ? 1 : 0;
-    this.ranks[r] = rank;
-    if (correct) this.effectiveMinCers[r] = 0;
-    else {
+    outcomes.correct[r] = correct ? 1 : 0;
+    outcomes.ranks[r] = rank;
+    outcomes.supplied[r] = count;
+    const inputStart = items.inputs[2 * r];
+    const inputEnd = items.inputs[2 * r + 1];
+    if (!correct) {
+      // The references are decoded once for both MinCERs of the row: the effective output's, and the input's
+      // (which finish() computes for the other rows).
       this.decodeReferences(r);
-      const m = this.decodeHypothesis(bytes, effectiveStart, effectiveEnd);
-      this.effectiveMinCers[r] = this.levenshtein.minCerOfCodes(this.hypothesis, 0, m, this.referenceCodes, this.starts, this.lengths, referenceCount);
+      outcomes.effectiveMinCers[r] = this.minCerOf(bytes, effectiveStart, effectiveEnd, referenceCount);
+      outcomes.inputMinCers[r] = this.minCerOf(text, inputStart, inputEnd, referenceCount);
     }
-    const clean = items.labels[r] === CLEAN;
-    this.overcorrected[r] = clean && !bytesEqual(bytes, effectiveStart, effectiveEnd, text, items.inputs[2 * r], items.inputs[2 * r + 1]) ? 1 : 0;
+    // Only a `clean` row can be overcorrected: its effective output differs from its input.
+    const overcorrected =
+      items.labels[r] === CLEAN && !bytesEqual(bytes, effectiveStart, effectiveEnd, text, inputStart, inputEnd);
+    outcomes.overcorrected[r] = overcorrected ? 1 : 0;
   }
 
-  /** Scores every input, and every row without a candidate, and returns all outcomes in item order. */
+  /** Scores every input not scored yet, and every row without a candidate, and returns all outcomes in item order. */
   finish(): RowOutcomes {
     const items = this.items;
     const text = items.text;
-    const outcomes = new RowOutcomes(items);
+    const outcomes = this.outcomes;
     for (let r = 0; r < items.rows; r++) {
       const firstRef = items.refIndex[r];
       const referenceCount = items.refIndex[r + 1] - firstRef;
       const inputStart = items.inputs[2 * r];
       const inputEnd = items.inputs[2 * r + 1];
-      this.decodeReferences(r);
-      const m = this.decodeHypothesis(text, inputStart, inputEnd);
-      const inputMinCer = this.levenshtein.minCerOfCodes(this.hypothesis, 0, m, this.referenceCodes, this.starts, this.lengths, referenceCount);
-      outcomes.inputMinCers[r] = inputMinCer;
-      if (this.counts[r] <= 0) {
+      const abstained = this.counts[r] <= 0;
+      if (abstained || outcomes.correct[r] === 1) {
+        // predict() left this row's input MinCER to here (no candidate, or a top candidate that is a reference).
+        this.decodeReferences(r);
+        outcomes.inputMinCers[r] = this.minCerOf(text, inputStart, inputEnd, referenceCount);
+      }
+      if (abstained) {
         // An abstention: the effective output is the input.
         outcomes.abstained[r] = 1;
         outcomes.correct[r] = isReference(text, inputStart, inputEnd, text, items.refs, firstRef, referenceCount) ? 1 : 0;
-        outcomes.effectiveMinCers[r] = inputMinCer;
-      } else {
-        outcomes.correct[r] = this.correct[r];
-        outcomes.ranks[r] = this.ranks[r];
-        outcomes.effectiveMinCers[r] = this.effectiveMinCers[r];
-        outcomes.supplied[r] = this.counts[r];
-        outcomes.overcorrected[r] = this.overcorrected[r];
+        outcomes.effectiveMinCers[r] = outcomes.inputMinCers[r];
       }
       outcomes.settle(r);
     }
     return outcomes;
+  }
+
+  /** The MinCER of bytes[start, end) over the references decodeReferences last decoded (referenceCount of them). */
+  private minCerOf(bytes: Uint8Array, start: number, end: number, referenceCount: number): number {
+    const m = this.decodeHypothesis(bytes, start, end);
+    const { hypothesis, referenceCodes, starts, lengths } = this;
+    return this.levenshtein.minCerOfCodes(hypothesis, 0, m, referenceCodes, starts, lengths, referenceCount);
   }
 
   /** Decodes item row r's references into referenceCodes / starts / lengths. */

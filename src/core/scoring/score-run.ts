@@ -223,11 +223,11 @@ function readAndScore(
   const scorer = new RowScorer(items.table, candidateLimit);
   const declared = new DeclaredColumnsBuilder();
   const index = items.table.index;
-  const margins = readPredictionRows(window, candidateLimit, (row) => {
+  const margins = readPredictionRows(window, (row) => {
     const r = index.find(row.bytes, row.idStart, row.idEnd);
     // An unknown or repeated id: the zod path finds which problem comes first, as it always did.
     if (r < 0 || scorer.predicted(r)) return false;
-    scorer.predict(r, row.bytes, row.candidates, 0, Math.min(Math.max(row.count, 0), candidateLimit), row.count);
+    scorer.predict(r, row.bytes, row.candidates, 0, row.count);
     declared.add(row);
     return true;
   });

@@ -22,7 +22,9 @@ export function lastFifthRatio(samples: readonly number[]): number | null {
   if (fifth < 1) return null;
   const first = median(samples.slice(0, fifth))!;
   const last = median(samples.slice(samples.length - fifth))!;
-  return first > 0 ? last / first : null;
+  const ratio = first > 0 ? last / first : null;
+  // Extreme timings (a tiny first fifth, a huge last one) can overflow: no ratio then, rather than Infinity.
+  return ratio !== null && Number.isFinite(ratio) ? ratio : null;
 }
 
 /**
@@ -40,5 +42,7 @@ export function theilSenSlope(samples: readonly number[]): number | null {
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) slopes[k++] = (samples[j] - samples[i]) / (j - i);
   slopes.sort();
   const mid = slopes.length >> 1;
-  return slopes.length % 2 === 1 ? slopes[mid] : (slopes[mid - 1] + slopes[mid]) / 2;
+  if (slopes.length % 2 === 1) return slopes[mid];
+  const sum = slopes[mid - 1] + slopes[mid];
+  return Number.isFinite(sum) ? sum / 2 : slopes[mid - 1] / 2 + slopes[mid] / 2;
 }

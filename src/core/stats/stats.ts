@@ -21,7 +21,13 @@ export function median(samples: readonly number[]): number | null {
   const n = sorted.length;
   if (n === 0) return null;
   const mid = n >> 1;
-  return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return n % 2 === 1 ? sorted[mid] : midpoint(sorted[mid - 1], sorted[mid]);
+}
+
+/** (a + b) / 2 without overflow: the same bits as the plain sum whenever that sum is finite. */
+function midpoint(a: number, b: number): number {
+  const sum = a + b;
+  return Number.isFinite(sum) ? sum / 2 : a / 2 + b / 2;
 }
 
 /** Nearest-rank percentile `p` (0 < p <= 100) of `samples`; null for no samples. */
@@ -50,12 +56,18 @@ export function summarize(samples: readonly number[]): SampleStats | null {
   if (n === 0) return null;
   let total = 0;
   for (const value of sorted) total += value;
+  // Finite samples whose sum overflows (extreme timings): the mean of the scaled samples, still finite.
+  let mean = total / n;
+  if (!Number.isFinite(total)) {
+    mean = 0;
+    for (const value of sorted) mean += value / n;
+  }
   return {
     count: n,
     median: median(sorted)!,
     p95: percentile(sorted, 95)!,
     min: sorted[0],
     max: sorted[n - 1],
-    mean: total / n,
+    mean,
   };
 }

@@ -51,7 +51,21 @@ export function mdText(text: string): string {
     else if (ch === '_') out += ALNUM.test(line[i - 1] ?? '') && ALNUM.test(line[i + 1] ?? '') ? '_' : '\\_';
     else out += ch;
   }
-  return out;
+  return defuseLinks(out);
+}
+
+/**
+ * Breaks what a GFM renderer would turn into a link by itself (extended autolinks: `https://host`, `www.host`, an
+ * e-mail address, `mailto:`/`xmpp:`), the usual "defanged" way: `https[:]//host`, `www[.]host`, `a[@]b.c`. The text
+ * still reads as what it holds; no renderer makes a link of it. Runs on escaped text (the brackets it adds are
+ * escaped, so they show as brackets).
+ */
+function defuseLinks(escaped: string): string {
+  return escaped
+    .replace(/([A-Za-z][A-Za-z0-9+.-]*):(?=\/\/)/g, '$1\\[:\\]')
+    .replace(/\b(mailto|xmpp):/gi, '$1\\[:\\]')
+    .replace(/\b(www)\./gi, '$1\\[.\\]')
+    .replace(/([A-Za-z0-9._+-])@(?=[A-Za-z0-9\\_-]+\.)/g, '$1\\[@\\]');
 }
 
 /** Length of the longest run of `char` in `text`. */

@@ -18,19 +18,34 @@ import { ScoreReport } from '../scoring/score-report.ts';
 import { SUITE_MANIFEST_SCHEMA, SuiteManifest } from '../suite/suite-manifest.ts';
 import { PROTOCOL_SCHEMA, Protocol } from '../field/field-protocol.ts';
 import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../field/receipt-bundle.ts';
+import { ANSWER_CASES_SCHEMA, AnswerCases } from '../generation/answer-cases.ts';
+import { ANSWER_SCORE_SCHEMA, AnswerScoreReport } from '../answers/answer-score.ts';
+import { ANSWER_REVIEW_SCHEMA, AnswerReview } from '../answers/answer-review.ts';
+import { GATE_PLAN_SCHEMA, GatePlan, LICENCE_REVIEW_SCHEMA, LicenceReview } from '../gate/gate-plan.ts';
+import { GATE_REPORT_SCHEMA, GateReport } from '../gate/escalation.ts';
+import { checkReceiptsSummary } from '../evidence/summary-invariants.ts';
+import { checkScoreReport } from '../scoring/score-report-invariants.ts';
+import { checkBundleFacts } from './artifact-invariants.ts';
+import { DATASET_CARD_SCHEMA, DatasetCard } from '../dataset/dataset-card.ts';
+import { LEADERBOARD_META_SCHEMA, LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
 
-/** A non-receipt artifact kind: what it is (for messages) and its zod schema. */
+/** A non-receipt artifact kind: what it is (for messages), its zod schema, and its cross-field rules. */
 export interface ArtifactKind {
   what: string;
   schema: z.ZodType;
+  /**
+   * Contradictions inside a schema-valid value (src/core/validation/artifact-invariants.ts and the kinds' own):
+   * `parsed` is zod's output, `raw` the value exactly as JSON.parse gave it.
+   */
+  check?: (parsed: never, raw: unknown) => Array<{ path: string; message: string }>;
 }
 
 /** Non-receipt artifacts by schema id. */
 export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<string, ArtifactKind>([
-  [RECEIPTS_SUMMARY_SCHEMA, { what: 'a receipts summary (drb receipts summarize)', schema: ReceiptsSummary }],
+  [RECEIPTS_SUMMARY_SCHEMA, { what: 'a receipts summary (drb receipts summarize)', schema: ReceiptsSummary, check: checkReceiptsSummary }],
   [DEVICE_REVIEW_SCHEMA, { what: "a reviewer's answers (drb receipts review)", schema: DeviceReview }],
   [PUBLIC_PASS_SCHEMA, { what: 'a public-pass record (drb public-pass)', schema: PublicPassRecord }],
-  ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport }],
+  ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport, check: checkScoreReport }],
   ['drb.compare-report.v1', { what: 'a comparison report (drb compare)', schema: CompareReport }],
   [GENERATION_ANSWERS_SCHEMA, { what: "a generation run's answers", schema: GenerationAnswers }],
   [PROMPT_SET_SCHEMA, { what: 'a prompt set', schema: PromptSet }],
@@ -41,11 +56,20 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [LLM_CONFIGS_SCHEMA, { what: 'LLM memory configs', schema: LlmConfigs }],
   [PROTOCOL_SCHEMA, { what: 'a protocol file (public/protocols/<id>.json)', schema: Protocol }],
   // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
-  [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle }],
+  [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle, check: checkBundleFacts }],
+  [ANSWER_CASES_SCHEMA, { what: 'an answer-case set', schema: AnswerCases }],
+  [ANSWER_SCORE_SCHEMA, { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport }],
+  [ANSWER_REVIEW_SCHEMA, { what: "a reviewer's labels of generated answers", schema: AnswerReview }],
+  [GATE_PLAN_SCHEMA, { what: 'an escalation gate plan', schema: GatePlan }],
+  [GATE_REPORT_SCHEMA, { what: 'a gate report (drb gate escalation)', schema: GateReport }],
+  [LICENCE_REVIEW_SCHEMA, { what: 'a licence and NOTICE review', schema: LicenceReview }],
+  [DATASET_CARD_SCHEMA, { what: 'a dataset card (drb receipts export)', schema: DatasetCard }],
+  [LEADERBOARD_META_SCHEMA, { what: 'a leaderboard governance file (drb leaderboard --meta)', schema: LeaderboardMeta }],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */
 export const RETIRED_ARTIFACT_SCHEMAS: ReadonlyMap<string, string> = new Map([
   ['drb.receipts-summary.v1', RECEIPTS_SUMMARY_SCHEMA],
+  ['drb.receipts-summary.v2', RECEIPTS_SUMMARY_SCHEMA],
   ['drb.score-report.v1', 'drb.score-report.v2'],
 ]);

@@ -18,6 +18,13 @@ import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { PublicPassRecord } from '../automation/public-pass.ts';
 import { Protocol } from '../field/field-protocol.ts';
 import { ReceiptBundle } from '../field/receipt-bundle.ts';
+import { AnswerCases } from '../generation/answer-cases.ts';
+import { AnswerScoreReport } from '../answers/answer-score.ts';
+import { AnswerReview } from '../answers/answer-review.ts';
+import { GatePlan, LicenceReview } from '../gate/gate-plan.ts';
+import { GateReport } from '../gate/escalation.ts';
+import { DatasetCard } from '../dataset/dataset-card.ts';
+import { LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
 
 /**
  * Every artifact schema published as JSON Schema under docs/schemas/. Each entry pairs the committed file name with
@@ -30,7 +37,7 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'predictions.schema.json', schema: PredictionsFile.meta({ title: 'drb predictions file' }) },
   { fileName: 'score-report.schema.json', schema: ScoreReport.meta({ title: 'drb.score-report.v2 (drb score)' }) },
   { fileName: 'compare-report.schema.json', schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }) },
-  { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v2 (drb receipts summarize)' }) },
+  { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v3 (drb receipts summarize)' }) },
   { fileName: 'device-review.schema.json', schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }) },
   { fileName: 'device-receipt.schema.json', schema: DeviceReceipt.meta({ title: 'drb.device-receipt.v2 (one cold or warm run on one device)' }) },
   { fileName: 'model-catalog.schema.json', schema: ModelCatalog.meta({ title: 'drb.model-catalog.v1 (src/catalog/catalog.json)' }) },
@@ -48,6 +55,17 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
     schema: ReceiptBundle.meta({ title: "drb.receipt-bundle.v1 (a tester's session: receipts as the page made them, each valid by its own schema, plus the session sheet)" }),
   },
   { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/evidence/profiles.v1.json)' }) },
+  { fileName: 'answer-cases.schema.json', schema: AnswerCases.meta({ title: 'drb.answer-cases.v1 (public/prompts/<id>.json: questions with fixed evidence, claims, prohibited claims)' }) },
+  { fileName: 'answer-score.schema.json', schema: AnswerScoreReport.meta({ title: 'drb.answer-score.v1 (drb score-answers)' }) },
+  { fileName: 'answer-review.schema.json', schema: AnswerReview.meta({ title: "drb.answer-review.v1 (a reviewer's labels of generated answers)" }) },
+  { fileName: 'gate-plan.schema.json', schema: GatePlan.meta({ title: 'drb.gate-plan.v1 (the escalation gate, frozen before results)' }) },
+  { fileName: 'gate-report.schema.json', schema: GateReport.meta({ title: 'drb.gate-report.v1 (drb gate escalation)' }) },
+  { fileName: 'licence-review.schema.json', schema: LicenceReview.meta({ title: 'drb.licence-review.v1 (a licence and NOTICE review of one model)' }) },
+  { fileName: 'dataset-card.schema.json', schema: DatasetCard.meta({ title: 'drb.dataset-card.v1 (dataset.json of drb receipts export)' }) },
+  {
+    fileName: 'leaderboard-meta.schema.json',
+    schema: LeaderboardMeta.meta({ title: 'drb.leaderboard-meta.v1 (drb leaderboard --meta: funding, donated devices, pre-release access, rerun reasons, maintainers)' }),
+  },
 ];
 
 /**

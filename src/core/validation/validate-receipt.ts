@@ -15,6 +15,9 @@ import { ARTIFACT_SCHEMAS, RETIRED_ARTIFACT_SCHEMAS } from './artifact-schemas.t
 import { findTextFields } from '../evidence/text-fields.ts';
 import type { FieldProblem } from '../receipt/receipt-envelope.ts';
 import { childPath, issuePath } from '../text/zod-issues.ts';
+import { jsonShapeProblems } from '../text/json-shape.ts';
+import { RECEIPT_BUNDLE_SCHEMA } from '../field/receipt-bundle.ts';
+import { checkComparisonFacts, checkGenerationFacts, checkSuiteFacts } from './artifact-invariants.ts';
 
 /** One thing wrong with a receipt: the field path ('' for the whole document) and what is wrong. */
 export type ReceiptProblem = FieldProblem;
@@ -74,7 +77,9 @@ function validateGeneration(value: unknown): ReceiptValidation {
   problems.push(...checkGenerationReceipt(parsed.data));
   // Route honesty is the device receipt's rule; a generation receipt carries the same route object.
   problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
-  unredactedUrls(parsed.data, '', problems);
+  problems.push(...checkGenerationFacts(parsed.data));
+  // The URL scan reads the value as parsed, never zod's copy (a copy can drop keys).
+  unredactedUrls(value, '', problems);
   return { kind: 'generation-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -95,7 +100,8 @@ function validateSuite(value: unknown): ReceiptValidation {
   problems.push(...checkSuiteReceipt(parsed.data));
   // Same route object and model info as a device receipt: the same route-honesty rule.
   problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
-  unredactedUrls(parsed.data, '', problems);
+  problems.push(...checkSuiteFacts(parsed.data));
+  unredactedUrls(value, '', problems);
   return { kind: 'suite-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -111,7 +117,8 @@ function validateComparison(value: unknown): ReceiptValidation {
     return { kind: 'comparison-receipt', receipt: null, problems };
   }
   problems.push(...checkComparisonReceipt(parsed.data));
-  unredactedUrls(parsed.data, '', problems);
+  problems.push(...checkComparisonFacts(parsed.data));
+  unredactedUrls(value, '', problems);
   return { kind: 'comparison-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -146,9 +153,10 @@ function zodProblems(error: z.ZodError): ReceiptProblem[] {
  * its own schema: one problem per issue, with its field path.
  */
 function validateArtifact(schema: string, value: unknown): ReceiptValidation {
-  const parsed = ARTIFACT_SCHEMAS.get(schema)!.schema.safeParse(value);
+  const kind = ARTIFACT_SCHEMAS.get(schema)!;
+  const parsed = kind.schema.safeParse(value);
   const problems = parsed.success
-    ? []
+    ? (kind.check?.(parsed.data as never, value) ?? [])
     : zodProblems(parsed.error).map((p) => (p.message === 'is not a receipt field (receipts are strict)' ? { ...p, message: `is not a field of ${schema}` } : p));
   return { kind: 'artifact', schema, problems };
 }
@@ -159,8 +167,47 @@ function validateArtifact(schema: string, value: unknown): ReceiptValidation {
  * @returns the verdict; for a receipt, `problems` is empty exactly when `receipt` is set
  */
 export function validateReceipt(value: unknown): ReceiptValidation {
-  const result = validateValue(value);
-  return { ...result, problems: result.problems.map((p) => ({ ...p, path: shownPath(p.path) })) } as ReceiptValidation;
+  const result = shapeChecked(value);
+  // One line per problem: two checks that find the same thing (the raw URL scan and a kind's own) say it once.
+  const seen = new Set<string>();
+  const problems = result.problems
+    .map((p) => ({ ...p, path: shownPath(p.path) }))
+    .filter((p) => {
+      const key = `${p.path}\u0000${p.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  return { ...result, problems } as ReceiptValidation;
+}
+
+/** The kind a value claims by its `schema` string, for a verdict given before it is read any further. */
+function claimedKind(schema: unknown): ReceiptValidation['kind'] {
+  if (schema === DEVICE_RECEIPT_SCHEMA) return 'receipt';
+  if (schema === GENERATION_RECEIPT_SCHEMA) return 'generation-receipt';
+  if (schema === SUITE_RECEIPT_SCHEMA) return 'suite-receipt';
+  if (schema === COMPARISON_RECEIPT_SCHEMA) return 'comparison-receipt';
+  if (typeof schema === 'string' && RETIRED_RECEIPT_SCHEMAS.has(schema)) return RETIRED_RECEIPT_SCHEMAS.get(schema)!.kind;
+  if (typeof schema === 'string' && (ARTIFACT_SCHEMAS.has(schema) || RETIRED_ARTIFACT_SCHEMAS.has(schema))) return 'artifact';
+  return 'not-a-receipt';
+}
+
+// A bundle's receipts are documents of their own (read and checked one by one): its own scan leaves them out.
+const BUNDLED_RECEIPT = /^receipts\[\d+\]$/;
+
+/**
+ * Refuses a value whose shape no drb artifact has before anything else reads it: a key that a copy of the object
+ * would drop (`__proto__`), or nesting deeper than any artifact (a recursive reader would run out of stack).
+ */
+function shapeChecked(value: unknown): ReceiptValidation {
+  const schema = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).schema : undefined;
+  const skip = schema === RECEIPT_BUNDLE_SCHEMA ? (path: string) => BUNDLED_RECEIPT.test(path) : undefined;
+  const shape = jsonShapeProblems(value, skip);
+  if (shape.length === 0) return validateValue(value);
+  const kind = claimedKind(schema);
+  if (kind === 'artifact') return { kind, schema: schema as string, problems: shape };
+  if (kind === 'not-a-receipt') return { kind, schema: null, problems: shape };
+  return { kind, receipt: null, problems: shape } as ReceiptValidation;
 }
 
 // A key that is not a plain identifier is the file's own content (zod quotes it as ["..."]): it is not repeated in
@@ -224,5 +271,6 @@ function validateValue(value: unknown): ReceiptValidation {
     return { kind: 'receipt', receipt: null, problems };
   }
   problems.push(...checkReceiptInvariants(parsed.data));
+  unredactedUrls(value, '', problems);
   return { kind: 'receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
