@@ -23,7 +23,10 @@ import { packageModelsPlugin } from './src/node/package-models-plugin.ts';
 
 function gitCommit(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() ||
+      null
+    );
   } catch {
     return null;
   }
@@ -41,7 +44,11 @@ function cspMeta(): Plugin {
     // Build only: the dev server injects inline styles for CSS hot reload, which this strict policy refuses.
     apply: 'build',
     transformIndexHtml: () => [
-      { tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: contentSecurityPolicy(hosts, true) }, injectTo: 'head-prepend' },
+      {
+        tag: 'meta',
+        attrs: { 'http-equiv': 'Content-Security-Policy', content: contentSecurityPolicy(hosts, true) },
+        injectTo: 'head-prepend',
+      },
     ],
   };
 }
@@ -64,12 +71,22 @@ export default defineConfig({
     // `expose(new BenchWorkerApi())` answers calls with an empty API ("no model is loaded in the worker").
     // Moving everything the entry statically needs into its own chunk leaves the entry a 2-line file no chunk imports.
     rolldownOptions: {
-      output: { codeSplitting: { groups: [{ name: 'bench-worker-main', tags: ['$initial'], test: (id: string) => !/bench\.worker\.ts$/.test(id) }] } },
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: 'bench-worker-main', tags: ['$initial'], test: (id: string) => !/bench\.worker\.ts$/.test(id) },
+          ],
+        },
+      },
     },
   },
   optimizeDeps: { exclude: ['onnxruntime-web', '@huggingface/transformers', '@mlc-ai/web-llm'] },
   build: { target: 'es2022', chunkSizeWarningLimit: 2048 },
   // Dev server: isolation headers without the CSP (see the meta plugin above); preview and `drb serve` send all.
-  server: { headers: Object.fromEntries(Object.entries(crossOriginHeaders(hosts)).filter(([k]) => k !== 'Content-Security-Policy')) },
+  server: {
+    headers: Object.fromEntries(
+      Object.entries(crossOriginHeaders(hosts)).filter(([k]) => k !== 'Content-Security-Policy'),
+    ),
+  },
   preview: { headers: crossOriginHeaders(hosts) },
 });

@@ -21,7 +21,16 @@
  * Environment: DRB_BENCH_COLD_RUNS (default 5), DRB_BENCH_COLD_MODEL (default ort-heavy-xenc).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,16 +49,26 @@ const MB = 1e6;
 
 const dir = mkdtempSync(join(tmpdir(), 'drb-cold-bench-'));
 const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 if (build.status !== 0) process.exit(1);
 
 // The bare worker: ORT's JavaScript and the three builds copied from node_modules. Files, not inline scripts: the CSP
 // forbids those.
 mkdirSync(join(dir, 'coldbare'));
 const ortDist = join(ROOT, 'node_modules', 'onnxruntime-web', 'dist');
-const BUILD_STEM = { plain: 'ort-wasm-simd-threaded', asyncify: 'ort-wasm-simd-threaded.asyncify', jspi: 'ort-wasm-simd-threaded.jspi' } as const;
-for (const f of ['ort.webgpu.min.mjs', ...Object.values(BUILD_STEM).flatMap((s) => [`${s}.mjs`, `${s}.wasm`])]) copyFileSync(join(ortDist, f), join(dir, 'coldbare', f));
-const catalog = JSON.parse(readFileSync(join(ROOT, 'src', 'catalog', 'catalog.json'), 'utf8')) as { models: Array<{ id: string; default_input: string }> };
+const BUILD_STEM = {
+  plain: 'ort-wasm-simd-threaded',
+  asyncify: 'ort-wasm-simd-threaded.asyncify',
+  jspi: 'ort-wasm-simd-threaded.jspi',
+} as const;
+for (const f of ['ort.webgpu.min.mjs', ...Object.values(BUILD_STEM).flatMap((s) => [`${s}.mjs`, `${s}.wasm`])])
+  copyFileSync(join(ortDist, f), join(dir, 'coldbare', f));
+const catalog = JSON.parse(readFileSync(join(ROOT, 'src', 'catalog', 'catalog.json'), 'utf8')) as {
+  models: Array<{ id: string; default_input: string }>;
+};
 const inputId = catalog.models.find((m) => m.id === MODEL)?.default_input;
 if (!inputId) throw new Error(`no catalog model ${MODEL}`);
 writeFileSync(
@@ -92,7 +111,10 @@ writeFileSync(
 document.documentElement.dataset.ready = '1';
 `,
 );
-writeFileSync(join(dir, 'coldbare', 'index.html'), '<!doctype html><title>cold</title><script type="module" src="./cold.js"></script>\n');
+writeFileSync(
+  join(dir, 'coldbare', 'index.html'),
+  '<!doctype html><title>cold</title><script type="module" src="./cold.js"></script>\n',
+);
 
 type Kind = 'page' | 'plain' | 'asyncify' | 'jspi';
 interface Stages {
@@ -140,20 +162,33 @@ async function runOnce(kind: Kind): Promise<{ stages: Stages; bytes: typeof sent
     const page = await browser.context.newPage();
     if (kind === 'page') {
       await page.goto(`${server.url}?${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'wasm', threads: 1 })}`);
-      await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 600_000 });
+      await page.waitForFunction(
+        () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''),
+        null,
+        { timeout: 600_000 },
+      );
       const receipt = (await page.evaluate(() => window.drbReceipts[0])) as DeviceReceipt;
       if (receipt.outcome.status !== 'ok') throw new Error(`page cold run failed: ${receipt.outcome.reason}`);
       if (receipt.runtime.build !== 'plain') throw new Error(`page loaded the ${receipt.runtime.build} build on wasm`);
-      if (receipt.run.cold_from_cache !== false) throw new Error(`page cold run not proven cold (cold_from_cache ${receipt.run.cold_from_cache})`);
+      if (receipt.run.cold_from_cache !== false)
+        throw new Error(`page cold run not proven cold (cold_from_cache ${receipt.run.cold_from_cache})`);
       const t = receipt.timings;
       return {
-        stages: { model_fetch_ms: t.model_fetch_ms!, runtime_fetch_ms: t.runtime_fetch_ms!, session_create_ms: t.session_create_ms!, first_inference_ms: t.first_inference_ms! },
+        stages: {
+          model_fetch_ms: t.model_fetch_ms!,
+          runtime_fetch_ms: t.runtime_fetch_ms!,
+          session_create_ms: t.session_create_ms!,
+          first_inference_ms: t.first_inference_ms!,
+        },
         bytes: sent,
       };
     }
     await page.goto(`${server.url}coldbare/`);
     await page.waitForFunction(() => document.documentElement.dataset.ready === '1');
-    const stages = await page.evaluate((stem) => (window as unknown as { coldRun(s: string): Promise<Stages> }).coldRun(stem), BUILD_STEM[kind]);
+    const stages = await page.evaluate(
+      (stem) => (window as unknown as { coldRun(s: string): Promise<Stages> }).coldRun(stem),
+      BUILD_STEM[kind],
+    );
     return { stages, bytes: sent };
   } finally {
     await browser.close();
@@ -176,7 +211,9 @@ try {
       results[kind].push(stages);
       if (kind === 'page') pageBytes.push(bytes);
       loads.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
-      console.log(`round ${round + 1} ${kind.padEnd(8)} fetch ${stages.model_fetch_ms.toFixed(0)} ms, runtime fetch ${stages.runtime_fetch_ms.toFixed(0)} ms, session ${stages.session_create_ms.toFixed(0)} ms, first inference ${stages.first_inference_ms.toFixed(0)} ms`);
+      console.log(
+        `round ${round + 1} ${kind.padEnd(8)} fetch ${stages.model_fetch_ms.toFixed(0)} ms, runtime fetch ${stages.runtime_fetch_ms.toFixed(0)} ms, session ${stages.session_create_ms.toFixed(0)} ms, first inference ${stages.first_inference_ms.toFixed(0)} ms`,
+      );
     }
   }
 
@@ -184,9 +221,13 @@ try {
   const probe = await launchChromium();
   const version = probe.context.browser()?.version() ?? 'chromium';
   await probe.close();
-  console.log(`\nmachine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Chromium ${version}`);
+  console.log(
+    `\nmachine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Chromium ${version}`,
+  );
   console.log(`${MODEL}, wasm route, 1 thread, ${RUNS} fresh-profile runs of each kind, interleaved (seed ${SEED})`);
-  console.log(`load average (1 min) after each run: min ${Math.min(...loads).toFixed(2)}, median ${median(loads)!.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}`);
+  console.log(
+    `load average (1 min) after each run: min ${Math.min(...loads).toFixed(2)}, median ${median(loads)!.toFixed(2)}, max ${Math.max(...loads).toFixed(2)}`,
+  );
   const med = (kind: Kind, key: keyof Stages) => median(results[kind].map((s) => s[key]))!;
   console.log('\nmedians (ms)        model fetch  runtime fetch  session create  first inference');
   for (const kind of ['page', 'plain', 'asyncify', 'jspi'] as const) {
@@ -202,12 +243,15 @@ try {
   );
   const jspiRatio = med('jspi', 'session_create_ms') / med('asyncify', 'session_create_ms');
   const jspiPaired = median(results.jspi.map((s, i) => s.session_create_ms / results.asyncify[i].session_create_ms))!;
-  console.log(`session creation jspi / asyncify (a webgpu route's build with and without JSPI, both on the wasm EP here): ratio of medians ${jspiRatio.toFixed(3)}, median per-round ratio ${jspiPaired.toFixed(3)}`);
+  console.log(
+    `session creation jspi / asyncify (a webgpu route's build with and without JSPI, both on the wasm EP here): ratio of medians ${jspiRatio.toFixed(3)}, median per-round ratio ${jspiPaired.toFixed(3)}`,
+  );
 
   const totals = pageBytes.map((b) => b.reduce((sum, e) => sum + e.bytes, 0));
   const fileTotals = pageBytes.map((b) => b.reduce((sum, e) => sum + e.fileBytes, 0));
   const last = pageBytes.at(-1)!;
-  const part = (test: (path: string) => boolean, key: 'bytes' | 'fileBytes' = 'bytes') => last.filter((e) => test(e.path)).reduce((sum, e) => sum + e[key], 0);
+  const part = (test: (path: string) => boolean, key: 'bytes' | 'fileBytes' = 'bytes') =>
+    last.filter((e) => test(e.path)).reduce((sum, e) => sum + e[key], 0);
   const isRuntime = (p: string) => /\/ort-wasm-simd-threaded[^/]*\.(wasm|mjs)$/.test(p);
   const isModel = (p: string) => p.startsWith('/models/');
   const isInput = (p: string) => p.startsWith('/inputs/');
@@ -222,7 +266,9 @@ try {
       `target < 16 MB: ${median(totals)! < 16 * MB ? 'met' : 'NOT met'}); the same files' own sizes: ${(median(fileTotals)! / MB).toFixed(2)} MB ` +
       `(runtime ${(part(isRuntime, 'fileBytes') / MB).toFixed(2)} MB, model ${(part(isModel, 'fileBytes') / MB).toFixed(2)} MB)`,
   );
-  console.log(`files the page's cold run fetched: ${last.map((e) => `${e.path.split('/').pop()}${e.coding ? ` (${e.coding})` : ''}`).join(', ')}`);
+  console.log(
+    `files the page's cold run fetched: ${last.map((e) => `${e.path.split('/').pop()}${e.coding ? ` (${e.coding})` : ''}`).join(', ')}`,
+  );
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

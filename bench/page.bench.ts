@@ -28,7 +28,10 @@ const PINGS = 500;
 
 const dir = mkdtempSync(join(tmpdir(), 'drb-page-bench-'));
 const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 if (build.status !== 0) process.exit(1);
 
 // The bare loop: ORT's own ESM build + runtime files copied from node_modules, a worker that does nothing but
@@ -36,7 +39,8 @@ if (build.status !== 0) process.exit(1);
 mkdirSync(join(dir, 'bare'));
 const ortDist = join(ROOT, 'node_modules', 'onnxruntime-web', 'dist');
 // The same JavaScript and build the page's wasm route loads (the plain SIMD-threaded build, see workers/ort-runtime.ts).
-for (const f of ['ort.webgpu.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']) copyFileSync(join(ortDist, f), join(dir, 'bare', f));
+for (const f of ['ort.webgpu.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'])
+  copyFileSync(join(ortDist, f), join(dir, 'bare', f));
 writeFileSync(
   join(dir, 'bare', 'bare-worker.js'),
   `import * as ort from './ort.webgpu.min.mjs';
@@ -77,7 +81,10 @@ writeFileSync(
 document.documentElement.dataset.ready = '1';
 `,
 );
-writeFileSync(join(dir, 'bare', 'index.html'), '<!doctype html><title>bare</title><script type="module" src="./bare.js"></script>\n');
+writeFileSync(
+  join(dir, 'bare', 'index.html'),
+  '<!doctype html><title>bare</title><script type="module" src="./bare.js"></script>\n',
+);
 
 const server = await startStaticServer({ dir });
 const browser = await launchChromium();
@@ -90,11 +97,18 @@ try {
   await bare.goto(`${server.url}bare/`);
   await bare.waitForFunction(() => document.documentElement.dataset.ready === '1');
   for (let round = 0; round < ROUNDS; round++) {
-    await page.goto(`${server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: THREADS, warmRuns: RUNS, testHooks: true })}`);
-    await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 300_000 });
+    await page.goto(
+      `${server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: THREADS, warmRuns: RUNS, testHooks: true })}`,
+    );
+    await page.waitForFunction(
+      () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''),
+      null,
+      { timeout: 300_000 },
+    );
     const receipt = await page.evaluate(() => window.drbReceipts[0]);
     if (receipt.outcome.status !== 'ok') throw new Error(`page run failed: ${receipt.outcome.reason}`);
-    if (receipt.route.threads_effective !== THREADS) throw new Error(`page ran ${receipt.route.threads_effective} threads`);
+    if (receipt.route.threads_effective !== THREADS)
+      throw new Error(`page ran ${receipt.route.threads_effective} threads`);
     pageMedians.push(receipt.timings.warm_stats!.median);
     if (round === 0) {
       const pings = await page.evaluate(async (n) => {
@@ -109,21 +123,35 @@ try {
       }, PINGS);
       pingMedianMs = median(pings)!;
     }
-    const [samples] = await bare.evaluate(([threads, runs]) => (window as unknown as { bareRun(t: number, r: number, n: number): Promise<number[][]> }).bareRun(threads, 1, runs), [THREADS, RUNS]);
+    const [samples] = await bare.evaluate(
+      ([threads, runs]) =>
+        (window as unknown as { bareRun(t: number, r: number, n: number): Promise<number[][]> }).bareRun(
+          threads,
+          1,
+          runs,
+        ),
+      [THREADS, RUNS],
+    );
     bareMedians.push(median(samples)!);
   }
   const pageMedian = median(pageMedians)!;
   const bareMedian = median(bareMedians)!;
   const ratio = pageMedian / bareMedian;
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
-  console.log(`machine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${await browser.context.browser()?.version() ?? 'chromium'}`);
+  console.log(
+    `machine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, ${(await browser.context.browser()?.version()) ?? 'chromium'}`,
+  );
   console.log(`heavy fixture, wasm, ${THREADS} threads, ${ROUNDS} rounds x ${RUNS} runs`);
   console.log(`page warm medians (ms): ${pageMedians.map((m) => m.toFixed(3)).join(', ')}`);
   console.log(`bare session.run medians (ms): ${bareMedians.map((m) => m.toFixed(3)).join(', ')}`);
   const paired = median(pageMedians.map((m, i) => m / bareMedians[i]))!;
-  console.log(`page / bare: ratio of medians ${ratio.toFixed(3)}, median paired ratio ${paired.toFixed(3)} (target < 1.05: ${paired < 1.05 ? 'met' : 'NOT met'})`);
+  console.log(
+    `page / bare: ratio of medians ${ratio.toFixed(3)}, median paired ratio ${paired.toFixed(3)} (target < 1.05: ${paired < 1.05 ? 'met' : 'NOT met'})`,
+  );
   console.log(`load average during the run: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
-  console.log(`worker round trip (empty comlink call), median of ${PINGS}: ${pingMedianMs.toFixed(3)} ms (target < 0.5 ms: ${pingMedianMs < 0.5 ? 'met' : 'NOT met'})`);
+  console.log(
+    `worker round trip (empty comlink call), median of ${PINGS}: ${pingMedianMs.toFixed(3)} ms (target < 0.5 ms: ${pingMedianMs < 0.5 ? 'met' : 'NOT met'})`,
+  );
 } finally {
   await browser.close();
   await server.close();

@@ -25,11 +25,15 @@ const KB = 1000;
 
 const dir = mkdtempSync(join(tmpdir(), 'drb-paint-bench-'));
 const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 if (build.status !== 0) process.exit(1);
 
 /** Files that are ML code or data: none may be fetched before the first paint. */
-const ML_FILE = /(ort-wasm|ort-runtime|ort-engine|transformers|webllm|bench-worker|bench\.worker|\.wasm$|\/models\/|\/inputs\/)/;
+const ML_FILE =
+  /(ort-wasm|ort-runtime|ort-engine|transformers|webllm|bench-worker|bench\.worker|\.wasm$|\/models\/|\/inputs\/)/;
 
 const server = await startStaticServer({ dir });
 const gzipped = new Map<string, number>();
@@ -75,14 +79,20 @@ try {
       const total = js.reduce((sum, p) => sum + gzipSize(p), 0);
       jsTotals.push(total);
       paints.push(found.paint);
-      listing = ['/ (document)', ...paths].map((p) => (p.endsWith('.js') ? `${p} (${(gzipSize(p) / KB).toFixed(1)} KB gz)` : p)).join(', ');
-      console.log(`run ${run + 1}: first contentful paint ${found.paint.toFixed(0)} ms, ${js.length} JS file(s) before it, ${(total / KB).toFixed(1)} KB gzipped`);
+      listing = ['/ (document)', ...paths]
+        .map((p) => (p.endsWith('.js') ? `${p} (${(gzipSize(p) / KB).toFixed(1)} KB gz)` : p))
+        .join(', ');
+      console.log(
+        `run ${run + 1}: first contentful paint ${found.paint.toFixed(0)} ms, ${js.length} JS file(s) before it, ${(total / KB).toFixed(1)} KB gzipped`,
+      );
     } finally {
       await browser.close();
     }
   }
   const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
-  console.log(`\nmachine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  console.log(
+    `\nmachine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+  );
   console.log(`fetched before first paint (last run): ${listing}`);
   const js = median(jsTotals)!;
   console.log(

@@ -30,7 +30,10 @@ try {
     const receipt = vary(templates[i % templates.length], i, random);
     if (i < templates.length) {
       const problems = validateReceipt(receipt).problems;
-      if (problems.length) throw new Error(`generated receipt ${i} is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+      if (problems.length)
+        throw new Error(
+          `generated receipt ${i} is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+        );
     }
     writeFileSync(join(inDir, `r${String(i).padStart(6, '0')}.json`), JSON.stringify(receipt));
   }
@@ -40,7 +43,11 @@ try {
   const reportRss =
     'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("drb-bench-maxrss-kb "+u.maxRSS+" cpu-us "+(u.userCPUTime+u.systemCPUTime)+"\\n")})';
   const started = performance.now();
-  const child = spawnSync(process.execPath, ['--import', reportRss, 'bin/drb.mjs', 'receipts', 'summarize', inDir, '--out', outDir], { encoding: 'utf8' });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', reportRss, 'bin/drb.mjs', 'receipts', 'summarize', inDir, '--out', outDir],
+    { encoding: 'utf8' },
+  );
   const wallMs = performance.now() - started;
   if (child.status !== 0) throw new Error(`summarize failed (${child.status}): ${child.stderr}`);
   const usage = /drb-bench-maxrss-kb (\d+) cpu-us (\d+)/.exec(child.stderr);
@@ -52,15 +59,25 @@ try {
   const { summary } = await summarizeReceipts([inDir], join(dir, 'out2'));
   const inProcessMs = performance.now() - inProcessStart;
 
-  console.log(`machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg()[0].toFixed(1)}`);
+  console.log(
+    `machine: ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, load average ${loadavg()[0].toFixed(1)}`,
+  );
   console.log(`receipts summarize, ${COUNT} receipts, ${summary.targets.length} targets:`);
-  console.log(`  CLI child process wall time: ${(wallMs / 1000).toFixed(2)} s (includes Node and CLI start-up), CPU ${cpuS.toFixed(2)} s, peak RSS ${(rssKb / 1024).toFixed(0)} MiB`);
-  console.log(`  in-process summarize: ${(inProcessMs / 1000).toFixed(2)} s (${Math.round(COUNT / (inProcessMs / 1000))} receipts/s)`);
+  console.log(
+    `  CLI child process wall time: ${(wallMs / 1000).toFixed(2)} s (includes Node and CLI start-up), CPU ${cpuS.toFixed(2)} s, peak RSS ${(rssKb / 1024).toFixed(0)} MiB`,
+  );
+  console.log(
+    `  in-process summarize: ${(inProcessMs / 1000).toFixed(2)} s (${Math.round(COUNT / (inProcessMs / 1000))} receipts/s)`,
+  );
   console.log(`  target: 10,000 receipts in seconds -> ${wallMs < 10_000 ? 'met' : 'NOT met'}`);
 
   // The same receipts drawn as one page (drb receipts report): wall, CPU, peak RSS and the page's size.
   const reportStarted = performance.now();
-  const report = spawnSync(process.execPath, ['--import', reportRss, 'bin/drb.mjs', 'receipts', 'report', inDir, '--out', join(dir, 'report')], { encoding: 'utf8' });
+  const report = spawnSync(
+    process.execPath,
+    ['--import', reportRss, 'bin/drb.mjs', 'receipts', 'report', inDir, '--out', join(dir, 'report')],
+    { encoding: 'utf8' },
+  );
   const reportWallMs = performance.now() - reportStarted;
   if (report.status !== 0) throw new Error(`report failed (${report.status}): ${report.stderr}`);
   const reportUsage = /drb-bench-maxrss-kb (\d+) cpu-us (\d+)/.exec(report.stderr);

@@ -135,14 +135,30 @@ try {
   writeFileSync(predictionsPath, JSON.stringify(predictions));
   const itemsBytes = readFileSync(itemsPath).byteLength;
   const predictionsBytes = readFileSync(predictionsPath).byteLength;
-  console.log(`generated ${ROWS} rows x ${CANDIDATES} candidates in ${((performance.now() - started) / 1000).toFixed(1)} s: items ${(itemsBytes / 1e6).toFixed(1)} MB, predictions ${(predictionsBytes / 1e6).toFixed(1)} MB`);
+  console.log(
+    `generated ${ROWS} rows x ${CANDIDATES} candidates in ${((performance.now() - started) / 1000).toFixed(1)} s: items ${(itemsBytes / 1e6).toFixed(1)} MB, predictions ${(predictionsBytes / 1e6).toFixed(1)} MB`,
+  );
 
   const bin = fileURLToPath(new URL('../bin/drb.mjs', import.meta.url));
   const python = findPython();
-  if (python === null) console.log('Python with the C Levenshtein extension: NOT FOUND (apt-get install python3-levenshtein); no side-by-side run.');
+  if (python === null)
+    console.log(
+      'Python with the C Levenshtein extension: NOT FOUND (apt-get install python3-levenshtein); no side-by-side run.',
+    );
   const script = join(dir, 'score.py');
   writeFileSync(script, PYTHON_SCORER);
-  const cliArgs = [bin, 'score', '--items', itemsPath, '--predictions', predictionsPath, '--output-dir', join(dir, 'out'), '--stem', 'bench'];
+  const cliArgs = [
+    bin,
+    'score',
+    '--items',
+    itemsPath,
+    '--predictions',
+    predictionsPath,
+    '--output-dir',
+    join(dir, 'out'),
+    '--stem',
+    'bench',
+  ];
   // One untimed run of each first: it builds the CLI bundle if a source changed since the last run (a one-off cost,
   // like Python compiling its .pyc files) and puts both input files in the page cache.
   timed(process.execPath, cliArgs);
@@ -209,10 +225,19 @@ try {
       run: async () => {
         const report = await whole();
         const json = `${JSON.stringify(report, null, 2)}\n`;
-        writeReportFiles(join(dir, 'stages'), 'bench', [
-          { extension: '.json', text: json, isOurs: (text) => isJsonWithSchema(text, report.schema) },
-          { extension: '.md', text: renderScoreMarkdown(report), isOurs: (text) => text.startsWith('# Score report') },
-        ], [itemsPath, predictionsPath]);
+        writeReportFiles(
+          join(dir, 'stages'),
+          'bench',
+          [
+            { extension: '.json', text: json, isOurs: (text) => isJsonWithSchema(text, report.schema) },
+            {
+              extension: '.md',
+              text: renderScoreMarkdown(report),
+              isOurs: (text) => text.startsWith('# Score report'),
+            },
+          ],
+          [itemsPath, predictionsPath],
+        );
       },
     },
   ];
@@ -244,7 +269,9 @@ try {
   const rate = (seconds: number) => Math.round(ROWS / seconds).toLocaleString('en-US');
   lines.push(`| Path | Median wall time (${RUNS} runs) | Rows/s (wall) | Median CPU time (user + sys) | Peak RSS |`);
   lines.push('| --- | ---: | ---: | ---: | ---: |');
-  lines.push(`| \`drb score\` CLI, child process (Node start-up, read and check, validate, hash, score, write) | ${cliSeconds.toFixed(2)} s | ${rate(cliSeconds)} | ${cliCpu.toFixed(2)} s | ${(cliRss / 1024).toFixed(0)} MiB |`);
+  lines.push(
+    `| \`drb score\` CLI, child process (Node start-up, read and check, validate, hash, score, write) | ${cliSeconds.toFixed(2)} s | ${rate(cliSeconds)} | ${cliCpu.toFixed(2)} s | ${(cliRss / 1024).toFixed(0)} MiB |`,
+  );
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
   const heap = `bench process heap after the runs: ${mib(memory.heapUsed)} used / ${mib(memory.heapTotal)} total`;
   lines.push(
@@ -256,14 +283,27 @@ try {
     const pySeconds = median(pyRuns.map((r) => r.seconds));
     const pyCpu = median(pyRuns.map((r) => r.cpuSeconds));
     const pyRss = Math.max(...pyRuns.map((r) => r.peakRssKiB));
-    const version = spawnSync(python, ['-c', 'import sys; from importlib.metadata import version; print(sys.version.split()[0], version("python-Levenshtein"))'], { encoding: 'utf8' }).stdout.trim();
-    lines.push(`| Python ${version.split(' ')[0]} + C \`Levenshtein\` ${version.split(' ')[1]} (measured here, same files; start-up and JSON parsing included) | ${pySeconds.toFixed(2)} s | ${rate(pySeconds)} | ${pyCpu.toFixed(2)} s | ${(pyRss / 1024).toFixed(0)} MiB |`);
+    const version = spawnSync(
+      python,
+      [
+        '-c',
+        'import sys; from importlib.metadata import version; print(sys.version.split()[0], version("python-Levenshtein"))',
+      ],
+      { encoding: 'utf8' },
+    ).stdout.trim();
+    lines.push(
+      `| Python ${version.split(' ')[0]} + C \`Levenshtein\` ${version.split(' ')[1]} (measured here, same files; start-up and JSON parsing included) | ${pySeconds.toFixed(2)} s | ${rate(pySeconds)} | ${pyCpu.toFixed(2)} s | ${(pyRss / 1024).toFixed(0)} MiB |`,
+    );
     console.log(lines.join('\n'));
     // Each drb run against the Python run right after it, so a change in the machine's load hits both sides of a ratio.
     const paired = median(cliRuns.map((run, i) => run.seconds / pyRuns[i].seconds));
     const wallRatio = cliSeconds / pySeconds;
-    console.log(`\nratio drb CLI / Python: wall ${wallRatio.toFixed(2)} (median of the paired runs' ratios ${paired.toFixed(2)}), CPU ${(cliCpu / pyCpu).toFixed(2)}, peak RSS ${(cliRss / pyRss).toFixed(2)} (< 1 means drb is faster or smaller). The Python scorer computes 4 metrics and validates nothing; drb computes all of them, validates every row, hashes both files and writes two reports.`);
-    console.log(`target: drb wall time at most 0.5 of Python's: ${wallRatio <= 0.5 && paired <= 0.5 ? 'met' : 'NOT met'}`);
+    console.log(
+      `\nratio drb CLI / Python: wall ${wallRatio.toFixed(2)} (median of the paired runs' ratios ${paired.toFixed(2)}), CPU ${(cliCpu / pyCpu).toFixed(2)}, peak RSS ${(cliRss / pyRss).toFixed(2)} (< 1 means drb is faster or smaller). The Python scorer computes 4 metrics and validates nothing; drb computes all of them, validates every row, hashes both files and writes two reports.`,
+    );
+    console.log(
+      `target: drb wall time at most 0.5 of Python's: ${wallRatio <= 0.5 && paired <= 0.5 ? 'met' : 'NOT met'}`,
+    );
     const theirs = JSON.parse(pyRuns[0].stdout) as Record<string, number>;
     for (const [key, value] of Object.entries(theirs)) {
       const same = value === ours[key]; // identical doubles: both sides print the shortest round-trip form
@@ -272,8 +312,12 @@ try {
     }
   } else {
     console.log(lines.join('\n'));
-    console.log(`\nNo Python with the C Levenshtein extension here (apt-get install python3-levenshtein to measure it).`);
-    console.log(`Reference figure for a Python scorer (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`);
+    console.log(
+      `\nNo Python with the C Levenshtein extension here (apt-get install python3-levenshtein to measure it).`,
+    );
+    console.log(
+      `Reference figure for a Python scorer (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`,
+    );
   }
   // Where the process time goes: start-up from `drb --version`, each in-process stage as the difference of medians,
   // and what is left of the process's wall time (the cold code of a fresh process, and exiting).
@@ -290,7 +334,9 @@ try {
   console.log(`| the rest: the score command's modules, code running cold in a fresh process, exiting | ${ms(rest)} |`);
 
   const [load1] = loadavg();
-  console.log(`\nmachine: ${cpus().length} logical CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (wall times mean little when it is far above the CPU count)`);
+  console.log(
+    `\nmachine: ${cpus().length} logical CPUs (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadAtStart.toFixed(1)} at the start and ${load1.toFixed(1)} at the end (wall times mean little when it is far above the CPU count)`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -48,7 +48,9 @@ const BASE_RUN = Math.min(100, RUNS);
 const WEBKIT_RAM_SETTING = process.env.DRB_BENCH_SOAK_WEBKIT_RAM_GIB ?? '4';
 const WEBKIT_RAM = WEBKIT_RAM_SETTING === 'machine' ? null : Number(WEBKIT_RAM_SETTING) * 2 ** 30;
 if (WEBKIT_RAM !== null && !(Number.isFinite(WEBKIT_RAM) && WEBKIT_RAM >= 2 ** 28)) {
-  console.error(`error: DRB_BENCH_SOAK_WEBKIT_RAM_GIB: '${WEBKIT_RAM_SETTING}' is neither 'machine' nor a size in GiB of at least 0.25`);
+  console.error(
+    `error: DRB_BENCH_SOAK_WEBKIT_RAM_GIB: '${WEBKIT_RAM_SETTING}' is neither 'machine' nor a size in GiB of at least 0.25`,
+  );
   process.exit(2);
 }
 /** Runs at each end of the soak whose samples give the floor (the lowest sample: memory after the collections). */
@@ -102,7 +104,16 @@ function processes(): ProcMemory[] {
 }
 
 /** The kinds of Chromium process `chromiumKind` tells apart. */
-const CHROMIUM_KINDS = ['browser process', 'renderers', 'GPU process', 'network service', 'storage service', 'other utilities', 'zygotes', 'other'] as const;
+const CHROMIUM_KINDS = [
+  'browser process',
+  'renderers',
+  'GPU process',
+  'network service',
+  'storage service',
+  'other utilities',
+  'zygotes',
+  'other',
+] as const;
 
 /** Which of Chromium's processes a command line is, by its `--type` (and a utility's sub-type). */
 function chromiumKind(cmdline: string): (typeof CHROMIUM_KINDS)[number] {
@@ -239,17 +250,25 @@ interface SoakBrowser {
 
 async function openChromium(url: string): Promise<SoakBrowser> {
   const marker = `--drb-soak=${randomUUID()}`;
-  const browser = await launchChromium({ extraArgs: [marker, '--enable-precise-memory-info', '--js-flags=--expose-gc'] });
+  const browser = await launchChromium({
+    extraArgs: [marker, '--enable-precise-memory-info', '--js-flags=--expose-gc'],
+  });
   const page = await browser.context.newPage();
   await page.goto(url);
-  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: WAIT_MS });
+  await page.waitForFunction(() => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: WAIT_MS,
+  });
   const version = String(await page.evaluate('navigator.userAgent.match(/Chrome\\/([\\d.]+)/)?.[1] ?? "unknown"'));
   return {
     name: 'Chromium',
     version,
     inside: async () => (await page.evaluate(`(async () => { ${INSIDE} })()`)) as Inside,
     waitForReceipts: async (n) => {
-      await page.waitForFunction((k) => window.drbReceiptCount >= k && document.documentElement.dataset.drbState !== 'running', n, { timeout: WAIT_MS });
+      await page.waitForFunction(
+        (k) => window.drbReceiptCount >= k && document.documentElement.dataset.drbState !== 'running',
+        n,
+        { timeout: WAIT_MS },
+      );
     },
     clickWarm: () => page.click('[data-testid="run-warm"]'),
     outside: () => treePss(marker),
@@ -258,7 +277,9 @@ async function openChromium(url: string): Promise<SoakBrowser> {
 }
 
 async function openWebKit(url: string): Promise<SoakBrowser> {
-  const driver = await WebKitDriver.start({ jscOptions: WEBKIT_RAM === null ? {} : { forceRAMSize: String(WEBKIT_RAM) } });
+  const driver = await WebKitDriver.start({
+    jscOptions: WEBKIT_RAM === null ? {} : { forceRAMSize: String(WEBKIT_RAM) },
+  });
   try {
     const session = await driver.newSession({ scriptMs: WAIT_MS, pageLoadMs: 120_000 });
     const evaluate = <T>(body: string) => session.execute<T>(`return (async () => { ${body}\n})();`);
@@ -279,7 +300,11 @@ async function openWebKit(url: string): Promise<SoakBrowser> {
       name: 'WebKitGTK (MiniBrowser)',
       version: session.browserVersion ?? 'unknown',
       inside: () => evaluate<Inside>(INSIDE),
-      waitForReceipts: (n) => poll(`return window.drbReceiptCount >= ${n} && document.documentElement.dataset.drbState !== 'running';`, `receipt ${n}`),
+      waitForReceipts: (n) =>
+        poll(
+          `return window.drbReceiptCount >= ${n} && document.documentElement.dataset.drbState !== 'running';`,
+          `receipt ${n}`,
+        ),
       clickWarm: async () => session.click(await session.findElement('[data-testid="run-warm"]')),
       outside: () => {
         // comm is cut to 15 characters: WebKitWebProces, WebKitNetworkPr.
@@ -287,7 +312,12 @@ async function openWebKit(url: string): Promise<SoakBrowser> {
         const network = byName('WebKitNetworkPr');
         if (web.length === 0) throw new Error('webkit: the web process is gone');
         const sum = (list: ProcMemory[], key: 'rss' | 'pss') => list.reduce((t, p) => t + p[key], 0);
-        return { 'web process RSS': sum(web, 'rss'), 'web process PSS': sum(web, 'pss'), 'network process RSS': sum(network, 'rss'), 'network process PSS': sum(network, 'pss') };
+        return {
+          'web process RSS': sum(web, 'rss'),
+          'web process PSS': sum(web, 'pss'),
+          'network process RSS': sum(network, 'rss'),
+          'network process PSS': sum(network, 'pss'),
+        };
       },
       close: async () => {
         await session.delete().catch(() => undefined);
@@ -311,27 +341,37 @@ const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).
 
 const dir = mkdtempSync(join(tmpdir(), 'drb-soak-bench-'));
 const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir', '--logLevel', 'warn'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 if (build.status !== 0) process.exit(1);
 const server = await startStaticServer({ dir });
 const url = `${server.url}?${toSearchParams({ autorun: ['cold'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: WARM, mode: 'panels' })}`;
 const cpu = readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown CPU';
-console.log(`machine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average at the start ${load()}`);
+console.log(
+  `machine: ${cpus().length} cores (${cpu}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; load average at the start ${load()}`,
+);
 let failed = false;
 try {
   for (const lane of LANES) {
     const started = Date.now();
-    console.log(`\n--- ${lane}: ort-heavy-xenc, wasm, 1 thread, ${RUNS} warm runs of ${WARM} timed samples each, sampled every ${EVERY} (${new Date().toISOString()}) ---`);
+    console.log(
+      `\n--- ${lane}: ort-heavy-xenc, wasm, 1 thread, ${RUNS} warm runs of ${WARM} timed samples each, sampled every ${EVERY} (${new Date().toISOString()}) ---`,
+    );
     const browser = lane === 'chromium' ? await openChromium(url) : await openWebKit(url);
     const samples: Sample[] = [];
     try {
-      console.log(`${browser.name} ${browser.version}${lane === 'webkit' ? `; JavaScriptCore heap sized for ${WEBKIT_RAM === null ? "this machine's RAM" : `${WEBKIT_RAM_SETTING} GiB of RAM (JSC_forceRAMSize)`}` : ''}`);
+      console.log(
+        `${browser.name} ${browser.version}${lane === 'webkit' ? `; JavaScriptCore heap sized for ${WEBKIT_RAM === null ? "this machine's RAM" : `${WEBKIT_RAM_SETTING} GiB of RAM (JSC_forceRAMSize)`}` : ''}`,
+      );
       const measure = async (run: number): Promise<Sample> => {
         const inside = await browser.inside();
         return { run, ...inside, outside: browser.outside() };
       };
       const first = await measure(0);
-      if (first.lastStatus !== 'ok') throw new Error(`the cold run ended ${first.state} (${first.lastStatus ?? 'no receipt'})`);
+      if (first.lastStatus !== 'ok')
+        throw new Error(`the cold run ended ${first.state} (${first.lastStatus ?? 'no receipt'})`);
       samples.push(first);
       for (let run = 1; run <= RUNS; run++) {
         await browser.clickWarm();
@@ -340,9 +380,13 @@ try {
           const sample = await measure(run);
           if (sample.lastStatus !== 'ok') throw new Error(`warm run ${run} ended ${sample.lastStatus}`);
           samples.push(sample);
-          const ua = sample.ua ? `page+workers ${mib(sample.ua.total)} (window ${mib(sample.ua.window)}, worker ${mib(sample.ua.worker)}, shared ${mib(sample.ua.shared)}), ` : '';
+          const ua = sample.ua
+            ? `page+workers ${mib(sample.ua.total)} (window ${mib(sample.ua.window)}, worker ${mib(sample.ua.worker)}, shared ${mib(sample.ua.shared)}), `
+            : '';
           const heap = sample.jsHeap === null ? '' : `page JS heap ${mib(sample.jsHeap)}, `;
-          const outside = Object.entries(sample.outside).map(([k, v]) => `${k} ${mib(v)}`).join(', ');
+          const outside = Object.entries(sample.outside)
+            .map(([k, v]) => `${k} ${mib(v)}`)
+            .join(', ');
           console.log(
             `run ${run}: ${ua}${heap}${outside}; receipts made ${sample.receiptsMade}, kept ${sample.receiptsKept} (${mib(sample.receiptsJson)} JSON), stored ${mib(sample.storedBytes)}, listed ${sample.listed}, ` +
               `${sample.elements} elements (${((Date.now() - started) / 1000).toFixed(0)} s, load ${load()})`,
@@ -353,12 +397,16 @@ try {
       const end = samples.at(-1)!;
       const parts = [
         ...(base.ua && end.ua
-          ? [`page+workers ${growth(base.ua.total, end.ua.total)} (window ${growth(base.ua.window, end.ua.window)}, worker ${growth(base.ua.worker, end.ua.worker)})`]
+          ? [
+              `page+workers ${growth(base.ua.total, end.ua.total)} (window ${growth(base.ua.window, end.ua.window)}, worker ${growth(base.ua.worker, end.ua.worker)})`,
+            ]
           : []),
         ...(base.jsHeap !== null ? [`page JS heap ${growth(base.jsHeap, end.jsHeap)}`] : []),
         ...Object.keys(end.outside).map((k) => `${k} ${growth(base.outside[k], end.outside[k])}`),
       ];
-      console.log(`${lane}: ${RUNS} warm runs in ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${load()}`);
+      console.log(
+        `${lane}: ${RUNS} warm runs in ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end ${load()}`,
+      );
       console.log(`${lane}: growth from run ${BASE_RUN} to run ${end.run}: ${parts.join(', ')} (target <= 5%)`);
       // Where no GC can be forced (WebKit), one sample lands anywhere between two collections: the floor of each end
       // (its lowest sample) is the memory the collections come back to, the retained part.
@@ -370,8 +418,12 @@ try {
         const b = floor(late, (x) => x.outside[k]);
         return `${k} ${mib(a)} -> ${mib(b)} (${growth(a, b)})`;
       });
-      console.log(`${lane}: floors (lowest sample of runs ${BASE_RUN} to ${BASE_RUN + FLOOR_WINDOW} against the last ${FLOOR_WINDOW} runs): ${floors.join(', ')}`);
-      console.log(`${lane}: the session stored on the device grew ${mib(end.storedBytes - base.storedBytes)} from run ${BASE_RUN} (${((end.storedBytes - base.storedBytes) / Math.max(1, end.run - BASE_RUN) / 1024).toFixed(2)} KiB per run)`);
+      console.log(
+        `${lane}: floors (lowest sample of runs ${BASE_RUN} to ${BASE_RUN + FLOOR_WINDOW} against the last ${FLOOR_WINDOW} runs): ${floors.join(', ')}`,
+      );
+      console.log(
+        `${lane}: the session stored on the device grew ${mib(end.storedBytes - base.storedBytes)} from run ${BASE_RUN} (${((end.storedBytes - base.storedBytes) / Math.max(1, end.run - BASE_RUN) / 1024).toFixed(2)} KiB per run)`,
+      );
     } catch (error) {
       failed = true;
       console.error(`${lane}: ${(error as Error).message}`);

@@ -261,4 +261,3 @@ function hashFile(path) {
 function sha256(bytes) {
   return createHash('sha256').update(bytes).digest('hex');
 }
-

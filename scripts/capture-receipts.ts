@@ -47,16 +47,46 @@ interface Scenario {
 const COLD_WARM = { autorun: ['cold', 'warm'], engine: 'ort' } as const satisfies Partial<AutomationSettings>;
 const COLD = { autorun: ['cold'], engine: 'ort' } as const satisfies Partial<AutomationSettings>;
 const SCENARIOS: Scenario[] = [
-  { name: 'ort-wasm-t1', settings: { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 20 }, webgpu: false, state: 'done' },
-  { name: 'ort-wasm-t2', settings: { ...COLD_WARM, ep: 'wasm', threads: 2, model: 'ort-tiny-xenc', warmRuns: 20 }, webgpu: false, state: 'done' },
-  { name: 'ort-heavy-wasm-t2', settings: { ...COLD_WARM, ep: 'wasm', threads: 2, model: 'ort-heavy-xenc', warmRuns: 10 }, webgpu: false, state: 'done' },
+  {
+    name: 'ort-wasm-t1',
+    settings: { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 20 },
+    webgpu: false,
+    state: 'done',
+  },
+  {
+    name: 'ort-wasm-t2',
+    settings: { ...COLD_WARM, ep: 'wasm', threads: 2, model: 'ort-tiny-xenc', warmRuns: 20 },
+    webgpu: false,
+    state: 'done',
+  },
+  {
+    name: 'ort-heavy-wasm-t2',
+    settings: { ...COLD_WARM, ep: 'wasm', threads: 2, model: 'ort-heavy-xenc', warmRuns: 10 },
+    webgpu: false,
+    state: 'done',
+  },
   { name: 'ort-webgpu', settings: { ...COLD, ep: 'webgpu', model: 'ort-tiny-xenc' }, webgpu: true, state: 'done' },
-  { name: 'ort-webgpu-fallback', settings: { ...COLD_WARM, ep: 'webgpu', allowFallback: true, model: 'ort-tiny-xenc', warmRuns: 5 }, webgpu: false, state: 'done' },
-  { name: 'ort-webgpu-no-adapter', settings: { ...COLD, ep: 'webgpu', allowFallback: false, model: 'ort-tiny-xenc' }, webgpu: false, state: 'failed' },
+  {
+    name: 'ort-webgpu-fallback',
+    settings: { ...COLD_WARM, ep: 'webgpu', allowFallback: true, model: 'ort-tiny-xenc', warmRuns: 5 },
+    webgpu: false,
+    state: 'done',
+  },
+  {
+    name: 'ort-webgpu-no-adapter',
+    settings: { ...COLD, ep: 'webgpu', allowFallback: false, model: 'ort-tiny-xenc' },
+    webgpu: false,
+    state: 'failed',
+  },
   // 500 ms: the probe and the model fetch finish well within it even on a loaded machine (at 50 ms the probe itself
   // sometimes timed out, which gave a receipt without client hints and another device identity), while creating the
   // heavy model's session takes over a second.
-  { name: 'ort-heavy-stage-timeout', settings: { ...COLD, ep: 'wasm', threads: 1, model: 'ort-heavy-xenc', stageTimeoutMs: 500 }, webgpu: false, state: 'failed' },
+  {
+    name: 'ort-heavy-stage-timeout',
+    settings: { ...COLD, ep: 'wasm', threads: 1, model: 'ort-heavy-xenc', stageTimeoutMs: 500 },
+    webgpu: false,
+    state: 'failed',
+  },
 ];
 
 /** The page URL that runs `settings` (written by the page's own serialiser). */
@@ -65,7 +95,9 @@ function pageUrl(server: { url: string }, settings: Partial<AutomationSettings>)
 }
 
 async function waitForEnd(page: Page, timeoutMs = 150_000): Promise<string> {
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: timeoutMs });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: timeoutMs,
+  });
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 
@@ -76,11 +108,19 @@ interface PageArtifact {
 }
 
 /** Runs `query` in `page` until done/failed and returns the one artifact of `kind` it offered. */
-async function artifactOf(page: Page, url: string, kind: string, expected: 'done' | 'failed'): Promise<PageArtifact['data']> {
+async function artifactOf(
+  page: Page,
+  url: string,
+  kind: string,
+  expected: 'done' | 'failed',
+): Promise<PageArtifact['data']> {
   await page.goto(url);
   const state = await waitForEnd(page, 170_000);
-  const found = (await page.evaluate(() => (window as unknown as { drbArtifacts: PageArtifact[] }).drbArtifacts ?? [])).filter((a) => a.kind === kind);
-  if (state !== expected || found.length !== 1) throw new Error(`${kind}: page ended "${state}" with ${found.length} artifact(s) of that kind`);
+  const found = (
+    await page.evaluate(() => (window as unknown as { drbArtifacts: PageArtifact[] }).drbArtifacts ?? [])
+  ).filter((a) => a.kind === kind);
+  if (state !== expected || found.length !== 1)
+    throw new Error(`${kind}: page ended "${state}" with ${found.length} artifact(s) of that kind`);
   return found[0].data;
 }
 
@@ -95,7 +135,11 @@ async function main(): Promise<void> {
   let suitePredictions: Buffer | null = null;
   try {
     const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-    const build = spawnSync(process.execPath, [vite, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'], { cwd: ROOT, encoding: 'utf8' });
+    const build = spawnSync(
+      process.execPath,
+      [vite, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     if (build.status !== 0) throw new Error(`vite build failed:\n${build.stdout}\n${build.stderr}`);
     const server = await startStaticServer({ dir: dist });
     try {
@@ -108,17 +152,23 @@ async function main(): Promise<void> {
         const state = await waitForEnd(page);
         const receipts = await receiptsOf(page);
         await page.close();
-        if (state !== scenario.state) throw new Error(`${scenario.name}: page ended "${state}", expected "${scenario.state}"`);
+        if (state !== scenario.state)
+          throw new Error(`${scenario.name}: page ended "${state}", expected "${scenario.state}"`);
         if (receipts.length === 0) throw new Error(`${scenario.name}: no receipts`);
         for (const receipt of receipts) captured.push({ name: scenario.name, receipt });
-        console.log(`${scenario.name}: ${state}, ${receipts.map((r) => `${r.run.kind}/${r.outcome.status}`).join(' ')}`);
+        console.log(
+          `${scenario.name}: ${state}, ${receipts.map((r) => `${r.run.kind}/${r.outcome.status}`).join(' ')}`,
+        );
       }
       // Interrupted run: start a long warm run, reload the page in the middle, then run cold.
       const page = await plain.context.newPage();
-      await page.goto(pageUrl(server, { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-heavy-xenc', warmRuns: 1000 }));
+      await page.goto(
+        pageUrl(server, { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-heavy-xenc', warmRuns: 1000 }),
+      );
       // Reload once the journal (localStorage, written before each stage) says the warm samples are running.
-      await waitForPage(page, () => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 60_000 })
-        .catch(() => console.log('interrupted: the journal never reached warm_inference; reloading anyway'));
+      await waitForPage(page, () => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, {
+        timeout: 60_000,
+      }).catch(() => console.log('interrupted: the journal never reached warm_inference; reloading anyway'));
       await page.goto(pageUrl(server, { ...COLD, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc' }));
       await waitForEnd(page);
       const after = await receiptsOf(page);
@@ -128,23 +178,52 @@ async function main(): Promise<void> {
         for (const receipt of interrupted) captured.push({ name: 'ort-after-interrupted-run', receipt });
         console.log(`interrupted: recorded at stage ${interrupted[0].run.previous_run_interrupted!.stage}`);
       } else {
-        console.log('interrupted: the page did not record previous_run_interrupted (run journal not wired yet); scenario skipped');
+        console.log(
+          'interrupted: the page did not record previous_run_interrupted (run journal not wired yet); scenario skipped',
+        );
       }
       // One suite receipt (the shipped demo suite, tiny reranker on wasm) and one comparison receipt (tiny ORT
       // fixture on wasm-1, wasm-2 and WebGPU on SwiftShader), after the interruption was recorded above.
       const suitePage = await plain.context.newPage();
-      const suite = await artifactOf(suitePage, pageUrl(server, { autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 }), 'suite-receipt', 'done');
-      const rows = await suitePage.evaluate(() => (window as unknown as { drbArtifacts: PageArtifact[] }).drbArtifacts.find((a) => a.kind === 'predictions')?.data);
+      const suite = await artifactOf(
+        suitePage,
+        pageUrl(server, {
+          autorun: ['suite'],
+          engine: 'transformers',
+          model: 'tfjs-tiny-reranker',
+          ep: 'wasm',
+          threads: 1,
+        }),
+        'suite-receipt',
+        'done',
+      );
+      const rows = await suitePage.evaluate(
+        () =>
+          (window as unknown as { drbArtifacts: PageArtifact[] }).drbArtifacts.find((a) => a.kind === 'predictions')
+            ?.data,
+      );
       await suitePage.close();
       // The page offers exactly these bytes for download (encodePredictions); the receipt names their SHA-256.
       suitePredictions = Buffer.from(`${JSON.stringify(rows, null, 2)}\n`);
       const predictionsSha256 = createHash('sha256').update(suitePredictions).digest('hex');
       const named = (suite as unknown as { predictions: { sha256: string } | null }).predictions?.sha256;
-      if (predictionsSha256 !== named) throw new Error(`suite: predictions hash ${predictionsSha256}, the receipt names ${named}`);
+      if (predictionsSha256 !== named)
+        throw new Error(`suite: predictions hash ${predictionsSha256}, the receipt names ${named}`);
       captured.push({ name: 'suite-ajimee-demo-24-tfjs-tiny-reranker-wasm', receipt: suite });
       console.log(`suite: ${suite.outcome.status}`);
       const comparePage = await gpu.context.newPage();
-      const comparison = await artifactOf(comparePage, pageUrl(server, { autorun: ['compare'], model: 'ort-tiny-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2,webgpu')!, rounds: 4, seed: 7 }), 'comparison-receipt', 'done');
+      const comparison = await artifactOf(
+        comparePage,
+        pageUrl(server, {
+          autorun: ['compare'],
+          model: 'ort-tiny-xenc',
+          compareRoutes: parseRouteSpec('wasm-1,wasm-2,webgpu')!,
+          rounds: 4,
+          seed: 7,
+        }),
+        'comparison-receipt',
+        'done',
+      );
       await comparePage.close();
       captured.push({ name: 'compare-ort-tiny-xenc-wasm-1-wasm-2-webgpu', receipt: comparison });
       console.log(`comparison: ${comparison.outcome.status}`);
@@ -153,16 +232,24 @@ async function main(): Promise<void> {
         const lane = await openLane('webkit', { scriptTimeoutMs: 150_000 });
         try {
           const wk = await lane.newPage();
-          await wk.goto(pageUrl(server, { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 20 }));
-          const state = await wk.waitFor<string>(`const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`, {
-            timeoutMs: 150_000,
-            description: 'the page to finish cold and warm in WebKit',
-          });
+          await wk.goto(
+            pageUrl(server, { ...COLD_WARM, ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 20 }),
+          );
+          const state = await wk.waitFor<string>(
+            `const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`,
+            {
+              timeoutMs: 150_000,
+              description: 'the page to finish cold and warm in WebKit',
+            },
+          );
           const receipts = await wk.evaluate<DeviceReceipt[]>('return window.drbReceipts ?? [];');
           await wk.close();
-          if (state !== 'done' || receipts.length === 0) throw new Error(`webkit: page ended "${state}" with ${receipts.length} receipt(s)`);
+          if (state !== 'done' || receipts.length === 0)
+            throw new Error(`webkit: page ended "${state}" with ${receipts.length} receipt(s)`);
           for (const receipt of receipts) captured.push({ name: 'webkit-ort-wasm-t1', receipt });
-          console.log(`webkit-ort-wasm-t1: ${state}, ${receipts.map((r) => `${r.run.kind}/${r.outcome.status}`).join(' ')}`);
+          console.log(
+            `webkit-ort-wasm-t1: ${state}, ${receipts.map((r) => `${r.run.kind}/${r.outcome.status}`).join(' ')}`,
+          );
         } finally {
           await lane.close();
         }
@@ -177,7 +264,10 @@ async function main(): Promise<void> {
   // Validate everything before touching the fixture folder: a bad capture never replaces a good one.
   for (const { name, receipt } of captured) {
     const problems = validateReceipt(receipt).problems;
-    if (problems.length) throw new Error(`${name}: receipt ${receipt.receipt_id} is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
+    if (problems.length)
+      throw new Error(
+        `${name}: receipt ${receipt.receipt_id} is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+      );
   }
   mkdirSync(OUT, { recursive: true });
   for (const name of readdirSync(OUT)) if (name.endsWith('.json')) rmSync(join(OUT, name));

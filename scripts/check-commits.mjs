@@ -38,7 +38,9 @@ for (const entry of log.split('\x01')) {
   const subject = lines[0];
   count++;
   if ([...subject].length > MAX_SUBJECT) {
-    problems.push(`${hash.slice(0, 7)}: subject has ${[...subject].length} characters (at most ${MAX_SUBJECT}): ${JSON.stringify(subject.slice(0, 80))}`);
+    problems.push(
+      `${hash.slice(0, 7)}: subject has ${[...subject].length} characters (at most ${MAX_SUBJECT}): ${JSON.stringify(subject.slice(0, 80))}`,
+    );
   }
   if (lines.length > 1 && lines[1] !== '') problems.push(`${hash.slice(0, 7)}: no blank line between subject and body`);
 }
@@ -46,4 +48,6 @@ if (problems.length > 0) {
   process.stderr.write(`${problems.join('\n')}\n`);
   process.exit(1);
 }
-process.stdout.write(`check-commits: ${count} commit(s) after the baseline, every subject within ${MAX_SUBJECT} characters\n`);
+process.stdout.write(
+  `check-commits: ${count} commit(s) after the baseline, every subject within ${MAX_SUBJECT} characters\n`,
+);

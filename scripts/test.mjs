@@ -56,7 +56,11 @@ const LANE_A = [
  */
 function run(lane, args) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' } });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: process.env.FORCE_COLOR ?? '0' },
+    });
     for (const [from, to] of [
       [child.stdout, process.stdout],
       [child.stderr, process.stderr],
@@ -89,7 +93,9 @@ async function lane(lane, steps) {
   for (const [name, args] of steps) {
     const started = Date.now();
     const code = await run(lane, args);
-    process.stdout.write(`[${lane}] ${name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+    process.stdout.write(
+      `[${lane}] ${name}: ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+    );
     if (code !== 0) return name;
   }
   return null;
@@ -100,7 +106,9 @@ if (extra.length > 0) {
   process.exitCode = await run('vitest', [VITEST, 'run', ...extra]);
 } else {
   const started = Date.now();
-  const e2eFiles = readdirSync(join(root, 'test', 'e2e')).filter((name) => name.endsWith('.test.ts')).sort();
+  const e2eFiles = readdirSync(join(root, 'test', 'e2e'))
+    .filter((name) => name.endsWith('.test.ts'))
+    .sort();
   const laneA = e2eFiles.filter((name) => LANE_A.includes(name));
   const laneB = e2eFiles.filter((name) => !LANE_A.includes(name));
   const dist = mkdtempSync(join(tmpdir(), 'drb-e2e-dist-'));
@@ -120,9 +128,14 @@ if (extra.length > 0) {
         ['vitest unit', [VITEST, 'run', '--project', 'unit']],
       ]),
       (async () => {
-        const build = await lane('e2e', [['vite build for the e2e tests', [VITE, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn']]]);
+        const build = await lane('e2e', [
+          ['vite build for the e2e tests', [VITE, 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'warn']],
+        ]);
         if (build !== null) return [build];
-        return Promise.all([lane('e2e-a', [['vitest e2e (lane a)', e2eRun(laneA)]]), lane('e2e-b', [['vitest e2e (lane b)', e2eRun(laneB)]])]);
+        return Promise.all([
+          lane('e2e-a', [['vitest e2e (lane a)', e2eRun(laneA)]]),
+          lane('e2e-b', [['vitest e2e (lane b)', e2eRun(laneB)]]),
+        ]);
       })(),
     ]);
   } finally {
@@ -132,6 +145,10 @@ if (extra.length > 0) {
   failed = failed.flat();
   const failures = failed.filter((name) => name !== null);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  process.stdout.write(failures.length === 0 ? `npm test: every step passed in ${seconds} s\n` : `npm test: FAILED: ${failures.join(', ')} (${seconds} s)\n`);
+  process.stdout.write(
+    failures.length === 0
+      ? `npm test: every step passed in ${seconds} s\n`
+      : `npm test: FAILED: ${failures.join(', ')} (${seconds} s)\n`,
+  );
   process.exitCode = failures.length === 0 ? 0 : 1;
 }

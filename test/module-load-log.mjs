@@ -11,7 +11,8 @@ import { isMainThread } from 'node:worker_threads';
 
 let logPath;
 
-if (isMainThread && process.env.DRB_MODULE_LOG) register(import.meta.url, { data: { logPath: process.env.DRB_MODULE_LOG } });
+if (isMainThread && process.env.DRB_MODULE_LOG)
+  register(import.meta.url, { data: { logPath: process.env.DRB_MODULE_LOG } });
 
 /** Receives the log file's path from the main thread. */
 export function initialize(data) {

@@ -128,7 +128,9 @@ export class BenchWorkerApi implements BenchWorker {
       const bytes = new Uint8Array(await response.arrayBuffer());
       const sha256 = await sha256Hex(bytes);
       if (sha256 !== input.sha256) {
-        const err = new Error(`integrity failure: input ${input.id} has SHA-256 ${sha256}, the catalog pins ${input.sha256}`);
+        const err = new Error(
+          `integrity failure: input ${input.id} has SHA-256 ${sha256}, the catalog pins ${input.sha256}`,
+        );
         err.name = 'IntegrityError';
         throw err;
       }
@@ -169,10 +171,16 @@ export class BenchWorkerApi implements BenchWorker {
       this.engine = await engineFactories[request.model.engine]();
       const result = await this.engine.load(request, tracking);
       this.completedEp = result.route.completed_ep;
-      const observed = this.engine.memoryObservation ?? UNOBSERVED[this.engine.name] ?? { wasm: false, gpu: false, why: 'this engine\'s runtime is not observed' };
+      const observed = this.engine.memoryObservation ??
+        UNOBSERVED[this.engine.name] ?? { wasm: false, gpu: false, why: "this engine's runtime is not observed" };
       this.memory.sessionCreated({
         wasm: observed.wasm ? null : observed.why,
-        gpu: result.route.completed_ep !== 'webgpu' ? 'the route ran on the CPU (wasm): no GPU device was used' : observed.gpu ? null : observed.why,
+        gpu:
+          result.route.completed_ep !== 'webgpu'
+            ? 'the route ran on the CPU (wasm): no GPU device was used'
+            : observed.gpu
+              ? null
+              : observed.why,
       });
       return { ok: true, ...result };
     } catch (error) {
@@ -251,7 +259,7 @@ export class BenchWorkerApi implements BenchWorker {
         placement = placementOf(
           sessions,
           this.completedEp,
-          'counted from ONNX Runtime\'s profiler over the session\'s first run (a cold run\'s first inference, or the warm-up of a warm run that loaded the model); nodes of a subgraph branch that run did not take are not counted',
+          "counted from ONNX Runtime's profiler over the session's first run (a cold run's first inference, or the warm-up of a warm run that loaded the model); nodes of a subgraph branch that run did not take are not counted",
         );
       }
     }

@@ -11,7 +11,9 @@ import { redactUrl } from '../src/core/text/redact.ts';
 const ENTRY_WAIT_MS = 250;
 
 function newestEntry(url: string): (CacheTimingEntry & { decodedBodySize: number }) | null {
-  const entries = performance.getEntriesByName(url, 'resource') as Array<PerformanceResourceTiming & { deliveryType?: string; responseStatus?: number }>;
+  const entries = performance.getEntriesByName(url, 'resource') as Array<
+    PerformanceResourceTiming & { deliveryType?: string; responseStatus?: number }
+  >;
   const entry = entries.at(-1);
   if (entry === undefined) return null;
   return {
@@ -40,7 +42,10 @@ export async function settleEntries(urls: readonly string[]): Promise<void> {
  * @param url the absolute URL fetched
  * @param how whether the engine's storage held the file before the run, and whether the fetch bypassed the HTTP cache
  */
-export function cacheFactsOf(url: string, how: { storedBefore: boolean; bypassedHttpCache: string | null }): CacheFacts {
+export function cacheFactsOf(
+  url: string,
+  how: { storedBefore: boolean; bypassedHttpCache: string | null },
+): CacheFacts {
   // No location (a Node test): every URL counts as cross-origin, whose hidden sizes decide nothing.
   const origin = (globalThis as { location?: { origin: string } }).location?.origin ?? null;
   let crossOrigin = true;
@@ -59,7 +64,9 @@ export function cacheFactsOf(url: string, how: { storedBefore: boolean; bypassed
 export function timingShowsSizes(): boolean {
   const origin = (globalThis as { location?: { origin: string } }).location?.origin ?? null;
   if (origin === null) return false;
-  return (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).some((e) => e.name.startsWith(`${origin}/`) && e.decodedBodySize > 0);
+  return (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).some(
+    (e) => e.name.startsWith(`${origin}/`) && e.decodedBodySize > 0,
+  );
 }
 
 /** The runtime files a load uses, and how they bypass the HTTP cache (null: they do not). */
@@ -76,7 +83,10 @@ export interface RuntimeProbe {
  * @param urls the runtime files' absolute URLs (`.mjs`, `.wasm`)
  * @param cold whether this is a cold run
  */
-export function runtimeUrlsFor(urls: { mjs: string; wasm: string }, cold: boolean): { mjs: string; wasm: string; probe: RuntimeProbe } {
+export function runtimeUrlsFor(
+  urls: { mjs: string; wasm: string },
+  cold: boolean,
+): { mjs: string; wasm: string; probe: RuntimeProbe } {
   if (!cold || timingShowsSizes()) return { ...urls, probe: { urls: [urls.mjs, urls.wasm], bypassedHttpCache: null } };
   const nonce = globalThis.crypto.randomUUID();
   const busted = (url: string) => `${url}${url.includes('?') ? '&' : '?'}drb-cold=${nonce}`;

@@ -68,7 +68,9 @@ export async function fetchModelFiles(
   cache: RequestCache = 'no-store',
 ): Promise<FetchedModel> {
   const started = performance.now();
-  const knownTotal = model.files.every((f) => f.bytes !== null) ? model.files.reduce((sum, f) => sum + (f.bytes ?? 0), 0) : null;
+  const knownTotal = model.files.every((f) => f.bytes !== null)
+    ? model.files.reduce((sum, f) => sum + (f.bytes ?? 0), 0)
+    : null;
   let bytesDone = 0;
   let lastReport = 0;
   const buffers: Uint8Array[] = [];
@@ -91,11 +93,21 @@ export async function fetchModelFiles(
     if (!response.ok) throw new Error(`model file ${shownUrl} answered HTTP ${response.status}`);
     // The pinned size where the catalog has one (written straight into a buffer of that size as the bytes arrive;
     // a server that sends another size costs a copy, and the pin check below names it), else the declared one.
-    const expected = file.bytes ?? declaredBodyLength(response.headers.get('content-encoding'), response.headers.get('content-length'));
+    const expected =
+      file.bytes ??
+      declaredBodyLength(response.headers.get('content-encoding'), response.headers.get('content-length'));
     const bytesTotal = knownTotal ?? (model.files.length === 1 ? expected : null);
     const collector = new ByteCollector(expected);
     // Progress never passes its total: past it, the total is unknown.
-    const report = () => hooks.onProgress?.({ kind: 'model', path: file.path, fileIndex, fileCount: model.files.length, bytesDone, bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal });
+    const report = () =>
+      hooks.onProgress?.({
+        kind: 'model',
+        path: file.path,
+        fileIndex,
+        fileCount: model.files.length,
+        bytesDone,
+        bytesTotal: bytesTotal !== null && bytesDone > bytesTotal ? null : bytesTotal,
+      });
     const reader = response.body!.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -122,7 +134,9 @@ export async function fetchModelFiles(
   // Where each file's bytes came from (after the fetch time: waiting for timing entries is not part of the fetch).
   await settleEntries(urls);
   const bypassedHttpCache = cache === 'no-store' || cache === 'reload' ? `cache: ${cache}` : null;
-  const withCache = files.map((f, i): ModelFile => ({ ...f, ...cacheFactsOf(urls[i], { storedBefore: false, bypassedHttpCache }) }));
+  const withCache = files.map(
+    (f, i): ModelFile => ({ ...f, ...cacheFactsOf(urls[i], { storedBefore: false, bypassedHttpCache }) }),
+  );
   return { buffers, files: withCache, integrity, fetchMs };
 }
 
@@ -134,8 +148,13 @@ export async function fetchModelFiles(
  * @param picked the picked files, in `model.files` order
  * @param hooks receives `onProgress` (with the role as the path)
  */
-export async function readUserFiles(model: CatalogModel, picked: readonly UserSuppliedFile[], hooks: EngineHooks): Promise<FetchedModel> {
-  if (picked.length !== model.files.length) throw new Error(`the user model lists ${model.files.length} files, ${picked.length} were handed over`);
+export async function readUserFiles(
+  model: CatalogModel,
+  picked: readonly UserSuppliedFile[],
+  hooks: EngineHooks,
+): Promise<FetchedModel> {
+  if (picked.length !== model.files.length)
+    throw new Error(`the user model lists ${model.files.length} files, ${picked.length} were handed over`);
   const started = performance.now();
   const bytesTotal = picked.reduce((sum, f) => sum + f.blob.size, 0);
   let bytesDone = 0;
@@ -148,7 +167,9 @@ export async function readUserFiles(model: CatalogModel, picked: readonly UserSu
       bytes = new Uint8Array(await file.blob.arrayBuffer());
     } catch (error) {
       // A file changed or removed since it was picked cannot be read; say which one by its role only.
-      throw new Error(`the picked file for ${role} could not be read (${error instanceof Error ? error.name : 'error'}): pick the files again`);
+      throw new Error(
+        `the picked file for ${role} could not be read (${error instanceof Error ? error.name : 'error'}): pick the files again`,
+      );
     }
     bytesDone += bytes.byteLength;
     hooks.onProgress?.({ kind: 'model', path: role, fileIndex, fileCount: picked.length, bytesDone, bytesTotal });

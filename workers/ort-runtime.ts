@@ -85,10 +85,17 @@ export interface FetchedRuntime {
  * @param hooks the load's hooks
  * @throws Error naming the file when the server does not answer it
  */
-export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hooks: EngineHooks): Promise<FetchedRuntime> {
+export async function fetchOrtRuntime(
+  ep: ExecutionProvider,
+  cold: boolean,
+  hooks: EngineHooks,
+): Promise<FetchedRuntime> {
   const build = ortBuildFor(ep);
   const here = self.location.href;
-  const urls = runtimeUrlsFor({ wasm: new URL(BUILDS[build].wasm, here).href, mjs: new URL(BUILDS[build].mjs, here).href }, cold);
+  const urls = runtimeUrlsFor(
+    { wasm: new URL(BUILDS[build].wasm, here).href, mjs: new URL(BUILDS[build].mjs, here).href },
+    cold,
+  );
   const wasmName = new URL(BUILDS[build].wasm, here).pathname.split('/').pop() ?? 'runtime.wasm';
   hooks.onStage?.('runtime_fetch', 'start');
   const started = performance.now();
@@ -96,10 +103,21 @@ export async function fetchOrtRuntime(ep: ExecutionProvider, cold: boolean, hook
   await import(/* @vite-ignore */ urls.mjs);
   const response = await fetch(urls.wasm, { credentials: 'same-origin' });
   if (!response.ok) throw new Error(`runtime file ${redactUrl(urls.wasm)} answered HTTP ${response.status}`);
-  const bytesTotal = declaredBodyLength(response.headers.get('content-encoding'), response.headers.get('content-length'));
+  const bytesTotal = declaredBodyLength(
+    response.headers.get('content-encoding'),
+    response.headers.get('content-length'),
+  );
   const bytes = new ByteCollector(bytesTotal);
   // Progress never passes its total: past it, the total is unknown.
-  const report = () => hooks.onProgress?.({ kind: 'runtime', path: wasmName, fileIndex: 0, fileCount: 1, bytesDone: bytes.length, bytesTotal: bytesTotal !== null && bytes.length > bytesTotal ? null : bytesTotal });
+  const report = () =>
+    hooks.onProgress?.({
+      kind: 'runtime',
+      path: wasmName,
+      fileIndex: 0,
+      fileCount: 1,
+      bytesDone: bytes.length,
+      bytesTotal: bytesTotal !== null && bytes.length > bytesTotal ? null : bytesTotal,
+    });
   let lastReport = 0;
   const reader = response.body!.getReader();
   for (;;) {

@@ -51,8 +51,18 @@ function contextGpu(): GpuLike | undefined {
  * @param gpu the `navigator.gpu` to ask (this context's by default)
  * @param limitMs how long to wait for the adapter request
  */
-export async function probeWebGpu(gpu: GpuLike | undefined = contextGpu(), limitMs = ADAPTER_REQUEST_LIMIT_MS): Promise<WebGpuFacts> {
-  const none = { adapter_granted: false, adapter_error: null, adapter_info: null, is_fallback_adapter: null, features: [], limits: null };
+export async function probeWebGpu(
+  gpu: GpuLike | undefined = contextGpu(),
+  limitMs = ADAPTER_REQUEST_LIMIT_MS,
+): Promise<WebGpuFacts> {
+  const none = {
+    adapter_granted: false,
+    adapter_error: null,
+    adapter_info: null,
+    is_fallback_adapter: null,
+    features: [],
+    limits: null,
+  };
   if (!gpu) return { navigator_gpu: false, ...none };
   try {
     const adapter = await answerWithin(gpu.requestAdapter(), limitMs, 'requestAdapter');
@@ -64,13 +74,19 @@ export async function probeWebGpu(gpu: GpuLike | undefined = contextGpu(), limit
       navigator_gpu: true,
       adapter_granted: true,
       adapter_error: null,
-      adapter_info: info ? { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description } : null,
+      adapter_info: info
+        ? { vendor: info.vendor, architecture: info.architecture, device: info.device, description: info.description }
+        : null,
       is_fallback_adapter: info?.isFallbackAdapter ?? adapter.isFallbackAdapter ?? null,
       features: [...adapter.features].sort(),
       limits,
     };
   } catch (error) {
-    return { navigator_gpu: true, ...none, adapter_error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    return {
+      navigator_gpu: true,
+      ...none,
+      adapter_error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    };
   }
 }
 
@@ -78,7 +94,9 @@ export async function probeWebGpu(gpu: GpuLike | undefined = contextGpu(), limit
  * Why WebGPU cannot run here, in the words a receipt records, or null when an adapter was granted.
  * @param facts what `probeWebGpu` found
  */
-export function webgpuUnavailableReason(facts: Pick<WebGpuFacts, 'navigator_gpu' | 'adapter_granted' | 'adapter_error'>): string | null {
+export function webgpuUnavailableReason(
+  facts: Pick<WebGpuFacts, 'navigator_gpu' | 'adapter_granted' | 'adapter_error'>,
+): string | null {
   if (!facts.navigator_gpu) return `${WEBGPU_UNAVAILABLE}: navigator.gpu is missing in this browser`;
   if (facts.adapter_error !== null) return `${WEBGPU_UNAVAILABLE}: requestAdapter failed (${facts.adapter_error})`;
   return facts.adapter_granted ? null : `${WEBGPU_UNAVAILABLE}: navigator.gpu exists but no adapter was granted`;

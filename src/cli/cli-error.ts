@@ -5,7 +5,10 @@
 export class CliError extends Error {
   override name = 'CliError';
   /** @param exitCode the process exit code to use (2 for bad input, 1 for a check that found problems). */
-  constructor(message: string, readonly exitCode = 2) {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
     super(message);
   }
 }

@@ -26,7 +26,10 @@ interface CompareFlags {
 export function register(command: Command): void {
   command
     .requiredOption('--items <file>', 'items artifact both runs are scored against')
-    .requiredOption('--baseline <file>', 'baseline run: predictions artifact, or a drb.score-report.v2 written with --per-row')
+    .requiredOption(
+      '--baseline <file>',
+      'baseline run: predictions artifact, or a drb.score-report.v2 written with --per-row',
+    )
     .requiredOption('--candidate <file>', 'candidate run, likewise')
     .option('--format <format>', 'items format: generic or ajimee', 'generic')
     .option('--candidate-limit <k>', 'only the first K candidates count', '8')
@@ -34,14 +37,19 @@ export function register(command: Command): void {
     .option('--stem <name>', 'report file name without extension', 'comparison')
     .action(async (flags: CompareFlags) => {
       const format = ItemFormat.safeParse(flags.format);
-      if (!format.success) throw new CliError(`--format: unknown format ${quotedText(flags.format)} (expected generic or ajimee)`);
+      if (!format.success)
+        throw new CliError(`--format: unknown format ${quotedText(flags.format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
       const baseline = readArtifact(flags.baseline);
       const candidate = readArtifact(flags.candidate);
       let report;
       try {
-        report = await buildCompareReport(items, baseline, candidate, { format: format.data, candidateLimit, toolVersion: toolVersion() });
+        report = await buildCompareReport(items, baseline, candidate, {
+          format: format.data,
+          candidateLimit,
+          toolVersion: toolVersion(),
+        });
       } catch (error) {
         if (error instanceof ArtifactError) throw new CliError(error.message);
         throw error;
@@ -50,12 +58,22 @@ export function register(command: Command): void {
         flags.outputDir,
         flags.stem,
         [
-          { extension: '.json', text: `${JSON.stringify(report, null, 2)}\n`, isOurs: (text) => isJsonWithSchema(text, report.schema) },
-          { extension: '.md', text: renderCompareMarkdown(report), isOurs: (text) => text.startsWith('# Paired comparison\n') },
+          {
+            extension: '.json',
+            text: `${JSON.stringify(report, null, 2)}\n`,
+            isOurs: (text) => isJsonWithSchema(text, report.schema),
+          },
+          {
+            extension: '.md',
+            text: renderCompareMarkdown(report),
+            isOurs: (text) => text.startsWith('# Paired comparison\n'),
+          },
         ],
         [flags.items, flags.baseline, flags.candidate],
       );
       process.stdout.write(`${renderCompareHeadline(report)}\n\n`);
-      process.stdout.write(`broke ${report.broken.length} rows, fixed ${report.fixed.length}; wrote ${written.join(' and ')}\n`);
+      process.stdout.write(
+        `broke ${report.broken.length} rows, fixed ${report.fixed.length}; wrote ${written.join(' and ')}\n`,
+      );
     });
 }

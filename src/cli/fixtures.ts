@@ -64,8 +64,10 @@ export function register(command: Command): void {
         if (!sameBytes(await readOrNull(target), file.bytes)) stale.push(file);
       }
       if (options.check) {
-        for (const file of stale) process.stderr.write(`error: public/${file.publicPath}: differs from the generator\n`);
-        for (const pin of pinned.changed) process.stderr.write(`error: ${CATALOG_PATH}: ${pin}: pin differs from the generated file\n`);
+        for (const file of stale)
+          process.stderr.write(`error: public/${file.publicPath}: differs from the generator\n`);
+        for (const pin of pinned.changed)
+          process.stderr.write(`error: ${CATALOG_PATH}: ${pin}: pin differs from the generated file\n`);
         const problems = stale.length + pinned.changed.length;
         if (problems > 0) setExitCode(this, 1);
         else process.stdout.write(`fixtures: ${files.length} files and their catalog pins match the generators\n`);
@@ -77,8 +79,12 @@ export function register(command: Command): void {
       }
       if (pinned.changed.length > 0) {
         await writeAtomic(catalogFile, `${JSON.stringify(pinned.catalog, null, 2)}\n`);
-        process.stdout.write(`updated ${CATALOG_PATH} to version ${pinned.catalog.version}: ${pinned.changed.join(', ')}\n`);
+        process.stdout.write(
+          `updated ${CATALOG_PATH} to version ${pinned.catalog.version}: ${pinned.changed.join(', ')}\n`,
+        );
       }
-      process.stdout.write(`fixtures: ${files.length} files, ${stale.length} written, ${pinned.changed.length} pins updated\n`);
+      process.stdout.write(
+        `fixtures: ${files.length} files, ${stale.length} written, ${pinned.changed.length} pins updated\n`,
+      );
     });
 }

@@ -16,7 +16,14 @@ import { PUBLIC_PASS_SCHEMA, PublicPassRecord } from '../core/automation/public-
 import { CompareReport } from '../core/scoring/compare-report.ts';
 import { ScoreReport } from '../core/scoring/score-report.ts';
 import { CandidatesRow } from '../core/suite/candidates.ts';
-import { GATE_PLAN_SCHEMA, GatePlanError, LICENCE_REVIEW_SCHEMA, LicenceReview, parseGatePlan, type GatePlan } from '../core/gate/gate-plan.ts';
+import {
+  GATE_PLAN_SCHEMA,
+  GatePlanError,
+  LICENCE_REVIEW_SCHEMA,
+  LicenceReview,
+  parseGatePlan,
+  type GatePlan,
+} from '../core/gate/gate-plan.ts';
 import {
   checkPredictionsAgainstArtifact,
   checkScoreReportAgainstPlan,
@@ -50,9 +57,15 @@ function load(path: string): Loaded {
   return { path, name: basename(path), sha256: sha256(bytes), value: parsed.value };
 }
 
-const schemaOf = (value: unknown) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { schema?: unknown }).schema : undefined);
+const schemaOf = (value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as { schema?: unknown }).schema
+    : undefined;
 
-function parseWith<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } }, file: Loaded): T {
+function parseWith<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } },
+  file: Loaded,
+): T {
   const parsed = schema.safeParse(file.value);
   if (!parsed.success) throw new CliError(`${file.path}: ${firstIssueLine(parsed.error)}`);
   return parsed.data;
@@ -74,7 +87,10 @@ function splitLabel(value: string, plan: GatePlan): { step: string | null; path:
   if (at > 0) {
     const step = value.slice(0, at);
     if (plan.ladder.some((s) => s.id === step)) return { step, path: value.slice(at + 1) };
-    if (!existsSync(value)) throw new CliError(`--runs: ${JSON.stringify(step)} is not a ladder id of the plan (${plan.ladder.map((s) => s.id).join(', ')})`);
+    if (!existsSync(value))
+      throw new CliError(
+        `--runs: ${JSON.stringify(step)} is not a ladder id of the plan (${plan.ladder.map((s) => s.id).join(', ')})`,
+      );
   }
   return { step: null, path: value };
 }
@@ -112,7 +128,9 @@ function escalation(flags: EscalationFlags): GateReport {
         continue;
       }
       if (step === null) {
-        throw new CliError(`${path}: $: a predictions file that is not the plan's candidate artifact (${plan.artifact.candidates.sha256.slice(0, 12)}…); label it with its ladder id: --runs <id>=${path}`);
+        throw new CliError(
+          `${path}: $: a predictions file that is not the plan's candidate artifact (${plan.artifact.candidates.sha256.slice(0, 12)}…); label it with its ladder id: --runs <id>=${path}`,
+        );
       }
       predictions.push({ step, file });
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'predictions', step });
@@ -125,22 +143,36 @@ function escalation(flags: EscalationFlags): GateReport {
         throw error;
       }
       if (report.inputs.predictions.sha256 === plan.artifact.candidates.sha256) {
-        if (step !== null) throw new CliError(`${path}: inputs.predictions.sha256: scored the candidate artifact itself, not a run of ${step}`);
-        if (artifactRun !== null) throw new CliError(`${path}: $: a second score report of the candidate artifact (the first is ${artifactRun.file})`);
+        if (step !== null)
+          throw new CliError(
+            `${path}: inputs.predictions.sha256: scored the candidate artifact itself, not a run of ${step}`,
+          );
+        if (artifactRun !== null)
+          throw new CliError(
+            `${path}: $: a second score report of the candidate artifact (the first is ${artifactRun.file})`,
+          );
         artifactRun = { file: file.name, report };
         inputs.push({ file: file.name, sha256: file.sha256, kind: 'score-report', step: null });
         continue;
       }
-      if (step === null) throw new CliError(`${path}: $: label a reranker's score report with its ladder id: --runs <id>=${path} (ids: ${plan.ladder.map((s) => s.id).join(', ')})`);
+      if (step === null)
+        throw new CliError(
+          `${path}: $: label a reranker's score report with its ladder id: --runs <id>=${path} (ids: ${plan.ladder.map((s) => s.id).join(', ')})`,
+        );
       const earlier = reports.find((r) => r.step === step);
-      if (earlier) throw new CliError(`${path}: $: ${step} already has a score report (${earlier.file.path}): one run per ladder step`);
+      if (earlier)
+        throw new CliError(
+          `${path}: $: ${step} already has a score report (${earlier.file.path}): one run per ladder step`,
+        );
       reports.push({ step, file, report });
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'score-report', step });
     } else if (schema === 'drb.compare-report.v1') {
       compares.push({ file, report: parseWith(CompareReport, file) });
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'compare-report', step: null });
     } else {
-      throw new CliError(`${path}: schema: --runs takes score reports, comparison reports, predictions and the candidate artifact; this is ${typeof schema === 'string' && /^[A-Za-z0-9._:/-]{1,100}$/.test(schema) ? schema : 'none of them'}`);
+      throw new CliError(
+        `${path}: schema: --runs takes score reports, comparison reports, predictions and the candidate artifact; this is ${typeof schema === 'string' && /^[A-Za-z0-9._:/-]{1,100}$/.test(schema) ? schema : 'none of them'}`,
+      );
     }
   }
   const runs: LadderRun[] = [];
@@ -150,9 +182,18 @@ function escalation(flags: EscalationFlags): GateReport {
       let checked = false;
       for (const p of given) {
         if (p.file.sha256 !== report.inputs.predictions.sha256) {
-          throw new GateInputError(p.file.path, '$', `is not the predictions file ${file.path} scored (${report.inputs.predictions.sha256.slice(0, 12)}…)`);
+          throw new GateInputError(
+            p.file.path,
+            '$',
+            `is not the predictions file ${file.path} scored (${report.inputs.predictions.sha256.slice(0, 12)}…)`,
+          );
         }
-        if (candidates === null) throw new GateInputError(p.file.path, '$', `the candidate artifact ${plan.artifact.candidates.file} must be given with --runs to check these predictions against it`);
+        if (candidates === null)
+          throw new GateInputError(
+            p.file.path,
+            '$',
+            `the candidate artifact ${plan.artifact.candidates.file} must be given with --runs to check these predictions against it`,
+          );
         const rows = parsePredictionsValue(p.file.value, p.file.path);
         checkPredictionsAgainstArtifact(candidates.rows, rows, p.file.path, candidates.file.path);
         checked = true;
@@ -160,7 +201,12 @@ function escalation(flags: EscalationFlags): GateReport {
       runs.push({ step, file: file.path, sha256: file.sha256, report, predictionsChecked: checked });
     }
     for (const p of predictions) {
-      if (!reports.some((r) => r.step === p.step)) throw new GateInputError(p.file.path, '$', `predictions of ${p.step} without its score report (drb score --per-row) in --runs`);
+      if (!reports.some((r) => r.step === p.step))
+        throw new GateInputError(
+          p.file.path,
+          '$',
+          `predictions of ${p.step} without its score report (drb score --per-row) in --runs`,
+        );
     }
   } catch (error) {
     if (error instanceof GateInputError || error instanceof ArtifactError) throw new CliError(error.message);
@@ -178,7 +224,8 @@ function escalation(flags: EscalationFlags): GateReport {
   const { deviceTargets, notDeviceEvidence } = readDeviceEvidence(flags.reviews ?? [], inputs);
   const licences = (flags.licence ?? []).map((path) => {
     const file = load(path);
-    if (schemaOf(file.value) !== LICENCE_REVIEW_SCHEMA) throw new CliError(`${path}: schema: --licence takes a ${LICENCE_REVIEW_SCHEMA} record`);
+    if (schemaOf(file.value) !== LICENCE_REVIEW_SCHEMA)
+      throw new CliError(`${path}: schema: --licence takes a ${LICENCE_REVIEW_SCHEMA} record`);
     inputs.push({ file: file.name, sha256: file.sha256, kind: 'licence-review', step: null });
     return { file: file.name, review: parseWith(LicenceReview, file) };
   });
@@ -201,18 +248,24 @@ function escalation(flags: EscalationFlags): GateReport {
  * folder's reviews/ applied), loose device reviews (applied to the summaries' targets), and public-pass records,
  * which are listed and never counted as device results.
  */
-function readDeviceEvidence(paths: readonly string[], inputs: GateReport['inputs']): { deviceTargets: SummaryTarget[]; notDeviceEvidence: Array<{ file: string; why: string }> } {
+function readDeviceEvidence(
+  paths: readonly string[],
+  inputs: GateReport['inputs'],
+): { deviceTargets: SummaryTarget[]; notDeviceEvidence: Array<{ file: string; why: string }> } {
   const targets: SummaryTarget[] = [];
   const notDevice: Array<{ file: string; why: string }> = [];
   const looseReviews: Array<{ path: string; review: DeviceReview }> = [];
   const addSummary = (summaryPath: string, dir: string) => {
     const file = load(summaryPath);
-    if (schemaOf(file.value) !== RECEIPTS_SUMMARY_SCHEMA) throw new CliError(`${summaryPath}: schema: expected a ${RECEIPTS_SUMMARY_SCHEMA}`);
+    if (schemaOf(file.value) !== RECEIPTS_SUMMARY_SCHEMA)
+      throw new CliError(`${summaryPath}: schema: expected a ${RECEIPTS_SUMMARY_SCHEMA}`);
     const summary = parseWith(ReceiptsSummary, file);
     inputs.push({ file: file.name, sha256: file.sha256, kind: 'receipts-summary', step: null });
     const reviews = loadReviews(dir);
-    for (const [, stored] of reviews) inputs.push({ file: stored.file, sha256: stored.sha256, kind: 'device-review', step: null });
-    for (const target of summary.targets) targets.push({ file: summaryPath, target, review: reviews.get(target.key)?.review ?? null });
+    for (const [, stored] of reviews)
+      inputs.push({ file: stored.file, sha256: stored.sha256, kind: 'device-review', step: null });
+    for (const target of summary.targets)
+      targets.push({ file: summaryPath, target, review: reviews.get(target.key)?.review ?? null });
   };
   for (const path of paths) {
     let isDir = false;
@@ -234,16 +287,23 @@ function readDeviceEvidence(paths: readonly string[], inputs: GateReport['inputs
     } else if (schema === PUBLIC_PASS_SCHEMA) {
       const record = parseWith(PublicPassRecord, file);
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'public-pass', step: null });
-      notDevice.push({ file: file.name, why: `a public pass (${record.browser.name}) shows the deployed page works in a fresh browser; it never implies DEVICE_PASS` });
+      notDevice.push({
+        file: file.name,
+        why: `a public pass (${record.browser.name}) shows the deployed page works in a fresh browser; it never implies DEVICE_PASS`,
+      });
     } else {
-      throw new CliError(`${path}: schema: --reviews takes receipts summary folders or files, device reviews and public-pass records`);
+      throw new CliError(
+        `${path}: schema: --reviews takes receipts summary folders or files, device reviews and public-pass records`,
+      );
     }
   }
   for (const { path, review } of looseReviews) {
     const matching = targets.filter((t) => t.target.key === review.target);
-    if (matching.length === 0) throw new CliError(`${path}: target: ${review.target} is in none of the summaries given with --reviews`);
+    if (matching.length === 0)
+      throw new CliError(`${path}: target: ${review.target} is in none of the summaries given with --reviews`);
     for (const t of matching) {
-      if (t.review !== null && JSON.stringify(t.review) !== JSON.stringify(review)) throw new CliError(`${path}: target: ${review.target} already has another stored review in ${t.file}'s folder`);
+      if (t.review !== null && JSON.stringify(t.review) !== JSON.stringify(review))
+        throw new CliError(`${path}: target: ${review.target} already has another stored review in ${t.file}'s folder`);
       t.review = review;
     }
   }
@@ -261,14 +321,24 @@ export function register(gate: Command): void {
     .requiredOption('--check <file>', 'the plan to validate')
     .action((flags: { check: string }) => {
       const { plan, file } = loadPlan(flags.check);
-      process.stdout.write(`ok: ${flags.check}: plan ${plan.id}, ${plan.ladder.length} ladder step(s), ${plan.device_targets.length} device target(s); sha256 ${file.sha256}\n`);
+      process.stdout.write(
+        `ok: ${flags.check}: plan ${plan.id}, ${plan.ladder.length} ladder step(s), ${plan.device_targets.length} device target(s); sha256 ${file.sha256}\n`,
+      );
     });
   gate
     .command('escalation')
-    .description('Walk the escalation ladder: eligible / not eligible / not yet decidable per step, with the reason from the numbers.')
+    .description(
+      'Walk the escalation ladder: eligible / not eligible / not yet decidable per step, with the reason from the numbers.',
+    )
     .requiredOption('--plan <file>', `the frozen plan (${GATE_PLAN_SCHEMA})`)
-    .requiredOption('--runs <files...>', 'score reports (<ladder id>=<file>; the candidate artifact\'s own report unlabelled), their predictions (<ladder id>=<file>), the candidate artifact, and compare reports')
-    .option('--reviews <paths...>', 'receipts summary folders or files (with their reviews/), device reviews, public-pass records')
+    .requiredOption(
+      '--runs <files...>',
+      "score reports (<ladder id>=<file>; the candidate artifact's own report unlabelled), their predictions (<ladder id>=<file>), the candidate artifact, and compare reports",
+    )
+    .option(
+      '--reviews <paths...>',
+      'receipts summary folders or files (with their reviews/), device reviews, public-pass records',
+    )
     .option('--licence <files...>', `licence/NOTICE review records (${LICENCE_REVIEW_SCHEMA})`)
     .option('--output-dir <dir>', 'where to write the reports', 'outputs')
     .option('--stem <name>', 'report file name without extension', 'gate')
@@ -278,10 +348,20 @@ export function register(gate: Command): void {
         flags.outputDir,
         flags.stem,
         [
-          { extension: '.json', text: `${JSON.stringify(report, null, 2)}\n`, isOurs: (text) => isJsonWithSchema(text, report.schema) },
+          {
+            extension: '.json',
+            text: `${JSON.stringify(report, null, 2)}\n`,
+            isOurs: (text) => isJsonWithSchema(text, report.schema),
+          },
           { extension: '.md', text: renderGateMarkdown(report), isOurs: (text) => text.startsWith('# Gate report\n') },
         ],
-        [flags.plan, ...flags.runs.map((r) => r.slice(r.indexOf('=') + 1)), ...flags.runs, ...(flags.reviews ?? []), ...(flags.licence ?? [])],
+        [
+          flags.plan,
+          ...flags.runs.map((r) => r.slice(r.indexOf('=') + 1)),
+          ...flags.runs,
+          ...(flags.reviews ?? []),
+          ...(flags.licence ?? []),
+        ],
       );
       for (const line of gateReportLines(report)) process.stdout.write(`${terminalLine(line)}\n`);
       process.stdout.write(`plan sha256 ${report.plan.sha256}; wrote ${written.join(' and ')}\n`);

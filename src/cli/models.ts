@@ -16,10 +16,24 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CatalogError, type CatalogFile, type CatalogModel } from '../core/catalog/catalog.ts';
-import { applyCatalogPins, CATALOG_PINS_SCHEMA, emptyCatalogPins, REVISION_PATTERN, type CatalogPins, type PinnedFile } from '../core/catalog/catalog-overlay.ts';
+import {
+  applyCatalogPins,
+  CATALOG_PINS_SCHEMA,
+  emptyCatalogPins,
+  REVISION_PATTERN,
+  type CatalogPins,
+  type PinnedFile,
+} from '../core/catalog/catalog-overlay.ts';
 import { filesForDtype } from '../core/catalog/transformers-dtype.ts';
 import { loadCatalog, PINS_FILE, type LoadedCatalog } from '../node/catalog-file.ts';
-import { downloadedRevision, hashModelFile, listModelDir, ModelDirError, resolveModelDir, type HashedFile } from '../node/model-dir.ts';
+import {
+  downloadedRevision,
+  hashModelFile,
+  listModelDir,
+  ModelDirError,
+  resolveModelDir,
+  type HashedFile,
+} from '../node/model-dir.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
 import { writeFilesAtomically } from './output-files.ts';
@@ -35,7 +49,9 @@ interface CommonOptions {
 }
 
 /** The catalog (with the overlay), the model, the files to check and the folder's real path; every usage error is exit 2. */
-async function prepare(options: CommonOptions): Promise<{ loaded: LoadedCatalog; model: CatalogModel; files: CatalogFile[]; dirReal: string }> {
+async function prepare(
+  options: CommonOptions,
+): Promise<{ loaded: LoadedCatalog; model: CatalogModel; files: CatalogFile[]; dirReal: string }> {
   let loaded: LoadedCatalog;
   try {
     loaded = loadCatalog(ROOT, options.pins === undefined ? undefined : resolve(options.pins));
@@ -44,7 +60,8 @@ async function prepare(options: CommonOptions): Promise<{ loaded: LoadedCatalog;
     throw error;
   }
   const model = loaded.catalog.models.find((m) => m.id === options.id);
-  if (!model) throw new CliError(`--id: no catalog model ${quotedText(options.id)} (see src/catalog/catalog.json for the ids)`);
+  if (!model)
+    throw new CliError(`--id: no catalog model ${quotedText(options.id)} (see src/catalog/catalog.json for the ids)`);
   let files = model.files;
   if (options.dtype !== undefined) {
     try {
@@ -115,18 +132,31 @@ async function unlistedNote(dirReal: string, model: CatalogModel): Promise<strin
  * The revision the folder holds, from `--revision` and the Hugging Face download metadata; refuses a disagreement.
  * @returns the revision, and a note when it was assumed from the catalog
  */
-async function folderRevision(model: CatalogModel, dirReal: string, files: CatalogFile[], given: string | undefined): Promise<{ revision: string | null; note: string | null }> {
+async function folderRevision(
+  model: CatalogModel,
+  dirReal: string,
+  files: CatalogFile[],
+  given: string | undefined,
+): Promise<{ revision: string | null; note: string | null }> {
   if (model.source.type !== 'huggingface') {
-    if (given !== undefined) throw new CliError(`--revision: ${model.id} is served from the page's own origin and has no revision`);
+    if (given !== undefined)
+      throw new CliError(`--revision: ${model.id} is served from the page's own origin and has no revision`);
     return { revision: null, note: null };
   }
-  if (given !== undefined && !REVISION_PATTERN.test(given)) throw new CliError(`--revision: ${quotedText(given)}: expected a 40-hex-digit commit id (a branch name moves, so it cannot be pinned)`);
+  if (given !== undefined && !REVISION_PATTERN.test(given))
+    throw new CliError(
+      `--revision: ${quotedText(given)}: expected a 40-hex-digit commit id (a branch name moves, so it cannot be pinned)`,
+    );
   const fromMetadata = new Set<string>();
   for (const file of files) {
     const revision = await downloadedRevision(dirReal, file.path);
     if (revision !== null) fromMetadata.add(revision);
   }
-  if (fromMetadata.size > 1) throw new CliError(`--dir: the folder's download metadata names several revisions (${[...fromMetadata].join(', ')}); download one revision into an empty folder`, 1);
+  if (fromMetadata.size > 1)
+    throw new CliError(
+      `--dir: the folder's download metadata names several revisions (${[...fromMetadata].join(', ')}); download one revision into an empty folder`,
+      1,
+    );
   const metadata = [...fromMetadata][0] ?? null;
   if (given !== undefined && metadata !== null && given !== metadata) {
     throw new CliError(`--revision ${given}: the folder's download metadata says its files come from ${metadata}`, 1);
@@ -134,13 +164,21 @@ async function folderRevision(model: CatalogModel, dirReal: string, files: Catal
   const revision = given ?? metadata;
   const catalogRevision = model.source.revision;
   if (revision !== null && catalogRevision !== null && revision !== catalogRevision) {
-    throw new CliError(`--dir: the folder holds revision ${revision}, the catalog loads ${model.id} at ${catalogRevision}; download that revision`, 1);
+    throw new CliError(
+      `--dir: the folder holds revision ${revision}, the catalog loads ${model.id} at ${catalogRevision}; download that revision`,
+      1,
+    );
   }
   if (revision !== null) return { revision, note: null };
   if (catalogRevision === null) {
-    throw new CliError(`--revision: ${model.id} names no revision in the catalog and the folder has no Hugging Face download metadata; pass the commit the files were downloaded at`);
+    throw new CliError(
+      `--revision: ${model.id} names no revision in the catalog and the folder has no Hugging Face download metadata; pass the commit the files were downloaded at`,
+    );
   }
-  return { revision: catalogRevision, note: `note: no --revision and no download metadata: the files are taken to be the catalog's revision ${catalogRevision}` };
+  return {
+    revision: catalogRevision,
+    note: `note: no --revision and no download metadata: the files are taken to be the catalog's revision ${catalogRevision}`,
+  };
 }
 
 async function pin(options: CommonOptions & { revision?: string }, command: Command): Promise<void> {
@@ -160,17 +198,23 @@ async function pin(options: CommonOptions & { revision?: string }, command: Comm
   });
   if (problems.length > 0) {
     for (const line of problems) process.stdout.write(`${line}\n`);
-    process.stderr.write(`error: --dir ${terminalText(options.dir)}: ${problems.length} file(s) of ${model.id} cannot be pinned; nothing was written\n`);
+    process.stderr.write(
+      `error: --dir ${terminalText(options.dir)}: ${problems.length} file(s) of ${model.id} cannot be pinned; nothing was written\n`,
+    );
     setExitCode(command, 1);
     return;
   }
   const previous = loaded.pins ?? emptyCatalogPins();
   // Pins of other files of the same model at the same revision (another dtype pinned earlier) are kept.
   const earlier = previous.models[model.id];
-  const kept = earlier && earlier.revision === revision ? earlier.files.filter((f) => !pinned.some((p) => p.path === f.path)) : [];
+  const kept =
+    earlier && earlier.revision === revision ? earlier.files.filter((f) => !pinned.some((p) => p.path === f.path)) : [];
   const order = (path: string) => base.files.findIndex((f) => f.path === path);
   const modelFiles = [...kept, ...pinned].sort((a, b) => order(a.path) - order(b.path));
-  const next: CatalogPins = { schema: CATALOG_PINS_SCHEMA, models: { ...previous.models, [model.id]: { revision, files: modelFiles } } };
+  const next: CatalogPins = {
+    schema: CATALOG_PINS_SCHEMA,
+    models: { ...previous.models, [model.id]: { revision, files: modelFiles } },
+  };
   next.models = Object.fromEntries(Object.entries(next.models).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   try {
     applyCatalogPins(loaded.base, next, PINS_FILE);
@@ -184,8 +228,11 @@ async function pin(options: CommonOptions & { revision?: string }, command: Comm
   // All or nothing: a failure is one line, exit 1, the earlier overlay left as it was and no temporary file left.
   writeFilesAtomically([{ path: loaded.pinsPath, content: `${JSON.stringify(next, null, 2)}\n` }], '--pins');
   for (const file of pinned) process.stdout.write(`pinned ${file.path}: ${human(file)}\n`);
-  const replaced = earlier && earlier.revision !== revision ? ` (replacing its pins at revision ${earlier.revision})` : '';
-  process.stdout.write(`wrote ${terminalText(loaded.pinsPath)}: ${model.id}${revision ? ` at revision ${revision}` : ''}, ${modelFiles.length} file(s) pinned${replaced}\n`);
+  const replaced =
+    earlier && earlier.revision !== revision ? ` (replacing its pins at revision ${earlier.revision})` : '';
+  process.stdout.write(
+    `wrote ${terminalText(loaded.pinsPath)}: ${model.id}${revision ? ` at revision ${revision}` : ''}, ${modelFiles.length} file(s) pinned${replaced}\n`,
+  );
 }
 
 async function verify(options: CommonOptions, command: Command): Promise<void> {
@@ -208,16 +255,22 @@ async function verify(options: CommonOptions, command: Command): Promise<void> {
     }
   });
   if (model.source.type === 'huggingface' && model.source.revision !== null) {
-    const revisions = new Set((await Promise.all(files.map((f) => downloadedRevision(dirReal, f.path)))).filter((r): r is string => r !== null));
+    const revisions = new Set(
+      (await Promise.all(files.map((f) => downloadedRevision(dirReal, f.path)))).filter((r): r is string => r !== null),
+    );
     for (const revision of revisions) {
       if (revision !== model.source.revision) {
         problems++;
-        process.stdout.write(`mismatch revision: the folder's download metadata says ${revision}; pinned ${model.source.revision}\n`);
+        process.stdout.write(
+          `mismatch revision: the folder's download metadata says ${revision}; pinned ${model.source.revision}\n`,
+        );
       }
     }
   }
   if (problems > 0) {
-    process.stderr.write(`error: --dir ${terminalText(options.dir)}: ${problems} problem(s) against the pins of ${model.id}\n`);
+    process.stderr.write(
+      `error: --dir ${terminalText(options.dir)}: ${problems} problem(s) against the pins of ${model.id}\n`,
+    );
     setExitCode(command, 1);
   } else {
     process.stdout.write(`verified: all ${files.length} file(s) of ${model.id} are pinned and match\n`);
@@ -228,13 +281,26 @@ async function verify(options: CommonOptions, command: Command): Promise<void> {
 export function register(models: Command): void {
   const common = (sub: Command) =>
     sub
-      .requiredOption('--dir <dir>', 'the downloaded model folder (the repository layout: config.json, tokenizer files, onnx/...)')
+      .requiredOption(
+        '--dir <dir>',
+        'the downloaded model folder (the repository layout: config.json, tokenizer files, onnx/...)',
+      )
       .requiredOption('--id <id>', 'the catalog model id')
-      .option('--dtype <dtype>', 'only the shared files and this dtype\'s ONNX files (fp32, fp16, q8, q4, ...)')
+      .option('--dtype <dtype>', "only the shared files and this dtype's ONNX files (fp32, fp16, q8, q4, ...)")
       .option('--pins <file>', `the pins overlay to use (default ${PINS_FILE})`);
-  common(models.command('pin').description(`hash the folder's files and write their pins and revision into the overlay (${PINS_FILE})`))
-    .option('--revision <commit>', 'the Hugging Face commit the folder was downloaded at (read from its download metadata when present)')
+  common(
+    models
+      .command('pin')
+      .description(`hash the folder's files and write their pins and revision into the overlay (${PINS_FILE})`),
+  )
+    .option(
+      '--revision <commit>',
+      'the Hugging Face commit the folder was downloaded at (read from its download metadata when present)',
+    )
     .action((options: CommonOptions & { revision?: string }, command: Command) => pin(options, command));
-  common(models.command('verify').description('check the folder against the pins in force; exit 1 on any mismatch, missing or unpinned file'))
-    .action((options: CommonOptions, command: Command) => verify(options, command));
+  common(
+    models
+      .command('verify')
+      .description('check the folder against the pins in force; exit 1 on any mismatch, missing or unpinned file'),
+  ).action((options: CommonOptions, command: Command) => verify(options, command));
 }

@@ -44,7 +44,9 @@ export function fsProblem(error: unknown): string {
 export function checkFileName(name: string, what: string): void {
   const bytes = Buffer.byteLength(name);
   if (bytes > MAX_FILE_NAME_BYTES) {
-    throw new CliError(`${what}: the file name ${quotedText(`${name.slice(0, 40)}...`)} is ${bytes} bytes; a file name holds at most ${MAX_FILE_NAME_BYTES}`);
+    throw new CliError(
+      `${what}: the file name ${quotedText(`${name.slice(0, 40)}...`)} is ${bytes} bytes; a file name holds at most ${MAX_FILE_NAME_BYTES}`,
+    );
   }
 }
 
@@ -63,11 +65,13 @@ export function makeOutputDir(dir: string, what: string): void {
     try {
       info = lstatSync(at);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CliError(`${what} ${terminalText(dir)}: cannot use ${terminalText(at)}: ${fsProblem(error)}`);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new CliError(`${what} ${terminalText(dir)}: cannot use ${terminalText(at)}: ${fsProblem(error)}`);
     }
     if (info !== undefined) {
       // A symlink is taken as the folder it names; writing through it reports any problem with it.
-      if (!info.isDirectory() && !info.isSymbolicLink()) throw new CliError(`${what} ${terminalText(dir)}: ${terminalText(at)} is a file, not a folder`);
+      if (!info.isDirectory() && !info.isSymbolicLink())
+        throw new CliError(`${what} ${terminalText(dir)}: ${terminalText(at)} is a file, not a folder`);
       break;
     }
     missing.push(at);
@@ -100,7 +104,11 @@ export interface OutputFile {
  * @param what how to name the output in the message, e.g. `--out receipts/summary`
  * @param write the writer (tests inject a failing one; node:fs otherwise)
  */
-export function writeFilesAtomically(files: readonly OutputFile[], what: string, write: (path: string, content: string | Uint8Array) => void = writeFileSync): void {
+export function writeFilesAtomically(
+  files: readonly OutputFile[],
+  what: string,
+  write: (path: string, content: string | Uint8Array) => void = writeFileSync,
+): void {
   for (const { path } of files) checkFileName(basename(path), what);
   const temps = files.map(({ path }, index) => join(dirname(path), `.drb-${process.pid}-${index}.tmp`));
   let renamed = 0;
@@ -116,6 +124,9 @@ export function writeFilesAtomically(files: readonly OutputFile[], what: string,
       }
     }
     const at = renamed > 0 ? ` (${renamed} of ${files.length} file(s) were already replaced)` : '';
-    throw new CliError(`${what}: cannot write ${terminalText(files[renamed]?.path ?? files[0].path)}: ${fsProblem(error)}${at}`, 1);
+    throw new CliError(
+      `${what}: cannot write ${terminalText(files[renamed]?.path ?? files[0].path)}: ${fsProblem(error)}${at}`,
+      1,
+    );
   }
 }

@@ -8,7 +8,12 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { toSearchParams, type AutomationSettings } from '../core/automation/automation.ts';
-import { buildPublicPassRecord, PassBrowser, type PassReceiptFile, type PublicPassRecord } from '../core/automation/public-pass.ts';
+import {
+  buildPublicPassRecord,
+  PassBrowser,
+  type PassReceiptFile,
+  type PublicPassRecord,
+} from '../core/automation/public-pass.ts';
 import { EngineName, ExecutionProvider } from '../core/receipt/receipt.ts';
 import { artifactFileName, compactUtcTime, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
 import { validateReceipt } from '../core/validation/validate-receipt.ts';
@@ -92,11 +97,15 @@ async function prepareOutDir(outDir: string): Promise<void> {
   try {
     entries = await readdir(outDir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') throw new CliError(`${outDir}: --out: is a file, not a folder`);
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CliError(`${outDir}: --out: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      throw new CliError(`${outDir}: --out: is a file, not a folder`);
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new CliError(`${outDir}: --out: ${(error as Error).message}`);
   }
   if (entries !== null && entries.length > 0) {
-    throw new CliError(`${outDir}: --out: folder is not empty (a public pass never overwrites earlier files; choose a new folder)`);
+    throw new CliError(
+      `${outDir}: --out: folder is not empty (a public pass never overwrites earlier files; choose a new folder)`,
+    );
   }
   makeOutputDir(outDir, '--out');
 }
@@ -128,7 +137,9 @@ async function preflight(url: string, timeoutMs: number): Promise<string | null>
  * @param options see PublicPassOptions
  * @returns the record (also written to `<outDir>/public-pass.json`)
  */
-export async function runPublicPass(options: PublicPassOptions): Promise<{ record: PublicPassRecord; recordPath: string }> {
+export async function runPublicPass(
+  options: PublicPassOptions,
+): Promise<{ record: PublicPassRecord; recordPath: string }> {
   const pageUrl = redactUrl(options.url);
   await prepareOutDir(options.outDir);
   const startedAt = new Date();
@@ -160,11 +171,14 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
       await page.goto(`${pageUrl}?${query}`);
       findings.page_state = 'timeout';
       try {
-        await page.waitFor<string>(`const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`, {
-          timeoutMs: options.timeoutMs,
-          pollMs: 250,
-          description: 'the page to finish cold and warm (data-drb-state done or failed)',
-        });
+        await page.waitFor<string>(
+          `const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`,
+          {
+            timeoutMs: options.timeoutMs,
+            pollMs: 250,
+            description: 'the page to finish cold and warm (data-drb-state done or failed)',
+          },
+        );
       } catch (error) {
         findings.fatalReason = (error as Error).message;
       }
@@ -183,7 +197,11 @@ export async function runPublicPass(options: PublicPassOptions): Promise<{ recor
         const text = `${JSON.stringify(receipt, null, 2)}\n`;
         const bytes = new TextEncoder().encode(text);
         await writeNewFile(join(options.outDir, file), bytes);
-        const r = receipt as { run?: { kind?: unknown }; outcome?: { status?: unknown; reason?: unknown }; app?: { commit?: unknown } };
+        const r = receipt as {
+          run?: { kind?: unknown };
+          outcome?: { status?: unknown; reason?: unknown };
+          app?: { commit?: unknown };
+        };
         findings.receipts.push({
           file,
           sha256: await sha256Hex(bytes),
@@ -268,21 +286,27 @@ export function register(command: Command): void {
     ) {
       const browser = PassBrowser.safeParse(opts.browser);
       if (!browser.success) throw new CliError(`--browser: expected chromium or webkit, got '${opts.browser}'`);
-      if (opts.webgpu && browser.data !== 'chromium') throw new CliError('--webgpu: only for --browser chromium (WebKitGTK has no WebGPU here)');
+      if (opts.webgpu && browser.data !== 'chromium')
+        throw new CliError('--webgpu: only for --browser chromium (WebKitGTK has no WebGPU here)');
       let parsedUrl: URL;
       try {
         parsedUrl = new URL(opts.url);
       } catch {
         throw new CliError(`--url: not a URL: '${redactUrl(opts.url)}'`);
       }
-      if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') throw new CliError(`--url: expected http or https, got '${parsedUrl.protocol}'`);
+      if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:')
+        throw new CliError(`--url: expected http or https, got '${parsedUrl.protocol}'`);
       if (parsedUrl.search || parsedUrl.hash || parsedUrl.username || parsedUrl.password) {
-        process.stderr.write('note: --url: query, fragment and credentials are dropped (the pass sets its own automation parameters)\n');
+        process.stderr.write(
+          'note: --url: query, fragment and credentials are dropped (the pass sets its own automation parameters)\n',
+        );
       }
       const engine = opts.engine === undefined ? undefined : EngineName.safeParse(opts.engine);
-      if (engine && !engine.success) throw new CliError(`--engine: expected one of ${EngineName.options.join(', ')}, got '${opts.engine}'`);
+      if (engine && !engine.success)
+        throw new CliError(`--engine: expected one of ${EngineName.options.join(', ')}, got '${opts.engine}'`);
       const ep = opts.ep === undefined ? undefined : ExecutionProvider.safeParse(opts.ep);
-      if (ep && !ep.success) throw new CliError(`--ep: expected one of ${ExecutionProvider.options.join(', ')}, got '${opts.ep}'`);
+      if (ep && !ep.success)
+        throw new CliError(`--ep: expected one of ${ExecutionProvider.options.join(', ')}, got '${opts.ep}'`);
       const settings: Partial<AutomationSettings> = { allowFallback: Boolean(opts.allowFallback) };
       if (engine) settings.engine = engine.data;
       // The model is checked by the page against its own catalog (the deployed page's, not this checkout's).
@@ -290,7 +314,9 @@ export function register(command: Command): void {
       if (ep) settings.ep = ep.data;
       if (opts.threads !== undefined) settings.threads = opts.threads;
       if (opts.warmRuns !== undefined) settings.warmRuns = opts.warmRuns;
-      const outDir = resolve(opts.out ?? join('receipts', 'public-pass', `${compactUtcTime(new Date().toISOString())}-${browser.data}`));
+      const outDir = resolve(
+        opts.out ?? join('receipts', 'public-pass', `${compactUtcTime(new Date().toISOString())}-${browser.data}`),
+      );
       const { record, recordPath } = await runPublicPass({
         url: opts.url,
         browser: browser.data,

@@ -65,7 +65,9 @@ export function collectJsonFiles(paths: readonly string[], skip: readonly string
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      throw new CliError(`${displayPath(dir)}: cannot read folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new CliError(
+        `${displayPath(dir)}: cannot read folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
@@ -90,7 +92,9 @@ export function collectJsonFiles(paths: readonly string[], skip: readonly string
     else out.push(path);
   }
   if (out.length === 0 && symlinks.length === 0 && specials.length === 0) {
-    throw new CliError(`${paths.map((p) => displayPath(p)).join(', ')}: no .json files found (an empty input is not a pass)`);
+    throw new CliError(
+      `${paths.map((p) => displayPath(p)).join(', ')}: no .json files found (an empty input is not a pass)`,
+    );
   }
   return { files: out, symlinks, specials };
 }
@@ -155,7 +159,11 @@ export function parseJson(bytes: Uint8Array): Parsed {
     text = utf8.decode(bytes);
   } catch (error) {
     // A RangeError is V8's string limit, not a bad byte.
-    return { ok: false, message: error instanceof RangeError ? `is ${bytes.byteLength} bytes, too large to hold as text` : 'not valid UTF-8' };
+    return {
+      ok: false,
+      message:
+        error instanceof RangeError ? `is ${bytes.byteLength} bytes, too large to hold as text` : 'not valid UTF-8',
+    };
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is allowed, as editors on Windows write one
   try {
@@ -215,7 +223,8 @@ export function* readInputDocuments(files: readonly string[]): Generator<InputDo
       fingerprint = read.sha256!;
     } catch (error) {
       if (!(error instanceof BoundedReadError)) throw error;
-      if (error.failure === 'cannot-open' || error.failure === 'read-error') throw new CliError(`${shown}: ${error.message}`);
+      if (error.failure === 'cannot-open' || error.failure === 'read-error')
+        throw new CliError(`${shown}: ${error.message}`);
       // Too large, special or a folder: a problem line for this file; the others are still read.
       const message =
         error.failure === 'too-large'
@@ -275,8 +284,14 @@ export function guardOverwrite(path: string, isOurs: (content: string) => boolea
     content = readBounded(path, { limitBytes: MAX_INPUT_DOCUMENT_BYTES }).bytes.toString('utf8');
   } catch (error) {
     if (!(error instanceof BoundedReadError)) throw error;
-    const why = error.failure === 'special' || error.failure === 'folder' ? error.message.replace(/; not read$/, '') : `cannot be read (${error.code ?? error.message})`;
+    const why =
+      error.failure === 'special' || error.failure === 'folder'
+        ? error.message.replace(/; not read$/, '')
+        : `cannot be read (${error.code ?? error.message})`;
     throw new CliError(`${displayPath(path)}: exists and ${why}; refusing to overwrite it`);
   }
-  if (!isOurs(content)) throw new CliError(`${displayPath(path)}: exists and is not ${what}; refusing to overwrite it (choose another --out)`);
+  if (!isOurs(content))
+    throw new CliError(
+      `${displayPath(path)}: exists and is not ${what}; refusing to overwrite it (choose another --out)`,
+    );
 }

@@ -7,7 +7,14 @@
 import { join, resolve } from 'node:path';
 import { CliError } from './cli-error.ts';
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
-import { collectJsonFiles, contentFingerprint, displayPath, guardOverwrite, readInputDocuments, unreadLines } from './receipt-files.ts';
+import {
+  collectJsonFiles,
+  contentFingerprint,
+  displayPath,
+  guardOverwrite,
+  readInputDocuments,
+  unreadLines,
+} from './receipt-files.ts';
 import { loadReviews } from './summarize-receipts.ts';
 import { toolVersion } from './tool-version.ts';
 import { ReportCollector } from '../core/report/report-collector.ts';
@@ -16,7 +23,9 @@ import { REPORT_GENERATOR, renderReportHtml } from '../core/report/report-html.t
 
 /** Whether `content` is a page this command wrote (so it may be replaced). */
 export function isReportHtml(content: string): boolean {
-  return content.startsWith('<!doctype html>') && content.includes(`<meta name="generator" content="${REPORT_GENERATOR}">`);
+  return (
+    content.startsWith('<!doctype html>') && content.includes(`<meta name="generator" content="${REPORT_GENERATOR}">`)
+  );
 }
 
 /** What `writeReport` made: the data, the page's path, and one line per input that was not used as given. */
@@ -59,7 +68,9 @@ export async function writeReport(
   }
   if (collector.validCount === 0) {
     const count = files.length + found.symlinks.length + found.specials.length;
-    throw new CliError(`${paths.map((p) => displayPath(p)).join(', ')}: no valid receipt among ${count} file(s) (run drb receipts validate); nothing written`);
+    throw new CliError(
+      `${paths.map((p) => displayPath(p)).join(', ')}: no valid receipt among ${count} file(s) (run drb receipts validate); nothing written`,
+    );
   }
   const data = await collector.finish({ reviews });
   const html = renderReportHtml(data, { toolVersion: toolVersion() });

@@ -14,8 +14,26 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
-import { collectJsonFiles, contentFingerprint, displayPath, MAX_SMALL_FILE_BYTES, parseJson, readBytes, readInputDocuments, sha256, unreadLines } from './receipt-files.ts';
-import { foldInputs, loadReviews, parseReview, resolveSources, summarizeReceipts, summaryFiles, writeSummaryFiles } from './summarize-receipts.ts';
+import {
+  collectJsonFiles,
+  contentFingerprint,
+  displayPath,
+  MAX_SMALL_FILE_BYTES,
+  parseJson,
+  readBytes,
+  readInputDocuments,
+  sha256,
+  unreadLines,
+} from './receipt-files.ts';
+import {
+  foldInputs,
+  loadReviews,
+  parseReview,
+  resolveSources,
+  summarizeReceipts,
+  summaryFiles,
+  writeSummaryFiles,
+} from './summarize-receipts.ts';
 import { writeReport } from './receipts-report.ts';
 import { registerExport } from './receipts-export.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/evidence/device-review.ts';
@@ -42,7 +60,13 @@ function problemLine(file: string, problem: ReceiptProblem): string {
  * many failed. A receipt counts once: a second file with the id (in any letter case) or the device run and other
  * content fails.
  */
-function validateFiles(found: ReturnType<typeof collectJsonFiles>): { lines: string[]; notes: string[]; valid: number; artifacts: number; failed: number } {
+function validateFiles(found: ReturnType<typeof collectJsonFiles>): {
+  lines: string[];
+  notes: string[];
+  valid: number;
+  artifacts: number;
+  failed: number;
+} {
   const lines = unreadLines(found).map(({ shown, problem }) => `${shown}: (document): ${problem}`);
   const notes: string[] = [];
   const ledger = new ReceiptIdLedger();
@@ -71,7 +95,9 @@ function validateFiles(found: ReturnType<typeof collectJsonFiles>): { lines: str
       const claim = ledger.claim(id, { file: shown, fingerprint: contentFingerprint(parsed.value) }, runId);
       if (claim.kind === 'identical') notes.push(`${shown}: receipt_id: ${duplicateMessage(id, claim)}`);
       if (claim.kind === 'conflict') {
-        lines.push(`${shown}: ${claim.matchedBy === 'run_id' ? 'run.id' : 'receipt_id'}: ${duplicateMessage(id, claim)}`);
+        lines.push(
+          `${shown}: ${claim.matchedBy === 'run_id' ? 'run.id' : 'receipt_id'}: ${duplicateMessage(id, claim)}`,
+        );
         failed++;
         continue;
       }
@@ -97,8 +123,14 @@ function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSum
   const shape = jsonShapeProblems(parsed.value)[0];
   if (shape !== undefined) throw new CliError(`${shown}: ${shape.path}: ${shape.message}`);
   const schema = (parsed.value as { schema?: unknown } | null)?.schema;
-  if (typeof schema === 'string' && schema !== RECEIPTS_SUMMARY_SCHEMA && /^drb\.receipts-summary\.v\d+$/.test(schema)) {
-    throw new CliError(`${shown}: schema: is ${schema}, from an earlier drb version; summarise the receipts again (drb receipts summarize)`);
+  if (
+    typeof schema === 'string' &&
+    schema !== RECEIPTS_SUMMARY_SCHEMA &&
+    /^drb\.receipts-summary\.v\d+$/.test(schema)
+  ) {
+    throw new CliError(
+      `${shown}: schema: is ${schema}, from an earlier drb version; summarise the receipts again (drb receipts summarize)`,
+    );
   }
   const checked = ReceiptsSummary.safeParse(parsed.value);
   if (!checked.success) {
@@ -108,11 +140,15 @@ function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSum
   const summary = checked.data;
   const contradiction = checkReceiptsSummary(summary)[0];
   if (contradiction !== undefined) {
-    throw new CliError(`${shown}: ${contradiction.path}: ${contradiction.message} (the summary contradicts itself: summarise the receipts again)`);
+    throw new CliError(
+      `${shown}: ${contradiction.path}: ${contradiction.message} (the summary contradicts itself: summarise the receipts again)`,
+    );
   }
   const index = summary.targets.findIndex((t) => t.key === target);
   if (index < 0) {
-    throw new CliError(`${shown}: targets: no target ${terminalText(target.slice(0, 80))} (known: ${summary.targets.map((t) => t.key).join(', ') || 'none'})`);
+    throw new CliError(
+      `${shown}: targets: no target ${terminalText(target.slice(0, 80))} (known: ${summary.targets.map((t) => t.key).join(', ') || 'none'})`,
+    );
   }
   return { summary, index };
 }
@@ -121,22 +157,38 @@ function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSum
  * The first place two JSON values differ, as a field path and the two values (short), or null when they are equal.
  * Both are depth-bounded (a summary that passed its schema; one this tool made).
  */
-function firstDifference(given: unknown, made: unknown, path = ''): { path: string; given: string; made: string } | null {
+function firstDifference(
+  given: unknown,
+  made: unknown,
+  path = '',
+): { path: string; given: string; made: string } | null {
   if (canonicalJson(given) === canonicalJson(made)) return null;
   const short = (value: unknown) => {
     const text = value === undefined ? '(absent)' : JSON.stringify(value);
     return terminalText(text.length <= 80 ? text : `${text.slice(0, 79)}…`);
   };
   if (Array.isArray(given) && Array.isArray(made)) {
-    if (given.length !== made.length) return { path: `${path || '(root)'}.length`, given: String(given.length), made: String(made.length) };
+    if (given.length !== made.length)
+      return { path: `${path || '(root)'}.length`, given: String(given.length), made: String(made.length) };
     for (let i = 0; i < given.length; i++) {
       const found = firstDifference(given[i], made[i], `${path}[${i}]`);
       if (found !== null) return found;
     }
-  } else if (given !== null && made !== null && typeof given === 'object' && typeof made === 'object' && !Array.isArray(given) && !Array.isArray(made)) {
+  } else if (
+    given !== null &&
+    made !== null &&
+    typeof given === 'object' &&
+    typeof made === 'object' &&
+    !Array.isArray(given) &&
+    !Array.isArray(made)
+  ) {
     const keys = [...new Set([...Object.keys(given), ...Object.keys(made)])].sort();
     for (const key of keys) {
-      const found = firstDifference((given as Record<string, unknown>)[key], (made as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
+      const found = firstDifference(
+        (given as Record<string, unknown>)[key],
+        (made as Record<string, unknown>)[key],
+        path ? `${path}.${key}` : key,
+      );
       if (found !== null) return found;
     }
   }
@@ -152,15 +204,26 @@ function firstDifference(given: unknown, made: unknown, path = ''): { path: stri
  */
 function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<string, unknown> {
   // A receipt can both fail and record an earlier interruption: one slot per receipt id.
-  const ids = [...new Set([...target.failures.receipt_ids, ...target.related.failed_receipt_ids, ...target.interrupted.receipt_ids])];
+  const ids = [
+    ...new Set([
+      ...target.failures.receipt_ids,
+      ...target.related.failed_receipt_ids,
+      ...target.interrupted.receipt_ids,
+    ]),
+  ];
   // One sheet fills the template; with several different ones (sessions on other days) the reviewer picks, so the
   // notes name them all and the fields stay empty.
   const sheet = target.session_sheets.length === 1 ? target.session_sheets[0].sheet : null;
   const notes: string[] = [];
   if (target.session_sheets.length > 1) {
-    notes.push(`session sheets differ between bundles: ${target.session_sheets.map((s) => s.bundle).join(', ')}; fill the device fields from the right one`);
+    notes.push(
+      `session sheets differ between bundles: ${target.session_sheets.map((s) => s.bundle).join(', ')}; fill the device fields from the right one`,
+    );
   }
-  if (sheet !== null && sheet.public_revision !== '') notes.push(`the tester's sheet says the page revision was ${sheet.public_revision}: confirm it against the deployed page`);
+  if (sheet !== null && sheet.public_revision !== '')
+    notes.push(
+      `the tester's sheet says the page revision was ${sheet.public_revision}: confirm it against the deployed page`,
+    );
   if (sheet !== null && sheet.notes !== '') notes.push(`tester's note: ${sheet.notes}`);
   return {
     schema: DEVICE_REVIEW_SCHEMA,
@@ -193,22 +256,27 @@ function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<stri
   };
 }
 
-
 /** Registers the subcommands of `drb receipts` on its command (named and described in main.ts). */
 export function register(receipts: Command): void {
-
   receipts
     .command('validate')
-    .description('Check receipts (files or folders of *.json): schema, no text fields, route honesty, URLs, statistics, outcome; any other drb artifact (summary, review, public-pass record, report, manifest) by its own schema.')
+    .description(
+      'Check receipts (files or folders of *.json): schema, no text fields, route honesty, URLs, statistics, outcome; any other drb artifact (summary, review, public-pass record, report, manifest) by its own schema.',
+    )
     .argument('<paths...>', 'receipt files or folders')
     .action((paths: string[], _options: unknown, command: Command) => {
       const found = collectJsonFiles(paths);
       const { lines, notes, valid, artifacts, failed } = validateFiles(found);
       for (const note of notes) process.stderr.write(`note: ${terminalText(note)}\n`);
-      const copies = notes.length > 0 ? ` (${notes.length} cop${notes.length === 1 ? 'y' : 'ies'} of a receipt with the same content, counted once)` : '';
+      const copies =
+        notes.length > 0
+          ? ` (${notes.length} cop${notes.length === 1 ? 'y' : 'ies'} of a receipt with the same content, counted once)`
+          : '';
       if (lines.length > 0) {
         for (const line of lines) process.stdout.write(`${terminalText(line)}\n`);
-        process.stderr.write(`${failed} of ${found.files.length + found.symlinks.length + found.specials.length} file(s) failed validation\n`);
+        process.stderr.write(
+          `${failed} of ${found.files.length + found.symlinks.length + found.specials.length} file(s) failed validation\n`,
+        );
         setExitCode(command, 1);
         return;
       }
@@ -235,7 +303,9 @@ export function register(receipts: Command): void {
         : undefined;
       const { summary, json, md } = await summarizeReceipts(paths, options.out, progress);
       if (summary.inputs.receipts_invalid > 0) {
-        process.stderr.write(`warning: ${summary.inputs.receipts_invalid} invalid receipt(s) excluded (listed in the summary)\n`);
+        process.stderr.write(
+          `warning: ${summary.inputs.receipts_invalid} invalid receipt(s) excluded (listed in the summary)\n`,
+        );
       }
       // A receipt counts once: copies are listed in the summary and never counted; a copy with other bytes under
       // the same id is an edited or forged receipt, so the command fails (the summary still says what it found).
@@ -248,8 +318,13 @@ export function register(receipts: Command): void {
             matchedBy: copy.matched_by,
           };
           const field = copy.matched_by === 'run_id' ? 'run.id' : 'receipt_id';
-          const line = copy.matched_by === 'run_id' ? `another receipt of the run of receipt_id ${duplicate.receipt_id} (counted from ${duplicate.counted_file}): one run makes one receipt; not counted` : duplicateMessage(duplicate.receipt_id, claim);
-          process.stderr.write(`${copy.identical ? 'note' : 'error'}: ${terminalText(`${copy.file}: ${field}: ${line}`)}\n`);
+          const line =
+            copy.matched_by === 'run_id'
+              ? `another receipt of the run of receipt_id ${duplicate.receipt_id} (counted from ${duplicate.counted_file}): one run makes one receipt; not counted`
+              : duplicateMessage(duplicate.receipt_id, claim);
+          process.stderr.write(
+            `${copy.identical ? 'note' : 'error'}: ${terminalText(`${copy.file}: ${field}: ${line}`)}\n`,
+          );
         }
       }
       if (summary.inputs.duplicates_conflicting > 0) setExitCode(command, 1);
@@ -261,14 +336,18 @@ export function register(receipts: Command): void {
           (summary.inputs.suite_receipts_valid > 0
             ? `, ${summary.inputs.suite_receipts_valid} suite receipt(s) into ${summary.suite_targets.length} suite target(s)`
             : '') +
-          (summary.inputs.comparison_receipts_valid > 0 ? `, ${summary.inputs.comparison_receipts_valid} comparison receipt(s)` : '') +
+          (summary.inputs.comparison_receipts_valid > 0
+            ? `, ${summary.inputs.comparison_receipts_valid} comparison receipt(s)`
+            : '') +
           `: ${displayPath(json)}, ${displayPath(md)}\n`,
       );
     });
 
   receipts
     .command('report')
-    .description('Write DIR/index.html: one self-contained page (no script, no request) with charts of cold stages, warm spread and drift, comparisons with 95% intervals, generation, and quality beside speed.')
+    .description(
+      'Write DIR/index.html: one self-contained page (no script, no request) with charts of cold stages, warm spread and drift, comparisons with 95% intervals, generation, and quality beside speed.',
+    )
     .argument('<paths...>', 'receipt files or folders, and score reports (drb score) to show beside suite runs')
     .requiredOption('--out <dir>', 'output folder for index.html')
     .option('--reviews <dir>', 'a summary folder whose reviews/ apply (as drb receipts summarize --out keeps them)')
@@ -298,7 +377,9 @@ export function register(receipts: Command): void {
 
   receipts
     .command('review-template')
-    .description(`Print a ${DEVICE_REVIEW_SCHEMA} answers skeleton for one target (fill it in, then run drb receipts review).`)
+    .description(
+      `Print a ${DEVICE_REVIEW_SCHEMA} answers skeleton for one target (fill it in, then run drb receipts review).`,
+    )
     .requiredOption('--summary <file>', 'summary.json written by drb receipts summarize')
     .requiredOption('--target <key>', 'target key from the summary (t-...)')
     .action((options: { summary: string; target: string }) => {
@@ -308,7 +389,9 @@ export function register(receipts: Command): void {
 
   receipts
     .command('review')
-    .description('Store a reviewer\'s answers (drb.device-review.v1) for one target next to the summary and recompute its evidence state.')
+    .description(
+      "Store a reviewer's answers (drb.device-review.v1) for one target next to the summary and recompute its evidence state.",
+    )
     .requiredOption('--summary <file>', 'summary.json written by drb receipts summarize')
     .requiredOption('--target <key>', 'target key from the summary (t-...)')
     .requiredOption('--answers <file>', `reviewer answers JSON (${DEVICE_REVIEW_SCHEMA}; see docs/receipts.md)`)
@@ -320,7 +403,9 @@ export function register(receipts: Command): void {
       const answersBytes = readBytes(options.answers, MAX_SMALL_FILE_BYTES);
       const review = parseReview(answersBytes, answersShown);
       if (review.target !== options.target) {
-        throw new CliError(`${answersShown}: target: names ${review.target}, but --target is ${terminalText(options.target.slice(0, 80))}`);
+        throw new CliError(
+          `${answersShown}: target: names ${review.target}, but --target is ${terminalText(options.target.slice(0, 80))}`,
+        );
       }
       const outDir = dirname(options.summary);
       const storedName = `reviews/${basename(`${given.targets[index].key}.json`)}`;
@@ -328,12 +413,16 @@ export function register(receipts: Command): void {
       const reviews = loadReviews(outDir);
       const earlier = reviews.get(given.targets[index].key);
       if (earlier !== undefined && !options.force && earlier.sha256 !== sha256(answersBytes)) {
-        throw new CliError(`${displayPath(stored)}: a different review is already stored for ${given.targets[index].key}; pass --force to replace it`);
+        throw new CliError(
+          `${displayPath(stored)}: a different review is already stored for ${given.targets[index].key}; pass --force to replace it`,
+        );
       }
       // The counts come from the receipts, never from summary.json: the summary's inputs are read and folded again,
       // and the summary must be exactly what they give (an edited summary.json is refused, not trusted).
       if (given.sources.length === 0) {
-        throw new CliError(`${displayPath(options.summary)}: sources: names no input to count from (make it with drb receipts summarize)`);
+        throw new CliError(
+          `${displayPath(options.summary)}: sources: names no input to count from (make it with drb receipts summarize)`,
+        );
       }
       const { summarizer } = foldInputs(resolveSources(outDir, given.sources), [resolve(outDir)]);
       const recount = await summarizer.finish({ reviews, sources: given.sources });
@@ -347,13 +436,16 @@ export function register(receipts: Command): void {
       reviews.set(review.target, { review, file: storedName, sha256: sha256(answersBytes) });
       const summary = await summarizer.finish({ reviews, sources: given.sources });
       const target = summary.targets.find((t) => t.key === options.target);
-      if (target === undefined) throw new CliError(`${displayPath(options.summary)}: targets: no target ${options.target} in its receipts`);
+      if (target === undefined)
+        throw new CliError(`${displayPath(options.summary)}: targets: no target ${options.target} in its receipts`);
       // The stored review (byte for byte, so the summary's hash is the hash of the reviewer's own file) and the
       // summary it changes are written together, all or nothing.
       writeSummaryFiles(outDir, [{ path: stored, content: answersBytes }, ...summaryFiles(outDir, summary)]);
       const { evidence } = target;
       process.stdout.write(`${options.target}: ${evidence.state}\n`);
       for (const reason of evidence.not_higher_because) process.stdout.write(`  not higher: ${terminalText(reason)}\n`);
-      process.stdout.write(`review stored at ${displayPath(stored)}; ${displayPath(options.summary)} and summary.md updated\n`);
+      process.stdout.write(
+        `review stored at ${displayPath(stored)}; ${displayPath(options.summary)} and summary.md updated\n`,
+      );
     });
 }

@@ -43,7 +43,8 @@ export function readArtifact(path: string, limit = MAX_ARTIFACT_BYTES, timeLimit
 function artifactReadError(path: string, error: unknown, limit: number): CliError {
   if (!(error instanceof BoundedReadError)) throw error;
   if (error.failure === 'too-large') return new CliError(tooLargeError(shownArg(path), error.size, limit).message);
-  if (error.failure === 'cannot-open' || error.failure === 'read-error') return new CliError(`${shownArg(path)}: $: cannot read the file (${error.code ?? error.message})`);
+  if (error.failure === 'cannot-open' || error.failure === 'read-error')
+    return new CliError(`${shownArg(path)}: $: cannot read the file (${error.code ?? error.message})`);
   if (error.failure === 'folder') return new CliError(`${shownArg(path)}: $: cannot read the file (EISDIR)`);
   return new CliError(`${shownArg(path)}: $: ${error.message}`);
 }
@@ -56,7 +57,10 @@ function artifactReadError(path: string, error: unknown, limit: number): CliErro
  * @param limit the largest file accepted, in bytes
  * @throws CliError when the file cannot be opened, is not a regular file or a pipe, or is larger than `limit`
  */
-export function openArtifact(path: string, limit = MAX_ARTIFACT_BYTES): (ArtifactStream | ArtifactBytes) & { close(): void } {
+export function openArtifact(
+  path: string,
+  limit = MAX_ARTIFACT_BYTES,
+): (ArtifactStream | ArtifactBytes) & { close(): void } {
   let fd: number;
   let size: number;
   let regular: boolean;
@@ -164,22 +168,32 @@ export function writeReportFiles(
     throw new CliError(`--stem: must be a plain file name without a directory, got ${quotedText(stem)}`);
   }
   // A file name made from what the user typed never holds a control, line-separator or bidirectional character.
-  if (hasUnsafeTerminalChar(stem)) throw new CliError(`--stem: holds a control or bidirectional character, got ${quotedText(stem)}`);
+  if (hasUnsafeTerminalChar(stem))
+    throw new CliError(`--stem: holds a control or bidirectional character, got ${quotedText(stem)}`);
   for (const file of files) checkFileName(`${stem}${file.extension}`, '--stem');
   const inputs = new Set(inputPaths.map((path) => resolve(path)));
   const targets = files.map((file) => join(outputDir, `${stem}${file.extension}`));
   files.forEach((file, i) => {
     const target = targets[i];
-    if (inputs.has(resolve(target))) throw new CliError(`${shownArg(target)}: $: the output would overwrite an input file; choose another --stem or --output-dir`);
+    if (inputs.has(resolve(target)))
+      throw new CliError(
+        `${shownArg(target)}: $: the output would overwrite an input file; choose another --stem or --output-dir`,
+      );
     if (existsSync(target)) {
       let existing: string;
       try {
         existing = readBounded(target, { limitBytes: MAX_ARTIFACT_BYTES }).bytes.toString('utf8');
       } catch (error) {
-        const why = error instanceof BoundedReadError && error.failure === 'special' ? `exists and ${error.message.replace(/; not read$/, '')}` : 'exists and cannot be read';
+        const why =
+          error instanceof BoundedReadError && error.failure === 'special'
+            ? `exists and ${error.message.replace(/; not read$/, '')}`
+            : 'exists and cannot be read';
         throw new CliError(`${shownArg(target)}: $: ${why}; refusing to overwrite it`);
       }
-      if (!file.isOurs(existing)) throw new CliError(`${shownArg(target)}: $: exists and is not an earlier report of this kind; refusing to overwrite it`);
+      if (!file.isOurs(existing))
+        throw new CliError(
+          `${shownArg(target)}: $: exists and is not an earlier report of this kind; refusing to overwrite it`,
+        );
     }
   });
   makeOutputDir(outputDir, '--output-dir');

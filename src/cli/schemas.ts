@@ -27,13 +27,19 @@ export function register(command: Command): void {
             return true;
           }
         });
-        for (const { fileName } of stale) process.stderr.write(`${terminalText(join(flags.out, fileName))}: $: missing or stale; run \`npx drb schemas\`\n`);
+        for (const { fileName } of stale)
+          process.stderr.write(
+            `${terminalText(join(flags.out, fileName))}: $: missing or stale; run \`npx drb schemas\`\n`,
+          );
         if (stale.length > 0) setExitCode(command, 1);
         else process.stdout.write(`${files.length} schema files up to date in ${terminalText(flags.out)}\n`);
         return;
       }
       makeOutputDir(flags.out, '--out');
-      writeFilesAtomically(files.map(({ fileName, text }) => ({ path: join(flags.out, fileName), content: text })), `--out ${terminalText(flags.out)}`);
+      writeFilesAtomically(
+        files.map(({ fileName, text }) => ({ path: join(flags.out, fileName), content: text })),
+        `--out ${terminalText(flags.out)}`,
+      );
       process.stdout.write(`wrote ${files.length} schema files to ${terminalText(flags.out)}\n`);
     });
 }

@@ -23,7 +23,14 @@ function readJsonInput(path: string): { info: { file: string; bytes: number; sha
   const artifact = readArtifact(path);
   const parsed = parseJson(artifact.bytes);
   if (!parsed.ok) throw new CliError(`${path}: $: ${parsed.message}`);
-  return { info: { file: artifact.reportName, bytes: artifact.bytes.byteLength, sha256: artifact.sha256 ?? sha256(artifact.bytes) }, value: parsed.value };
+  return {
+    info: {
+      file: artifact.reportName,
+      bytes: artifact.bytes.byteLength,
+      sha256: artifact.sha256 ?? sha256(artifact.bytes),
+    },
+    value: parsed.value,
+  };
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -37,8 +44,16 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function register(command: Command): void {
   command
     .requiredOption('--cases <file>', 'case set (drb.answer-cases.v1), the exact file the run used')
-    .requiredOption('--answers <file>', 'answers artifact (drb.generation-answers.v1); repeat for more files of the same model', collect)
-    .option('--reviews <file>', 'reviewer labels (drb.answer-review.v1); one review, or two reviews and one adjudication', collect)
+    .requiredOption(
+      '--answers <file>',
+      'answers artifact (drb.generation-answers.v1); repeat for more files of the same model',
+      collect,
+    )
+    .option(
+      '--reviews <file>',
+      'reviewer labels (drb.answer-review.v1); one review, or two reviews and one adjudication',
+      collect,
+    )
     .option('--output-dir <dir>', 'where to write the reports', 'outputs')
     .option('--stem <name>', 'report file name without extension', 'answer-score')
     .action((flags: ScoreAnswersFlags) => {
@@ -66,7 +81,9 @@ export function register(command: Command): void {
       try {
         let reviewed = null;
         if (reviews.length > 0) {
-          const answered = new Map(inputs.map((input) => [input.info.sha256, new Set(input.answers.answers.map((a) => a.repetition))]));
+          const answered = new Map(
+            inputs.map((input) => [input.info.sha256, new Set(input.answers.answers.map((a) => a.repetition))]),
+          );
           reviewed = reviewQuality(reviews, cases, casesFile.info.sha256, answered);
         }
         report = scoreAnswers({ info: casesFile.info, cases }, inputs, { toolVersion: toolVersion(), reviewed });
@@ -78,13 +95,25 @@ export function register(command: Command): void {
         flags.outputDir,
         flags.stem,
         [
-          { extension: '.json', text: `${JSON.stringify(report, null, 2)}\n`, isOurs: (text) => isJsonWithSchema(text, report.schema) },
-          { extension: '.md', text: renderAnswerScoreMarkdown(report), isOurs: (text) => text.startsWith('# Answer score report\n') },
+          {
+            extension: '.json',
+            text: `${JSON.stringify(report, null, 2)}\n`,
+            isOurs: (text) => isJsonWithSchema(text, report.schema),
+          },
+          {
+            extension: '.md',
+            text: renderAnswerScoreMarkdown(report),
+            isOurs: (text) => text.startsWith('# Answer score report\n'),
+          },
         ],
         [flags.cases, ...flags.answers, ...(flags.reviews ?? [])],
       );
       process.stdout.write(`${renderAnswerHeadline(report)}\n\n`);
-      process.stdout.write(report.complete ? 'complete: every case answered in every repetition\n' : `not complete: ${report.missing.join('; ')}\n`);
+      process.stdout.write(
+        report.complete
+          ? 'complete: every case answered in every repetition\n'
+          : `not complete: ${report.missing.join('; ')}\n`,
+      );
       if (report.reviewed !== null) process.stdout.write(`reviewed: ${report.reviewed.status}\n`);
       process.stdout.write(`wrote ${written.join(' and ')}\n`);
     });

@@ -5,7 +5,13 @@ import { DatasetFlagError } from '../core/scoring/dataset.ts';
 import { renderHeadlineTable, renderScoreMarkdown } from '../core/scoring/render-markdown.ts';
 import { buildScoreReport } from '../core/scoring/score-run.ts';
 import { CliError } from './cli-error.ts';
-import { isJsonWithSchema, openArtifact, parseCandidateLimit, readArtifact, writeReportFiles } from './report-output.ts';
+import {
+  isJsonWithSchema,
+  openArtifact,
+  parseCandidateLimit,
+  readArtifact,
+  writeReportFiles,
+} from './report-output.ts';
 import { toolVersion } from './tool-version.ts';
 import { quotedText } from '../core/text/terminal-text.ts';
 
@@ -32,7 +38,11 @@ export function register(command: Command): void {
     .requiredOption('--items <file>', 'items artifact (JSON array)')
     .requiredOption('--predictions <file>', 'predictions artifact (JSON array of {id, candidates, ...})')
     .option('--format <format>', 'items format: generic or ajimee', 'generic')
-    .option('--candidate-limit <k>', 'only the first K candidates count for Recall@k, candidate miss and selection error', '8')
+    .option(
+      '--candidate-limit <k>',
+      'only the first K candidates count for Recall@k, candidate miss and selection error',
+      '8',
+    )
     .option('--dataset-name <name>', 'dataset name to record (generic runs; declared, not verified)')
     .option('--dataset-revision <revision>', 'dataset revision to record')
     .option('--dataset-license <license>', 'dataset licence (or non-redistribution boundary) to record')
@@ -41,7 +51,8 @@ export function register(command: Command): void {
     .option('--per-row', 'add one entry per item row to the JSON report')
     .action(async (flags: ScoreFlags) => {
       const format = flags.format;
-      if (!isItemFormat(format)) throw new CliError(`--format: unknown format ${quotedText(format)} (expected generic or ajimee)`);
+      if (!isItemFormat(format))
+        throw new CliError(`--format: unknown format ${quotedText(format)} (expected generic or ajimee)`);
       const candidateLimit = parseCandidateLimit(flags.candidateLimit);
       const items = readArtifact(flags.items);
       // Read in pieces as it is scored: a large predictions file never sits in memory whole.
@@ -65,12 +76,22 @@ export function register(command: Command): void {
         flags.outputDir,
         flags.stem,
         [
-          { extension: '.json', text: `${JSON.stringify(report, null, 2)}\n`, isOurs: (text) => isJsonWithSchema(text, report.schema) },
-          { extension: '.md', text: renderScoreMarkdown(report), isOurs: (text) => text.startsWith('# Score report\n') },
+          {
+            extension: '.json',
+            text: `${JSON.stringify(report, null, 2)}\n`,
+            isOurs: (text) => isJsonWithSchema(text, report.schema),
+          },
+          {
+            extension: '.md',
+            text: renderScoreMarkdown(report),
+            isOurs: (text) => text.startsWith('# Score report\n'),
+          },
         ],
         [flags.items, flags.predictions],
       );
-      process.stdout.write(`${renderHeadlineTable(report.metrics, report.candidate_limit)}\n\n${report.diagnosis.text}\n`);
+      process.stdout.write(
+        `${renderHeadlineTable(report.metrics, report.candidate_limit)}\n\n${report.diagnosis.text}\n`,
+      );
       process.stdout.write(`dataset: ${report.dataset.verification}; wrote ${written.join(' and ')}\n`);
     });
 }

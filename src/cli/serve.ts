@@ -35,11 +35,16 @@ export function register(command: Command): void {
         const refused = refuseBuildDir(dir, ROOT);
         if (refused !== null) throw new CliError(`--dir ${terminalText(options.dir)}: ${refused}; nothing was deleted`);
         const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-        const result = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir'], { cwd: ROOT, stdio: 'inherit' });
+        const result = spawnSync(process.execPath, [vite, 'build', '--outDir', dir, '--emptyOutDir'], {
+          cwd: ROOT,
+          stdio: 'inherit',
+        });
         if (result.status !== 0) throw new CliError(`vite build failed (exit ${result.status})`, 1);
       }
       if (!existsSync(join(dir, 'index.html'))) {
-        throw new CliError(`${terminalText(options.dir)}: no index.html: build the page first (npm run build, or drb serve --build)`);
+        throw new CliError(
+          `${terminalText(options.dir)}: no index.html: build the page first (npm run build, or drb serve --build)`,
+        );
       }
       let catalog;
       try {
@@ -50,11 +55,21 @@ export function register(command: Command): void {
       }
       let server;
       try {
-        server = await startStaticServer({ dir, port: Number(options.port), host: options.host, modelHosts: modelHosts(catalog) });
+        server = await startStaticServer({
+          dir,
+          port: Number(options.port),
+          host: options.host,
+          modelHosts: modelHosts(catalog),
+        });
       } catch (error) {
-        throw new CliError(`cannot listen on ${terminalText(options.host)}:${terminalText(options.port)}: ${terminalText((error as Error).message)}`, 1);
+        throw new CliError(
+          `cannot listen on ${terminalText(options.host)}:${terminalText(options.port)}: ${terminalText((error as Error).message)}`,
+          1,
+        );
       }
-      process.stdout.write(`Serving ${terminalText(dir)} at ${terminalText(server.url)} (cross-origin isolated; Ctrl+C to stop)\n`);
+      process.stdout.write(
+        `Serving ${terminalText(dir)} at ${terminalText(server.url)} (cross-origin isolated; Ctrl+C to stop)\n`,
+      );
       await new Promise<void>((resolveStop) => {
         const stop = () => {
           process.off('SIGINT', stop);

@@ -69,11 +69,14 @@ export function loadReviews(outDir: string): Map<string, StoredReview> {
   const reviews = new Map<string, StoredReview>();
   const dir = join(outDir, 'reviews');
   if (!existsSync(dir)) return reviews;
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.json')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     const file = join(dir, name);
     const bytes = readBytes(file, MAX_SMALL_FILE_BYTES);
     const review = parseReview(bytes, displayPath(file));
-    if (`${review.target}.json` !== name) throw new CliError(`${displayPath(file)}: target: names ${review.target} but the file is ${terminalText(name)}`);
+    if (`${review.target}.json` !== name)
+      throw new CliError(`${displayPath(file)}: target: names ${review.target} but the file is ${terminalText(name)}`);
     reviews.set(review.target, { review, file: `reviews/${name}`, sha256: sha256(bytes) });
   }
   return reviews;
@@ -88,10 +91,14 @@ function checkedSummary(summary: ReceiptsSummary): ReceiptsSummary {
   const parsed = ReceiptsSummary.safeParse(summary);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new CliError(`summary.json: ${issuePath(issue.path)}: ${issue.message} (the summary this tool made is not valid under its own schema: a bug; nothing written)`, 1);
+    throw new CliError(
+      `summary.json: ${issuePath(issue.path)}: ${issue.message} (the summary this tool made is not valid under its own schema: a bug; nothing written)`,
+      1,
+    );
   }
   const problem = checkReceiptsSummary(summary)[0];
-  if (problem !== undefined) throw new CliError(`summary.json: ${problem.path}: ${problem.message} (a bug in this tool; nothing written)`, 1);
+  if (problem !== undefined)
+    throw new CliError(`summary.json: ${problem.path}: ${problem.message} (a bug in this tool; nothing written)`, 1);
   return summary;
 }
 
@@ -142,7 +149,9 @@ export function summarySources(outDir: string, paths: readonly string[]): string
     const source = isAbsolute(rel) ? resolve(path) : (rel === '' ? '.' : rel).split(sep).join('/');
     // The summary records the path as it is (review opens it again), so it must be one summary.json can hold.
     if (hasUnsafeTerminalChar(source) || source.length > 4096) {
-      throw new CliError(`${displayPath(path)}: a PATH holding a control or bidirectional character (or over 4096 characters) cannot be recorded in summary.json; rename it; nothing written`);
+      throw new CliError(
+        `${displayPath(path)}: a PATH holding a control or bidirectional character (or over 4096 characters) cannot be recorded in summary.json; rename it; nothing written`,
+      );
     }
     return source;
   });
@@ -170,7 +179,11 @@ export interface FoldedInputs {
  * @param progress called after each file with (done, total)
  * @throws CliError (exit 2) when no input holds a valid receipt
  */
-export function foldInputs(paths: readonly string[], skip: readonly string[], progress?: (done: number, total: number) => void): FoldedInputs {
+export function foldInputs(
+  paths: readonly string[],
+  skip: readonly string[],
+  progress?: (done: number, total: number) => void,
+): FoldedInputs {
   const found = collectJsonFiles(paths, skip);
   const summarizer = new ReceiptsSummarizer();
   for (const unread of unreadLines(found)) summarizer.addInvalid(unread.shown, [{ path: '', message: unread.problem }]);
@@ -205,7 +218,9 @@ export function foldInputs(paths: readonly string[], skip: readonly string[], pr
   }
   const files = found.files.length + found.symlinks.length + found.specials.length;
   if (summarizer.validCount === 0) {
-    throw new CliError(`${paths.map((p) => displayPath(p)).join(', ')}: no valid receipt among ${files} file(s) (run drb receipts validate); nothing written`);
+    throw new CliError(
+      `${paths.map((p) => displayPath(p)).join(', ')}: no valid receipt among ${files} file(s) (run drb receipts validate); nothing written`,
+    );
   }
   return { summarizer, files };
 }

@@ -60,7 +60,9 @@ const DEFAULT_PIPE_TIME_LIMIT_MS = 60_000;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
 /** What a file that is neither a regular file nor a folder is, in words. */
-export function specialFileKind(stats: Pick<Stats, 'isFIFO' | 'isCharacterDevice' | 'isBlockDevice' | 'isSocket'>): string {
+export function specialFileKind(
+  stats: Pick<Stats, 'isFIFO' | 'isCharacterDevice' | 'isBlockDevice' | 'isSocket'>,
+): string {
   if (stats.isFIFO()) return 'a FIFO (named pipe)';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
@@ -80,14 +82,24 @@ export function openNonBlocking(path: string): { fd: number; stats: Stats } {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new BoundedReadError(`cannot read the file (${code ?? (error as Error).message})`, 'cannot-open', undefined, code);
+    throw new BoundedReadError(
+      `cannot read the file (${code ?? (error as Error).message})`,
+      'cannot-open',
+      undefined,
+      code,
+    );
   }
   try {
     return { fd, stats: fstatSync(fd) };
   } catch (error) {
     closeSync(fd);
     const code = (error as NodeJS.ErrnoException).code;
-    throw new BoundedReadError(`cannot read the file (${code ?? (error as Error).message})`, 'cannot-open', undefined, code);
+    throw new BoundedReadError(
+      `cannot read the file (${code ?? (error as Error).message})`,
+      'cannot-open',
+      undefined,
+      code,
+    );
   }
 }
 
@@ -106,10 +118,16 @@ export function readBounded(path: string, options: BoundedReadOptions): BoundedR
       throw new BoundedReadError(`is ${specialFileKind(stats)}, not a regular file; not read`, 'special');
     }
     if (regular && stats.size > options.limitBytes) {
-      throw new BoundedReadError(`is ${stats.size} bytes, over the limit of ${options.limitBytes} bytes; not read`, 'too-large', stats.size);
+      throw new BoundedReadError(
+        `is ${stats.size} bytes, over the limit of ${options.limitBytes} bytes; not read`,
+        'too-large',
+        stats.size,
+      );
     }
     const hash = options.hash ? createHash('sha256') : null;
-    const bytes = regular ? readRegular(fd, stats.size, options.limitBytes, hash) : readPipe(fd, options.limitBytes, options.timeLimitMs ?? DEFAULT_PIPE_TIME_LIMIT_MS, hash);
+    const bytes = regular
+      ? readRegular(fd, stats.size, options.limitBytes, hash)
+      : readPipe(fd, options.limitBytes, options.timeLimitMs ?? DEFAULT_PIPE_TIME_LIMIT_MS, hash);
     return { bytes, sha256: hash?.digest('hex') ?? null, regular };
   } finally {
     closeSync(fd);
@@ -118,7 +136,12 @@ export function readBounded(path: string, options: BoundedReadOptions): BoundedR
 
 function readError(error: unknown): BoundedReadError {
   const code = (error as NodeJS.ErrnoException).code;
-  return new BoundedReadError(`cannot read the file (${code ?? (error as Error).message})`, 'read-error', undefined, code);
+  return new BoundedReadError(
+    `cannot read the file (${code ?? (error as Error).message})`,
+    'read-error',
+    undefined,
+    code,
+  );
 }
 
 function tooLargeWhileRead(limit: number): BoundedReadError {
@@ -173,7 +196,10 @@ function readPipe(fd: number, limit: number, timeLimitMs: number, hash: Hash | n
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw readError(error);
       if (Date.now() >= deadline) {
-        throw new BoundedReadError(`is a pipe that gave no end of file within ${Math.round(timeLimitMs / 1000)} s; not read`, 'timeout');
+        throw new BoundedReadError(
+          `is a pipe that gave no end of file within ${Math.round(timeLimitMs / 1000)} s; not read`,
+          'timeout',
+        );
       }
       Atomics.wait(pause, 0, 0, 5);
       continue;

@@ -79,7 +79,10 @@ function wrap(body: string, args: unknown[]): string {
   return `(async (...args) => { ${body}\n})(...${JSON.stringify(args)})`;
 }
 
-async function pollUntil<T>(evaluate: () => Promise<T>, options: { timeoutMs: number; pollMs?: number; description: string }): Promise<T> {
+async function pollUntil<T>(
+  evaluate: () => Promise<T>,
+  options: { timeoutMs: number; pollMs?: number; description: string },
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   let lastError: unknown = null;
   while (Date.now() < deadline) {
@@ -133,7 +136,10 @@ class ChromiumPage implements LanePage {
   async crash() {
     const cdp = await this.page.context().newCDPSession(this.page);
     // Page.crash kills the renderer; the call itself never gets an answer from the dead renderer.
-    await Promise.race([cdp.send('Page.crash').catch(() => {}), new Promise<void>((resolve) => this.page.once('crash', () => resolve()))]);
+    await Promise.race([
+      cdp.send('Page.crash').catch(() => {}),
+      new Promise<void>((resolve) => this.page.once('crash', () => resolve())),
+    ]);
     // playwright refuses to navigate a crashed page: continue in a new tab of the same context (same storage).
     const crashed = this.page;
     this.page = await crashed.context().newPage();
@@ -159,7 +165,11 @@ class ChromiumLane implements BrowserLane {
   constructor(private readonly options: LaneOptions) {}
 
   private launch(): Promise<Browser> {
-    const args = [...CHROMIUM_BASE_ARGS, ...(this.options.webgpu ? ['--enable-unsafe-webgpu'] : []), ...(this.options.chromiumArgs ?? [])];
+    const args = [
+      ...CHROMIUM_BASE_ARGS,
+      ...(this.options.webgpu ? ['--enable-unsafe-webgpu'] : []),
+      ...(this.options.chromiumArgs ?? []),
+    ];
     // chromium.launch (not chromium.ts's persistent context) so browser.version() is known for public-pass records;
     // playwright still gives every launch a fresh temporary user-data-dir and deletes it on close.
     return chromium.launch({ executablePath: CHROMIUM_EXECUTABLE, args, headless: true });
@@ -178,7 +188,11 @@ class ChromiumLane implements BrowserLane {
     const page = await context.newPage();
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
     page.setDefaultTimeout(timeoutMs);
-    const lanePage = new ChromiumPage(this.options.shareBrowser ? () => context.close() : () => browser.close(), page, timeoutMs);
+    const lanePage = new ChromiumPage(
+      this.options.shareBrowser ? () => context.close() : () => browser.close(),
+      page,
+      timeoutMs,
+    );
     this.pages.add(lanePage);
     const close = lanePage.close.bind(lanePage);
     lanePage.close = async () => {
@@ -230,7 +244,9 @@ class WebKitPage implements LanePage {
   async crash(): Promise<void> {
     // Tried: killing the page's WebKitWebProcess ends the whole WebDriver session ("session deleted because of page
     // crash or hang") and the ephemeral profile with it, so nothing could reopen the page over the same storage.
-    throw new Error('webkit lane: a killed tab cannot be reopened over WebDriver (the session dies with its web process); use reload()');
+    throw new Error(
+      'webkit lane: a killed tab cannot be reopened over WebDriver (the session dies with its web process); use reload()',
+    );
   }
 
   async close() {
@@ -259,7 +275,10 @@ class WebKitLane implements BrowserLane {
   async newPage(): Promise<LanePage> {
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
     for (let attempt = 1; ; attempt++) {
-      const driver = await WebKitDriver.start({ sharedArrayBuffer: this.options.sharedArrayBuffer ?? true, compositing: this.options.webkitCompositing });
+      const driver = await WebKitDriver.start({
+        sharedArrayBuffer: this.options.sharedArrayBuffer ?? true,
+        compositing: this.options.webkitCompositing,
+      });
       this.drivers.add(driver);
       const closeDriver = async () => {
         this.drivers.delete(driver);

@@ -38,7 +38,9 @@ function readJson(path: string, shownName: string): unknown {
     text = readBounded(path, { limitBytes: MAX_CATALOG_BYTES }).bytes.toString('utf8');
   } catch (error) {
     if (!(error instanceof BoundedReadError)) throw error;
-    throw new CatalogError(`${shownName}: (root): ${error.failure === 'cannot-open' || error.failure === 'read-error' ? `cannot read the file (${error.code ?? error.message})` : error.message}`);
+    throw new CatalogError(
+      `${shownName}: (root): ${error.failure === 'cannot-open' || error.failure === 'read-error' ? `cannot read the file (${error.code ?? error.message})` : error.message}`,
+    );
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {

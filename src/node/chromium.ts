@@ -32,9 +32,15 @@ export interface LaunchedChromium {
  * @param options.webgpu add `--enable-unsafe-webgpu` (SwiftShader adapter on a CPU-only machine)
  * @param options.downloadsPath where downloads are kept (playwright's download event works either way)
  */
-export async function launchChromium(options: { webgpu?: boolean; extraArgs?: string[] } = {}): Promise<LaunchedChromium> {
+export async function launchChromium(
+  options: { webgpu?: boolean; extraArgs?: string[] } = {},
+): Promise<LaunchedChromium> {
   const profile = await mkdtemp(join(tmpdir(), 'drb-chromium-'));
-  const args = [...CHROMIUM_BASE_ARGS, ...(options.webgpu ? ['--enable-unsafe-webgpu'] : []), ...(options.extraArgs ?? [])];
+  const args = [
+    ...CHROMIUM_BASE_ARGS,
+    ...(options.webgpu ? ['--enable-unsafe-webgpu'] : []),
+    ...(options.extraArgs ?? []),
+  ];
   // launchPersistentContext is the playwright form of `--user-data-dir`: a fresh profile per launch.
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_EXECUTABLE,
@@ -67,6 +73,11 @@ export const PAGE_POLL_MS = 50;
  * @param arg the predicate's argument
  * @param options.timeout ms before it rejects (playwright's default when absent)
  */
-export function waitForPage<R, Arg = undefined>(page: Page, predicate: string | ((arg: Arg) => R | Promise<R>), arg?: Arg, options: { timeout?: number } = {}): Promise<JSHandle<R>> {
+export function waitForPage<R, Arg = undefined>(
+  page: Page,
+  predicate: string | ((arg: Arg) => R | Promise<R>),
+  arg?: Arg,
+  options: { timeout?: number } = {},
+): Promise<JSHandle<R>> {
   return page.waitForFunction(predicate as never, arg, { ...options, polling: PAGE_POLL_MS }) as Promise<JSHandle<R>>;
 }

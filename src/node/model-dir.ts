@@ -50,7 +50,11 @@ export async function resolveModelDir(dir: string): Promise<string> {
 const RECENT_WRITE_MS = 2000;
 
 /** One pass over a file's bytes: how many, and their SHA-256. */
-async function hashOnce(handle: FileHandle, size: number, onProgress?: (done: number, total: number) => void): Promise<HashedFile> {
+async function hashOnce(
+  handle: FileHandle,
+  size: number,
+  onProgress?: (done: number, total: number) => void,
+): Promise<HashedFile> {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let done = 0;
@@ -82,9 +86,13 @@ async function insidePath(dirReal: string, relPath: string): Promise<string> {
   try {
     real = await realpath(full);
   } catch (error) {
-    throw new ModelDirError(`${relPath} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; a dangling symbolic link?)`, 'refused');
+    throw new ModelDirError(
+      `${relPath} cannot be resolved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; a dangling symbolic link?)`,
+      'refused',
+    );
   }
-  if (!real.startsWith(dirReal.endsWith(sep) ? dirReal : dirReal + sep)) throw new ModelDirError(`${relPath} is a symbolic link leading out of the folder; refusing to read it`, 'refused');
+  if (!real.startsWith(dirReal.endsWith(sep) ? dirReal : dirReal + sep))
+    throw new ModelDirError(`${relPath} is a symbolic link leading out of the folder; refusing to read it`, 'refused');
   return real;
 }
 
@@ -96,7 +104,11 @@ async function insidePath(dirReal: string, relPath: string): Promise<string> {
  * @throws ModelDirError `missing` when absent, `refused` when it leaves the folder, is not a regular file, or changed
  *   while being read
  */
-export async function hashModelFile(dirReal: string, relPath: string, onProgress?: (done: number, total: number) => void): Promise<HashedFile> {
+export async function hashModelFile(
+  dirReal: string,
+  relPath: string,
+  onProgress?: (done: number, total: number) => void,
+): Promise<HashedFile> {
   const real = await insidePath(dirReal, relPath);
   let handle;
   try {
@@ -104,27 +116,42 @@ export async function hashModelFile(dirReal: string, relPath: string, onProgress
     // returns at once instead of waiting for a writer, and fstat below then refuses it.
     handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    throw new ModelDirError(`${relPath} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'refused');
+    throw new ModelDirError(
+      `${relPath} cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      'refused',
+    );
   }
   try {
     const startedMs = Date.now();
     const info = await handle.stat({ bigint: true });
     if (!info.isFile()) throw new ModelDirError(`${relPath} is not a regular file; refusing to read it`, 'refused');
     const size = Number(info.size);
-    const changed = (how: string) => new ModelDirError(`${relPath} changed while it was read (${how}); hash it again when nothing writes to it`, 'refused');
+    const changed = (how: string) =>
+      new ModelDirError(
+        `${relPath} changed while it was read (${how}); hash it again when nothing writes to it`,
+        'refused',
+      );
     const first = await hashOnce(handle, size, onProgress);
     // The hash is of bytes that existed only if nothing wrote to the file meanwhile: the same size, and the same
     // modification and change times (nanoseconds), before and after the read.
     const after = await handle.stat({ bigint: true });
-    if (first.bytes !== size || after.size !== info.size) throw changed(`${size} bytes at the start, ${first.bytes} read, ${after.size} at the end`);
-    if (after.mtimeNs !== info.mtimeNs || after.ctimeNs !== info.ctimeNs) throw changed('its modification time moved during the read');
+    if (first.bytes !== size || after.size !== info.size)
+      throw changed(`${size} bytes at the start, ${first.bytes} read, ${after.size} at the end`);
+    if (after.mtimeNs !== info.mtimeNs || after.ctimeNs !== info.ctimeNs)
+      throw changed('its modification time moved during the read');
     // A file system stamps times in clock ticks (a few ms): a write in the same tick as the file's last one leaves
     // them as they were. So a file written shortly before the read is hashed a second time, and both must agree.
     const recentNs = BigInt(startedMs - RECENT_WRITE_MS) * 1_000_000n;
     if (info.mtimeNs >= recentNs || info.ctimeNs >= recentNs) {
       const second = await hashOnce(handle, size);
       const last = await handle.stat({ bigint: true });
-      if (second.sha256 !== first.sha256 || second.bytes !== first.bytes || last.size !== info.size || last.mtimeNs !== info.mtimeNs || last.ctimeNs !== info.ctimeNs) {
+      if (
+        second.sha256 !== first.sha256 ||
+        second.bytes !== first.bytes ||
+        last.size !== info.size ||
+        last.mtimeNs !== info.mtimeNs ||
+        last.ctimeNs !== info.ctimeNs
+      ) {
         throw changed('a second read of a file written moments before gave other bytes');
       }
     }

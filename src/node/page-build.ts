@@ -38,7 +38,9 @@ function walk(dir: string): { files: string[]; folders: string[] } {
 
 /** The files a folder holds, as the marker lists them (used by the build plugin and by tests). */
 export function listBuildFiles(dir: string): string[] {
-  return walk(dir).files.filter((file) => file !== PAGE_BUILD_MARKER).sort();
+  return walk(dir)
+    .files.filter((file) => file !== PAGE_BUILD_MARKER)
+    .sort();
 }
 
 /**
@@ -47,14 +49,22 @@ export function listBuildFiles(dir: string): string[] {
  * @param files what the build wrote there (relative paths)
  */
 export function writePageBuildMarker(outDir: string, files: readonly string[]): void {
-  const marker: PageBuildMarker = { schema: PAGE_BUILD_SCHEMA, files: [...new Set(files)].filter((f) => f !== PAGE_BUILD_MARKER).sort() };
+  const marker: PageBuildMarker = {
+    schema: PAGE_BUILD_SCHEMA,
+    files: [...new Set(files)].filter((f) => f !== PAGE_BUILD_MARKER).sort(),
+  };
   writeFileSync(join(outDir, PAGE_BUILD_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
 }
 
 function readMarker(dir: string): PageBuildMarker | null {
   try {
     const value = JSON.parse(readFileSync(join(dir, PAGE_BUILD_MARKER), 'utf8')) as Partial<PageBuildMarker>;
-    if (value.schema !== PAGE_BUILD_SCHEMA || !Array.isArray(value.files) || !value.files.every((f) => typeof f === 'string')) return null;
+    if (
+      value.schema !== PAGE_BUILD_SCHEMA ||
+      !Array.isArray(value.files) ||
+      !value.files.every((f) => typeof f === 'string')
+    )
+      return null;
     return value as PageBuildMarker;
   } catch {
     return null;
@@ -103,13 +113,23 @@ export function refuseBuildDir(dir: string, projectRoot: string): string | null 
     return `is not empty and is not a build of the page (no ${PAGE_BUILD_MARKER}); the build would delete what it holds: empty it yourself or choose another --dir`;
   }
   const ours = new Set(marker.files);
-  const parents = new Set(marker.files.flatMap((file) => file.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+  const parents = new Set(
+    marker.files.flatMap((file) =>
+      file
+        .split('/')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('/')),
+    ),
+  );
   const foreign = [
     ...files.filter((file) => file !== PAGE_BUILD_MARKER && !ours.has(file)),
     ...folders.filter((folder) => !parents.has(folder)).map((folder) => `${folder}/`),
   ].sort();
   if (foreign.length > 0) {
-    const shown = foreign.slice(0, 3).map((f) => JSON.stringify(f)).join(', ');
+    const shown = foreign
+      .slice(0, 3)
+      .map((f) => JSON.stringify(f))
+      .join(', ');
     return `holds ${foreign.length} file(s) the previous build did not write (${shown}${foreign.length > 3 ? ', ...' : ''}); move them out or choose another --dir`;
   }
   // A listed path that is now a symlink or a folder was not written by the build either.
@@ -144,7 +164,9 @@ export function pageBuildMarkerPlugin() {
       const files = [...written];
       if (publicDir !== false) {
         try {
-          files.push(...listBuildFiles(publicDir).map((file) => relative(outDir, join(outDir, file)).split(sep).join('/')));
+          files.push(
+            ...listBuildFiles(publicDir).map((file) => relative(outDir, join(outDir, file)).split(sep).join('/')),
+          );
         } catch {
           // no public folder: nothing was copied
         }

@@ -42,7 +42,19 @@ const MIME_TYPES: Record<string, string> = {
 };
 
 /** Extensions whose files are sent compressed when the client accepts it (the others are already compressed). */
-const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.onnx', '.svg', '.txt', '.md', '.map']);
+const COMPRESSIBLE = new Set([
+  '.html',
+  '.js',
+  '.mjs',
+  '.css',
+  '.json',
+  '.wasm',
+  '.onnx',
+  '.svg',
+  '.txt',
+  '.md',
+  '.map',
+]);
 /** Files smaller than this go out as they are (the encoding would not pay for its header). */
 const MIN_COMPRESS_BYTES = 1024;
 /** Brotli quality: 4 gets most of brotli's gain at about twice gzip's time (11, the default, takes minutes on a 14 MB .wasm). */
@@ -93,7 +105,13 @@ const brotliAsync = promisify(brotliCompress);
  * @param mtimeMs its modification time
  * @param coding the content coding
  */
-export function encodedCacheFile(dir: string, file: string, size: number, mtimeMs: number, coding: ContentCoding): string {
+export function encodedCacheFile(
+  dir: string,
+  file: string,
+  size: number,
+  mtimeMs: number,
+  coding: ContentCoding,
+): string {
   return join(dir, `${createHash('sha256').update(`${coding}\0${size}\0${mtimeMs}\0${file}`).digest('hex')}.${coding}`);
 }
 
@@ -117,7 +135,12 @@ function encodedBytes(file: string, size: number, mtimeMs: number, coding: Conte
     const encoded =
       coding === 'gzip'
         ? await gzipAsync(plain, { level: 6 })
-        : await brotliAsync(plain, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: plain.length } });
+        : await brotliAsync(plain, {
+            params: {
+              [zlibConstants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: plain.length,
+            },
+          });
     if (plain.length !== size) return null; // The file changed while it was read: send it plain this time.
     const result = encoded.length < plain.length ? encoded : null;
     if (diskFile) {
@@ -163,7 +186,12 @@ export interface StaticServerOptions {
    * Called once per request with method, path (no query) and status, for logs and tests; for a 200 also the body
    * bytes sent (0 for HEAD) and the content coding (null: the file as it is).
    */
-  onRequest?: (method: string, path: string, status: number, sent?: { bytes: number; coding: ContentCoding | null }) => void;
+  onRequest?: (
+    method: string,
+    path: string,
+    status: number,
+    sent?: { bytes: number; coding: ContentCoding | null },
+  ) => void;
   /** false = never compress (send every file as it is). Default true. */
   compression?: boolean;
 }
@@ -185,7 +213,8 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
   const root = resolve(options.dir);
   const headers = crossOriginHeaders(options.modelHosts ?? []);
   if (options.crossOriginIsolation === false) {
-    for (const name of ['Cross-Origin-Opener-Policy', 'Cross-Origin-Embedder-Policy', 'Cross-Origin-Resource-Policy']) delete headers[name];
+    for (const name of ['Cross-Origin-Opener-Policy', 'Cross-Origin-Embedder-Policy', 'Cross-Origin-Resource-Policy'])
+      delete headers[name];
   }
   const realRoot = await realpath(root).catch(() => root);
   const plain = { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' };
@@ -245,7 +274,10 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
       const type = MIME_TYPES[extension] ?? 'application/octet-stream';
       const compressible = options.compression !== false && COMPRESSIBLE.has(extension);
       // A Range request gets the plain bytes: ranges of an encoded body are not what the client asked for.
-      const coding = compressible && info.size >= MIN_COMPRESS_BYTES && request.headers.range === undefined ? chooseCoding(request.headers['accept-encoding']) : null;
+      const coding =
+        compressible && info.size >= MIN_COMPRESS_BYTES && request.headers.range === undefined
+          ? chooseCoding(request.headers['accept-encoding'])
+          : null;
       let encoded: Buffer | null = null;
       if (coding !== null) {
         try {
@@ -259,7 +291,8 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
       // A validator lets a repeated cold run revalidate the runtime's .wasm (14 or 27 MB) with a 304 instead of
       // downloading it again; each encoding is its own representation, with its own validator.
       const etag = `"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}${sentCoding === null ? '' : `-${sentCoding}`}"`;
-      if (request.headers['if-none-match'] === etag || method === 'HEAD' || encoded !== null) await handle.close().catch(() => undefined);
+      if (request.headers['if-none-match'] === etag || method === 'HEAD' || encoded !== null)
+        await handle.close().catch(() => undefined);
       if (request.headers['if-none-match'] === etag) {
         response.writeHead(304, { ...headers, ...vary, ETag: etag, 'Cache-Control': 'no-cache' });
         response.end();
@@ -277,7 +310,10 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
         // Revalidate every time (ETag above): simple and always current; model files are fetched with no-store anyway.
         'Cache-Control': 'no-cache',
       });
-      options.onRequest?.(method, path, 200, { bytes: method === 'HEAD' ? 0 : encoded === null ? info.size : encoded.length, coding: sentCoding });
+      options.onRequest?.(method, path, 200, {
+        bytes: method === 'HEAD' ? 0 : encoded === null ? info.size : encoded.length,
+        coding: sentCoding,
+      });
       if (method === 'HEAD') return void response.end();
       if (encoded !== null) return void response.end(encoded);
       // Exactly Content-Length bytes: the stream stops at the size the headers announced even if the file grows
@@ -314,7 +350,10 @@ export async function startStaticServer(options: StaticServerOptions): Promise<S
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
     const body = `${status}\n`;
     const head = { ...plain, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
-    const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...Object.entries(head).map(([name, value]) => `${name}: ${value}`)];
+    const lines = [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      ...Object.entries(head).map(([name, value]) => `${name}: ${value}`),
+    ];
     socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
   });
   await new Promise<void>((resolveListen, reject) => {

@@ -22,7 +22,10 @@ const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
 export class WebDriverError extends Error {
   override name = 'WebDriverError';
   /** @param code the W3C error code, `http` for a transport failure, `timeout` when our own time limit ran out */
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
   }
 }
@@ -58,7 +61,9 @@ async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -66,7 +71,13 @@ async function freePort(): Promise<number> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends one WebDriver command and returns its `value`, or throws WebDriverError. */
-async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, timeoutMs: number): Promise<unknown> {
+async function command(
+  baseUrl: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body: unknown,
+  timeoutMs: number,
+): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(`${baseUrl}${path}`, {
@@ -92,7 +103,10 @@ async function command(baseUrl: string, method: 'GET' | 'POST' | 'DELETE', path:
   const value = payload.value as { error?: string; message?: string } | undefined;
   if (!response.ok || (value && typeof value === 'object' && typeof value.error === 'string')) {
     const code = value?.error ?? 'http';
-    throw new WebDriverError(`WebDriver ${method} ${path}: ${code}: ${value?.message ?? `HTTP ${response.status}`}`, code);
+    throw new WebDriverError(
+      `WebDriver ${method} ${path}: ${code}: ${value?.message ?? `HTTP ${response.status}`}`,
+      code,
+    );
   }
   return payload.value;
 }
@@ -147,7 +161,10 @@ function xvfbRunFolder(group: number): string | null {
 
 /** The X servers (Xvfb) in process group `group`: pid and display number (its `:<n>` argument; null if none). */
 function xvfbServers(group: number): Array<{ pid: number; display: string | null }> {
-  return groupRunning(group, 'Xvfb').map(({ pid, args }) => ({ pid, display: args.find((arg) => /^:\d+$/.test(arg))?.slice(1) ?? null }));
+  return groupRunning(group, 'Xvfb').map(({ pid, args }) => ({
+    pid,
+    display: args.find((arg) => /^:\d+$/.test(arg))?.slice(1) ?? null,
+  }));
 }
 
 /** Whether process `pid` has ended (gone, or a zombie nobody reaped yet). */
@@ -297,7 +314,10 @@ export class WebKitDriver {
       }
       await sleep(100);
     }
-    throw new WebDriverError(`WebKitWebDriver did not become ready within ${this.options.callTimeoutMs} ms: ${this.log()}`, 'timeout');
+    throw new WebDriverError(
+      `WebKitWebDriver did not become ready within ${this.options.callTimeoutMs} ms: ${this.log()}`,
+      'timeout',
+    );
   }
 
   /**
@@ -369,12 +389,18 @@ export class WebKitDriver {
     clearTimeout(timer);
     // xvfb-run's trap asks Xvfb to stop and returns at once; Xvfb removes its display's lock file (/tmp/.X<n>-lock) and
     // socket as it stops. One still stopping after that (a loaded machine) is killed below, and its files go with it.
-    await endOf(servers.map((server) => server.pid), 2_000);
+    await endOf(
+      servers.map((server) => server.pid),
+      2_000,
+    );
     const killed = servers.filter((server) => !ended(server.pid));
     // Whatever the driver left behind (a browser of a session nobody deleted) still carries the group id.
     signalGroup('SIGKILL');
     if (killed.length > 0) {
-      await endOf(killed.map((server) => server.pid), 2_000);
+      await endOf(
+        killed.map((server) => server.pid),
+        2_000,
+      );
       removeDisplayFiles(killed);
     }
   }
@@ -435,7 +461,10 @@ export class WebKitSession {
 
   /** The element reference of the first element matching a CSS selector (throws `no such element`). */
   async findElement(selector: string): Promise<string> {
-    const value = (await this.call('POST', '/element', { using: 'css selector', value: selector })) as Record<string, string>;
+    const value = (await this.call('POST', '/element', { using: 'css selector', value: selector })) as Record<
+      string,
+      string
+    >;
     return value[ELEMENT_KEY];
   }
 

@@ -13,8 +13,13 @@ const PROBE_CALL_LIMIT_MS = 5_000;
 
 // The smallest valid module using SIMD (v128) / shared memory + atomics: WebAssembly.validate tells whether the
 // engine supports the feature without running anything (same technique as the wasm-feature-detect package).
-const WASM_SIMD = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
-const WASM_THREADS = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 5, 4, 1, 3, 1, 1, 10, 11, 1, 9, 0, 65, 0, 254, 16, 2, 0, 26, 11]);
+const WASM_SIMD = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+const WASM_THREADS = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 5, 4, 1, 3, 1, 1, 10, 11, 1, 9, 0, 65, 0, 254, 16, 2, 0,
+  26, 11,
+]);
 
 type Nav = Navigator & {
   gpu?: GpuLike;
@@ -61,7 +66,9 @@ async function probeClientHints(nav: Nav, details: DeviceDetails): Promise<Capab
     }
   }
   const str = (value: unknown) => (typeof value === 'string' ? value : null);
-  const list = Array.isArray(high.fullVersionList) ? (high.fullVersionList as Array<{ brand: string; version: string }>) : null;
+  const list = Array.isArray(high.fullVersionList)
+    ? (high.fullVersionList as Array<{ brand: string; version: string }>)
+    : null;
   return {
     brands: data.brands.map(({ brand, version }) => ({ brand, version })),
     mobile: data.mobile,
@@ -78,14 +85,26 @@ async function probeClientHints(nav: Nav, details: DeviceDetails): Promise<Capab
  * and the fallback `basicCapabilities` both record them.
  * @param nav the navigator, typed with the fields not every browser has
  */
-function syncFacts(nav: Nav): Pick<Capabilities, 'platform' | 'cross_origin_isolated' | 'shared_array_buffer' | 'wasm' | 'hardware_concurrency' | 'device_memory_gb'> {
+function syncFacts(
+  nav: Nav,
+): Pick<
+  Capabilities,
+  'platform' | 'cross_origin_isolated' | 'shared_array_buffer' | 'wasm' | 'hardware_concurrency' | 'device_memory_gb'
+> {
   const wasmSupported = typeof WebAssembly === 'object';
   return {
     platform: typeof navigator.platform === 'string' && navigator.platform !== '' ? navigator.platform : null,
     cross_origin_isolated: self.crossOriginIsolated === true,
     shared_array_buffer: typeof SharedArrayBuffer === 'function',
-    wasm: { supported: wasmSupported, simd: wasmSupported && validates(WASM_SIMD), threads: wasmSupported && validates(WASM_THREADS) },
-    hardware_concurrency: Number.isInteger(navigator.hardwareConcurrency) && navigator.hardwareConcurrency > 0 ? navigator.hardwareConcurrency : null,
+    wasm: {
+      supported: wasmSupported,
+      simd: wasmSupported && validates(WASM_SIMD),
+      threads: wasmSupported && validates(WASM_THREADS),
+    },
+    hardware_concurrency:
+      Number.isInteger(navigator.hardwareConcurrency) && navigator.hardwareConcurrency > 0
+        ? navigator.hardwareConcurrency
+        : null,
     device_memory_gb: typeof nav.deviceMemory === 'number' && nav.deviceMemory > 0 ? nav.deviceMemory : null,
   };
 }
@@ -105,7 +124,15 @@ export function basicCapabilities(why: string, details: DeviceDetails = chosenDe
     ...syncFacts(nav),
     js_heap: null,
     storage: { quota_bytes: null, usage_bytes: null, persisted: null },
-    webgpu: { navigator_gpu: Boolean(nav.gpu), adapter_granted: false, adapter_error: why, adapter_info: null, is_fallback_adapter: null, features: [], limits: null },
+    webgpu: {
+      navigator_gpu: Boolean(nav.gpu),
+      adapter_granted: false,
+      adapter_error: why,
+      adapter_info: null,
+      is_fallback_adapter: null,
+      features: [],
+      limits: null,
+    },
   });
 }
 
@@ -116,15 +143,22 @@ export function basicCapabilities(why: string, details: DeviceDetails = chosenDe
  */
 export async function probeCapabilities(details: DeviceDetails = chosenDeviceDetails): Promise<Capabilities> {
   const nav = navigator as Nav;
-  const memory = (performance as Performance & { memory?: { jsHeapSizeLimit: number; totalJSHeapSize: number; usedJSHeapSize: number } })
-    .memory;
+  const memory = (
+    performance as Performance & {
+      memory?: { jsHeapSizeLimit: number; totalJSHeapSize: number; usedJSHeapSize: number };
+    }
+  ).memory;
   let storage: Capabilities['storage'] = { quota_bytes: null, usage_bytes: null, persisted: null };
   try {
     const estimating = navigator.storage?.estimate?.();
     const estimate = estimating ? await answerWithin(estimating, PROBE_CALL_LIMIT_MS, 'storage.estimate') : undefined;
     const asking = navigator.storage?.persisted?.();
     const persisted = asking ? await answerWithin(asking, PROBE_CALL_LIMIT_MS, 'storage.persisted') : undefined;
-    storage = { quota_bytes: estimate?.quota ?? null, usage_bytes: estimate?.usage ?? null, persisted: persisted ?? null };
+    storage = {
+      quota_bytes: estimate?.quota ?? null,
+      usage_bytes: estimate?.usage ?? null,
+      persisted: persisted ?? null,
+    };
   } catch {
     // Storage API refused or silent (private mode, opaque origin): leave nulls.
   }
@@ -135,7 +169,11 @@ export async function probeCapabilities(details: DeviceDetails = chosenDeviceDet
     ua_client_hints: await probeClientHints(nav, details),
     ...syncFacts(nav),
     js_heap: memory
-      ? { js_heap_size_limit: memory.jsHeapSizeLimit, total_js_heap_size: memory.totalJSHeapSize, used_js_heap_size: memory.usedJSHeapSize }
+      ? {
+          js_heap_size_limit: memory.jsHeapSizeLimit,
+          total_js_heap_size: memory.totalJSHeapSize,
+          used_js_heap_size: memory.usedJSHeapSize,
+        }
       : null,
     storage,
     webgpu: await probeWebGpu(nav.gpu),

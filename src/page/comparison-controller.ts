@@ -100,13 +100,23 @@ export class ComparisonController {
    * @param ui progress hooks
    * @param signal cancels the comparison (the receipt ends `failed`, reason `cancelled`)
    */
-  async run(request: ComparisonRequest, ui: ComparisonUiHooks = {}, signal?: AbortSignal): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
+  async run(
+    request: ComparisonRequest,
+    ui: ComparisonUiHooks = {},
+    signal?: AbortSignal,
+  ): Promise<{ receipt: ComparisonReceipt; problems: string[] }> {
     if (this.running) throw new Error('a comparison is already in progress');
     this.running = true;
     const baselineEp = request.routes.find((r) => r.id === request.baselineId)?.ep ?? request.routes[0]?.ep ?? 'wasm';
     const runId = crypto.randomUUID();
     const overlap = watchOverlap(runId);
-    const journal = await openRunJournal(this.env.journal, { runId, mode: 'comparison', kind: null, modelId: request.model.id, requestedEp: baselineEp });
+    const journal = await openRunJournal(this.env.journal, {
+      runId,
+      mode: 'comparison',
+      kind: null,
+      modelId: request.model.id,
+      requestedEp: baselineEp,
+    });
     try {
       return await this.runInner(request, ui, journal, overlap, signal);
     } finally {
@@ -130,7 +140,11 @@ export class ComparisonController {
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
     // The schedule is built first, so bad route ids or round counts fail before any worker starts.
-    const schedule = interleavedSchedule(request.routes.map((r) => r.id), request.rounds, request.seed);
+    const schedule = interleavedSchedule(
+      request.routes.map((r) => r.id),
+      request.rounds,
+      request.seed,
+    );
     ui.onPhase?.('probe');
     journal.stage('probe');
     const capabilities = await env.probe();
@@ -196,10 +210,18 @@ export class ComparisonController {
     // One timed run on a route: the fixed input once, or every candidate row once (one engine call per row; the
     // sample is the sum of the rows' model-call times, each timed in the worker).
     const rowsInput = request.input.kind === 'rows' ? request.input.rows : null;
-    const runInput = async (bridge: WorkerBridge, stage: Stage): Promise<{ durationMs: number; scores: number[]; sha256: string | null; check?: OutputCheck | null }> => {
+    const runInput = async (
+      bridge: WorkerBridge,
+      stage: Stage,
+    ): Promise<{ durationMs: number; scores: number[]; sha256: string | null; check?: OutputCheck | null }> => {
       if (rowsInput === null) {
         const out = await bridge.runOnce(stage);
-        return { durationMs: out.durationMs, scores: out.values ?? out.output?.head ?? [], sha256: out.output?.sha256 ?? null, check: out.check ?? null };
+        return {
+          durationMs: out.durationMs,
+          scores: out.values ?? out.output?.head ?? [],
+          sha256: out.output?.sha256 ?? null,
+          check: out.check ?? null,
+        };
       }
       let durationMs = 0;
       const scores: number[] = [];
@@ -212,7 +234,9 @@ export class ComparisonController {
         });
         const values = out.values ?? [];
         if (values.length !== row.data.candidates.length) {
-          throw new Error(`row ${JSON.stringify(row.id)}: the engine gave ${values.length} scores for ${row.data.candidates.length} candidates`);
+          throw new Error(
+            `row ${JSON.stringify(row.id)}: the engine gave ${values.length} scores for ${row.data.candidates.length} candidates`,
+          );
         }
         durationMs += out.durationMs;
         scores.push(...values);
@@ -298,7 +322,10 @@ export class ComparisonController {
       baseline_route_id: request.baselineId,
       tolerance,
       // A WebGPU route on a software (fallback) adapter says so: its timings are not the device's GPU.
-      routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
+      routes: routes.map((r) => ({
+        ...r,
+        software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null,
+      })),
       headline: comparisonHeadline(routes, request.baselineId),
       capabilities,
       previous_run_interrupted: journal.previous,

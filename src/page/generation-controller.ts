@@ -9,7 +9,11 @@
  */
 import type { CatalogModel } from '../core/catalog/catalog.ts';
 import type { GenerateInput } from '../core/generation/generate-input.ts';
-import { GENERATION_ANSWERS_SCHEMA, GenerationAnswers, type GenerationAnswer } from '../core/generation/generation-answers.ts';
+import {
+  GENERATION_ANSWERS_SCHEMA,
+  GenerationAnswers,
+  type GenerationAnswer,
+} from '../core/generation/generation-answers.ts';
 import { ENGINE_CAPABILITIES } from '../core/engines/engine-capabilities.ts';
 import { buildGenerationPlan, type GenerationStep } from '../core/generation/generation-plan.ts';
 import {
@@ -21,13 +25,26 @@ import {
   type GenerationSample,
 } from '../core/generation/generation-receipt.ts';
 import { parsePromptSet, type PromptSet } from '../core/generation/prompt-set.ts';
-import { appSection, modelSection, receiptProblems, redactedErrors, routeSection, unloadedEngine } from '../core/receipt/receipt-envelope.ts';
+import {
+  appSection,
+  modelSection,
+  receiptProblems,
+  redactedErrors,
+  routeSection,
+  unloadedEngine,
+} from '../core/receipt/receipt-envelope.ts';
 import { boundCode } from '../core/text/bounded-text.ts';
 import { receiptText } from '../core/text/redact.ts';
 import type { RouteAttempt, Stage } from '../core/receipt/receipt.ts';
 import { sha256Hex } from '../core/bytes/sha256.ts';
 import { issueLines } from '../core/text/zod-issues.ts';
-import type { FetchedFacts, FetchProgress, LoadResult, RunResult, UserSuppliedFile } from '../worker-api/worker-messages.ts';
+import type {
+  FetchedFacts,
+  FetchProgress,
+  LoadResult,
+  RunResult,
+  UserSuppliedFile,
+} from '../worker-api/worker-messages.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
 import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
@@ -129,12 +146,22 @@ export class GenerationController {
    * @param ui progress hooks
    * @param signal cancels the run (it ends `failed`, reason `cancelled`)
    */
-  async run(request: GenerationRequest, ui: GenerationUiHooks = {}, signal?: AbortSignal): Promise<GenerationRunResult> {
+  async run(
+    request: GenerationRequest,
+    ui: GenerationUiHooks = {},
+    signal?: AbortSignal,
+  ): Promise<GenerationRunResult> {
     if (this.running) throw new Error('a generation run is already in progress');
     this.running = true;
     const runId = crypto.randomUUID();
     const overlap = watchOverlap(runId);
-    const journal = await openRunJournal(this.env.journal, { runId, mode: 'generation', kind: null, modelId: request.model.id, requestedEp: request.ep });
+    const journal = await openRunJournal(this.env.journal, {
+      runId,
+      mode: 'generation',
+      kind: null,
+      modelId: request.model.id,
+      requestedEp: request.ep,
+    });
     try {
       return await this.runInner(request, ui, journal, overlap, signal);
     } finally {
@@ -159,7 +186,14 @@ export class GenerationController {
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
     const engineName = request.model.engine;
-    const plan = buildGenerationPlan(set, request.repetitions, ENGINE_CAPABILITIES[engineName].seedControl, undefined, request.maxNewTokens, request.temperature ?? null);
+    const plan = buildGenerationPlan(
+      set,
+      request.repetitions,
+      ENGINE_CAPABILITIES[engineName].seedControl,
+      undefined,
+      request.maxNewTokens,
+      request.temperature ?? null,
+    );
     const measuredTotal = plan.steps.length - 1;
     const samples: GenerationSample[] = [];
     const answers: GenerationAnswer[] = [];
@@ -202,18 +236,32 @@ export class GenerationController {
         if (!(error instanceof EngineError)) throw error;
         attempts = error.attempts;
         if (error instanceof IntegrityFailure) integrity = 'mismatch';
-        errors.push({ stage: stageOf(error.stage), prompt_id: null, repetition: null, name: error.name, message: error.message });
+        errors.push({
+          stage: stageOf(error.stage),
+          prompt_id: null,
+          repetition: null,
+          name: error.name,
+          message: error.message,
+        });
         throw new StepFailed(error.message);
       }
       attempts = load.route.attempts;
       integrity = load.model.integrity;
-      for (const problem of load.loadErrors ?? []) errors.push({ stage: 'load', prompt_id: null, repetition: null, ...problem });
+      for (const problem of load.loadErrors ?? [])
+        errors.push({ stage: 'load', prompt_id: null, repetition: null, ...problem });
 
       // One step: its input, then the run, both under the step's limit (a worker that died in between would
       // otherwise never answer). Engine failures come back as the step's failure, not as a throw.
       const runStep = async (step: GenerationStep): Promise<RunResult | EngineError> => {
         const prompt = step.kind === 'warmup' ? set.warmup : set.prompts[step.prompt_index!];
-        const data: GenerateInput = { task: 'generate', prompt_id: prompt.id, text: prompt.text, max_new_tokens: plan.max_new_tokens, temperature: plan.temperature, seed: step.seed };
+        const data: GenerateInput = {
+          task: 'generate',
+          prompt_id: prompt.id,
+          text: prompt.text,
+          max_new_tokens: plan.max_new_tokens,
+          temperature: plan.temperature,
+          seed: step.seed,
+        };
         const stage: Stage = step.kind === 'warmup' ? 'warmup' : 'warm_inference';
         journal.stage(stage);
         await bridge.setInput({ id: prompt.id, data }, stage, env.limits.first_inference);
@@ -229,7 +277,13 @@ export class GenerationController {
       ui.onPhase?.('warmup');
       const warm = await runStep(plan.steps[0]);
       if (warm instanceof EngineError) {
-        errors.push({ stage: 'warmup', prompt_id: plan.warmup_prompt_id, repetition: null, name: warm.name, message: warm.message });
+        errors.push({
+          stage: 'warmup',
+          prompt_id: plan.warmup_prompt_id,
+          repetition: null,
+          name: warm.name,
+          message: warm.message,
+        });
         throw new StepFailed(`warm-up failed: ${warm.message}`);
       }
       warmupMs = warm.durationMs;
@@ -238,7 +292,12 @@ export class GenerationController {
       // 5. Measured prompts in plan order.
       ui.onPhase?.('measured');
       for (const step of plan.steps.slice(1)) {
-        const base = { repetition: step.repetition!, prompt_id: step.prompt_id, prompt_index: step.prompt_index!, seed: step.seed };
+        const base = {
+          repetition: step.repetition!,
+          prompt_id: step.prompt_id,
+          prompt_index: step.prompt_index!,
+          seed: step.seed,
+        };
         let outcome: RunResult | EngineError;
         try {
           outcome = await runStep(step);
@@ -246,7 +305,13 @@ export class GenerationController {
           // The worker crashed, hung or was cancelled: this sample failed and no later step can run.
           const message = error instanceof Error ? error.message : String(error);
           samples.push(failedSample(base, error instanceof Error ? error.name : 'Error', message));
-          errors.push({ stage: 'measured', prompt_id: step.prompt_id, repetition: step.repetition, name: error instanceof Error ? error.name : 'Error', message });
+          errors.push({
+            stage: 'measured',
+            prompt_id: step.prompt_id,
+            repetition: step.repetition,
+            name: error instanceof Error ? error.name : 'Error',
+            message,
+          });
           throw new StepFailed(message);
         }
         let sample: GenerationSample;
@@ -258,7 +323,14 @@ export class GenerationController {
         } else {
           const g = outcome.generation;
           sample = { ...base, outcome: 'ok', ...g.sample, error: null };
-          answers.push({ prompt_id: step.prompt_id, repetition: step.repetition!, seed: step.seed, text: g.text, output_tokens: g.sample.output_tokens, truncated: g.sample.truncated });
+          answers.push({
+            prompt_id: step.prompt_id,
+            repetition: step.repetition!,
+            seed: step.seed,
+            text: g.text,
+            output_tokens: g.sample.output_tokens,
+            truncated: g.sample.truncated,
+          });
         }
         samples.push(sample);
         ui.onSample?.(samples.length, measuredTotal, sample);
@@ -266,10 +338,21 @@ export class GenerationController {
       const failures = samples.filter((s) => s.outcome === 'failed').length;
       if (failures > 0) fatal = `${failures} of ${measuredTotal} measured prompts failed`;
     } catch (error) {
-      fatal = error instanceof StepFailed || error instanceof WorkerFailure ? error.message : `${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`;
+      fatal =
+        error instanceof StepFailed || error instanceof WorkerFailure
+          ? error.message
+          : `${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`;
       if (!(error instanceof StepFailed)) {
-        const stage: GenerationError['stage'] = samples.length > 0 ? 'measured' : warmupMs !== null ? 'measured' : load !== null ? 'warmup' : 'load';
-        if (!errors.some((e) => e.message === fatal)) errors.push({ stage, prompt_id: null, repetition: null, name: (error as Error)?.name ?? 'Error', message: fatal });
+        const stage: GenerationError['stage'] =
+          samples.length > 0 ? 'measured' : warmupMs !== null ? 'measured' : load !== null ? 'warmup' : 'load';
+        if (!errors.some((e) => e.message === fatal))
+          errors.push({
+            stage,
+            prompt_id: null,
+            repetition: null,
+            name: (error as Error)?.name ?? 'Error',
+            message: fatal,
+          });
       }
     }
     this.bridge?.unfollow();
@@ -290,7 +373,12 @@ export class GenerationController {
       model: modelSection(request.model, null, { files: load?.model.files ?? fetched?.model.files ?? [], integrity }),
       // A load that failed after the runtime fetch still says which build it fetched, as a successful one does.
       runtime: load?.runtime ?? fetched?.runtime?.info ?? { build: null, files: [] },
-      prompt_set: { id: set.id, version: set.version, sha256: request.prompts.sha256, measured_prompts: set.prompts.length },
+      prompt_set: {
+        id: set.id,
+        version: set.version,
+        sha256: request.prompts.sha256,
+        measured_prompts: set.prompts.length,
+      },
       plan: {
         repetitions: plan.repetitions,
         seed_control: plan.seed_control,
@@ -301,7 +389,13 @@ export class GenerationController {
         warmup_prompt_id: plan.warmup_prompt_id,
       },
       timing_source: 'page-clock',
-      cold: { load_ms: load ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms : null, warmup_e2e_ms: warmupMs, warmup_ttft_ms: warmupTtftMs },
+      cold: {
+        load_ms: load
+          ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms
+          : null,
+        warmup_e2e_ms: warmupMs,
+        warmup_ttft_ms: warmupTtftMs,
+      },
       samples,
       summary: summarizeGeneration(samples, measuredTotal),
       capabilities,
@@ -332,7 +426,11 @@ class StepFailed extends Error {
   override name = 'StepFailed';
 }
 
-function failedSample(base: Pick<GenerationSample, 'repetition' | 'prompt_id' | 'prompt_index' | 'seed'>, name: string, message: string): GenerationSample {
+function failedSample(
+  base: Pick<GenerationSample, 'repetition' | 'prompt_id' | 'prompt_index' | 'seed'>,
+  name: string,
+  message: string,
+): GenerationSample {
   return {
     ...base,
     outcome: 'failed',

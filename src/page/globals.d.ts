@@ -25,7 +25,12 @@ declare global {
      * The stored session once loaded (`data-drb-session` is `ready`): its latest receipts and artifacts as stored on
      * the device (at most 50 of each while storage works), and how many the session holds.
      */
-    drbSession?: { receipts: unknown[]; artifacts: Array<{ kind: string; data: unknown }>; receiptCount: number; artifactCount: number };
+    drbSession?: {
+      receipts: unknown[];
+      artifacts: Array<{ kind: string; data: unknown }>;
+      receiptCount: number;
+      artifactCount: number;
+    };
     /** The bundle the export button would give now, with every receipt of the session (set once it is loaded). */
     drbExportBundle?: () => Promise<ReceiptBundle>;
     /** Test hooks, only with `test_hooks=1`. */

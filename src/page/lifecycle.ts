@@ -27,12 +27,19 @@ export class LifecycleRecorder {
     this.visibilityAtStart = state === 'visible' || state === 'hidden' || state === 'prerender' ? state : 'unknown';
     this.hidden = state === 'hidden';
     this.frozen = false;
-    for (const type of EVENTS) (type === 'freeze' || type === 'resume' ? document : window).addEventListener(type, this.listener);
+    for (const type of EVENTS)
+      (type === 'freeze' || type === 'resume' ? document : window).addEventListener(type, this.listener);
   }
 
   /** Stops recording and returns the receipt's lifecycle section. */
   stop(): Lifecycle {
-    for (const type of EVENTS) (type === 'freeze' || type === 'resume' ? document : window).removeEventListener(type, this.listener);
-    return { visibility_at_start: this.visibilityAtStart, hidden_during_run: this.hidden, frozen_during_run: this.frozen, events: this.events };
+    for (const type of EVENTS)
+      (type === 'freeze' || type === 'resume' ? document : window).removeEventListener(type, this.listener);
+    return {
+      visibility_at_start: this.visibilityAtStart,
+      hidden_during_run: this.hidden,
+      frozen_during_run: this.frozen,
+      events: this.events,
+    };
   }
 }

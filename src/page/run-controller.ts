@@ -7,12 +7,22 @@
  * crash, an overrun or a cancel ends the run `failed` with the reason. Numbered steps keep the orchestration readable.
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
-import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type FinishedReceipt } from '../core/receipt/device-receipt-builder.ts';
+import {
+  draftDeviceReceipt,
+  finishDeviceReceipt,
+  type DeviceReceiptDraft,
+  type FinishedReceipt,
+} from '../core/receipt/device-receipt-builder.ts';
 import { redactUrl, toResourceEntry } from '../core/text/redact.ts';
 import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt/receipt.ts';
 import type { FetchedFacts, FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/worker-messages.ts';
 import { sha256Hex } from '../core/bytes/sha256.ts';
-import { builtInInputBytes, synthesizedInputRecipeBytes, type BuiltInInputRequest, type SynthesizedInputRequest } from '../core/user-model/user-run.ts';
+import {
+  builtInInputBytes,
+  synthesizedInputRecipeBytes,
+  type BuiltInInputRequest,
+  type SynthesizedInputRequest,
+} from '../core/user-model/user-run.ts';
 import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -83,7 +93,15 @@ class SampleBatcher {
 /** What a loaded model was loaded for: a warm run reuses it only when all of it matches (the dtype too: one picked
  *  folder can hold several). */
 function liveKey(request: RunRequest): string {
-  return JSON.stringify([request.model.id, request.model.dtype ?? null, request.user?.pick ?? null, request.input.id, request.ep, request.threads, request.allowFallback]);
+  return JSON.stringify([
+    request.model.id,
+    request.model.dtype ?? null,
+    request.user?.pick ?? null,
+    request.input.id,
+    request.ep,
+    request.threads,
+    request.allowFallback,
+  ]);
 }
 
 /** The input's SHA-256 before the run: the pin of a catalog input (replaced by the served bytes' hash on load), the
@@ -162,7 +180,13 @@ export class RunController {
     }
   }
 
-  private async runInner(request: RunRequest, ui: RunUiHooks, runId: string, overlap: OverlapWatch, signal: AbortSignal | undefined): Promise<FinishedReceipt> {
+  private async runInner(
+    request: RunRequest,
+    ui: RunUiHooks,
+    runId: string,
+    overlap: OverlapWatch,
+    signal: AbortSignal | undefined,
+  ): Promise<FinishedReceipt> {
     const { env } = this;
     const startedAtMs = performance.now();
     const lifecycle = new LifecycleRecorder();
@@ -171,7 +195,13 @@ export class RunController {
     const wakeLock = await holdWakeLock();
     // What this origin stored before the run (engine caches, usage): the evidence that a cold run started cold.
     const storageBefore = await siteStorageBefore();
-    const journal = await openRunJournal(env.journal, { runId, mode: 'single', kind: request.kind, modelId: request.model.id, requestedEp: request.ep });
+    const journal = await openRunJournal(env.journal, {
+      runId,
+      mode: 'single',
+      kind: request.kind,
+      modelId: request.model.id,
+      requestedEp: request.ep,
+    });
     const draft = draftDeviceReceipt({
       receiptId: crypto.randomUUID(),
       runId,
@@ -309,16 +339,23 @@ export class RunController {
 
     // 5. Page facts after the run: lifecycle, navigation, resources (page and worker timelines).
     const origin = location.origin;
-    const pageEntries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter((e) => e.startTime >= startedAtMs);
+    const pageEntries = (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).filter(
+      (e) => e.startTime >= startedAtMs,
+    );
     draft.resources = pageEntries.map((e) => toResourceEntry(e, origin));
-    if (this.bridge) for (const e of await this.bridge.resourceEntries(workerSince)) draft.resources.push(toResourceEntry(e, origin));
+    if (this.bridge)
+      for (const e of await this.bridge.resourceEntries(workerSince)) draft.resources.push(toResourceEntry(e, origin));
     draft.resources.sort((a, b) => a.start_ms - b.start_ms);
     draft.navigation = navigationEntry();
     draft.site_storage.usage_after_bytes = await storageUsageBytes();
     draft.run.wake_lock = await wakeLock.end();
     draft.run.overlap = await overlap.finish();
     return finishDeviceReceipt(
-      { ...draft, capabilities: draft.capabilities ?? basicCapabilities('the capability probe did not finish'), lifecycle: lifecycle.stop() },
+      {
+        ...draft,
+        capabilities: draft.capabilities ?? basicCapabilities('the capability probe did not finish'),
+        lifecycle: lifecycle.stop(),
+      },
       { createdAt: new Date().toISOString(), startedAtMs, endedAtMs: performance.now(), failure },
     );
   }
@@ -332,7 +369,12 @@ export class RunController {
    * @param heard the samples the worker reported during the series, by index
    * @param loading the bridge whose load was under way when the run failed, else null
    */
-  private recordFailure(draft: DeviceReceiptDraft, error: unknown, heard: readonly number[], loading: WorkerBridge | null): { reason: string; stage: Stage | null } {
+  private recordFailure(
+    draft: DeviceReceiptDraft,
+    error: unknown,
+    heard: readonly number[],
+    loading: WorkerBridge | null,
+  ): { reason: string; stage: Stage | null } {
     let stage: Stage | null = null;
     const name = error instanceof Error ? error.name : 'Error';
     const reason = error instanceof Error ? error.message : String(error);

@@ -58,7 +58,9 @@ class PageRuns {
   private readonly listeners = new Set<(owner: string | null) => void>();
   private readonly watches = new Set<Watch>();
   private channel: BroadcastChannel | null | undefined;
-  private readonly locks: LockManagerLike | null = optional(() => (globalThis.navigator as Navigator | undefined)?.locks as LockManagerLike | undefined);
+  private readonly locks: LockManagerLike | null = optional(
+    () => (globalThis.navigator as Navigator | undefined)?.locks as LockManagerLike | undefined,
+  );
 
   /** What holds the page now (null: nothing runs, every Run button is enabled). */
   get owner(): string | null {
@@ -144,7 +146,9 @@ class PageRuns {
     try {
       const snapshot = await this.locks.query();
       const mine = new Set([...this.watches].map((w) => `${ACTIVE_RUN_LOCK_PREFIX}${w.runId}`));
-      return (snapshot.held ?? []).some((lock) => lock.name?.startsWith(ACTIVE_RUN_LOCK_PREFIX) && !mine.has(lock.name));
+      return (snapshot.held ?? []).some(
+        (lock) => lock.name?.startsWith(ACTIVE_RUN_LOCK_PREFIX) && !mine.has(lock.name),
+      );
     } catch {
       return null;
     }
@@ -152,7 +156,9 @@ class PageRuns {
 
   private openChannel(): BroadcastChannel | null {
     if (this.channel !== undefined) return this.channel;
-    this.channel = optional(() => (typeof BroadcastChannel === 'function' ? new BroadcastChannel(RUN_CHANNEL) : undefined));
+    this.channel = optional(() =>
+      typeof BroadcastChannel === 'function' ? new BroadcastChannel(RUN_CHANNEL) : undefined,
+    );
     if (this.channel) {
       this.channel.onmessage = (event: MessageEvent) => {
         const data = event.data as { type?: unknown } | null;

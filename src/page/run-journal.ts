@@ -88,7 +88,10 @@ export class RunJournalStore {
   constructor(places: JournalPlaces = {}) {
     this.storage = places.storage !== undefined ? places.storage : optional(() => globalThis.localStorage);
     const session = places.session !== undefined ? places.session : optional(() => globalThis.sessionStorage);
-    this.locks = places.locks !== undefined ? places.locks : optional(() => (globalThis.navigator as Navigator | undefined)?.locks);
+    this.locks =
+      places.locks !== undefined
+        ? places.locks
+        : optional(() => (globalThis.navigator as Navigator | undefined)?.locks);
     this.available = this.storage !== null;
     this.tabId = newTabId(session);
   }
@@ -104,7 +107,11 @@ export class RunJournalStore {
     if (this.locks) {
       try {
         const snapshot = await this.locks.query();
-        liveRunIds = new Set((snapshot.held ?? []).flatMap((lock) => (lock.name?.startsWith(RUN_LOCK_PREFIX) ? [lock.name.slice(RUN_LOCK_PREFIX.length)] : [])));
+        liveRunIds = new Set(
+          (snapshot.held ?? []).flatMap((lock) =>
+            lock.name?.startsWith(RUN_LOCK_PREFIX) ? [lock.name.slice(RUN_LOCK_PREFIX.length)] : [],
+          ),
+        );
       } catch {
         liveRunIds = null;
       }
@@ -131,9 +138,11 @@ export class RunJournalStore {
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       this.releases.set(run.runId, release);
-      this.locks.request(`${RUN_LOCK_PREFIX}${run.runId}`, () => held).catch(() => {
-        // No lock: other tabs then count this run as interrupted if they load meanwhile (the safe side).
-      });
+      this.locks
+        .request(`${RUN_LOCK_PREFIX}${run.runId}`, () => held)
+        .catch(() => {
+          // No lock: other tabs then count this run as interrupted if they load meanwhile (the safe side).
+        });
     }
   }
 
@@ -181,7 +190,9 @@ export class RunJournalStore {
       else this.storage.setItem(RUN_JOURNAL_KEY, JSON.stringify(journal));
     } catch (error) {
       this.available = false;
-      console.warn(`run journal: storage refused a write (${(error as Error).name}); interrupted runs will not be detected`);
+      console.warn(
+        `run journal: storage refused a write (${(error as Error).name}); interrupted runs will not be detected`,
+      );
     }
   }
 }
@@ -238,7 +249,13 @@ export function journalHooks(store: RunJournalStore): {
       }
       try {
         store.enterStage(
-          { runId: event.runId, runMode: event.mode, runKind: event.kind, modelId: event.modelId, requestedEp: event.requestedEp },
+          {
+            runId: event.runId,
+            runMode: event.mode,
+            runKind: event.kind,
+            modelId: event.modelId,
+            requestedEp: event.requestedEp,
+          },
           event.stage,
         );
       } catch (error) {

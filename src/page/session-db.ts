@@ -106,7 +106,10 @@ export class SessionDb {
     let keys: IDBValidKey[];
     try {
       const tx = this.db.transaction(ITEMS);
-      [records, keys] = await Promise.all([promised(tx.objectStore(ITEMS).getAll()), promised(tx.objectStore(ITEMS).getAllKeys())]);
+      [records, keys] = await Promise.all([
+        promised(tx.objectStore(ITEMS).getAll()),
+        promised(tx.objectStore(ITEMS).getAllKeys()),
+      ]);
     } catch (error) {
       this.fail(error);
       return [];
@@ -169,7 +172,12 @@ export class SessionDb {
 
   private fail(error: unknown): void {
     const name = error instanceof Error ? error.name : 'Error';
-    const why = name === 'QuotaExceededError' ? 'the storage quota is full' : name === 'SecurityError' || name === 'InvalidStateError' ? 'site storage is blocked here (a private window?)' : `storage refused it (${name})`;
+    const why =
+      name === 'QuotaExceededError'
+        ? 'the storage quota is full'
+        : name === 'SecurityError' || name === 'InvalidStateError'
+          ? 'site storage is blocked here (a private window?)'
+          : `storage refused it (${name})`;
     this.failure = `Receipts cannot be kept on this device: ${why}. Download or copy each one before you leave the page.`;
   }
 }

@@ -9,7 +9,11 @@ import { downloadJson } from './download.ts';
 export function canShareFiles(): boolean {
   try {
     const probe = new File(['{}'], 'probe.json', { type: 'application/json' });
-    return typeof navigator.share === 'function' && typeof navigator.canShare === 'function' && navigator.canShare({ files: [probe] });
+    return (
+      typeof navigator.share === 'function' &&
+      typeof navigator.canShare === 'function' &&
+      navigator.canShare({ files: [probe] })
+    );
   } catch {
     return false;
   }
@@ -21,7 +25,10 @@ export function canShareFiles(): boolean {
  * @param fileName the file name
  * @returns what happened: `shared`, `downloaded`, `cancelled` (the tester closed the share sheet) or `failed`
  */
-export async function shareJson(data: unknown, fileName: string): Promise<'shared' | 'downloaded' | 'cancelled' | 'failed'> {
+export async function shareJson(
+  data: unknown,
+  fileName: string,
+): Promise<'shared' | 'downloaded' | 'cancelled' | 'failed'> {
   if (!canShareFiles()) {
     downloadJson(data, fileName);
     return 'downloaded';

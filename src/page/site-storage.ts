@@ -23,7 +23,10 @@ export async function cacheNames(): Promise<{ names: string[]; other: number }> 
   try {
     if (typeof caches === 'undefined') return { names: [], other: 0 };
     const all = await caches.keys();
-    const names = all.filter((n) => PLAIN_ID.test(n)).sort().slice(0, 64);
+    const names = all
+      .filter((n) => PLAIN_ID.test(n))
+      .sort()
+      .slice(0, 64);
     return { names, other: all.length - names.length };
   } catch {
     return { names: [], other: 0 };
@@ -35,7 +38,12 @@ export async function cacheNames(): Promise<{ names: string[]; other: number }> 
  */
 export async function siteStorageBefore(): Promise<SiteStorage> {
   const [usage, caches] = await Promise.all([storageUsageBytes(), cacheNames()]);
-  return { usage_before_bytes: usage, usage_after_bytes: null, cache_names_before: caches.names, other_caches_before: caches.other };
+  return {
+    usage_before_bytes: usage,
+    usage_after_bytes: null,
+    cache_names_before: caches.names,
+    other_caches_before: caches.other,
+  };
 }
 
 /** What "Clear this site's stored models" did, one line per store, and what no page can clear. */

@@ -46,7 +46,9 @@ export function canCompress(): boolean {
 export async function encodeRecord(kind: string, data: unknown, savedAt: string): Promise<StoredRecord> {
   if (!canCompress()) return { kind, data, saved_at: savedAt };
   const json = JSON.stringify(data);
-  const gzip = new Uint8Array(await new Response(bodyOf(json).pipeThrough(new CompressionStream('gzip'))).arrayBuffer());
+  const gzip = new Uint8Array(
+    await new Response(bodyOf(json).pipeThrough(new CompressionStream('gzip'))).arrayBuffer(),
+  );
   return { kind, saved_at: savedAt, gzip };
 }
 
@@ -68,7 +70,9 @@ export async function decodeRecord(record: unknown): Promise<{ kind: string; dat
   if (!canCompress()) throw new Error('this browser cannot decompress it');
   let json: string;
   try {
-    json = await new Response(bodyOf(gzip as Uint8Array<ArrayBuffer>).pipeThrough(new DecompressionStream('gzip'))).text();
+    json = await new Response(
+      bodyOf(gzip as Uint8Array<ArrayBuffer>).pipeThrough(new DecompressionStream('gzip')),
+    ).text();
   } catch {
     // The browser's own message says nothing useful here (Chromium: "Failed to fetch").
     throw new Error('gzip does not decompress (not gzip, or cut short)');

@@ -15,7 +15,12 @@
  */
 import type { Protocol } from '../core/field/field-protocol.ts';
 import { appSection } from '../core/receipt/receipt-envelope.ts';
-import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle, type TesterSheet } from '../core/field/receipt-bundle.ts';
+import {
+  EMPTY_TESTER_SHEET,
+  RECEIPT_BUNDLE_SCHEMA,
+  type ReceiptBundle,
+  type TesterSheet,
+} from '../core/field/receipt-bundle.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
 import { SessionDb, snapshotOf, type SessionSnapshot, type StoredItem } from './session-db.ts';
 
@@ -120,7 +125,9 @@ class StoredSession {
     const stored = await this.db.items();
     if (refused.length === 0) return stored;
     // A stable sort by the time each was kept: the refused ones go back between the stored ones where they came.
-    return [...stored, ...refused.map(({ stored: _, ...item }) => item)].sort((a, b) => (a.saved_at < b.saved_at ? -1 : a.saved_at > b.saved_at ? 1 : 0));
+    return [...stored, ...refused.map(({ stored: _, ...item }) => item)].sort((a, b) =>
+      a.saved_at < b.saved_at ? -1 : a.saved_at > b.saved_at ? 1 : 0,
+    );
   }
 
   /** Every receipt of the session (any kind), oldest first. */

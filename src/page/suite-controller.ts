@@ -29,7 +29,12 @@ import type { AbstentionPolicy, SuiteReason } from '../core/suite/abstention-pol
 import type { RerankInput, ScoreCandidatesInput } from '../core/suite/engine-inputs.ts';
 import { encodePredictions } from '../core/suite/predictions-artifact.ts';
 import { rankCandidates } from '../core/suite/rank-candidates.ts';
-import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePrompt } from '../core/suite/scoring-text.ts';
+import {
+  RERANK_PAIR_TEMPLATE_ID,
+  rerankQuery,
+  SCORE_PROMPT_TEMPLATE_ID,
+  scorePrompt,
+} from '../core/suite/scoring-text.ts';
 import { planSuite, type NamedBytes, type SuitePlan } from '../core/suite/suite-plan.ts';
 import { SuiteManifest } from '../core/suite/suite-manifest.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt, type SuiteStage } from '../core/suite/suite-receipt.ts';
@@ -82,7 +87,13 @@ export interface SuiteUiHooks {
 /** The result: refused before the run (`refused`), or a receipt (ok or failed) with predictions when ok. */
 export type SuiteOutcome =
   | { refused: string }
-  | { refused: null; receipt: SuiteReceipt; problems: string[]; predictions: Uint8Array | null; predictionsFileName: string };
+  | {
+      refused: null;
+      receipt: SuiteReceipt;
+      problems: string[];
+      predictions: Uint8Array | null;
+      predictionsFileName: string;
+    };
 
 /** The provenance a task declares in every prediction row. */
 function provenanceFor(model: CatalogModel): 'deberta' | 'lfm' {
@@ -96,9 +107,15 @@ function provenanceFor(model: CatalogModel): 'deberta' | 'lfm' {
  * @param id the suite id
  * @throws Error with a `<file>: <place>: <problem>` message
  */
-export async function loadShippedSuite(pageBaseUrl: string, id: string): Promise<{ format: ItemFormat; items: NamedBytes; candidates: NamedBytes }> {
+export async function loadShippedSuite(
+  pageBaseUrl: string,
+  id: string,
+): Promise<{ format: ItemFormat; items: NamedBytes; candidates: NamedBytes }> {
   const get = async (path: string) => {
-    const response = await fetch(new URL(`suites/${id}/${path}`, pageBaseUrl), { cache: 'no-store', credentials: 'same-origin' });
+    const response = await fetch(new URL(`suites/${id}/${path}`, pageBaseUrl), {
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
     if (!response.ok) throw new Error(`suites/${id}/${path}: $: answered HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   };
@@ -116,7 +133,10 @@ export async function loadShippedSuite(pageBaseUrl: string, id: string): Promise
   for (const pinned of [manifest.items, manifest.candidates]) {
     const bytes = await get(pinned.path);
     const sha256 = await sha256Hex(bytes);
-    if (sha256 !== pinned.sha256) throw new Error(`suites/${id}/${pinned.path}: $: SHA-256 ${sha256} differs from the manifest pin ${pinned.sha256}`);
+    if (sha256 !== pinned.sha256)
+      throw new Error(
+        `suites/${id}/${pinned.path}: $: SHA-256 ${sha256} differs from the manifest pin ${pinned.sha256}`,
+      );
     files.push({ bytes, fileName: `suites/${id}/${pinned.path}` });
   }
   return { format: manifest.format, items: files[0], candidates: files[1] };
@@ -130,11 +150,18 @@ export async function loadShippedSuite(pageBaseUrl: string, id: string): Promise
  * @param ui progress hooks
  * @param signal cancels the run
  */
-export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteUiHooks = {}, signal?: AbortSignal): Promise<SuiteOutcome> {
+export async function runSuite(
+  env: PageFacts,
+  request: SuiteRequest,
+  ui: SuiteUiHooks = {},
+  signal?: AbortSignal,
+): Promise<SuiteOutcome> {
   // 1. Validate both artifacts before anything loads.
   ui.onPhase?.('validate');
   if (!canRun(request.model, 'suite')) {
-    return { refused: `model ${request.model.id} is not a reranker or candidate scorer on the ${enginesFor('suite').join(' or ')} engine (engine ${request.model.engine}, task ${request.model.task})` };
+    return {
+      refused: `model ${request.model.id} is not a reranker or candidate scorer on the ${enginesFor('suite').join(' or ')} engine (engine ${request.model.engine}, task ${request.model.task})`,
+    };
   }
   let plan: SuitePlan;
   try {
@@ -176,7 +203,10 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     // 3. A fresh worker (the runtime's thread count is fixed per worker), then the cold load.
     ui.onPhase?.('load');
     bridge = await WorkerBridge.open(env.limits, signal);
-    bridge.follow({ onProgress: (p) => ui.onProgress?.(p), onStage: (stage, phase) => phase === 'start' && journal.stage(stage) }, signal);
+    bridge.follow(
+      { onProgress: (p) => ui.onProgress?.(p), onStage: (stage, phase) => phase === 'start' && journal.stage(stage) },
+      signal,
+    );
     try {
       const settings = { pageBaseUrl: env.pageBaseUrl, dtype: request.dtype };
       load = await bridge.load(loadRequest(request.model, request, settings));
@@ -271,24 +301,39 @@ export async function runSuite(env: PageFacts, request: SuiteRequest, ui: SuiteU
     provenance,
     policy: request.policy,
     route,
-    model: modelSection(request.model, request.dtype, { files: load?.model.files ?? fetched?.model.files ?? [], integrity }),
+    model: modelSection(request.model, request.dtype, {
+      files: load?.model.files ?? fetched?.model.files ?? [],
+      integrity,
+    }),
     // A load that failed after the runtime fetch still says which build it fetched, as a successful one does.
     runtime: load?.runtime ?? fetched?.runtime?.info ?? { build: null, files: [] },
     rows: { total: plan.rows.length, done, ...counts },
     timings: {
-      model_load_ms: load ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms : null,
+      model_load_ms: load
+        ? load.timings.model_fetch_ms + (load.timings.runtime_fetch_ms ?? 0) + load.timings.session_create_ms
+        : null,
       row_latency_samples_ms: samples,
       row_latency_stats: summarize(samples),
       total_ms: performance.now() - startedAtMs,
     },
-    predictions: predictions ? { sha256: await sha256Hex(predictions), bytes: predictions.byteLength, rows: predictionRows.length } : null,
+    predictions: predictions
+      ? { sha256: await sha256Hex(predictions), bytes: predictions.byteLength, rows: predictionRows.length }
+      : null,
     capabilities,
     previous_run_interrupted: journal.previous,
     overlap: await overlap.finish(),
     errors: redactedErrors(errors),
-    outcome: failure ? { status: 'failed', reason: receiptText(failure.reason), failed_stage: failure.stage } : { status: 'ok', reason: null, failed_stage: null },
+    outcome: failure
+      ? { status: 'failed', reason: receiptText(failure.reason), failed_stage: failure.stage }
+      : { status: 'ok', reason: null, failed_stage: null },
   };
   journal.end();
   ui.onPhase?.(failure ? 'failed' : 'done');
-  return { refused: null, receipt, problems: receiptProblems(SuiteReceipt, receipt, checkSuiteReceipt), predictions, predictionsFileName };
+  return {
+    refused: null,
+    receipt,
+    problems: receiptProblems(SuiteReceipt, receipt, checkSuiteReceipt),
+    predictions,
+    predictionsFileName,
+  };
 }

@@ -249,13 +249,18 @@ export class WorkerBridge {
 
   private constructor(private readonly limits: StageLimits) {
     // The only place the page constructs the bench worker.
-    this.worker = new Worker(new URL('../../workers/bench.worker.ts', import.meta.url), { type: 'module', name: 'drb-bench' });
+    this.worker = new Worker(new URL('../../workers/bench.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'drb-bench',
+    });
     this.worker.addEventListener('error', (event) => {
       event.preventDefault();
       const detail = event.message || 'the worker failed to load or threw an uncaught error';
       this.fail(new WorkerFailure(`worker crashed during ${this.stage ?? 'setup'}: ${detail}`, this.stage));
     });
-    this.worker.addEventListener('messageerror', () => this.fail(new WorkerFailure('worker sent a message that could not be read', this.stage)));
+    this.worker.addEventListener('messageerror', () =>
+      this.fail(new WorkerFailure('worker sent a message that could not be read', this.stage)),
+    );
     this.api = wrap<BenchWorker>(this.worker);
     // One proxy for the worker's life; it forwards to whichever run follows the bridge now. It defines EVERY hook
     // (Required): the worker calls any hook through the proxy, and a hook missing here makes comlink throw
@@ -287,7 +292,8 @@ export class WorkerBridge {
     bridge.follow({}, signal);
     const workerOrigin = await bridge.call(null, limits.probe, () => bridge.api.timeOrigin());
     bridge.clockOffsetMs = workerOrigin - performance.timeOrigin;
-    if (WorkerBridge.ortLog !== null) await bridge.call(null, limits.probe, () => bridge.api.setOrtLog(WorkerBridge.ortLog));
+    if (WorkerBridge.ortLog !== null)
+      await bridge.call(null, limits.probe, () => bridge.api.setOrtLog(WorkerBridge.ortLog));
     return bridge;
   }
 
@@ -347,7 +353,9 @@ export class WorkerBridge {
    * @throws IntegrityFailure when its bytes differ from the pin; EngineError or WorkerFailure otherwise
    */
   async loadInput(input: CatalogInput, pageBaseUrl: string): Promise<LoadedInput> {
-    const outcome = await this.call<InputOutcome>('fetch', this.limits.fetch, () => this.api.loadInput(input, pageBaseUrl));
+    const outcome = await this.call<InputOutcome>('fetch', this.limits.fetch, () =>
+      this.api.loadInput(input, pageBaseUrl),
+    );
     if (!outcome.ok) throw this.engineError(outcome);
     return { id: outcome.id, sha256: outcome.sha256, bytes: outcome.bytes };
   }
@@ -396,7 +404,9 @@ export class WorkerBridge {
    * @throws EngineError carrying the samples finished before the failure, or WorkerFailure
    */
   async runSeries(warmupRuns: number, runs: number): Promise<SeriesResult> {
-    const outcome = await this.call<SeriesOutcome>('warmup', this.limits.warmup, () => this.api.runSeries(warmupRuns, runs, this.hooks));
+    const outcome = await this.call<SeriesOutcome>('warmup', this.limits.warmup, () =>
+      this.api.runSeries(warmupRuns, runs, this.hooks),
+    );
     if (!outcome.ok) throw this.engineError(outcome, outcome.timings.warm_samples_ms);
     return outcome;
   }
@@ -434,7 +444,9 @@ export class WorkerBridge {
   /** `ort_log=verbose` (src/core/automation/automation.ts `ortLog`): every worker of this page creates its ORT sessions
    *  with ONNX Runtime's verbose log, and prints their "Node placements" lines to the console. */
   static readonly ortLog: 'verbose' | null =
-    typeof location !== 'undefined' && new URLSearchParams(location.search).get('ort_log') === 'verbose' ? 'verbose' : null;
+    typeof location !== 'undefined' && new URLSearchParams(location.search).get('ort_log') === 'verbose'
+      ? 'verbose'
+      : null;
 
   /**
    * Terminates the worker (idempotent); a pending call rejects with `reason`.
@@ -455,7 +467,11 @@ export class WorkerBridge {
 
   /** Route attempts measured on the worker clock, moved onto the page clock. */
   private attemptsToPage(attempts: readonly RouteAttempt[]): RouteAttempt[] {
-    return attempts.map((a) => ({ ...a, started_at_ms: this.toPageMs(a.started_at_ms), ended_at_ms: this.toPageMs(a.ended_at_ms) }));
+    return attempts.map((a) => ({
+      ...a,
+      started_at_ms: this.toPageMs(a.started_at_ms),
+      ended_at_ms: this.toPageMs(a.ended_at_ms),
+    }));
   }
 
   private engineError(failure: EngineFailure, samplesMs: number[] = []): EngineError {
@@ -470,7 +486,12 @@ export class WorkerBridge {
     if (stage !== null && stage === WorkerBridge.killAtStage) this.killSilently();
     if (limitMs > 0) {
       this.timer = setTimeout(() => {
-        this.fail(new WorkerFailure(`stage ${stage ?? 'setup'} did not finish within its time limit of ${limitMs} ms (worker hung or was killed)`, stage));
+        this.fail(
+          new WorkerFailure(
+            `stage ${stage ?? 'setup'} did not finish within its time limit of ${limitMs} ms (worker hung or was killed)`,
+            stage,
+          ),
+        );
       }, limitMs);
     }
     if (stage !== null) this.listener?.onStage?.(stage, 'start', performance.now());

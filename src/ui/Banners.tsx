@@ -11,8 +11,8 @@ export function Banners(props: { crossOriginIsolated: boolean | null; paramError
       )}
       {props.crossOriginIsolated === false && (
         <p class="banner warn" data-testid="coi-banner">
-          This page is not cross-origin isolated (the host did not send COOP/COEP headers): no SharedArrayBuffer, so WASM
-          threads are limited to 1 whatever you choose. See docs/deploy.md.
+          This page is not cross-origin isolated (the host did not send COOP/COEP headers): no SharedArrayBuffer, so
+          WASM threads are limited to 1 whatever you choose. See docs/deploy.md.
         </p>
       )}
       {props.paramErrors.map((error) => (

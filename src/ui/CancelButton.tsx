@@ -6,7 +6,12 @@
  */
 export function CancelButton(props: { onCancel: (() => void) | null; testId: string }) {
   return (
-    <button type="button" disabled={props.onCancel === null} data-testid={props.testId} onClick={() => props.onCancel?.()}>
+    <button
+      type="button"
+      disabled={props.onCancel === null}
+      data-testid={props.testId}
+      onClick={() => props.onCancel?.()}
+    >
       Cancel
     </button>
   );

@@ -33,10 +33,17 @@ export function ColdTimeline(props: { receipt: DeviceReceipt }) {
   let offset = 0;
   const height = STAGES.length * 22 + 8;
   // A stage's time is absent (not null) in receipts written before the runtime fetch was its own stage.
-  const summary = STAGES.map(([key, label, , stage]) => `${label} ${stageText(t[key] ?? null, stage === failedAt)}`).join(', ');
+  const summary = STAGES.map(
+    ([key, label, , stage]) => `${label} ${stageText(t[key] ?? null, stage === failedAt)}`,
+  ).join(', ');
   return (
     <figure class="chart" data-testid="cold-timeline">
-      <svg viewBox={`0 0 ${width} ${height}`} style={{ maxWidth: `${width}px` }} role="img" aria-label={`Cold run stages: ${summary}`}>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        style={{ maxWidth: `${width}px` }}
+        role="img"
+        aria-label={`Cold run stages: ${summary}`}
+      >
         {STAGES.map(([key, label, color, stage], i) => {
           // Absent (not null) in receipts written before the runtime fetch was its own stage.
           const ms = t[key] ?? null;

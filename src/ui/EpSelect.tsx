@@ -5,11 +5,21 @@
  * @param props.testId the select's data-testid (the e2e tests and automation find each panel's select by it)
  * @param props.onChange called with the newly chosen execution provider
  */
-export function EpSelect(props: { value: 'wasm' | 'webgpu'; busy: boolean; testId: string; onChange(ep: 'wasm' | 'webgpu'): void }) {
+export function EpSelect(props: {
+  value: 'wasm' | 'webgpu';
+  busy: boolean;
+  testId: string;
+  onChange(ep: 'wasm' | 'webgpu'): void;
+}) {
   return (
     <label>
       Execution provider
-      <select value={props.value} disabled={props.busy} data-testid={props.testId} onChange={(e) => props.onChange(e.currentTarget.value as 'wasm' | 'webgpu')}>
+      <select
+        value={props.value}
+        disabled={props.busy}
+        data-testid={props.testId}
+        onChange={(e) => props.onChange(e.currentTarget.value as 'wasm' | 'webgpu')}
+      >
         <option value="wasm">wasm</option>
         <option value="webgpu">webgpu</option>
       </select>

@@ -32,7 +32,12 @@ export function GenerationChart(props: { values: number[]; label: string; unit: 
   const numbers = `${stats.count} prompts: median ${n(stats.median)}, p95 ${n(stats.p95)}, min ${n(stats.min)}, max ${n(stats.max)}`;
   return (
     <figure class="chart" data-testid={props.testId}>
-      <svg viewBox={`0 0 ${width} ${height}`} style={{ maxWidth: `${width}px` }} role="img" aria-label={`${label}, one dot per prompt in run order; ${numbers}`}>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        style={{ maxWidth: `${width}px` }}
+        role="img"
+        aria-label={`${label}, one dot per prompt in run order; ${numbers}`}
+      >
         <line x1={pad} x2={plotRight} y1={y(0)} y2={y(0)} stroke="#767676" />
         <line x1={pad} x2={plotRight} y1={y(mid)} y2={y(mid)} stroke={MEDIAN_COLOUR} stroke-dasharray="4 3" />
         <text x={plotRight + 6} y={y(mid) + 4} font-size="11" fill={MEDIAN_COLOUR}>

@@ -9,27 +9,36 @@ import { threeSignificant } from '../core/text/format-number.ts';
  * @param props.testId the select's data-testid (the e2e tests and automation find each panel's select by it)
  * @param props.onChange called with the newly chosen model id
  */
-export function ModelSelect(props: { models: CatalogModel[]; value: string; busy: boolean; testId: string; onChange(modelId: string): void }) {
+export function ModelSelect(props: {
+  models: CatalogModel[];
+  value: string;
+  busy: boolean;
+  testId: string;
+  onChange(modelId: string): void;
+}) {
   const chosen = props.models.find((m) => m.id === props.value);
   return (
     <label>
       Model
-      <select value={props.value} disabled={props.busy} data-testid={props.testId} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      <select
+        value={props.value}
+        disabled={props.busy}
+        data-testid={props.testId}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+      >
         {props.models.map((m) => (
           <option key={m.id} value={m.id}>
             {m.label}
           </option>
         ))}
       </select>
-      {chosen && (
-        <small data-testid={`${props.testId}-size`}>
-          Model download: {modelSize(chosen)}
-        </small>
-      )}
-      {props.models.some((m) => m.task === 'rerank' || (m.source.type === 'page-origin' && m.source.package !== undefined)) && (
+      {chosen && <small data-testid={`${props.testId}-size`}>Model download: {modelSize(chosen)}</small>}
+      {props.models.some(
+        (m) => m.task === 'rerank' || (m.source.type === 'page-origin' && m.source.package !== undefined),
+      ) && (
         <small data-testid={`${props.testId}-trained-note`}>
-          Fixtures have random weights (pipeline checks); the models labelled "trained weights" are real models that ship
-          with the page. No text reranker with trained weights ships: bring your own in "Your own model".
+          Fixtures have random weights (pipeline checks); the models labelled "trained weights" are real models that
+          ship with the page. No text reranker with trained weights ships: bring your own in "Your own model".
         </small>
       )}
     </label>

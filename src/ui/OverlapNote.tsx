@@ -8,7 +8,9 @@ import { overlapped, type RunOverlap } from '../core/receipt/receipt.ts';
 export function OverlapNote(props: { overlap: RunOverlap | undefined }) {
   const { overlap } = props;
   if (!overlapped(overlap)) return null;
-  const where = [overlap!.this_page ? 'on this page' : '', overlap!.other_tabs ? 'in another tab of this site' : ''].filter(Boolean).join(' and ');
+  const where = [overlap!.this_page ? 'on this page' : '', overlap!.other_tabs ? 'in another tab of this site' : '']
+    .filter(Boolean)
+    .join(' and ');
   return (
     <p class="warn" data-testid="receipt-overlap">
       Warning: another run overlapped this one ({where}): its timings are not representative, and summaries set this

@@ -17,12 +17,21 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
   const ref = useFocusOnMount<HTMLLIElement>();
   const route = receipt.route;
   return (
-    <li ref={ref} tabIndex={-1} class={`receipt ${receipt.outcome.status}`} data-testid="receipt" data-kind={receipt.run.kind} data-outcome={receipt.outcome.status}>
+    <li
+      ref={ref}
+      tabIndex={-1}
+      class={`receipt ${receipt.outcome.status}`}
+      data-testid="receipt"
+      data-kind={receipt.run.kind}
+      data-outcome={receipt.outcome.status}
+    >
       <h3>
         {receipt.run.kind} · {engineLabel(receipt.engine)} · {receipt.model.id} · requested {route.requested_ep}
         {route.completed_ep ? `, ran on ${route.completed_ep}` : ''}
-        {route.threads_effective !== null ? ` (${route.threads_effective} thread${route.threads_effective === 1 ? '' : 's'})` : ''} ·{' '}
-        <strong data-testid="outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
+        {route.threads_effective !== null
+          ? ` (${route.threads_effective} thread${route.threads_effective === 1 ? '' : 's'})`
+          : ''}{' '}
+        · <strong data-testid="outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
       </h3>
       {route.fallback_reason && <p class="warn">Fallback: {route.fallback_reason}</p>}
       <OverlapNote overlap={receipt.run.overlap} />
@@ -85,8 +94,8 @@ export function UnreadableStored(props: { view: 'protocol' | 'panels' }) {
   return (
     <div class="error" role="alert" data-testid="stored-unreadable">
       <p>
-        {lines.length} item{one ? '' : 's'} stored on this device could not be read back, so no export includes {one ? 'it' : 'them'};{' '}
-        {one ? 'it is' : 'they are'} left as stored:
+        {lines.length} item{one ? '' : 's'} stored on this device could not be read back, so no export includes{' '}
+        {one ? 'it' : 'them'}; {one ? 'it is' : 'they are'} left as stored:
       </p>
       <ul>
         {lines.slice(0, 5).map((line) => (
@@ -117,8 +126,11 @@ export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) 
       <h2>Receipts</h2>
       {earlier > 0 && (
         <p class="note" data-testid="earlier-receipts">
-          {earlier} earlier receipt{earlier === 1 ? '' : 's'} of this page {earlier === 1 ? 'is' : 'are'} not listed here
-          {storedSession.db.failure === null ? ': saved in this session on this device.' : ': storage is off, so they stay in this page only.'}
+          {earlier} earlier receipt{earlier === 1 ? '' : 's'} of this page {earlier === 1 ? 'is' : 'are'} not listed
+          here
+          {storedSession.db.failure === null
+            ? ': saved in this session on this device.'
+            : ': storage is off, so they stay in this page only.'}
         </p>
       )}
       {earlier > 0 && <DownloadSession />}

@@ -15,7 +15,13 @@ function Focused(props: { class?: string; testId: string; outcome?: string; chil
  * screen-reader user lands on it when the run ends instead of on the page's body.
  * @param props.resultKey the result's identity (a receipt id): a new key is a new result
  */
-export function ResultRegion(props: { resultKey: string; class?: string; testId: string; outcome?: string; children: ComponentChildren }) {
+export function ResultRegion(props: {
+  resultKey: string;
+  class?: string;
+  testId: string;
+  outcome?: string;
+  children: ComponentChildren;
+}) {
   const { resultKey, ...rest } = props;
   return <Focused key={resultKey} {...rest} />;
 }

@@ -45,14 +45,26 @@ export function RunControls(props: {
   // button still shows the last valid count.
   const [warmText, setWarmText] = useState(String(settings.warmRuns));
   const warmNumber = Number(warmText);
-  const warmInvalid = warmText.trim() === '' || !Number.isInteger(warmNumber) || warmNumber < 1 || warmNumber > MAX_WARM_RUNS;
+  const warmInvalid =
+    warmText.trim() === '' || !Number.isInteger(warmNumber) || warmNumber < 1 || warmNumber > MAX_WARM_RUNS;
   return (
     <section class="panel" data-testid="controls">
       <h2>Run</h2>
       <div class="controls">
-        <ModelSelect models={props.models} value={settings.modelId} busy={props.busy} testId="model" onChange={(modelId) => onChange({ ...settings, modelId })} />
+        <ModelSelect
+          models={props.models}
+          value={settings.modelId}
+          busy={props.busy}
+          testId="model"
+          onChange={(modelId) => onChange({ ...settings, modelId })}
+        />
         <EpSelect value={settings.ep} busy={props.busy} testId="ep" onChange={(ep) => onChange({ ...settings, ep })} />
-        <ThreadsSelect value={settings.threads} busy={props.busy} testId="threads" onChange={(threads) => onChange({ ...settings, threads })} />
+        <ThreadsSelect
+          value={settings.threads}
+          busy={props.busy}
+          testId="threads"
+          onChange={(threads) => onChange({ ...settings, threads })}
+        />
         <label>
           Warm runs
           <input
@@ -90,15 +102,23 @@ export function RunControls(props: {
       )}
       {warmInvalid && (
         <p class="error" id="warm-runs-error" data-testid="warm-runs-error">
-          Warm runs: {warmText === '' ? 'empty' : `'${warmText}'`} is not a whole number from 1 to {MAX_WARM_RUNS}; the Warm run button waits for one.
+          Warm runs: {warmText === '' ? 'empty' : `'${warmText}'`} is not a whole number from 1 to {MAX_WARM_RUNS}; the
+          Warm run button waits for one.
         </p>
       )}
       <div class="buttons">
         <button type="button" disabled={props.busy} data-testid="run-cold" onClick={() => props.onRun('cold')}>
           Cold run
         </button>
-        <button type="button" disabled={props.busy || warmInvalid} data-testid="run-warm" onClick={() => props.onRun('warm')}>
-          {warmInvalid ? 'Warm run (set 1 to 1000 runs)' : `Warm run (${settings.warmRuns})${props.hasLoadedModel ? '' : ' – loads the model first'}`}
+        <button
+          type="button"
+          disabled={props.busy || warmInvalid}
+          data-testid="run-warm"
+          onClick={() => props.onRun('warm')}
+        >
+          {warmInvalid
+            ? 'Warm run (set 1 to 1000 runs)'
+            : `Warm run (${settings.warmRuns})${props.hasLoadedModel ? '' : ' – loads the model first'}`}
         </button>
         <CancelButton onCancel={props.onCancel} testId="run-cancel" />
         <PageBusyNote owner={props.pageRun ?? null} ownBusy={false} testId="run-page-busy" />

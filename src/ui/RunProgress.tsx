@@ -26,16 +26,24 @@ function DownloadLine(props: { label: string; testId: string; progress: FetchPro
     <p data-testid={`${props.testId}-download`}>
       {props.label}:{' '}
       <span data-testid={props.testId}>
-        {formatBytes(progress.bytesDone)} / {progress.bytesTotal === null ? 'unknown' : formatBytes(progress.bytesTotal)}
+        {formatBytes(progress.bytesDone)} /{' '}
+        {progress.bytesTotal === null ? 'unknown' : formatBytes(progress.bytesTotal)}
       </span>{' '}
-      {progress.kind === 'runtime' ? `(${progress.path})` : `(file ${progress.fileIndex + 1} of ${progress.fileCount}: ${progress.path})`}
+      {progress.kind === 'runtime'
+        ? `(${progress.path})`
+        : `(file ${progress.fileIndex + 1} of ${progress.fileCount}: ${progress.path})`}
       {progress.bytesTotal !== null && <progress max={progress.bytesTotal} value={progress.bytesDone} />}
     </p>
   );
 }
 
 /** The model status and download progress (bytes done / total), the model's and the runtime's side by side. */
-export function RunProgress(props: { status: ModelStatus; downloads: Downloads; samplesDone: number; samplesTotal: number | null }) {
+export function RunProgress(props: {
+  status: ModelStatus;
+  downloads: Downloads;
+  samplesDone: number;
+  samplesTotal: number | null;
+}) {
   const { model, runtime } = props.downloads;
   return (
     <section class="panel" data-testid="progress">

@@ -13,7 +13,7 @@ const TEXT_FIELDS: Array<{ key: TextField; label: string; max: number; hint: str
   { key: 'browser', label: 'Browser', max: 64, hint: 'e.g. Safari' },
   { key: 'browser_version', label: 'Browser version', max: 64, hint: 'e.g. 26.1' },
   { key: 'network', label: 'Network', max: 128, hint: 'e.g. Wi-Fi 5 GHz, or 5G' },
-  { key: 'public_revision', label: "Page revision", max: 64, hint: "the commit shown at the page's foot" },
+  { key: 'public_revision', label: 'Page revision', max: 64, hint: "the commit shown at the page's foot" },
   { key: 'notes', label: 'Notes', max: 1000, hint: 'a reload, a warning, anything you noticed' },
 ];
 
@@ -47,21 +47,47 @@ export function TesterSheetForm(props: { sheet: TesterSheet; onChange(sheet: Tes
             value={sheet[f.key]}
             placeholder={f.hint}
             data-testid={`sheet-${f.key}`}
-            onInput={(e) => set({ [f.key]: e.currentTarget.value.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '') })}
+            onInput={(e) =>
+              set({
+                [f.key]: e.currentTarget.value.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ''),
+              })
+            }
           />
         </label>
       ))}
       <label>
         RAM (GB)
-        <input type="number" min={0.5} max={1024} step={0.5} inputMode="decimal" value={sheet.ram_gb ?? ''} data-testid="sheet-ram_gb" onInput={(e) => set({ ram_gb: numberOrNull(e.currentTarget.value, false) })} />
+        <input
+          type="number"
+          min={0.5}
+          max={1024}
+          step={0.5}
+          inputMode="decimal"
+          value={sheet.ram_gb ?? ''}
+          data-testid="sheet-ram_gb"
+          onInput={(e) => set({ ram_gb: numberOrNull(e.currentTarget.value, false) })}
+        />
       </label>
       <label>
         Battery (%)
-        <input type="number" min={0} max={100} step={1} inputMode="numeric" value={sheet.battery_percent ?? ''} data-testid="sheet-battery_percent" onInput={(e) => set({ battery_percent: numberOrNull(e.currentTarget.value, true) })} />
+        <input
+          type="number"
+          min={0}
+          max={100}
+          step={1}
+          inputMode="numeric"
+          value={sheet.battery_percent ?? ''}
+          data-testid="sheet-battery_percent"
+          onInput={(e) => set({ battery_percent: numberOrNull(e.currentTarget.value, true) })}
+        />
       </label>
       <label>
         Charging
-        <select value={sheet.charging === null ? '' : String(sheet.charging)} data-testid="sheet-charging" onChange={(e) => set({ charging: e.currentTarget.value === '' ? null : e.currentTarget.value === 'true' })}>
+        <select
+          value={sheet.charging === null ? '' : String(sheet.charging)}
+          data-testid="sheet-charging"
+          onChange={(e) => set({ charging: e.currentTarget.value === '' ? null : e.currentTarget.value === 'true' })}
+        >
           <option value="">not said</option>
           <option value="true">yes</option>
           <option value="false">no</option>
@@ -69,7 +95,11 @@ export function TesterSheetForm(props: { sheet: TesterSheet; onChange(sheet: Tes
       </label>
       <label>
         Thermal state
-        <select value={sheet.thermal_state} data-testid="sheet-thermal_state" onChange={(e) => set({ thermal_state: e.currentTarget.value as TesterSheet['thermal_state'] })}>
+        <select
+          value={sheet.thermal_state}
+          data-testid="sheet-thermal_state"
+          onChange={(e) => set({ thermal_state: e.currentTarget.value as TesterSheet['thermal_state'] })}
+        >
           {TesterSheet.shape.thermal_state.options.map((o) => (
             <option key={o} value={o}>
               {o}

@@ -5,7 +5,12 @@
  * @param props.busy disables the choice while a run is going
  * @param props.testId the select's data-testid
  */
-export function ThreadsSelect(props: { value: number | null; busy: boolean; testId: string; onChange(threads: number | null): void }) {
+export function ThreadsSelect(props: {
+  value: number | null;
+  busy: boolean;
+  testId: string;
+  onChange(threads: number | null): void;
+}) {
   const max = Math.max(1, typeof navigator !== 'undefined' ? (navigator.hardwareConcurrency ?? 1) : 1);
   const choices = Array.from({ length: max }, (_, i) => i + 1);
   return (

@@ -26,14 +26,36 @@ export function WarmChart(props: { samplesMs: number[] }) {
   const numbers = `${stats.count} samples: median ${ms(stats.median)}, p95 ${ms(stats.p95)}, min ${ms(stats.min)}, max ${ms(stats.max)}`;
   return (
     <figure class="chart" data-testid="warm-chart">
-      <svg viewBox={`0 0 ${width} ${height}`} style={{ maxWidth: `${width}px` }} role="img" aria-label={`Warm samples in run order, ${numbers}`}>
+      <svg
+        viewBox={`0 0 ${width} ${height}`}
+        style={{ maxWidth: `${width}px` }}
+        role="img"
+        aria-label={`Warm samples in run order, ${numbers}`}
+      >
         <line x1={pad} x2={plotRight} y1={y(0)} y2={y(0)} stroke="#767676" />
-        <line x1={pad} x2={plotRight} y1={y(stats.median)} y2={y(stats.median)} stroke={MEDIAN_COLOUR} stroke-dasharray="4 3" />
+        <line
+          x1={pad}
+          x2={plotRight}
+          y1={y(stats.median)}
+          y2={y(stats.median)}
+          stroke={MEDIAN_COLOUR}
+          stroke-dasharray="4 3"
+        />
         <line x1={pad} x2={plotRight} y1={y(stats.p95)} y2={y(stats.p95)} stroke={P95_COLOUR} stroke-dasharray="4 3" />
-        <text x={plotRight + 6} y={y(stats.median) + (stats.p95 - stats.median < top * 0.1 ? 10 : 4)} font-size="11" fill={MEDIAN_COLOUR}>
+        <text
+          x={plotRight + 6}
+          y={y(stats.median) + (stats.p95 - stats.median < top * 0.1 ? 10 : 4)}
+          font-size="11"
+          fill={MEDIAN_COLOUR}
+        >
           median {ms(stats.median)}
         </text>
-        <text x={plotRight + 6} y={y(stats.p95) - (stats.p95 - stats.median < top * 0.1 ? 2 : -4)} font-size="11" fill={P95_COLOUR}>
+        <text
+          x={plotRight + 6}
+          y={y(stats.p95) - (stats.p95 - stats.median < top * 0.1 ? 2 : -4)}
+          font-size="11"
+          fill={P95_COLOUR}
+        >
           p95 {ms(stats.p95)}
         </text>
         {samplesMs.map((v, i) => (

@@ -56,7 +56,8 @@ export function useDeferred<T>(load: (() => Promise<T>) | null): Deferred<T> {
     let live = true;
     load().then(
       (module) => live && setResult({ state: 'ready', module }),
-      (error: unknown) => live && setResult({ state: 'failed', reason: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) =>
+        live && setResult({ state: 'failed', reason: error instanceof Error ? error.message : String(error) }),
     );
     return () => {
       live = false;
@@ -70,7 +71,11 @@ export function useDeferred<T>(load: (() => Promise<T>) | null): Deferred<T> {
  * be fetched (a dropped connection, a deploy that replaced the files) a line that says so and what to do.
  * @param what what the chunk holds, as the page names it ("the developer panels")
  */
-export function DeferredView<T>(props: { deferred: Deferred<T>; what: string; children: (module: T) => ComponentChildren }) {
+export function DeferredView<T>(props: {
+  deferred: Deferred<T>;
+  what: string;
+  children: (module: T) => ComponentChildren;
+}) {
   const { deferred, what } = props;
   if (deferred.state === 'ready') return <>{props.children(deferred.module)}</>;
   if (deferred.state === 'failed') {

@@ -46,8 +46,9 @@ export function BadParamsNote(props: { errors: readonly string[]; testId: string
   if (props.errors.length === 0) return null;
   return (
     <span class="note" data-testid={props.testId}>
-      Disabled: the page's URL has {props.errors.length === 1 ? 'a bad parameter' : `${props.errors.length} bad parameters`} ({props.errors.join('; ')}). Fix
-      or remove {props.errors.length === 1 ? 'it' : 'them'} and reload.
+      Disabled: the page's URL has{' '}
+      {props.errors.length === 1 ? 'a bad parameter' : `${props.errors.length} bad parameters`} (
+      {props.errors.join('; ')}). Fix or remove {props.errors.length === 1 ? 'it' : 'them'} and reload.
     </span>
   );
 }

@@ -14,7 +14,16 @@
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
 import type { GeneratedOutput } from '../core/generation/generate-input.ts';
-import type { EngineInfo, ExecutionProvider, ModelFile, OutputDigest, Route, RuntimeInfo, Stage, Timings } from '../core/receipt/receipt.ts';
+import type {
+  EngineInfo,
+  ExecutionProvider,
+  ModelFile,
+  OutputDigest,
+  Route,
+  RuntimeInfo,
+  Stage,
+  Timings,
+} from '../core/receipt/receipt.ts';
 import type { ResourceTimingLike } from '../core/text/redact.ts';
 import type { OutputCheck } from '../core/catalog/output-check.ts';
 import type { Placement } from '../core/receipt/ep-placement.ts';

@@ -40,10 +40,14 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function generate(query: string): Promise<{ page: Page; receipt: GenerationReceipt; answers: GenerationAnswers }> {
+async function generate(
+  query: string,
+): Promise<{ page: Page; receipt: GenerationReceipt; answers: GenerationAnswers }> {
   const page = await env.browser.context.newPage();
   await page.goto(`${env.server.url}${query}`);
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 170_000,
+  });
   expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('done');
   const artifacts = await page.evaluate(() => window.drbArtifacts);
   const receipt = GenerationReceipt.parse(artifacts.find((a) => a.kind === 'generation-receipt')!.data);
@@ -64,7 +68,8 @@ function documented(decisions: readonly CaseDecision[]): Partial<AnswerMetrics> 
   return {
     cases: n,
     claim_recall: claim,
-    critical_claim_recall: critical === 0 ? null : decisions.reduce((s, d) => s + d.critical_weight_found, 0) / critical,
+    critical_claim_recall:
+      critical === 0 ? null : decisions.reduce((s, d) => s + d.critical_weight_found, 0) / critical,
     safety_rate: safety,
     citation_presence_rate: decisions.filter((d) => d.cited.length > 0).length / n,
     citation_validity: validity,
@@ -74,7 +79,15 @@ function documented(decisions: readonly CaseDecision[]): Partial<AnswerMetrics> 
 }
 
 async function scoreFile(dir: string, answersFile: string, out: string): Promise<AnswerScoreReport> {
-  const run = await runCli(['score-answers', '--cases', join(dir, 'cases.json'), '--answers', join(dir, answersFile), '--output-dir', join(dir, out)]);
+  const run = await runCli([
+    'score-answers',
+    '--cases',
+    join(dir, 'cases.json'),
+    '--answers',
+    join(dir, answersFile),
+    '--output-dir',
+    join(dir, out),
+  ]);
   expect(run.code, run.stderr).toBe(0);
   return AnswerScoreReport.parse(JSON.parse(readFileSync(join(dir, out, 'answer-score.json'), 'utf8')));
 }
@@ -88,7 +101,12 @@ describe('answer scoring of a real generation run', () => {
     expect(await page.getByTestId('generation-panel').locator('option', { hasText: SET }).count()).toBe(1);
     await page.close();
     // The page ran exactly the case set: its bytes, one prompt per case in file order, seeds 17, 29, 41.
-    expect(receipt.prompt_set).toEqual({ id: SET, version: cases.version, sha256: casesSha, measured_prompts: cases.cases.length });
+    expect(receipt.prompt_set).toEqual({
+      id: SET,
+      version: cases.version,
+      sha256: casesSha,
+      measured_prompts: cases.cases.length,
+    });
     expect(receipt.samples.map((s) => `${s.repetition}:${s.prompt_id}:${s.seed}`)).toEqual(
       [1, 2, 3].flatMap((r) => cases.cases.map((c) => `${r}:${c.id}:${[17, 29, 41][r - 1]}`)),
     );
@@ -104,9 +122,17 @@ describe('answer scoring of a real generation run', () => {
     writeFileSync(join(dir, 'answers.json'), answersText);
     const report = await scoreFile(dir, 'answers.json', 'score');
     expect(report.inputs.cases).toMatchObject({ sha256: casesSha, cases: cases.cases.length });
-    expect(report.inputs.answers[0]).toMatchObject({ sha256: createHash('sha256').update(answersText).digest('hex'), receipt_id: receipt.receipt_id, model_id: MODEL });
+    expect(report.inputs.answers[0]).toMatchObject({
+      sha256: createHash('sha256').update(answersText).digest('hex'),
+      receipt_id: receipt.receipt_id,
+      model_id: MODEL,
+    });
     expect(report.complete).toBe(true);
-    expect(report.repetitions.map((r) => [r.repetition, r.seed])).toEqual([[1, 17], [2, 29], [3, 41]]);
+    expect(report.repetitions.map((r) => [r.repetition, r.seed])).toEqual([
+      [1, 17],
+      [2, 29],
+      [3, 41],
+    ]);
     for (const rep of report.repetitions) {
       expect(rep.cases.map((d) => d.case_id)).toEqual(cases.cases.map((c) => c.id));
       expect(rep.cases.every((d) => d.answered)).toBe(true);
@@ -125,11 +151,21 @@ describe('answer scoring of a real generation run', () => {
     // case with the full score; the other two keep the model's own answers and their numbers.
     const replaced: GenerationAnswers = {
       ...answers,
-      answers: answers.answers.map((a) => (a.repetition === 1 ? { ...a, text: cases.cases.find((c) => c.id === a.prompt_id)!.reference_answer } : a)),
+      answers: answers.answers.map((a) =>
+        a.repetition === 1 ? { ...a, text: cases.cases.find((c) => c.id === a.prompt_id)!.reference_answer } : a,
+      ),
     };
     writeFileSync(join(dir, 'replaced.json'), JSON.stringify(replaced));
     const fixed = await scoreFile(dir, 'replaced.json', 'replaced');
-    expect(fixed.repetitions[0].metrics).toMatchObject({ claim_recall: 1, critical_claim_recall: 1, safety_rate: 1, citation_presence_rate: 1, citation_validity: 1, pass_rate: 1, quality_score: 100 });
+    expect(fixed.repetitions[0].metrics).toMatchObject({
+      claim_recall: 1,
+      critical_claim_recall: 1,
+      safety_rate: 1,
+      citation_presence_rate: 1,
+      citation_validity: 1,
+      pass_rate: 1,
+      quality_score: 100,
+    });
     expect(fixed.repetitions.slice(1).map((r) => r.metrics)).toEqual(report.repetitions.slice(1).map((r) => r.metrics));
 
     // One changed byte of an answer changes the answers hash.
@@ -143,34 +179,56 @@ describe('answer scoring of a real generation run', () => {
     // Summarised with its receipt, the run is a headless browser's: functional_only, never ranked.
     mkdirSync(join(dir, 'receipts'));
     writeFileSync(join(dir, 'receipts', 'generation.json'), JSON.stringify(receipt));
-    const summarized = await runCli(['receipts', 'summarize', join(dir, 'receipts'), join(dir, 'score', 'answer-score.json'), '--out', join(dir, 'summary')]);
+    const summarized = await runCli([
+      'receipts',
+      'summarize',
+      join(dir, 'receipts'),
+      join(dir, 'score', 'answer-score.json'),
+      '--out',
+      join(dir, 'summary'),
+    ]);
     expect(summarized.code, summarized.stderr).toBe(0);
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(dir, 'summary', 'summary.json'), 'utf8')));
     const target = summary.generation_targets[0];
-    expect(target.quality).toMatchObject({ file: expect.stringContaining('answer-score.json'), complete: true, repetitions: 3 });
+    expect(target.quality).toMatchObject({
+      file: expect.stringContaining('answer-score.json'),
+      complete: true,
+      repetitions: 3,
+    });
     expect(target.ranking!.row_class.class).toBe('functional_only');
     for (const p of target.ranking!.profiles) {
       expect(p.ranked).toBe(false);
-      expect(p.not_ranked_because).toContain('functional_only: a headless browser: functional only, not a physical device run');
+      expect(p.not_ranked_because).toContain(
+        'functional_only: a headless browser: functional only, not a physical device run',
+      );
     }
   });
 
   it('a run on SwiftShader (a software WebGPU adapter) is functional_only and never ranked', async () => {
     // The timing prompt set (short prompts): SwiftShader prefills the case set's long prompts too slowly for a test.
-    const { page, receipt } = await generate(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'webgpu', reps: 1, maxNewTokens: 4 })}`);
+    const { page, receipt } = await generate(
+      `?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'webgpu', reps: 1, maxNewTokens: 4 })}`,
+    );
     await page.close();
     expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'webgpu' });
     expect(receipt.capabilities.webgpu.is_fallback_adapter).toBe(true);
     const dir = testTempDir('drb-answers-e2e-');
     writeFileSync(join(dir, 'generation.json'), JSON.stringify(receipt));
-    expect((await runCli(['receipts', 'summarize', join(dir, 'generation.json'), '--out', join(dir, 'summary')])).code).toBe(0);
-    const target = ReceiptsSummary.parse(JSON.parse(readFileSync(join(dir, 'summary', 'summary.json'), 'utf8'))).generation_targets[0];
+    expect(
+      (await runCli(['receipts', 'summarize', join(dir, 'generation.json'), '--out', join(dir, 'summary')])).code,
+    ).toBe(0);
+    const target = ReceiptsSummary.parse(JSON.parse(readFileSync(join(dir, 'summary', 'summary.json'), 'utf8')))
+      .generation_targets[0];
     expect(target.software_adapter_receipt_ids).toEqual([receipt.receipt_id]);
     expect(target.ranking!.row_class.class).toBe('functional_only');
-    expect(target.ranking!.row_class.because[0]).toBe('1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing');
+    expect(target.ranking!.row_class.because[0]).toBe(
+      '1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
+    );
     for (const p of target.ranking!.profiles) {
       expect(p).toMatchObject({ ranked: false, fit: null });
-      expect(p.not_ranked_because[0]).toBe('functional_only: 1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing');
+      expect(p.not_ranked_because[0]).toBe(
+        'functional_only: 1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
+      );
     }
   });
 });

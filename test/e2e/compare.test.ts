@@ -34,7 +34,9 @@ const compare = (query: string) => openComparison(env, query);
 
 describe('comparison of execution routes', () => {
   it('wasm-1 vs wasm-2 vs webgpu: interleaved schedule from the seed, medians, ratios, agreement within 1e-4', async () => {
-    const { page, state, receipt } = await compare(`${compareQuery({ model: 'ort-heavy-xenc', routes: 'wasm-1,wasm-2,webgpu', rounds: 4, seed: 7 })}&token=s3cr3t-q#s3cr3t-frag`);
+    const { page, state, receipt } = await compare(
+      `${compareQuery({ model: 'ort-heavy-xenc', routes: 'wasm-1,wasm-2,webgpu', rounds: 4, seed: 7 })}&token=s3cr3t-q#s3cr3t-frag`,
+    );
     // A secret in the page URL's query or fragment never reaches the receipt.
     expect(JSON.stringify(receipt)).not.toContain('s3cr3t');
     expect(receipt.app.page_url).toBe(env.server.url);
@@ -42,10 +44,19 @@ describe('comparison of execution routes', () => {
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.engine.name).toBe('ort');
     expect(receipt.model).toMatchObject({ id: 'ort-heavy-xenc', integrity: 'verified' });
-    expect(receipt.schedule).toEqual({ seed: 7, rounds: 4, order: interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 4, 7).map((s) => s.route_id) });
+    expect(receipt.schedule).toEqual({
+      seed: 7,
+      rounds: 4,
+      order: interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 4, 7).map((s) => s.route_id),
+    });
     expect(receipt.baseline_route_id).toBe('wasm-1');
     const byId = Object.fromEntries(receipt.routes.map((r) => [r.id, r]));
-    expect(byId['wasm-1']).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', threads_effective: 1, ratio_to_baseline: 1 });
+    expect(byId['wasm-1']).toMatchObject({
+      requested_ep: 'wasm',
+      completed_ep: 'wasm',
+      threads_effective: 1,
+      ratio_to_baseline: 1,
+    });
     expect(byId['wasm-2']).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', threads_effective: 2 });
     expect(byId.webgpu).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'webgpu' });
     for (const route of receipt.routes) {
@@ -71,13 +82,17 @@ describe('comparison of execution routes', () => {
     expect(wasmSha('webgpu')).not.toBe(wasmSha('wasm-1'));
     expect(await page.getByTestId('cmp-runtime-note').textContent()).toContain('webgpu: jspi');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('cmp-download').click()]);
-    expect(download.suggestedFilename()).toMatch(/^drb-ort-heavy-xenc-wasm-1\+wasm-2\+webgpu-compare-\d{8}T\d{6}Z\.json$/);
+    expect(download.suggestedFilename()).toMatch(
+      /^drb-ort-heavy-xenc-wasm-1\+wasm-2\+webgpu-compare-\d{8}T\d{6}Z\.json$/,
+    );
     expect(JSON.parse(await readFile((await download.path())!, 'utf8'))).toEqual(receipt);
     await page.close();
   });
 
   it('with tolerance 0 every route whose scores differ at all is invalid and unranked, never "faster"', async () => {
-    const { page, receipt } = await compare(compareQuery({ model: 'ort-heavy-xenc', routes: 'wasm-1,webgpu', rounds: 2, tolerance: 0 }));
+    const { page, receipt } = await compare(
+      compareQuery({ model: 'ort-heavy-xenc', routes: 'wasm-1,webgpu', rounds: 2, tolerance: 0 }),
+    );
     const webgpu = receipt.routes.find((r) => r.id === 'webgpu')!;
     // SwiftShader's float arithmetic differs from wasm's in the last bits (about 1e-7 on this machine, see
     // platform-notes): with no tolerance that is a disagreement, so the route must be invalid whatever its speed.
@@ -101,24 +116,41 @@ describe('comparison of execution routes', () => {
   });
 
   it('a transformers.js reranker on candidate rows: every row in the same order on wasm-1, wasm-2 and webgpu, and the order a suite run ranks', async () => {
-    const { page, state, receipt } = await compare(compareQuery({ engine: 'transformers', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2,webgpu', compareRows: 3, rounds: 3, seed: 5 }));
+    const { page, state, receipt } = await compare(
+      compareQuery({
+        engine: 'transformers',
+        model: 'tfjs-tiny-reranker',
+        routes: 'wasm-1,wasm-2,webgpu',
+        compareRows: 3,
+        rounds: 3,
+        seed: 5,
+      }),
+    );
     expect(state).toBe('done');
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.engine.name).toBe('transformers');
     expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-reranker', task: 'rerank', integrity: 'verified' });
-    expect(receipt.schedule.order).toEqual(interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 3, 5).map((s) => s.route_id));
+    expect(receipt.schedule.order).toEqual(
+      interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 3, 5).map((s) => s.route_id),
+    );
 
     // The rows are the demo suite's first three, built in Node from the same files: the receipt names the suite by
     // its pinned hashes, and input.sha256 is the hash of exactly the texts the page sent to the engine.
     const dir = new URL('../../public/suites/ajimee-demo-24/', import.meta.url);
-    const manifest = JSON.parse(await readFile(new URL('suite.json', dir), 'utf8')) as { items: { sha256: string }; candidates: { sha256: string } };
+    const manifest = JSON.parse(await readFile(new URL('suite.json', dir), 'utf8')) as {
+      items: { sha256: string };
+      candidates: { sha256: string };
+    };
     const plan = await planSuite(
       { bytes: await readFile(new URL('items.json', dir)), fileName: 'items.json' },
       { bytes: await readFile(new URL('candidates.json', dir)), fileName: 'candidates.json' },
       'ajimee',
     );
     const rows = comparisonRows('ajimee-demo-24', plan.rows, 'rerank', 3);
-    expect(receipt.input).toEqual({ id: 'ajimee-demo-24:first-3-rows', sha256: createHash('sha256').update(comparisonRowsBytes(rows.rows)).digest('hex') });
+    expect(receipt.input).toEqual({
+      id: 'ajimee-demo-24:first-3-rows',
+      sha256: createHash('sha256').update(comparisonRowsBytes(rows.rows)).digest('hex'),
+    });
     expect(receipt.candidate_rows).toEqual({
       suite_id: 'ajimee-demo-24',
       task: 'rerank',
@@ -142,22 +174,42 @@ describe('comparison of execution routes', () => {
     // "Same candidate order" is about real candidates: the baseline's scores order each row exactly as a suite run of
     // the same model ranks it in its predictions artifact.
     const suitePage = await env.browser.context.newPage();
-    await suitePage.goto(`${env.server.url}?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 })}`);
-    await waitForPage(suitePage, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
-    const predictions = (await suitePage.evaluate(() => window.drbArtifacts.find((a) => a.kind === 'predictions')?.data)) as Array<{ id: string; candidates: string[] }>;
+    await suitePage.goto(
+      `${env.server.url}?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 })}`,
+    );
+    await waitForPage(
+      suitePage,
+      () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''),
+      null,
+      { timeout: 170_000 },
+    );
+    const predictions = (await suitePage.evaluate(
+      () => window.drbArtifacts.find((a) => a.kind === 'predictions')?.data,
+    )) as Array<{ id: string; candidates: string[] }>;
     await suitePage.close();
     const scores = receipt.routes.find((r) => r.id === 'wasm-1')!.output!.head;
     let start = 0;
     for (const row of rows.rows) {
       const own = scores.slice(start, start + row.data.candidates.length);
       start += row.data.candidates.length;
-      const ranked = row.data.candidates.map((c, i) => ({ c, s: own[i] })).sort((a, b) => b.s - a.s).map((x) => x.c);
+      const ranked = row.data.candidates
+        .map((c, i) => ({ c, s: own[i] }))
+        .sort((a, b) => b.s - a.s)
+        .map((x) => x.c);
       expect(predictions.find((p) => p.id === row.id)!.candidates, row.id).toEqual(ranked);
     }
   });
 
   it('a transformers.js causal-LM scorer on candidate rows: wasm-1 vs webgpu agree row by row', async () => {
-    const { page, state, receipt } = await compare(compareQuery({ engine: 'transformers', model: 'tfjs-tiny-causal-lm', routes: 'wasm-1,webgpu', compareRows: 2, rounds: 2 }));
+    const { page, state, receipt } = await compare(
+      compareQuery({
+        engine: 'transformers',
+        model: 'tfjs-tiny-causal-lm',
+        routes: 'wasm-1,webgpu',
+        compareRows: 2,
+        rounds: 2,
+      }),
+    );
     expect(state).toBe('done');
     expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-causal-lm', task: 'score-candidates' });
     expect(receipt.candidate_rows).toMatchObject({ task: 'score-candidates', text_template: 'drb.score-prompt.v1' });
@@ -171,21 +223,35 @@ describe('comparison of execution routes', () => {
   });
 
   it('a dtype parameter picks the same transformers.js ONNX file on every route, and the receipt says which', async () => {
-    const { page, state, receipt } = await compare(compareQuery({ engine: 'transformers', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2', compareRows: 2, rounds: 1, dtype: 'fp16' }));
+    const { page, state, receipt } = await compare(
+      compareQuery({
+        engine: 'transformers',
+        model: 'tfjs-tiny-reranker',
+        routes: 'wasm-1,wasm-2',
+        compareRows: 2,
+        rounds: 1,
+        dtype: 'fp16',
+      }),
+    );
     expect(state).toBe('done');
     expect(receipt.model.dtype).toBe('fp16');
     const onnx = receipt.model.files.map((f) => f.url).filter((u) => u.endsWith('.onnx'));
     expect(onnx).toHaveLength(1);
     expect(onnx[0]).toMatch(/\/models\/tfjs-tiny-reranker\/onnx\/model_fp16\.onnx$/);
-    for (const route of receipt.routes) expect(route).toMatchObject({ valid: true, agreement: { same_order: true, rows_in_other_order: [] } });
+    for (const route of receipt.routes)
+      expect(route).toMatchObject({ valid: true, agreement: { same_order: true, rows_in_other_order: [] } });
     await page.close();
   });
 
   it('refuses an engine parameter that does not match the model, clearly', async () => {
     const page = await env.browser.context.newPage();
-    await page.goto(`${env.server.url}${compareQuery({ engine: 'ort', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2' })}`);
+    await page.goto(
+      `${env.server.url}${compareQuery({ engine: 'ort', model: 'tfjs-tiny-reranker', routes: 'wasm-1,wasm-2' })}`,
+    );
     await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
-    expect(await page.getByTestId('compare-panel').textContent()).toContain("Invalid engine param: 'ort', model tfjs-tiny-reranker runs on engine transformers");
+    expect(await page.getByTestId('compare-panel').textContent()).toContain(
+      "Invalid engine param: 'ort', model tfjs-tiny-reranker runs on engine transformers",
+    );
     expect((await page.evaluate(() => window.drbArtifacts)).length).toBe(0);
     await page.close();
   });

@@ -15,7 +15,9 @@ import { startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 
 const MODEL = 'tfjs-tiny-causal-lm-gen';
-const prompts = JSON.parse(await readFile(new URL('../../public/prompts/drb-gen-ja-en-v1.json', import.meta.url), 'utf8')) as {
+const prompts = JSON.parse(
+  await readFile(new URL('../../public/prompts/drb-gen-ja-en-v1.json', import.meta.url), 'utf8'),
+) as {
   prompts: Array<{ id: string; text: string }>;
   warmup: { text: string };
 };
@@ -28,13 +30,17 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function run(query: string): Promise<{ page: Page; state: string; receipt: GenerationReceipt; answers: GenerationAnswers; urls: string[] }> {
+async function run(
+  query: string,
+): Promise<{ page: Page; state: string; receipt: GenerationReceipt; answers: GenerationAnswers; urls: string[] }> {
   const page = await env.browser.context.newPage();
   const urls: string[] = [];
   const listener = (request: { url(): string }) => urls.push(request.url());
   env.browser.context.on('request', listener);
   await page.goto(`${env.server.url}${query}`);
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 170_000,
+  });
   env.browser.context.off('request', listener);
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const artifacts = await page.evaluate(() => window.drbArtifacts);
@@ -53,7 +59,9 @@ describe('transformers.js generation run', () => {
   it('runs on wasm: warm-up + 10 prompts x 2 repetitions with seeds 17 and 29, timings only in the receipt', async () => {
     // A token limit of 32 instead of the prompt set's 128 (checked in test/unit/generation*.test.ts): random weights
     // rarely stop early, so the limit sets how long the 30 generations of this test decode.
-    const { page, state, receipt, answers, urls } = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', threads: 1, reps: 2, maxNewTokens: 32 })}&token=s3cr3t-q#s3cr3t-frag`);
+    const { page, state, receipt, answers, urls } = await run(
+      `?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', threads: 1, reps: 2, maxNewTokens: 32 })}&token=s3cr3t-q#s3cr3t-frag`,
+    );
     // A secret in the page URL's query or fragment never reaches either artifact.
     expect(JSON.stringify(receipt)).not.toContain('s3cr3t');
     expect(JSON.stringify(answers)).not.toContain('s3cr3t');
@@ -63,7 +71,14 @@ describe('transformers.js generation run', () => {
     expect(receipt.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', threads_effective: 1 });
     expect(receipt.model).toMatchObject({ id: MODEL, kind: 'fixture', task: 'generate', integrity: 'verified' });
     expect(receipt.model.files.length).toBeGreaterThan(0);
-    expect(receipt.plan).toMatchObject({ repetitions: 2, seed_control: 'seeded', seeds: [17, 29], warmup_prompt_id: 'warmup', max_new_tokens: 32, max_new_tokens_overridden: true });
+    expect(receipt.plan).toMatchObject({
+      repetitions: 2,
+      seed_control: 'seeded',
+      seeds: [17, 29],
+      warmup_prompt_id: 'warmup',
+      max_new_tokens: 32,
+      max_new_tokens_overridden: true,
+    });
     expect(receipt.samples.map((s) => `${s.repetition}:${s.prompt_id}:${s.seed}`)).toEqual([
       ...prompts.prompts.map((p) => `1:${p.id}:17`),
       ...prompts.prompts.map((p) => `2:${p.id}:29`),
@@ -99,24 +114,40 @@ describe('transformers.js generation run', () => {
     expect(await page.getByTestId('gen-decode-chart').locator('circle').count()).toBe(20);
 
     // The real download buttons give the same artifacts (the answers only through their own button).
-    const [receiptDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('gen-download').click()]);
-    expect(receiptDownload.suggestedFilename()).toMatch(/^drb-tfjs-tiny-causal-lm-gen-wasm-1-generation-\d{8}T\d{6}Z\.json$/);
+    const [receiptDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('gen-download').click(),
+    ]);
+    expect(receiptDownload.suggestedFilename()).toMatch(
+      /^drb-tfjs-tiny-causal-lm-gen-wasm-1-generation-\d{8}T\d{6}Z\.json$/,
+    );
     const downloaded = JSON.parse(await readFile((await receiptDownload.path())!, 'utf8'));
     expect(downloaded).toEqual(receipt);
-    const [answersDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('gen-download-answers').click()]);
-    expect(answersDownload.suggestedFilename()).toMatch(/^drb-tfjs-tiny-causal-lm-gen-wasm-1-answers-\d{8}T\d{6}Z\.json$/);
+    const [answersDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('gen-download-answers').click(),
+    ]);
+    expect(answersDownload.suggestedFilename()).toMatch(
+      /^drb-tfjs-tiny-causal-lm-gen-wasm-1-answers-\d{8}T\d{6}Z\.json$/,
+    );
     expect(JSON.parse(await readFile((await answersDownload.path())!, 'utf8'))).toEqual(answers);
     await page.close();
 
     // The same seed reproduces the same answers (seed control is real, not just recorded).
-    const again = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', threads: 2, reps: 1, maxNewTokens: 32 })}`);
+    const again = await run(
+      `?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', threads: 2, reps: 1, maxNewTokens: 32 })}`,
+    );
     expect(again.state).toBe('done');
-    expect(again.answers.answers.map((a) => a.text)).toEqual(answers.answers.filter((a) => a.repetition === 1).map((a) => a.text));
+    expect(again.answers.answers.map((a) => a.text)).toEqual(
+      answers.answers.filter((a) => a.repetition === 1).map((a) => a.text),
+    );
     await again.page.close();
   });
 
   it('runs on webgpu (SwiftShader), with a recorded token limit of 4 (SwiftShader decodes about 5 tokens/s)', async () => {
-    const { page, state, receipt } = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'webgpu', reps: 1, maxNewTokens: 4 })}`);
+    const { page, state, receipt } = await run(
+      `?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'webgpu', reps: 1, maxNewTokens: 4 })}`,
+    );
     expect(receipt.plan).toMatchObject({ max_new_tokens: 4, max_new_tokens_overridden: true });
     expect(receipt.samples.every((s) => s.output_tokens! <= 4)).toBe(true);
     expect(state).toBe('done');
@@ -127,7 +158,9 @@ describe('transformers.js generation run', () => {
   });
 
   it('ends failed with the reason when a stage overruns its time limit (a hung worker never freezes the run)', async () => {
-    const { page, state, receipt, answers } = await run(`?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', reps: 1, stageTimeoutMs: 150 })}`);
+    const { page, state, receipt, answers } = await run(
+      `?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'wasm', reps: 1, stageTimeoutMs: 150 })}`,
+    );
     expect(state).toBe('failed');
     expect(receipt.outcome.status).toBe('failed');
     expect(receipt.outcome.reason).toMatch(/did not finish within its time limit of 150 ms/);
@@ -140,7 +173,9 @@ describe('transformers.js generation run', () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['generate'], model: 'ort-tiny-xenc' })}`);
     await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 30_000 });
-    expect(await page.getByTestId('generation-panel').textContent()).toContain('Model ort-tiny-xenc is not a generate model in the catalog');
+    expect(await page.getByTestId('generation-panel').textContent()).toContain(
+      'Model ort-tiny-xenc is not a generate model in the catalog',
+    );
     await page.close();
   });
 });

@@ -13,7 +13,10 @@ const FILE = '/models/ort-tiny-xenc/model.onnx';
 let server: StaticServer;
 const answered: Array<{ path: string; status: number }> = [];
 beforeAll(async () => {
-  server = await startStaticServer({ dir: inject('distDir'), onRequest: (_method, path, status) => answered.push({ path, status }) });
+  server = await startStaticServer({
+    dir: inject('distDir'),
+    onRequest: (_method, path, status) => answered.push({ path, status }),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -21,7 +24,11 @@ afterAll(async () => {
 
 /** What the origin holds: local storage keys, IndexedDB database names, Cache Storage names. */
 async function readStored(): Promise<{ local: string[]; indexedDb: Array<string | undefined>; caches: string[] }> {
-  return { local: Object.keys(localStorage), indexedDb: (await indexedDB.databases()).map((d) => d.name), caches: await caches.keys() };
+  return {
+    local: Object.keys(localStorage),
+    indexedDb: (await indexedDB.databases()).map((d) => d.name),
+    caches: await caches.keys(),
+  };
 }
 
 /** Fetches FILE from the page (the HTTP cache answers it when it can) and returns the status the server sent. */
@@ -52,7 +59,11 @@ describe('a file closing its browser handle', () => {
       await (await caches.open('left-behind-cache')).put('/left-behind', new Response('x'));
     });
     // The checks below would pass vacuously if nothing had been stored or cached.
-    expect(await page.evaluate(readStored)).toEqual({ local: ['left-behind'], indexedDb: ['left-behind-db'], caches: ['left-behind-cache'] });
+    expect(await page.evaluate(readStored)).toEqual({
+      local: ['left-behind'],
+      indexedDb: ['left-behind-db'],
+      caches: ['left-behind-cache'],
+    });
     expect(await fetchStatus(page)).toBe(200);
     expect(await fetchStatus(page), 'the HTTP cache revalidates what it holds').toBe(304);
     await first.close();

@@ -28,7 +28,8 @@ type JournalEntry = InterruptedRun & { tab_id: string };
 
 /** Waits until the stored journal holds an open run of `mode` at `stage`; returns it. */
 async function openEntry(page: Page, mode: string, stage: string): Promise<JournalEntry> {
-  const handle = await waitForPage(page,
+  const handle = await waitForPage(
+    page,
     ([m, s]) => {
       const j = JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null');
       return j?.active?.find((e: { run_mode?: string; stage: string }) => e.run_mode === m && e.stage === s) ?? null;
@@ -45,7 +46,9 @@ async function artifacts(page: Page, kind: string): Promise<unknown[]> {
 }
 
 async function waitForEnd(page: Page): Promise<string> {
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 170_000,
+  });
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 
@@ -85,10 +88,17 @@ async function interruptAndRerun(query: string, heldUrl: string, mode: string, s
 describe('the run journal covers suite, generation and comparison runs', () => {
   it('a reload in the middle of a suite run: banner, and the next suite receipt records it (mode suite, stage, model, route)', async () => {
     const query = `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1 })}`;
-    const { page, entry, shown, state } = await interruptAndRerun(query, '**/models/tfjs-tiny-reranker/onnx/*.onnx', 'suite', 'fetch');
+    const { page, entry, shown, state } = await interruptAndRerun(
+      query,
+      '**/models/tfjs-tiny-reranker/onnx/*.onnx',
+      'suite',
+      'fetch',
+    );
     try {
       expect(shown.stage).toBe('fetch');
-      expect(shown.text).toContain('The previous suite run (model tfjs-tiny-reranker, wasm) was interrupted at stage "fetch"');
+      expect(shown.text).toContain(
+        'The previous suite run (model tfjs-tiny-reranker, wasm) was interrupted at stage "fetch"',
+      );
       expect(state).toBe('done');
       const [receipt] = (await artifacts(page, 'suite-receipt')) as SuiteReceipt[];
       const parsed = SuiteReceipt.safeParse(receipt);
@@ -119,32 +129,60 @@ describe('the run journal covers suite, generation and comparison runs', () => {
 
   it('a reload in the middle of a generation run: the next generation receipt records it', async () => {
     const query = `?${toSearchParams({ autorun: ['generate'], model: 'tfjs-tiny-causal-lm-gen', ep: 'wasm', threads: 1, reps: 1, maxNewTokens: 4 })}`;
-    const { page, entry, shown, state } = await interruptAndRerun(query, '**/models/tfjs-tiny-causal-lm/onnx/*.onnx', 'generation', 'fetch');
+    const { page, entry, shown, state } = await interruptAndRerun(
+      query,
+      '**/models/tfjs-tiny-causal-lm/onnx/*.onnx',
+      'generation',
+      'fetch',
+    );
     try {
-      expect(shown.text).toContain('The previous generation run (model tfjs-tiny-causal-lm-gen, wasm) was interrupted at stage "fetch"');
+      expect(shown.text).toContain(
+        'The previous generation run (model tfjs-tiny-causal-lm-gen, wasm) was interrupted at stage "fetch"',
+      );
       expect(state).toBe('done');
       const [receipt] = (await artifacts(page, 'generation-receipt')) as GenerationReceipt[];
       const parsed = GenerationReceipt.safeParse(receipt);
       expect(parsed.success).toBe(true);
       expect(checkGenerationReceipt(parsed.data!)).toEqual([]);
-      expect(receipt.previous_run_interrupted).toMatchObject({ run_id: entry.run_id, run_mode: 'generation', run_kind: null, stage: 'fetch', model_id: 'tfjs-tiny-causal-lm-gen', requested_ep: 'wasm' });
+      expect(receipt.previous_run_interrupted).toMatchObject({
+        run_id: entry.run_id,
+        run_mode: 'generation',
+        run_kind: null,
+        stage: 'fetch',
+        model_id: 'tfjs-tiny-causal-lm-gen',
+        requested_ep: 'wasm',
+      });
       expect(await page.evaluate(() => localStorage.getItem('drb.run-journal'))).toBeNull();
     } finally {
       await page.close();
     }
   });
 
-  it('a reload in the middle of a comparison: the next comparison receipt records it (requested route: the baseline\'s)', async () => {
+  it("a reload in the middle of a comparison: the next comparison receipt records it (requested route: the baseline's)", async () => {
     const query = `?${toSearchParams({ autorun: ['compare'], model: 'ort-tiny-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2')!, rounds: 2, seed: 3 })}`;
-    const { page, entry, shown, state } = await interruptAndRerun(query, '**/models/ort-tiny-xenc/model.onnx', 'comparison', 'fetch');
+    const { page, entry, shown, state } = await interruptAndRerun(
+      query,
+      '**/models/ort-tiny-xenc/model.onnx',
+      'comparison',
+      'fetch',
+    );
     try {
-      expect(shown.text).toContain('The previous comparison run (model ort-tiny-xenc, wasm) was interrupted at stage "fetch"');
+      expect(shown.text).toContain(
+        'The previous comparison run (model ort-tiny-xenc, wasm) was interrupted at stage "fetch"',
+      );
       expect(state).toBe('done');
       const [receipt] = (await artifacts(page, 'comparison-receipt')) as ComparisonReceipt[];
       const parsed = ComparisonReceipt.safeParse(receipt);
       expect(parsed.success).toBe(true);
       expect(checkComparisonReceipt(parsed.data!)).toEqual([]);
-      expect(receipt.previous_run_interrupted).toMatchObject({ run_id: entry.run_id, run_mode: 'comparison', run_kind: null, stage: 'fetch', model_id: 'ort-tiny-xenc', requested_ep: 'wasm' });
+      expect(receipt.previous_run_interrupted).toMatchObject({
+        run_id: entry.run_id,
+        run_mode: 'comparison',
+        run_kind: null,
+        stage: 'fetch',
+        model_id: 'ort-tiny-xenc',
+        requested_ep: 'wasm',
+      });
       expect(await page.evaluate(() => localStorage.getItem('drb.run-journal'))).toBeNull();
     } finally {
       await page.close();

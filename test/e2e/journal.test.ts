@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation/automation.ts';
 import { type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
-import { LANES, openTestLane, pageReceipts, readStoredJournal, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';
+import {
+  LANES,
+  openTestLane,
+  pageReceipts,
+  readStoredJournal,
+  serveBuild,
+  validationProblems,
+  waitForEnd,
+} from './lane-checks.ts';
 import { launchTestChromium } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 
@@ -53,10 +61,14 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
     try {
       const entry = await startHeavyRun(page, server);
       // Reload into a short run (the same page, new parameters), as a user reopening the page would.
-      await page.goto(`${server.url}?${toSearchParams({ autorun: ['cold', 'warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 3 })}`);
+      await page.goto(
+        `${server.url}?${toSearchParams({ autorun: ['cold', 'warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 3 })}`,
+      );
       const banner = await bannerStage(page);
       expect(banner.stage).toBe('warm_inference');
-      expect(banner.text).toContain(`The previous warm run (model ${HEAVY}, wasm) was interrupted at stage "warm_inference"`);
+      expect(banner.text).toContain(
+        `The previous warm run (model ${HEAVY}, wasm) was interrupted at stage "warm_inference"`,
+      );
       expect(await waitForEnd(page)).toBe('done');
       const [cold, warm] = await pageReceipts(page);
       expect(validationProblems(cold)).toEqual([]);
@@ -78,17 +90,19 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
     }
   });
 
-  it('page.reload() of the same autorun URL: the rerun\'s first receipt records the interruption', async () => {
+  it("page.reload() of the same autorun URL: the rerun's first receipt records the interruption", async () => {
     const page = await lane.newPage();
     try {
       const entry = await startHeavyRun(page, server);
       await page.reload();
       expect((await bannerStage(page)).stage).toBe('warm_inference');
       // The reloaded page starts the same heavy run again; its cold receipt is enough.
-      const [cold] = await page.waitFor<Array<{ run: { kind: string; previous_run_interrupted: { run_id: string } | null } }>>(
-        'return window.drbReceipts.length > 0 ? window.drbReceipts : null;',
-        { timeoutMs: 90_000, description: 'the rerun\'s cold receipt' },
-      );
+      const [cold] = await page.waitFor<
+        Array<{ run: { kind: string; previous_run_interrupted: { run_id: string } | null } }>
+      >('return window.drbReceipts.length > 0 ? window.drbReceipts : null;', {
+        timeoutMs: 90_000,
+        description: "the rerun's cold receipt",
+      });
       expect(validationProblems(cold)).toEqual([]);
       expect(cold.run.kind).toBe('cold');
       expect(cold.run.previous_run_interrupted?.run_id).toBe(entry.run_id);
@@ -106,7 +120,9 @@ describe.each(LANES)('%s: interrupted runs', (laneName: LaneName) => {
       expect(await waitForEnd(page)).toBe('done');
       const [cold] = await pageReceipts(page);
       expect(cold.run.previous_run_interrupted).toBeNull();
-      expect(await page.evaluate('return document.querySelector(\'[data-testid="interrupted-banner"]\') === null;')).toBe(true);
+      expect(
+        await page.evaluate('return document.querySelector(\'[data-testid="interrupted-banner"]\') === null;'),
+      ).toBe(true);
     } finally {
       await page.close();
     }
@@ -138,7 +154,11 @@ describe('chromium: killed and parallel tabs', () => {
       expect(await waitForEnd(page)).toBe('done');
       const [cold] = await pageReceipts(page);
       expect(validationProblems(cold)).toEqual([]);
-      expect(cold.run.previous_run_interrupted).toMatchObject({ run_id: entry.run_id, stage: 'warm_inference', model_id: HEAVY });
+      expect(cold.run.previous_run_interrupted).toMatchObject({
+        run_id: entry.run_id,
+        stage: 'warm_inference',
+        model_id: HEAVY,
+      });
     } finally {
       await page.close();
     }
@@ -150,9 +170,17 @@ describe('chromium: killed and parallel tabs', () => {
     try {
       const tabA = await browser.context.newPage();
       await tabA.goto(`${server.url}?${HEAVY_RUN}`);
-      await waitForPage(tabA, () => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, {
-        timeout: 90_000,
-      });
+      await waitForPage(
+        tabA,
+        () =>
+          JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some(
+            (e: { stage: string }) => e.stage === 'warm_inference',
+          ),
+        null,
+        {
+          timeout: 90_000,
+        },
+      );
       const tabB = await browser.context.newPage();
       await tabB.goto(server.url);
       await waitForPage(tabB, () => document.documentElement.dataset.drbState === 'idle');
@@ -165,10 +193,20 @@ describe('chromium: killed and parallel tabs', () => {
       await tabA.close();
       const tabC = await browser.context.newPage();
       await tabC.goto(`${server.url}?${TINY_COLD}`);
-      await waitForPage(tabC, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
-      expect(await tabC.getByTestId('interrupted-banner').getAttribute('data-drb-interrupted-stage')).toBe('warm_inference');
+      await waitForPage(
+        tabC,
+        () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''),
+        null,
+        { timeout: 60_000 },
+      );
+      expect(await tabC.getByTestId('interrupted-banner').getAttribute('data-drb-interrupted-stage')).toBe(
+        'warm_inference',
+      );
       const [cold] = await tabC.evaluate(() => window.drbReceipts);
-      expect(cold.run.previous_run_interrupted).toMatchObject({ run_id: stillOpen.active[0].run_id, stage: 'warm_inference' });
+      expect(cold.run.previous_run_interrupted).toMatchObject({
+        run_id: stillOpen.active[0].run_id,
+        stage: 'warm_inference',
+      });
     } finally {
       await browser.close();
     }

@@ -6,7 +6,13 @@
 import { inject } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { validateReceipt } from '../../src/core/validation/validate-receipt.ts';
-import { openLane, type BrowserLane, type LaneName, type LaneOptions, type LanePage } from '../../src/node/browser-lane.ts';
+import {
+  openLane,
+  type BrowserLane,
+  type LaneName,
+  type LaneOptions,
+  type LanePage,
+} from '../../src/node/browser-lane.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
 import { E2E_CHROMIUM_ARGS } from './page-harness.ts';
 
@@ -29,10 +35,13 @@ export function serveBuild(dir: string = inject('distDir')): Promise<StaticServe
 
 /** Waits until the page's `data-drb-state` is done or failed and returns it. */
 export function waitForEnd(page: LanePage, timeoutMs = 150_000): Promise<string> {
-  return page.waitFor<string>(`const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`, {
-    timeoutMs,
-    description: 'data-drb-state done or failed',
-  });
+  return page.waitFor<string>(
+    `const s = document.documentElement.dataset.drbState; return s === 'done' || s === 'failed' ? s : null;`,
+    {
+      timeoutMs,
+      description: 'data-drb-state done or failed',
+    },
+  );
 }
 
 /** `window.drbReceipts`. */
@@ -46,6 +55,8 @@ export function validationProblems(receipt: unknown): string[] {
 }
 
 /** The run journal the page keeps in localStorage (null when none). */
-export function readStoredJournal(page: LanePage): Promise<{ active: Array<{ stage: string; run_id: string }>; interrupted: unknown } | null> {
+export function readStoredJournal(
+  page: LanePage,
+): Promise<{ active: Array<{ stage: string; run_id: string }>; interrupted: unknown } | null> {
   return page.evaluate(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null');`);
 }

@@ -15,7 +15,9 @@ import { openAndWait, pageQuery, startPageEnv } from './page-harness.ts';
 /** The scripts index.html loads before any dynamic import: its module script and the chunks it preloads. */
 async function firstScripts(): Promise<string[]> {
   const html = await readFile(join(inject('distDir'), 'index.html'), 'utf8');
-  return [...html.matchAll(/<(?:script[^>]*\ssrc|link rel="modulepreload"[^>]*\shref)="\.\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+  return [...html.matchAll(/<(?:script[^>]*\ssrc|link rel="modulepreload"[^>]*\shref)="\.\/(assets\/[^"]+\.js)"/g)].map(
+    (m) => m[1],
+  );
 }
 
 describe('the build', () => {
@@ -27,7 +29,9 @@ describe('the build', () => {
     expect(wasm[1]).toMatch(/^ort-wasm-simd-threaded\.asyncify-[\w-]+\.wasm$/);
     expect(wasm[2]).toMatch(/^ort-wasm-simd-threaded\.jspi-[\w-]+\.wasm$/);
     // Each build's loader beside it, and no other variant of the runtime.
-    expect(assets.filter((name) => /^ort-wasm-simd-threaded(\.asyncify|\.jspi)?-[\w-]+\.mjs$/.test(name))).toHaveLength(3);
+    expect(assets.filter((name) => /^ort-wasm-simd-threaded(\.asyncify|\.jspi)?-[\w-]+\.mjs$/.test(name))).toHaveLength(
+      3,
+    );
     expect(assets.filter((name) => /ort-wasm-simd-threaded\.jsep/.test(name))).toEqual([]);
   });
 
@@ -47,7 +51,9 @@ describe('the build', () => {
       const { page } = await openAndWait(env, { autorun: ['cold'] });
       const app = await page.evaluate(() => window.drbApp);
       const [receipt] = await page.evaluate(() => window.drbReceipts);
-      const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
       expect(app.version).toBe(pkg.version);
       expect(app.commit).toMatch(/^[0-9a-f]{40}$/);
       expect(receipt.app).toMatchObject({ name: 'device-receipts-bench', version: pkg.version, commit: app.commit });
@@ -73,7 +79,8 @@ describe('the build', () => {
     expect(entry).not.toContain('InferenceSession');
     expect(entry).not.toContain('ort-wasm-simd-threaded');
     // The panels' own words and test ids live in their chunks, not in the first script.
-    for (const marker of ['compare-panel', 'suite-run', 'gen-run', 'Session sheet']) expect(entry).not.toContain(marker);
+    for (const marker of ['compare-panel', 'suite-run', 'gen-run', 'Session sheet'])
+      expect(entry).not.toContain(marker);
   });
 
   it('fetches the developer panels only in the panels view and protocol mode only in protocol mode', async () => {
@@ -99,14 +106,18 @@ describe('the build', () => {
     }
   });
 
-  it('says so, and ends failed at once, when a view\'s chunk cannot be fetched (autorun too); the Run panel still works', async () => {
+  it("says so, and ends failed at once, when a view's chunk cannot be fetched (autorun too); the Run panel still works", async () => {
     const env = await startPageEnv();
     try {
       const page = await env.browser.context.newPage();
       await page.route('**/developer-panels-*.js', (route) => route.abort('connectionreset'));
       await page.goto(`${env.server.url}${pageQuery({ mode: 'panels' })}`);
       await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
-      await expect.poll(() => page.getByTestId('deferred-failed').textContent()).toMatch(/^The page could not fetch the developer panels \(your own model, generation, comparison, suite\): .+\. Reload the page to try again\.$/);
+      await expect
+        .poll(() => page.getByTestId('deferred-failed').textContent())
+        .toMatch(
+          /^The page could not fetch the developer panels \(your own model, generation, comparison, suite\): .+\. Reload the page to try again\.$/,
+        );
       expect(await page.getByTestId('deferred-loading').count()).toBe(0);
       // The shell around them is whole: its cold run still runs and makes a receipt.
       await page.getByTestId('run-cold').click();
@@ -121,7 +132,9 @@ describe('the build', () => {
         const other = await env.browser.context.newPage();
         await other.route(`**/${chunk}-*.js`, (route) => route.abort('connectionreset'));
         await other.goto(`${env.server.url}${pageQuery({ mode, autorun: mode === 'panels' ? ['compare'] : [] })}`);
-        await waitForPage(other, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
+        await waitForPage(other, () => document.documentElement.dataset.drbState === 'failed', null, {
+          timeout: 60_000,
+        });
         expect(await other.getByTestId('deferred-failed').textContent()).toContain(`The page could not fetch ${what}`);
         await other.close();
       }

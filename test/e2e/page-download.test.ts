@@ -32,10 +32,18 @@ describe('download', () => {
     // Newest first in the list.
     const items = page.getByTestId('receipt');
     expect(await items.evaluateAll((els) => els.map((e) => e.getAttribute('data-kind')))).toEqual(['warm', 'cold']);
-    for (const [index, kind] of [[0, 'warm'], [1, 'cold']] as const) {
-      const [download] = await Promise.all([page.waitForEvent('download'), items.nth(index).getByTestId('download').click()]);
+    for (const [index, kind] of [
+      [0, 'warm'],
+      [1, 'cold'],
+    ] as const) {
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        items.nth(index).getByTestId('download').click(),
+      ]);
       // drb-<model>-<route>-<kind>-<compact UTC time>.json: readable, and unique per second.
-      expect(download.suggestedFilename()).toMatch(new RegExp(`^drb-ort-tiny-xenc-wasm-2-${kind}-\\d{8}T\\d{6}Z\\.json$`));
+      expect(download.suggestedFilename()).toMatch(
+        new RegExp(`^drb-ort-tiny-xenc-wasm-2-${kind}-\\d{8}T\\d{6}Z\\.json$`),
+      );
       const saved = JSON.parse(await readFile((await download.path())!, 'utf8'));
       expect(receiptProblems(saved)).toEqual([]);
       expect(saved.run.kind).toBe(kind);
@@ -50,15 +58,28 @@ describe('download', () => {
 
   it('a long session keeps its latest 50 receipts in memory and lists 20, and downloads every receipt of the session', async () => {
     const page = await env.browser.context.newPage();
-    await page.goto(`${env.server.url}${pageQuery({ autorun: ['cold'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 1, mode: 'panels' })}`);
-    await waitForPage(page, () => document.documentElement.dataset.drbState === 'done' && document.documentElement.dataset.drbSession === 'ready', null, { timeout: 120_000 });
+    await page.goto(
+      `${env.server.url}${pageQuery({ autorun: ['cold'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 1, mode: 'panels' })}`,
+    );
+    await waitForPage(
+      page,
+      () =>
+        document.documentElement.dataset.drbState === 'done' && document.documentElement.dataset.drbSession === 'ready',
+      null,
+      { timeout: 120_000 },
+    );
     // The profile's session may hold receipts of earlier tests: count from what it held before this page's cold run.
     const stored = await page.evaluate(() => window.drbSession!.receiptCount - 1);
     const cold = await page.evaluate(() => window.drbReceipts[0].receipt_id);
     const WARM = 55;
     for (let made = 2; made <= WARM + 1; made++) {
       await page.getByTestId('run-warm').click();
-      await waitForPage(page, (n) => window.drbReceiptCount >= n && document.documentElement.dataset.drbState !== 'running', made, { timeout: 120_000 });
+      await waitForPage(
+        page,
+        (n) => window.drbReceiptCount >= n && document.documentElement.dataset.drbState !== 'running',
+        made,
+        { timeout: 120_000 },
+      );
     }
     const memory = await page.evaluate(() => ({
       made: window.drbReceiptCount,
@@ -89,7 +110,9 @@ describe('download', () => {
     for (const receipt of bundle.receipts) expect(receiptProblems(receipt)).toEqual([]);
     const viaContract = await page.evaluate(() => window.drbExportBundle!());
     expect(viaContract.receipts.map((r) => r.receipt_id)).toEqual(ids);
-    expect(await page.getByTestId('download-session-note').textContent()).toBe(`Saved ${stored + WARM + 1} receipt(s) as ${download.suggestedFilename()}.`);
+    expect(await page.getByTestId('download-session-note').textContent()).toBe(
+      `Saved ${stored + WARM + 1} receipt(s) as ${download.suggestedFilename()}.`,
+    );
     await page.close();
   });
 });

@@ -29,7 +29,10 @@ import { startStaticServer, type StaticServer } from '../../src/node/static-serv
  * about 20 s later, measured 19 s here), so the receipts' memory points resolve within their runs (src/page/ua-memory.ts
  * keeps a point only when it resolved before the run moved on).
  */
-export const E2E_CHROMIUM_ARGS: readonly string[] = ['--js-flags=--wasm-tiering-budget=180000000', '--enable-blink-features=ForceEagerMeasureMemory'];
+export const E2E_CHROMIUM_ARGS: readonly string[] = [
+  '--js-flags=--wasm-tiering-budget=180000000',
+  '--enable-blink-features=ForceEagerMeasureMemory',
+];
 
 /**
  * The e2e browsers of this vitest worker: one per set of flags (with and without WebGPU), launched on first use with
@@ -43,7 +46,8 @@ const sharedBrowsers = new Map<boolean, Promise<LaunchedChromium>>();
 
 /** Vitest's own hook for "the worker is about to stop"; undefined where this vitest has none. */
 function workerCleanupHook(): ((listener: () => unknown) => void) | undefined {
-  const state = (globalThis as { __vitest_worker__?: { onCleanup?: (listener: () => unknown) => void } }).__vitest_worker__;
+  const state = (globalThis as { __vitest_worker__?: { onCleanup?: (listener: () => unknown) => void } })
+    .__vitest_worker__;
   return typeof state?.onCleanup === 'function' ? state.onCleanup.bind(state) : undefined;
 }
 
@@ -62,7 +66,14 @@ function sharedBrowser(webgpu: boolean): Promise<LaunchedChromium> | null {
     onCleanup(async () => {
       const open = [...sharedBrowsers.values()];
       sharedBrowsers.clear();
-      await Promise.all(open.map((launched) => launched.then((browser) => browser.close(), () => undefined)));
+      await Promise.all(
+        open.map((launched) =>
+          launched.then(
+            (browser) => browser.close(),
+            () => undefined,
+          ),
+        ),
+      );
     });
   }
   let launched = sharedBrowsers.get(webgpu);
@@ -74,10 +85,14 @@ function sharedBrowser(webgpu: boolean): Promise<LaunchedChromium> | null {
       if (sharedBrowsers.get(webgpu) === attempt) sharedBrowsers.delete(webgpu);
     };
     // A browser that died is launched again by the next file, not handed out dead (and its profile is removed).
-    void attempt.then((browser) => browser.context.once('close', () => {
-      forget();
-      void browser.close();
-    }), forget);
+    void attempt.then(
+      (browser) =>
+        browser.context.once('close', () => {
+          forget();
+          void browser.close();
+        }),
+      forget,
+    );
   }
   return launched;
 }
@@ -99,7 +114,8 @@ export async function launchTestChromium(options: { webgpu?: boolean } = {}): Pr
   const origins = new Set<string>();
   const onRequest = (request: Request) => {
     const url = new URL(request.url());
-    if (request.isNavigationRequest() && (url.protocol === 'http:' || url.protocol === 'https:')) origins.add(url.origin);
+    if (request.isNavigationRequest() && (url.protocol === 'http:' || url.protocol === 'https:'))
+      origins.add(url.origin);
   };
   context.on('request', onRequest);
   let closed: Promise<void> | null = null;
@@ -140,7 +156,9 @@ export interface PageEnv {
  * @param options.webgpu launch with --enable-unsafe-webgpu (SwiftShader adapter)
  * @param options.crossOriginIsolation false = serve without COOP/COEP/CORP (a host that cannot set headers)
  */
-export async function startPageEnv(options: { webgpu?: boolean; crossOriginIsolation?: boolean } = {}): Promise<PageEnv> {
+export async function startPageEnv(
+  options: { webgpu?: boolean; crossOriginIsolation?: boolean } = {},
+): Promise<PageEnv> {
   const requests: PageEnv['requests'] = [];
   const server = await startStaticServer({
     dir: inject('distDir'),
@@ -173,7 +191,11 @@ export function pageQuery(settings: Partial<AutomationSettings>): string {
  * @param query automation settings (written with `pageQuery`), or a raw query (and fragment) after the page URL for
  *   what settings cannot express: bad values, secrets in the query, fragments
  */
-export async function openAndWait(env: PageEnv, query: string | Partial<AutomationSettings>, timeoutMs = 150_000): Promise<{ page: Page; state: string }> {
+export async function openAndWait(
+  env: PageEnv,
+  query: string | Partial<AutomationSettings>,
+  timeoutMs = 150_000,
+): Promise<{ page: Page; state: string }> {
   const page = await env.browser.context.newPage();
   await page.goto(`${env.server.url}${typeof query === 'string' ? query : pageQuery(query)}`);
   await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
@@ -222,10 +244,15 @@ export async function coldWarmReceipts(env: PageEnv, settings: Partial<Automatio
  * @param env the served build and browser
  * @param query the query (and fragment) after the page URL
  */
-export async function openComparison(env: PageEnv, query: string): Promise<{ page: Page; state: string; receipt: ComparisonReceipt }> {
+export async function openComparison(
+  env: PageEnv,
+  query: string,
+): Promise<{ page: Page; state: string; receipt: ComparisonReceipt }> {
   const page = await env.browser.context.newPage();
   await page.goto(`${env.server.url}${query}`);
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 170_000,
+  });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const found = (await page.evaluate(() => window.drbArtifacts)).filter((a) => a.kind === 'comparison-receipt');
   expect(found).toHaveLength(1);

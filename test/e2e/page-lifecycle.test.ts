@@ -23,17 +23,25 @@ afterAll(async () => {
 describe('lifecycle', () => {
   it('records freeze and resume events that arrive during a warm run', async () => {
     const page = await env.browser.context.newPage();
-    await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, warmRuns: 200 })}`);
+    await page.goto(
+      `${env.server.url}?${toSearchParams({ autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, warmRuns: 200 })}`,
+    );
     await waitForPage(page, () => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 60_000 });
     await page.evaluate(() => {
       document.dispatchEvent(new Event('freeze'));
       document.dispatchEvent(new Event('resume'));
     });
-    await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 120_000 });
+    await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+      timeout: 120_000,
+    });
     const [receipt] = await pageReceipts(page);
     expect(receiptProblems(receipt)).toEqual([]);
     expect(receipt.outcome.status).toBe('ok');
-    expect(receipt.lifecycle).toMatchObject({ visibility_at_start: 'visible', hidden_during_run: false, frozen_during_run: true });
+    expect(receipt.lifecycle).toMatchObject({
+      visibility_at_start: 'visible',
+      hidden_during_run: false,
+      frozen_during_run: true,
+    });
     expect(receipt.lifecycle.events.map((e) => e.type)).toEqual(['freeze', 'resume']);
     const [freeze] = receipt.lifecycle.events;
     expect(freeze.at_ms).toBeGreaterThan(receipt.status_transitions[0].at_ms);
@@ -43,9 +51,16 @@ describe('lifecycle', () => {
   it('a run that never saw such events records a clean lifecycle', async () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['cold'] })}`);
-    await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 60_000 });
+    await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+      timeout: 60_000,
+    });
     const [receipt] = await pageReceipts(page);
-    expect(receipt.lifecycle).toEqual({ visibility_at_start: 'visible', hidden_during_run: false, frozen_during_run: false, events: [] });
+    expect(receipt.lifecycle).toEqual({
+      visibility_at_start: 'visible',
+      hidden_during_run: false,
+      frozen_during_run: false,
+      events: [],
+    });
     await page.close();
   });
 });

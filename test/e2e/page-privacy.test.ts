@@ -27,7 +27,10 @@ describe('privacy', () => {
     env.browser.context.on('request', onRequest);
     env.browser.context.on('console', onConsole);
     env.browser.context.on('weberror', onWebError);
-    const { page, state } = await openAndWait(env, `${pageQuery({ autorun: ['cold', 'warm'], warmRuns: 3 })}&token=SECRET-QUERY-7f3a&note=hello#SECRET-FRAGMENT-9c1d`);
+    const { page, state } = await openAndWait(
+      env,
+      `${pageQuery({ autorun: ['cold', 'warm'], warmRuns: 3 })}&token=SECRET-QUERY-7f3a&note=hello#SECRET-FRAGMENT-9c1d`,
+    );
     const receipts = await pageReceipts(page);
     await page.close();
     env.browser.context.off('request', onRequest);
@@ -47,7 +50,9 @@ describe('privacy', () => {
       expect(receipt.navigation?.url).toBe(env.server.url);
     }
     const origin = new URL(env.server.url).origin;
-    const foreign = requested.filter((url) => !url.startsWith(origin) && !url.startsWith('blob:') && !url.startsWith('data:'));
+    const foreign = requested.filter(
+      (url) => !url.startsWith(origin) && !url.startsWith('blob:') && !url.startsWith('data:'),
+    );
     expect(foreign).toEqual([]);
   });
 });

@@ -34,7 +34,13 @@ function expectRuntimeFetchedBeforeSession(cold: DeviceReceipt, build: 'plain' |
   expect(wasm?.url.split('/').pop()?.startsWith(stem)).toBe(true);
   const served = readFileSync(join(inject('distDir'), 'assets', wasm!.url.split('/').pop()!));
   expect(wasm).toMatchObject({ bytes: served.byteLength, sha256: createHash('sha256').update(served).digest('hex') });
-  expect(cold.runtime.files.find((f) => f.url.endsWith('.mjs'))?.url.split('/').pop()?.startsWith(stem)).toBe(true);
+  expect(
+    cold.runtime.files
+      .find((f) => f.url.endsWith('.mjs'))
+      ?.url.split('/')
+      .pop()
+      ?.startsWith(stem),
+  ).toBe(true);
 
   expect(cold.timings.runtime_fetch_ms).toBeGreaterThan(0);
   const at = (status: string) => cold.status_transitions.find((t) => t.status === status)!.at_ms;
@@ -61,7 +67,12 @@ describe('page runs (headless Chromium)', () => {
     const [cold, warm] = await coldWarmReceipts(env, { model, ep: 'wasm', threads, warmRuns: 5 });
     for (const r of [cold, warm]) {
       expect(r.outcome.status).toBe('ok');
-      expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: threads });
+      expect(r.route).toMatchObject({
+        requested_ep: 'wasm',
+        completed_ep: 'wasm',
+        fallback_reason: null,
+        threads_requested: threads,
+      });
       // The page is cross-origin isolated, so the requested thread count is really used.
       expect(r.route.threads_effective).toBe(threads);
       expect(r.capabilities.cross_origin_isolated).toBe(true);
@@ -76,7 +87,14 @@ describe('page runs (headless Chromium)', () => {
     expect(warm.timings.warm_samples_ms).toHaveLength(5);
     expect(warm.timings.warm_stats?.count).toBe(5);
     expect(warm.timings.warmup_ms).not.toBeNull();
-    expect(cold.status_transitions.map((t) => t.status)).toEqual(['idle', 'fetching', 'creating_session', 'ready', 'running', 'done']);
+    expect(cold.status_transitions.map((t) => t.status)).toEqual([
+      'idle',
+      'fetching',
+      'creating_session',
+      'ready',
+      'running',
+      'done',
+    ]);
     // The warm run reused the cold run's live session: no fetch, no session creation.
     expect(warm.status_transitions.map((t) => t.status)).toEqual(['idle', 'ready', 'running', 'done']);
     // The model file fetch appears in the resources (worker timeline), same-origin with real sizes.
@@ -88,25 +106,28 @@ describe('page runs (headless Chromium)', () => {
     expect(warm.runtime).toEqual(cold.runtime);
   });
 
-  it.each(['ort-tiny-xenc', 'ort-heavy-xenc'])('%s on webgpu (SwiftShader): completes on webgpu and agrees with wasm within 1e-4', async (model) => {
-    const [cold, warm] = await coldWarmReceipts(env, { model, ep: 'webgpu', warmRuns: 3 });
-    for (const r of [cold, warm]) {
-      expect(r.outcome.status).toBe('ok');
-      expect(r.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'webgpu', fallback_reason: null });
-      expect(r.route.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'succeeded' })]);
-    }
-    expect(cold.capabilities.webgpu).toMatchObject({ navigator_gpu: true, adapter_granted: true });
-    expect(cold.capabilities.webgpu.adapter_info?.architecture).toBe('swiftshader');
-    // Chromium has JSPI: the WebGPU-capable JSPI build, not the larger asyncify one (WebKit's lane covers asyncify).
-    expectRuntimeFetchedBeforeSession(cold, 'jspi');
-    const wasm1 = heads[`${model}:wasm:1`];
-    const wasm2 = heads[`${model}:wasm:2`];
-    expect(wasm1).toBeDefined();
-    const gpu = cold.output!.head;
-    expect(gpu).toHaveLength(wasm1.length);
-    for (let i = 0; i < gpu.length; i++) {
-      expect(Math.abs(gpu[i] - wasm1[i])).toBeLessThanOrEqual(1e-4);
-      expect(Math.abs(wasm2[i] - wasm1[i])).toBeLessThanOrEqual(1e-4);
-    }
-  });
+  it.each(['ort-tiny-xenc', 'ort-heavy-xenc'])(
+    '%s on webgpu (SwiftShader): completes on webgpu and agrees with wasm within 1e-4',
+    async (model) => {
+      const [cold, warm] = await coldWarmReceipts(env, { model, ep: 'webgpu', warmRuns: 3 });
+      for (const r of [cold, warm]) {
+        expect(r.outcome.status).toBe('ok');
+        expect(r.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'webgpu', fallback_reason: null });
+        expect(r.route.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'succeeded' })]);
+      }
+      expect(cold.capabilities.webgpu).toMatchObject({ navigator_gpu: true, adapter_granted: true });
+      expect(cold.capabilities.webgpu.adapter_info?.architecture).toBe('swiftshader');
+      // Chromium has JSPI: the WebGPU-capable JSPI build, not the larger asyncify one (WebKit's lane covers asyncify).
+      expectRuntimeFetchedBeforeSession(cold, 'jspi');
+      const wasm1 = heads[`${model}:wasm:1`];
+      const wasm2 = heads[`${model}:wasm:2`];
+      expect(wasm1).toBeDefined();
+      const gpu = cold.output!.head;
+      expect(gpu).toHaveLength(wasm1.length);
+      for (let i = 0; i < gpu.length; i++) {
+        expect(Math.abs(gpu[i] - wasm1[i])).toBeLessThanOrEqual(1e-4);
+        expect(Math.abs(wasm2[i] - wasm1[i])).toBeLessThanOrEqual(1e-4);
+      }
+    },
+  );
 });

@@ -24,15 +24,27 @@ describe('webgpu without an adapter', () => {
     expect(receiptProblems(receipt)).toEqual([]);
     expect(receipt.capabilities.webgpu.adapter_granted).toBe(false);
     expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'session' });
-    expect(receipt.outcome.reason).toMatch(/WebGPU is not available: .*no adapter was granted.*fallback to wasm not allowed/);
-    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, fallback_reason: null, allow_fallback: false });
+    expect(receipt.outcome.reason).toMatch(
+      /WebGPU is not available: .*no adapter was granted.*fallback to wasm not allowed/,
+    );
+    expect(receipt.route).toMatchObject({
+      requested_ep: 'webgpu',
+      completed_ep: null,
+      fallback_reason: null,
+      allow_fallback: false,
+    });
     expect(receipt.route.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'failed' })]);
     expect(receipt.run.inferences_completed).toBe(0);
     // A route that cannot run here fails before any download: no model file, no runtime build, nothing timed but the
     // whole (a tester on a browser without WebGPU is not made to download the model and 17 to 27 MB of runtime first).
     expect(receipt.model).toMatchObject({ integrity: 'not-loaded', files: [] });
     expect(receipt.runtime).toEqual({ build: null, files: [] });
-    expect(receipt.timings).toMatchObject({ model_fetch_ms: null, runtime_fetch_ms: null, session_create_ms: null, first_inference_ms: null });
+    expect(receipt.timings).toMatchObject({
+      model_fetch_ms: null,
+      runtime_fetch_ms: null,
+      session_create_ms: null,
+      first_inference_ms: null,
+    });
     expect(receipt.resources.filter((r) => /\.(onnx|wasm)$/.test(r.url))).toEqual([]);
     expect(receipt.status_transitions.at(-1)?.status).toBe('failed');
     // The reason is on the page too, not only in the receipt.
@@ -41,12 +53,23 @@ describe('webgpu without an adapter', () => {
     expect(await page.getByTestId('failure-advice').textContent()).toContain('tick "allow fallback to wasm"');
     // The timeline says where it failed: at the session stage, before any fetch; the first inference never came.
     const stages = await page.getByTestId('cold-stages').locator('li').allTextContents();
-    expect(stages).toEqual(['fetch: not reached', 'runtime fetch: not reached', 'session: failed here', 'first inference: not reached', expect.stringMatching(/^total \(with probe and page work\): \d/)]);
+    expect(stages).toEqual([
+      'fetch: not reached',
+      'runtime fetch: not reached',
+      'session: failed here',
+      'first inference: not reached',
+      expect.stringMatching(/^total \(with probe and page work\): \d/),
+    ]);
     await page.close();
   });
 
   it('records the fallback to wasm when allowed', async () => {
-    const { page, state } = await openAndWait(env, { autorun: ['cold', 'warm'], ep: 'webgpu', allowFallback: true, warmRuns: 3 });
+    const { page, state } = await openAndWait(env, {
+      autorun: ['cold', 'warm'],
+      ep: 'webgpu',
+      allowFallback: true,
+      warmRuns: 3,
+    });
     const receipts = await pageReceipts(page);
     await page.close();
     expect(state).toBe('done');
@@ -65,7 +88,10 @@ describe('webgpu without an adapter', () => {
   });
 
   it('a fallback without an adapter loads the plain build a wasm route loads: LFM2 q4, whose GatherBlockQuantized the WebGPU-capable builds lack, completes on wasm', async () => {
-    const { page, state } = await openAndWait(env, `?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', dtype: 'q4', ep: 'webgpu', allowFallback: true })}`);
+    const { page, state } = await openAndWait(
+      env,
+      `?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', dtype: 'q4', ep: 'webgpu', allowFallback: true })}`,
+    );
     const [receipt] = await pageReceipts(page);
     await page.close();
     expect(state).toBe('done');
@@ -75,7 +101,10 @@ describe('webgpu without an adapter', () => {
     // have loaded for WebGPU (before, the fallback ran on that build and failed: "Could not find an implementation for
     // GatherBlockQuantized(1)").
     expect(receipt.runtime?.build).toBe('plain');
-    expect(receipt.runtime?.files.map((f) => f.url)).toEqual([expect.stringMatching(/\/ort-wasm-simd-threaded-[\w-]+\.mjs$/), expect.stringMatching(/\/ort-wasm-simd-threaded-[\w-]+\.wasm$/)]);
+    expect(receipt.runtime?.files.map((f) => f.url)).toEqual([
+      expect.stringMatching(/\/ort-wasm-simd-threaded-[\w-]+\.mjs$/),
+      expect.stringMatching(/\/ort-wasm-simd-threaded-[\w-]+\.wasm$/),
+    ]);
     expect(receipt.model).toMatchObject({ id: 'tfjs-tiny-lfm2', dtype: 'q4', integrity: 'verified' });
     expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'wasm', allow_fallback: true });
     expect(receipt.route.fallback_reason).toMatch(/no adapter was granted/);

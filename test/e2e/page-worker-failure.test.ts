@@ -20,14 +20,18 @@ afterAll(async () => {
 });
 
 async function waitForState(page: Page, states: string[], timeoutMs = 120_000): Promise<string> {
-  await waitForPage(page, (wanted) => wanted.includes(document.documentElement.dataset.drbState ?? ''), states, { timeout: timeoutMs });
+  await waitForPage(page, (wanted) => wanted.includes(document.documentElement.dataset.drbState ?? ''), states, {
+    timeout: timeoutMs,
+  });
   return page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 }
 
 /** Opens a heavy warm run and waits until warm samples are coming in. */
 async function startHeavyWarm(settings: Partial<AutomationSettings>): Promise<Page> {
   const page = await env.browser.context.newPage();
-  await page.goto(`${env.server.url}?${toSearchParams({ testHooks: true, autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, ...settings })}`);
+  await page.goto(
+    `${env.server.url}?${toSearchParams({ testHooks: true, autorun: ['warm'], model: 'ort-heavy-xenc', threads: 1, ...settings })}`,
+  );
   await waitForPage(page, () => /Warm samples: [1-9]/.test(document.body.innerText), null, { timeout: 150_000 });
   return page;
 }
@@ -36,7 +40,12 @@ describe('worker failures', () => {
   it('a crashed worker (uncaught error) ends the run failed with the reason; the page stays responsive and runs again', async () => {
     const page = await startHeavyWarm({ warmRuns: 1000 });
     // Responsive while the heavy run goes on: a trivial script and an animation frame complete during the run.
-    const during = await page.evaluate(() => new Promise<string>((resolve) => requestAnimationFrame(() => resolve(document.documentElement.dataset.drbState ?? ''))));
+    const during = await page.evaluate(
+      () =>
+        new Promise<string>((resolve) =>
+          requestAnimationFrame(() => resolve(document.documentElement.dataset.drbState ?? '')),
+        ),
+    );
     expect(during).toBe('running');
     await page.evaluate(() => window.drbTest!.crashWorker(0));
     expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
@@ -62,14 +71,18 @@ describe('worker failures', () => {
     const [receipt] = await pageReceipts(page);
     expect(receiptProblems(receipt)).toEqual([]);
     expect(receipt.outcome.failed_stage).toBe('warm_inference');
-    expect(receipt.outcome.reason).toBe('stage warm_inference did not finish within its time limit of 40000 ms (worker hung or was killed)');
+    expect(receipt.outcome.reason).toBe(
+      'stage warm_inference did not finish within its time limit of 40000 ms (worker hung or was killed)',
+    );
     await page.close();
   });
 
   it('a time limit too small for any stage ends the run failed with the stage and limit, with a valid receipt', async () => {
     const page = await env.browser.context.newPage();
     // 50 ms is the smallest limit the parameter accepts; the heavy cold run cannot fetch and compile in that time.
-    await page.goto(`${env.server.url}?${toSearchParams({ autorun: ['cold'], model: 'ort-heavy-xenc', stageTimeoutMs: 50 })}`);
+    await page.goto(
+      `${env.server.url}?${toSearchParams({ autorun: ['cold'], model: 'ort-heavy-xenc', stageTimeoutMs: 50 })}`,
+    );
     expect(await waitForState(page, ['done', 'failed'])).toBe('failed');
     const [receipt] = await pageReceipts(page);
     expect(receiptProblems(receipt)).toEqual([]);
@@ -96,10 +109,19 @@ describe('worker failures', () => {
     await page.close();
     expect(receiptProblems(receipt)).toEqual([]);
     expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'session' });
-    expect(receipt.outcome.reason).toBe('stage session did not finish within its time limit of 8000 ms (worker hung or was killed)');
+    expect(receipt.outcome.reason).toBe(
+      'stage session did not finish within its time limit of 8000 ms (worker hung or was killed)',
+    );
     // Fetched before the worker died: the plain build (a wasm route), its .wasm hashed, and the model's files verified.
     expect(receipt.runtime.build).toBe('plain');
-    expect(receipt.runtime.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
+    expect(receipt.runtime.files).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          url: expect.stringMatching(/\.wasm$/),
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        }),
+      ]),
+    );
     expect(receipt.model.integrity).toBe('verified');
     expect(receipt.model.files.length).toBeGreaterThan(0);
     for (const file of receipt.model.files) expect(file.sha256).toBe(file.expected_sha256);
@@ -111,15 +133,26 @@ describe('worker failures', () => {
   it('a suite run whose worker dies during the session stage still records the runtime build and model files it fetched', async () => {
     const page = await pageKillingAtSession({ engine: 'transformers', model: 'tfjs-tiny-reranker' });
     await page.getByTestId('suite-run').click();
-    await waitForPage(page, () => window.drbArtifacts.some((a) => a.kind === 'suite-receipt'), null, { timeout: 120_000 });
+    await waitForPage(page, () => window.drbArtifacts.some((a) => a.kind === 'suite-receipt'), null, {
+      timeout: 120_000,
+    });
     const artifacts = await page.evaluate(() => window.drbArtifacts);
     await page.close();
     const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')?.data);
     expect(checkSuiteReceipt(receipt)).toEqual([]);
     expect(receipt.outcome).toMatchObject({ status: 'failed', failed_stage: 'load' });
-    expect(receipt.outcome.reason).toBe('stage session did not finish within its time limit of 8000 ms (worker hung or was killed)');
+    expect(receipt.outcome.reason).toBe(
+      'stage session did not finish within its time limit of 8000 ms (worker hung or was killed)',
+    );
     expect(receipt.runtime?.build).toBe('plain');
-    expect(receipt.runtime?.files).toEqual(expect.arrayContaining([expect.objectContaining({ url: expect.stringMatching(/\.wasm$/), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })]));
+    expect(receipt.runtime?.files).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          url: expect.stringMatching(/\.wasm$/),
+          sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        }),
+      ]),
+    );
     expect(receipt.model.integrity).toBe('verified');
     expect(receipt.model.files.length).toBeGreaterThan(0);
   });

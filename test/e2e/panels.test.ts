@@ -30,7 +30,9 @@ afterAll(async () => {
 const state = (page: Page) => page.evaluate(() => document.documentElement.dataset.drbState ?? '');
 
 async function waitForEnd(page: Page): Promise<string> {
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 170_000,
+  });
   return state(page);
 }
 
@@ -39,7 +41,9 @@ const LONG_WARM = pageQuery({ autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'w
 
 /** Waits until the page's journal says its warm series is under way. */
 async function waitForWarmSeries(page: Page): Promise<void> {
-  await waitForPage(page, () => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, { timeout: 150_000 });
+  await waitForPage(page, () => (localStorage.getItem('drb.run-journal') ?? '').includes('warm_inference'), null, {
+    timeout: 150_000,
+  });
 }
 
 /** Collects the page's console errors and uncaught errors (page and worker) from now on. */
@@ -49,7 +53,9 @@ function consoleErrors(page: Page): string[] {
     if (message.type() === 'error') errors.push(message.text());
   });
   page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
-  page.on('worker', (worker) => worker.on('console', (message) => message.type() === 'error' && errors.push(`worker: ${message.text()}`)));
+  page.on('worker', (worker) =>
+    worker.on('console', (message) => message.type() === 'error' && errors.push(`worker: ${message.text()}`)),
+  );
   return errors;
 }
 
@@ -57,7 +63,9 @@ describe('the comparison panel', () => {
   it('leads with the verdict and its interval, marks the software adapter, and logs no console error', async () => {
     const page = await env.browser.context.newPage();
     const errors = consoleErrors(page);
-    await page.goto(`${env.server.url}${pageQuery({ autorun: ['compare'], model: 'ort-tiny-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2,webgpu')!, rounds: 6, seed: 3 })}`);
+    await page.goto(
+      `${env.server.url}${pageQuery({ autorun: ['compare'], model: 'ort-tiny-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2,webgpu')!, rounds: 6, seed: 3 })}`,
+    );
     expect(await waitForEnd(page)).toBe('done');
     const found = (await page.evaluate(() => window.drbArtifacts)).filter((a) => a.kind === 'comparison-receipt');
     const receipt = ComparisonReceipt.parse(found[0].data);
@@ -67,7 +75,9 @@ describe('the comparison panel', () => {
     // The page leads with the receipt's own sentences (ratio, 95% interval, verdict at 3 significant digits).
     const shown = (await page.getByTestId('cmp-verdict').textContent()) ?? '';
     for (const line of lead) expect(shown).toContain(line);
-    expect(shown).toMatch(/took [0-9.]+x the time of wasm-1; 95% interval [0-9.]+ to [0-9.]+: (faster|slower|no clear difference)/);
+    expect(shown).toMatch(
+      /took [0-9.]+x the time of wasm-1; 95% interval [0-9.]+ to [0-9.]+: (faster|slower|no clear difference)/,
+    );
     for (const v of routes) {
       expect(await page.getByTestId(`route-${v.route_id}`).getAttribute('data-standing')).toBe(v.standing);
     }
@@ -86,38 +96,63 @@ async function overflows(page: Page): Promise<{ scrollWidth: number; viewport: n
 }
 
 describe('every panel at 375 px', () => {
-  it('shows each panel\'s results without sideways scrolling, with every stage time, median and p95 as text, and logs no console error', async () => {
+  it("shows each panel's results without sideways scrolling, with every stage time, median and p95 as text, and logs no console error", async () => {
     const page = await env.browser.context.newPage();
     await page.setViewportSize({ width: 375, height: 812 });
     const errors = consoleErrors(page);
     const fits = async (what: string) => {
       const { scrollWidth, viewport } = await overflows(page);
-      expect(scrollWidth, `${what}: page ${scrollWidth} px wide in a ${viewport} px viewport`).toBeLessThanOrEqual(viewport);
+      expect(scrollWidth, `${what}: page ${scrollWidth} px wide in a ${viewport} px viewport`).toBeLessThanOrEqual(
+        viewport,
+      );
     };
     // The Run panel: a cold and a warm run (developer panels on a phone: mode=panels).
-    await page.goto(`${env.server.url}${pageQuery({ mode: 'panels', autorun: ['cold', 'warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 8 })}`);
+    await page.goto(
+      `${env.server.url}${pageQuery({ mode: 'panels', autorun: ['cold', 'warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 8 })}`,
+    );
     expect(await waitForEnd(page)).toBe('done');
     const [cold, warm] = await pageReceipts(page);
     const coldText = (await page.getByTestId('cold-stages').textContent()) ?? '';
-    for (const ms of [cold.timings.model_fetch_ms, cold.timings.runtime_fetch_ms, cold.timings.session_create_ms, cold.timings.first_inference_ms]) {
+    for (const ms of [
+      cold.timings.model_fetch_ms,
+      cold.timings.runtime_fetch_ms,
+      cold.timings.session_create_ms,
+      cold.timings.first_inference_ms,
+    ]) {
       expect(ms).toEqual(expect.any(Number));
       expect(coldText).toContain(`${threeSignificant(ms!)} ms`);
     }
     const warmText = (await page.getByTestId('warm-stats').textContent()) ?? '';
     const w = warm.timings.warm_stats!;
-    for (const [name, v] of [['median', w.median], ['p95', w.p95], ['min', w.min], ['max', w.max]] as const) expect(warmText).toContain(`${name} ${threeSignificant(v)} ms`);
+    for (const [name, v] of [
+      ['median', w.median],
+      ['p95', w.p95],
+      ['min', w.min],
+      ['max', w.max],
+    ] as const)
+      expect(warmText).toContain(`${name} ${threeSignificant(v)} ms`);
     await fits('Run panel with a cold and a warm receipt');
     // WCAG AA: the warm chart's p95 and median labels (11 px) and the footer reach 4.5:1 on their backgrounds.
     const contrasts = await page.evaluate(() => {
-      const rgb = (c: string) => (c.startsWith('#') ? [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16)) : (c.match(/\d+/g) ?? []).slice(0, 3).map(Number));
+      const rgb = (c: string) =>
+        c.startsWith('#')
+          ? [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16))
+          : (c.match(/\d+/g) ?? []).slice(0, 3).map(Number);
       const lum = (c: string) => {
-        const [r, g, b] = rgb(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+        const [r, g, b] = rgb(c)
+          .map((v) => v / 255)
+          .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
         return 0.2126 * r + 0.7152 * g + 0.0722 * b;
       };
       const ratio = (a: string, b: string) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
-      const labels = [...document.querySelectorAll('[data-testid=warm-chart] svg text')].map((t) => ratio(t.getAttribute('fill') ?? '#000', '#ffffff'));
+      const labels = [...document.querySelectorAll('[data-testid=warm-chart] svg text')].map((t) =>
+        ratio(t.getAttribute('fill') ?? '#000', '#ffffff'),
+      );
       const footer = document.querySelector('footer')!;
-      return { labels, footer: ratio(getComputedStyle(footer).color, getComputedStyle(document.documentElement).backgroundColor) };
+      return {
+        labels,
+        footer: ratio(getComputedStyle(footer).color, getComputedStyle(document.documentElement).backgroundColor),
+      };
     });
     expect(contrasts.labels).toHaveLength(2);
     for (const r of [...contrasts.labels, contrasts.footer]) expect(r).toBeGreaterThanOrEqual(4.5);
@@ -125,7 +160,9 @@ describe('every panel at 375 px', () => {
     // Generation: the panel's own defaults (the fixture causal LM).
     await page.getByTestId('gen-run').click();
     await page.getByTestId('generation-receipt').waitFor({ timeout: 170_000 });
-    const gen = (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'generation-receipt')!.data as { summary: { ttft_ms_median: number; ttft_ms_p95: number } };
+    const gen = (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'generation-receipt')!.data as {
+      summary: { ttft_ms_median: number; ttft_ms_p95: number };
+    };
     const ttftText = (await page.getByTestId('gen-ttft-chart-numbers').textContent()) ?? '';
     expect(ttftText).toContain(`median ${threeSignificant(gen.summary.ttft_ms_median)} ms`);
     expect(ttftText).toContain(`p95 ${threeSignificant(gen.summary.ttft_ms_p95)} ms`);
@@ -141,7 +178,9 @@ describe('every panel at 375 px', () => {
     await page.getByTestId('cmp-rounds').press('Tab');
     await page.getByTestId('cmp-run').click();
     await page.getByTestId('comparison-receipt').waitFor({ timeout: 170_000 });
-    const comparison = ComparisonReceipt.parse((await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'comparison-receipt')!.data);
+    const comparison = ComparisonReceipt.parse(
+      (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'comparison-receipt')!.data,
+    );
     expect(comparison.schedule.rounds).toBe(3);
     for (const route of comparison.routes) {
       const row = (await page.getByTestId(`route-${route.id}`).textContent()) ?? '';
@@ -153,13 +192,18 @@ describe('every panel at 375 px', () => {
     // Suite: the demo suite with the panel's defaults.
     await page.getByTestId('suite-run').click();
     await page.getByTestId('suite-result').waitFor({ timeout: 170_000 });
-    const suite = (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'suite-receipt')!.data as { timings: { row_latency_stats: { median: number; p95: number } } };
+    const suite = (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'suite-receipt')!.data as {
+      timings: { row_latency_stats: { median: number; p95: number } };
+    };
     const suiteText = (await page.getByTestId('suite-result').textContent()) ?? '';
     expect(suiteText).toContain(`median ${threeSignificant(suite.timings.row_latency_stats.median)} ms`);
     expect(suiteText).toContain(`p95 ${threeSignificant(suite.timings.row_latency_stats.p95)} ms`);
     await fits('suite panel with its result');
     // Download says where it saved, under the artifact name that identifies the run; Copy sits beside it.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-suite-receipt').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-suite-receipt').click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^drb-[a-z0-9-]+-(wasm|webgpu)[a-z0-9-]*-suite-\d{8}T\d{6}Z\.json$/);
     expect(await page.getByTestId('suite-saved-note').textContent()).toBe(`Saved as ${download.suggestedFilename()}.`);
     expect(await page.getByTestId('suite-copy').isVisible()).toBe(true);
@@ -191,7 +235,8 @@ describe('one run at a time', () => {
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('receipt');
     expect(await page.getByTestId('outcome').textContent()).toBe('✗ failed');
     for (const id of runButtons) expect(await page.getByTestId(id).isDisabled(), id).toBe(false);
-    for (const id of ['gen-page-busy', 'cmp-page-busy', 'suite-page-busy']) expect(await page.getByTestId(id).count(), id).toBe(0);
+    for (const id of ['gen-page-busy', 'cmp-page-busy', 'suite-page-busy'])
+      expect(await page.getByTestId(id).count(), id).toBe(0);
     const [receipt] = await pageReceipts(page);
     expect(receiptProblems(receipt)).toEqual([]);
     // Alone in its page and in the browser: no overlap seen, and Chromium can tell.
@@ -203,8 +248,15 @@ describe('one run at a time', () => {
     const page = await env.browser.context.newPage();
     await page.goto(`${env.server.url}?threads=abc`);
     await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, { timeout: 60_000 });
-    for (const id of ['run-cold', 'run-warm', 'gen-run', 'cmp-run', 'suite-run', 'user-model-run']) expect(await page.getByTestId(id).isDisabled(), id).toBe(true);
-    for (const id of ['run-bad-params', 'gen-bad-params', 'cmp-bad-params', 'suite-bad-params', 'user-model-bad-params']) {
+    for (const id of ['run-cold', 'run-warm', 'gen-run', 'cmp-run', 'suite-run', 'user-model-run'])
+      expect(await page.getByTestId(id).isDisabled(), id).toBe(true);
+    for (const id of [
+      'run-bad-params',
+      'gen-bad-params',
+      'cmp-bad-params',
+      'suite-bad-params',
+      'user-model-bad-params',
+    ]) {
       expect(await page.getByTestId(id).textContent(), id).toContain("Invalid threads param: 'abc'");
     }
     // Still failed once every panel is there: nothing reports the page ready to be driven.
@@ -218,7 +270,9 @@ describe('one run at a time', () => {
     await waitForWarmSeries(long);
     // A second tab of the site runs a short warm series while the first tab's series is going.
     const short = await env.browser.context.newPage();
-    await short.goto(`${env.server.url}${pageQuery({ autorun: ['warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 3 })}`);
+    await short.goto(
+      `${env.server.url}${pageQuery({ autorun: ['warm'], model: 'ort-tiny-xenc', ep: 'wasm', threads: 1, warmRuns: 3 })}`,
+    );
     expect(await waitForEnd(short)).toBe('done');
     expect(await state(long)).toBe('running');
     await long.getByTestId('run-cancel').click();

@@ -37,7 +37,12 @@ async function openProtocol(env: PageEnv, extra: Record<string, unknown> = {}): 
 async function step(page: Page, button: 'protocol-next' | 'protocol-other' = 'protocol-next'): Promise<DeviceReceipt> {
   const before = await page.evaluate(() => window.drbSession!.receipts.length);
   await page.getByTestId(button).click();
-  await waitForPage(page, (n) => (window.drbSession?.receipts.length ?? 0) > n && document.documentElement.dataset.drbState !== 'running', before, { timeout: 120_000 });
+  await waitForPage(
+    page,
+    (n) => (window.drbSession?.receipts.length ?? 0) > n && document.documentElement.dataset.drbState !== 'running',
+    before,
+    { timeout: 120_000 },
+  );
   const receipt = (await page.evaluate(() => window.drbSession!.receipts.at(-1))) as DeviceReceipt;
   expect(receiptProblems(receipt)).toEqual([]);
   return receipt;
@@ -45,7 +50,10 @@ async function step(page: Page, button: 'protocol-next' | 'protocol-other' = 'pr
 
 async function noOverflowAt375(page: Page): Promise<void> {
   await page.setViewportSize({ width: 375, height: 667 });
-  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+  const widths = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    viewport: window.innerWidth,
+  }));
   expect(widths.scroll, 'document scrollWidth at 375 px').toBeLessThanOrEqual(widths.viewport);
   await page.setViewportSize(PHONE);
 }
@@ -73,7 +81,11 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     const cold = await step(page);
     expect(cold.run.kind).toBe('cold');
     expect(cold.run.cold_from_cache).toBe(false);
-    expect([...cold.model.files, ...cold.runtime.files].map((f) => f.cache_state)).toEqual(['network', 'network', 'network']);
+    expect([...cold.model.files, ...cold.runtime.files].map((f) => f.cache_state)).toEqual([
+      'network',
+      'network',
+      'network',
+    ]);
     expect(cold.run.wake_lock).toMatch(/^(held|released|refused|unsupported)$/);
     expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 1 of 5, warm 0 of 20');
     // Stored before it was shown: a reload gives the same receipt back.
@@ -86,10 +98,14 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     expect(again.run.kind).toBe('cold');
     expect(again.run.cold_from_cache).toBe(true);
     expect(again.runtime.files.map((f) => f.cache_state)).toEqual(['http-cache', 'http-cache']);
-    expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 1 of 5 (1 not counted: cache), warm 0 of 20');
+    expect(await page.getByTestId('protocol-progress').textContent()).toBe(
+      'cold 1 of 5 (1 not counted: cache), warm 0 of 20',
+    );
     expect(await page.getByTestId('last-outcome').textContent()).toContain('served from a cache: not counted as cold');
     await page.locator('[data-testid=stored-session] details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
-    await page.locator('[data-testid=capability-summary] details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    await page
+      .locator('[data-testid=capability-summary] details')
+      .evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await noOverflowAt375(page);
     await page.screenshot({ path: join(tmpdir(), 'drb-protocol-390.png'), fullPage: true });
     // The developer panels are a tap away, and fit the same screen.
@@ -105,10 +121,23 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       const first = await openProtocol(browser);
       const cold = await step(first);
       // A long run (the developer panels' heavy warm series), killed in the middle as iOS kills a tab.
-      await first.goto(`${browser.server.url}${pageQuery({ mode: 'panels', autorun: ['warm'], model: 'ort-heavy-xenc', warmRuns: 1000, threads: 1 })}`);
-      await waitForPage(first, () => JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e: { stage: string }) => e.stage === 'warm_inference'), null, { timeout: 90_000 });
+      await first.goto(
+        `${browser.server.url}${pageQuery({ mode: 'panels', autorun: ['warm'], model: 'ort-heavy-xenc', warmRuns: 1000, threads: 1 })}`,
+      );
+      await waitForPage(
+        first,
+        () =>
+          JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some(
+            (e: { stage: string }) => e.stage === 'warm_inference',
+          ),
+        null,
+        { timeout: 90_000 },
+      );
       const cdp = await first.context().newCDPSession(first);
-      await Promise.race([cdp.send('Page.crash').catch(() => {}), new Promise<void>((resolve) => first.once('crash', () => resolve()))]);
+      await Promise.race([
+        cdp.send('Page.crash').catch(() => {}),
+        new Promise<void>((resolve) => first.once('crash', () => resolve())),
+      ]);
       await first.close().catch(() => {});
       const page = await openProtocol(browser);
       expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual([cold]);
@@ -134,13 +163,24 @@ describe('protocol mode in Chromium at 390 x 844', () => {
           await page.close();
           page = await openProtocol(browser);
         }
-        colds.push(await step(page, i === 0 ? 'protocol-next' : (await page.getByTestId('protocol-next').textContent()) === 'Cold run' ? 'protocol-next' : 'protocol-other'));
+        colds.push(
+          await step(
+            page,
+            i === 0
+              ? 'protocol-next'
+              : (await page.getByTestId('protocol-next').textContent()) === 'Cold run'
+                ? 'protocol-next'
+                : 'protocol-other',
+          ),
+        );
       }
       const cached = await step(page, 'protocol-other');
       expect(colds.map((r) => r.run.cold_from_cache)).toEqual([false, false, false, false, false]);
       expect(cached.run.cold_from_cache).toBe(true);
       for (let i = 0; i < 20; i++) expect((await step(page)).run.kind).toBe('warm');
-      expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 5 of 5 (1 not counted: cache), warm 20 of 20');
+      expect(await page.getByTestId('protocol-progress').textContent()).toBe(
+        'cold 5 of 5 (1 not counted: cache), warm 20 of 20',
+      );
       await page.getByTestId('done-steps').waitFor();
       // The session sheet, typed as a tester would; shown in full before export.
       await page.getByTestId('sheet-device_model').fill('iPhone 15 (A3090)');
@@ -165,7 +205,12 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       await download.saveAs(file);
       const bundle = ReceiptBundle.parse(JSON.parse(readFileSync(file, 'utf8')));
       expect(bundle.receipts).toHaveLength(26);
-      expect(bundle.sheet).toMatchObject({ device_model: 'iPhone 15 (A3090)', ram_gb: 6, battery_percent: 80, charging: false });
+      expect(bundle.sheet).toMatchObject({
+        device_model: 'iPhone 15 (A3090)',
+        ram_gb: 6,
+        battery_percent: 80,
+        charging: false,
+      });
       expect(bundle.protocol?.id).toBe(PROTOCOL);
       // The automation contract gives the same bundle the button gave (but for its time).
       const viaContract = await page.evaluate(() => window.drbExportBundle!());
@@ -178,10 +223,26 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as ReceiptsSummary;
       expect(summary.targets).toHaveLength(1);
       const [target] = summary.targets;
-      expect(target.counts).toMatchObject({ cold: 6, clean_cold: 5, cold_set_aside: 1, clean_warm: 20, cold_minimum_met: true, warm_minimum_met: true });
+      expect(target.counts).toMatchObject({
+        cold: 6,
+        clean_cold: 5,
+        cold_set_aside: 1,
+        clean_warm: 20,
+        cold_minimum_met: true,
+        warm_minimum_met: true,
+      });
       expect(target.cold_set_aside.served_from_cache).toEqual([cached.receipt_id]);
-      const template = JSON.parse((await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key])).stdout) as Record<string, unknown>;
-      expect(template.device).toEqual({ hardware_model: 'iPhone 15 (A3090)', ram_gb: 6, os_build: 'iOS 26.1 (23B85)', browser: 'Safari', browser_version: '26.1' });
+      const template = JSON.parse(
+        (await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]))
+          .stdout,
+      ) as Record<string, unknown>;
+      expect(template.device).toEqual({
+        hardware_model: 'iPhone 15 (A3090)',
+        ram_gb: 6,
+        os_build: 'iOS 26.1 (23B85)',
+        browser: 'Safari',
+        browser_version: '26.1',
+      });
       // What the reviewer confirms is never pre-filled: the deployed revision and the tab's survival.
       expect(template).toMatchObject({ public_revision: '', tab: { reloaded_or_evicted: null, details: null } });
       Object.assign(template, {
@@ -196,20 +257,47 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       });
       const answers = join(dir, 'answers.json');
       writeFileSync(answers, JSON.stringify(template));
-      const review = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', answers]);
+      const review = await runCli([
+        'receipts',
+        'review',
+        '--summary',
+        join(out, 'summary.json'),
+        '--target',
+        target.key,
+        '--answers',
+        answers,
+      ]);
       expect(review.stdout.split('\n')[0]).toBe(`${target.key}: DEVICE_PASS`);
 
       // The same session with its cache-served cold run as the only cold one: not a pass, and it says why.
-      const cachedOnly = { ...bundle, receipts: bundle.receipts.filter((r) => (r as unknown as DeviceReceipt).run.kind === 'warm' || (r as unknown as DeviceReceipt).receipt_id === cached.receipt_id) };
+      const cachedOnly = {
+        ...bundle,
+        receipts: bundle.receipts.filter(
+          (r) =>
+            (r as unknown as DeviceReceipt).run.kind === 'warm' ||
+            (r as unknown as DeviceReceipt).receipt_id === cached.receipt_id,
+        ),
+      };
       const cachedFile = join(dir, 'cached-only.json');
       writeFileSync(cachedFile, JSON.stringify(cachedOnly));
       const out2 = join(dir, 'summary-cached');
       expect((await runCli(['receipts', 'summarize', cachedFile, '--out', out2])).code).toBe(0);
       const target2 = (JSON.parse(readFileSync(join(out2, 'summary.json'), 'utf8')) as ReceiptsSummary).targets[0];
       writeFileSync(answers, JSON.stringify({ ...template, target: target2.key }));
-      const review2 = await runCli(['receipts', 'review', '--summary', join(out2, 'summary.json'), '--target', target2.key, '--answers', answers]);
+      const review2 = await runCli([
+        'receipts',
+        'review',
+        '--summary',
+        join(out2, 'summary.json'),
+        '--target',
+        target2.key,
+        '--answers',
+        answers,
+      ]);
       expect(review2.stdout).toContain(`${target2.key}: DEVICE_RECEIPT`);
-      expect(review2.stdout).toContain('0 truly cold clean ok run(s), the protocol needs at least 5 (1 cold run(s) set aside, not truly cold: 1 served from a cache)');
+      expect(review2.stdout).toContain(
+        '0 truly cold clean ok run(s), the protocol needs at least 5 (1 cold run(s) set aside, not truly cold: 1 served from a cache)',
+      );
     } finally {
       await browser.close();
     }
@@ -220,14 +308,20 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await page.setViewportSize(PHONE);
     await page.goto(`${env.server.url}${pageQuery({ mode: 'protocol', protocol: 'no-such-protocol' })}`);
     await page.getByTestId('protocol-error').waitFor();
-    expect(await page.getByTestId('protocol-error').textContent()).toBe('protocols/no-such-protocol.json: answered HTTP 404');
+    expect(await page.getByTestId('protocol-error').textContent()).toBe(
+      'protocols/no-such-protocol.json: answered HTTP 404',
+    );
     expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
     await page.close();
     // A protocol file whose id is another protocol's (its receipts would be taken for that one's): one line, nothing runs.
     const renamed = await env.browser.context.newPage();
     await renamed.setViewportSize(PHONE);
-    const shipped = JSON.parse(readFileSync(join(__dirname, '..', '..', 'public', 'protocols', 'ort-tiny-xenc-wasm.json'), 'utf8')) as Record<string, unknown>;
-    await renamed.route('**/protocols/ort-tiny-xenc-wasm.json', (route) => route.fulfill({ json: { ...shipped, id: 'qwen3-0.6b-q4-wasm' } }));
+    const shipped = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'public', 'protocols', 'ort-tiny-xenc-wasm.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    await renamed.route('**/protocols/ort-tiny-xenc-wasm.json', (route) =>
+      route.fulfill({ json: { ...shipped, id: 'qwen3-0.6b-q4-wasm' } }),
+    );
     await renamed.goto(`${env.server.url}${pageQuery({ mode: 'protocol', protocol: 'ort-tiny-xenc-wasm' })}`);
     await renamed.getByTestId('protocol-error').waitFor();
     expect(await renamed.getByTestId('protocol-error').textContent()).toBe(
@@ -251,7 +345,13 @@ describe('protocol mode in Chromium at 390 x 844', () => {
               const store = open.result.transaction('items').objectStore('items');
               const [values, keys] = [store.getAll(), store.getAllKeys()];
               keys.onsuccess = () => {
-                resolve((values.result as Array<{ gzip?: unknown; data?: unknown }>).map((v, i) => ({ key: keys.result[i] as number, gzip: v.gzip instanceof Uint8Array ? 'bytes' : v.gzip === undefined ? null : typeof v.gzip, data: 'data' in v })));
+                resolve(
+                  (values.result as Array<{ gzip?: unknown; data?: unknown }>).map((v, i) => ({
+                    key: keys.result[i] as number,
+                    gzip: v.gzip instanceof Uint8Array ? 'bytes' : v.gzip === undefined ? null : typeof v.gzip,
+                    data: 'data' in v,
+                  })),
+                );
                 open.result.close();
               };
             };
@@ -267,7 +367,10 @@ describe('protocol mode in Chromium at 390 x 844', () => {
         new Promise<number>((resolve, reject) => {
           const open = indexedDB.open('drb-session');
           open.onsuccess = () => {
-            const add = open.result.transaction('items', 'readwrite').objectStore('items').add({ kind: 'receipt', saved_at: new Date().toISOString(), gzip: new Uint8Array([1, 2, 3, 4]) });
+            const add = open.result
+              .transaction('items', 'readwrite')
+              .objectStore('items')
+              .add({ kind: 'receipt', saved_at: new Date().toISOString(), gzip: new Uint8Array([1, 2, 3, 4]) });
             add.onsuccess = () => {
               resolve(add.result as number);
               open.result.close();
@@ -280,16 +383,24 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await waitForPage(page, () => document.documentElement.dataset.drbSession === 'ready');
     const alert = page.getByTestId('stored-unreadable');
     await alert.waitFor();
-    expect(await alert.textContent()).toMatch(new RegExp(`^1 item stored on this device could not be read back, so no export includes it; it is left as stored:stored item ${key}: gzip does not decompress \\(not gzip, or cut short\\)What to do: `));
+    expect(await alert.textContent()).toMatch(
+      new RegExp(
+        `^1 item stored on this device could not be read back, so no export includes it; it is left as stored:stored item ${key}: gzip does not decompress \\(not gzip, or cut short\\)What to do: `,
+      ),
+    );
     // What the tester can do about it, with the buttons of this view.
-    expect(await page.getByTestId('stored-unreadable-next').textContent()).toBe('What to do: export the bundle first (it holds every item that could be read) and send the line above with it. "Delete the stored session" then deletes this item too.');
+    expect(await page.getByTestId('stored-unreadable-next').textContent()).toBe(
+      'What to do: export the bundle first (it holds every item that could be read) and send the line above with it. "Delete the stored session" then deletes this item too.',
+    );
     await noOverflowAt375(page);
     expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual(receipts);
     expect((await page.evaluate(() => window.drbExportBundle!())).receipts).toEqual(receipts);
     expect((await rawRecords()).map((r) => r.key)).toEqual([...stored.map((r) => r.key), key]);
     // Deleting the stored session deletes the unreadable record too, says so before, and the notice goes with it.
     await page.getByTestId('delete-session').click();
-    expect(await page.getByTestId('delete-confirm').textContent()).toBe(`Delete ${receipts.length} receipt(s) and 1 unreadable item(s) from this device`);
+    expect(await page.getByTestId('delete-confirm').textContent()).toBe(
+      `Delete ${receipts.length} receipt(s) and 1 unreadable item(s) from this device`,
+    );
     await page.getByTestId('delete-confirm').click();
     await page.getByTestId('export-note').filter({ hasText: 'The stored session was deleted.' }).waitFor();
     expect(await alert.count()).toBe(0);

@@ -21,7 +21,11 @@ async function drb(args: string[]) {
   const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   try {
     const code = await main(args);
-    return { code, stdout: out.mock.calls.map((c) => String(c[0])).join(''), stderr: err.mock.calls.map((c) => String(c[0])).join('') };
+    return {
+      code,
+      stdout: out.mock.calls.map((c) => String(c[0])).join(''),
+      stderr: err.mock.calls.map((c) => String(c[0])).join(''),
+    };
   } finally {
     out.mockRestore();
     err.mockRestore();
@@ -119,21 +123,55 @@ describe.each(LANES)('drb public-pass --browser %s', (browser: LaneName) => {
     expect((await readdir(join(out, 'summary'))).sort()).toEqual(['summary.json', 'summary.md']);
   });
 
-  it('a bad automation parameter: failed record with the page\'s message, exit 1', async () => {
+  it("a bad automation parameter: failed record with the page's message, exit 1", async () => {
     const out = join(work, `${browser}-bad-param`);
-    const { code, stderr } = await drb(['public-pass', '--url', server.url, '--browser', browser, '--out', out, '--model', 'no-such-model', '--timeout-ms', '60000']);
+    const { code, stderr } = await drb([
+      'public-pass',
+      '--url',
+      server.url,
+      '--browser',
+      browser,
+      '--out',
+      out,
+      '--model',
+      'no-such-model',
+      '--timeout-ms',
+      '60000',
+    ]);
     expect(code).toBe(1);
     const record = await readRecord(out);
-    expect(record).toMatchObject({ evidence_state: null, page_state: 'failed', receipts: [], summary: null, outcome: { status: 'failed' } });
-    expect(record.outcome.reason).toMatch(/^the page failed before any receipt: Invalid model param: 'no-such-model', expected a catalog model id/);
-    expect(stderr).toContain(`error: public pass failed: ${record.outcome.reason} (record: ${join(out, 'public-pass.json')})`);
+    expect(record).toMatchObject({
+      evidence_state: null,
+      page_state: 'failed',
+      receipts: [],
+      summary: null,
+      outcome: { status: 'failed' },
+    });
+    expect(record.outcome.reason).toMatch(
+      /^the page failed before any receipt: Invalid model param: 'no-such-model', expected a catalog model id/,
+    );
+    expect(stderr).toContain(
+      `error: public pass failed: ${record.outcome.reason} (record: ${join(out, 'public-pass.json')})`,
+    );
     // The page still reported its revision: the failure belongs to a known build.
     expect(record.revision.commit).toMatch(/^[0-9a-f]{40}$/);
   });
 
   it('the server answers 404 for the model: the failed receipts are kept and validated, the record says why, exit 1', async () => {
     const out = join(work, `${browser}-404`);
-    const { code } = await drb(['public-pass', '--url', brokenServer.url, '--browser', browser, '--out', out, '--model', 'ort-tiny-xenc', '--timeout-ms', '60000']);
+    const { code } = await drb([
+      'public-pass',
+      '--url',
+      brokenServer.url,
+      '--browser',
+      browser,
+      '--out',
+      out,
+      '--model',
+      'ort-tiny-xenc',
+      '--timeout-ms',
+      '60000',
+    ]);
     expect(code).toBe(1);
     const record = await readRecord(out);
     expect(record.page_state).toBe('failed');

@@ -31,8 +31,22 @@ afterAll(async () => {
 });
 
 /** Runs one comparison page to its end; returns the end state, the receipt (checked) and the WebGPU row's validity. */
-async function compare(model: string, dtype: string, baseline: 'wasm-1' | 'webgpu'): Promise<{ state: string; receipt: ComparisonReceipt; webgpuRowValid: string | null }> {
-  const query = toSearchParams({ autorun: ['compare'], engine: 'transformers', model, dtype, compareRoutes: parseRouteSpec('wasm-1,webgpu')!, baseline, rounds: 2, compareRows: 2, seed: 11 });
+async function compare(
+  model: string,
+  dtype: string,
+  baseline: 'wasm-1' | 'webgpu',
+): Promise<{ state: string; receipt: ComparisonReceipt; webgpuRowValid: string | null }> {
+  const query = toSearchParams({
+    autorun: ['compare'],
+    engine: 'transformers',
+    model,
+    dtype,
+    compareRoutes: parseRouteSpec('wasm-1,webgpu')!,
+    baseline,
+    rounds: 2,
+    compareRows: 2,
+    seed: 11,
+  });
   const { page, state, receipt } = await openComparison(env, `?${query}`);
   try {
     const webgpuRowValid = await page.getByTestId('route-webgpu').getAttribute('data-valid');
@@ -43,10 +57,16 @@ async function compare(model: string, dtype: string, baseline: 'wasm-1' | 'webgp
 }
 
 /** The ONNX files (graph, external data) a receipt lists, relative to the model folder. */
-const onnxFiles = (receipt: ComparisonReceipt) => receipt.model.files.map((f) => f.url.replace(/^.*\/models\/[^/]+\//, '')).filter((p) => p.startsWith('onnx/'));
+const onnxFiles = (receipt: ComparisonReceipt) =>
+  receipt.model.files.map((f) => f.url.replace(/^.*\/models\/[^/]+\//, '')).filter((p) => p.startsWith('onnx/'));
 
 /** Each dtype's files, as transformers.js names them. */
-const GRAPH: Record<string, string> = { fp32: 'model.onnx', fp16: 'model_fp16.onnx', q8: 'model_quantized.onnx', q4: 'model_q4.onnx' };
+const GRAPH: Record<string, string> = {
+  fp32: 'model.onnx',
+  fp16: 'model_fp16.onnx',
+  q8: 'model_quantized.onnx',
+  q4: 'model_q4.onnx',
+};
 
 /** Routes that cannot run here, and the reason their failure must give. */
 const CANNOT_RUN: Record<string, { route: 'wasm-1' | 'webgpu'; reason: RegExp }> = {
@@ -75,37 +95,56 @@ describe('every dtype of the real-shaped fixtures, wasm-1 against WebGPU', () =>
     ['tfjs-tiny-lfm2', 'fp32', ['model.onnx', 'model.onnx_data']],
     ['tfjs-tiny-lfm2', 'fp16', ['model_fp16.onnx', 'model_fp16.onnx_data']],
     ['tfjs-tiny-lfm2', 'q4', ['model_q4.onnx', 'model_q4.onnx_data']],
-  ] as const)('%s in %s: held to its dtype\'s tolerance, every route either agreeing and ranked or failing with its reason', async (model, dtype, graph) => {
-    const cannot = CANNOT_RUN[`${model}:${dtype}`];
-    const baseline = cannot?.route === 'wasm-1' ? 'webgpu' : 'wasm-1';
-    const { state, receipt, webgpuRowValid } = await compare(model, dtype, baseline);
-    expect(state).toBe('done');
-    expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
-    expect(receipt.model).toMatchObject({ id: model, dtype, integrity: 'verified' });
-    expect(onnxFiles(receipt)).toEqual(graph.map((f) => `onnx/${f}`));
-    expect(graph[0]).toBe(GRAPH[dtype]);
-    for (const file of receipt.model.files) expect(file.sha256).toBe(file.expected_sha256);
-    // The default for what the scores are (logits for the reranker, summed log-probabilities for the LMs) and the dtype.
-    expect(receipt.tolerance).toEqual(comparisonTolerance(receipt.model.task, dtype, null));
-    expect(receipt.tolerance.basis).toMatchObject({ source: 'default', score_kind: model === 'tfjs-tiny-xlmr-reranker' ? 'logits' : 'summed-log-probs' });
+  ] as const)(
+    "%s in %s: held to its dtype's tolerance, every route either agreeing and ranked or failing with its reason",
+    async (model, dtype, graph) => {
+      const cannot = CANNOT_RUN[`${model}:${dtype}`];
+      const baseline = cannot?.route === 'wasm-1' ? 'webgpu' : 'wasm-1';
+      const { state, receipt, webgpuRowValid } = await compare(model, dtype, baseline);
+      expect(state).toBe('done');
+      expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
+      expect(receipt.model).toMatchObject({ id: model, dtype, integrity: 'verified' });
+      expect(onnxFiles(receipt)).toEqual(graph.map((f) => `onnx/${f}`));
+      expect(graph[0]).toBe(GRAPH[dtype]);
+      for (const file of receipt.model.files) expect(file.sha256).toBe(file.expected_sha256);
+      // The default for what the scores are (logits for the reranker, summed log-probabilities for the LMs) and the dtype.
+      expect(receipt.tolerance).toEqual(comparisonTolerance(receipt.model.task, dtype, null));
+      expect(receipt.tolerance.basis).toMatchObject({
+        source: 'default',
+        score_kind: model === 'tfjs-tiny-xlmr-reranker' ? 'logits' : 'summed-log-probs',
+      });
 
-    const base = receipt.routes.find((r) => r.id === baseline)!;
-    expect(base).toMatchObject({ valid: true, completed_ep: baseline === 'webgpu' ? 'webgpu' : 'wasm', rank: 1 });
-    const other = receipt.routes.find((r) => r.id !== baseline)!;
-    if (cannot) {
-      expect(other).toMatchObject({ valid: false, completed_ep: null, rank: null, ratio_to_baseline: null, agreement: null });
-      expect(other.error?.message).toMatch(cannot.reason);
-      expect(receipt.headline!.routes).toEqual([]);
-      measured.push(`${model} ${dtype}: ${other.id} cannot run (${cannot.reason.source})`);
-    } else {
-      expect(other).toMatchObject({ valid: true, completed_ep: 'webgpu', rank: expect.any(Number), agreement: { same_order: true, rows_in_other_order: [] } });
-      expect(other.agreement!.max_abs_diff).toBeLessThanOrEqual(receipt.tolerance.max_abs_diff);
-      expect(other.output!.count).toBe(base.output!.count);
-      expect(receipt.headline!.routes.map((r) => r.route_id)).toEqual([other.id]);
-      measured.push(`${model} ${dtype}: ${other.agreement!.max_abs_diff.toExponential(2)} (tolerance ${receipt.tolerance.max_abs_diff})`);
-    }
-    expect(webgpuRowValid).toBe(String(receipt.routes.find((r) => r.id === 'webgpu')!.valid));
-  });
+      const base = receipt.routes.find((r) => r.id === baseline)!;
+      expect(base).toMatchObject({ valid: true, completed_ep: baseline === 'webgpu' ? 'webgpu' : 'wasm', rank: 1 });
+      const other = receipt.routes.find((r) => r.id !== baseline)!;
+      if (cannot) {
+        expect(other).toMatchObject({
+          valid: false,
+          completed_ep: null,
+          rank: null,
+          ratio_to_baseline: null,
+          agreement: null,
+        });
+        expect(other.error?.message).toMatch(cannot.reason);
+        expect(receipt.headline!.routes).toEqual([]);
+        measured.push(`${model} ${dtype}: ${other.id} cannot run (${cannot.reason.source})`);
+      } else {
+        expect(other).toMatchObject({
+          valid: true,
+          completed_ep: 'webgpu',
+          rank: expect.any(Number),
+          agreement: { same_order: true, rows_in_other_order: [] },
+        });
+        expect(other.agreement!.max_abs_diff).toBeLessThanOrEqual(receipt.tolerance.max_abs_diff);
+        expect(other.output!.count).toBe(base.output!.count);
+        expect(receipt.headline!.routes.map((r) => r.route_id)).toEqual([other.id]);
+        measured.push(
+          `${model} ${dtype}: ${other.agreement!.max_abs_diff.toExponential(2)} (tolerance ${receipt.tolerance.max_abs_diff})`,
+        );
+      }
+      expect(webgpuRowValid).toBe(String(receipt.routes.find((r) => r.id === 'webgpu')!.valid));
+    },
+  );
 });
 
 describe('the agreement gate on a deliberately perturbed graph', () => {
@@ -127,6 +166,8 @@ describe('the agreement gate on a deliberately perturbed graph', () => {
     expect(receipt.routes.find((r) => r.id === 'wasm-1')).toMatchObject({ valid: true, rank: 1 });
     expect(receipt.headline).toEqual({ baseline_route_id: 'wasm-1', routes: [] });
     expect(webgpuRowValid).toBe('false');
-    measured.push(`tfjs-tiny-xlmr-perturbed fp32: ${webgpu.agreement!.max_abs_diff.toExponential(2)} (tolerance ${receipt.tolerance.max_abs_diff}): caught`);
+    measured.push(
+      `tfjs-tiny-xlmr-perturbed fp32: ${webgpu.agreement!.max_abs_diff.toExponential(2)} (tolerance ${receipt.tolerance.max_abs_diff}): caught`,
+    );
   });
 });

@@ -33,48 +33,57 @@ afterAll(async () => {
 });
 
 /** Opens `query`, waits for done/failed, returns the state, the artifacts and every request URL. */
-async function runPage(query: string): Promise<{ page: Page; state: string; artifacts: Array<{ kind: string; data: unknown }>; requests: string[] }> {
+async function runPage(
+  query: string,
+): Promise<{ page: Page; state: string; artifacts: Array<{ kind: string; data: unknown }>; requests: string[] }> {
   const page = await env.browser.context.newPage();
   const requests: string[] = [];
   page.on('request', (request) => requests.push(request.url()));
   await page.goto(`${env.server.url}${query}`);
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 170_000,
+  });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const artifacts = await page.evaluate(() => window.drbArtifacts);
   return { page, state, artifacts, requests };
 }
 
-const onnxFiles = (receipt: DeviceReceipt | SuiteReceipt) => receipt.model.files.map((f) => f.url.replace(/^.*\/models\/[^/]+\//, '')).filter((p) => p.startsWith('onnx/'));
+const onnxFiles = (receipt: DeviceReceipt | SuiteReceipt) =>
+  receipt.model.files.map((f) => f.url.replace(/^.*\/models\/[^/]+\//, '')).filter((p) => p.startsWith('onnx/'));
 
 describe('cold and warm device receipts', () => {
   it.each([
     ['tfjs-tiny-qwen3', 'wasm', 'q4', ['onnx/model_q4.onnx']],
     ['tfjs-tiny-xlmr-reranker', 'wasm', 'q8', ['onnx/model_quantized.onnx']],
     ['tfjs-tiny-lfm2', 'webgpu', 'q4', ['onnx/model_q4.onnx', 'onnx/model_q4.onnx_data']],
-  ] as const)('%s on %s (%s): ok, every file verified, only its dtype\'s graph fetched', async (model, ep, dtype, onnx) => {
-    const receipts = await coldWarmReceipts(env, { engine: 'transformers', model, ep, threads: 1, warmRuns: 3 });
-    for (const r of receipts) {
-      expect(r.outcome.status).toBe('ok');
-      expect(r.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
-      expect(r.model).toMatchObject({ id: model, kind: 'fixture', integrity: 'verified', dtype });
-      for (const file of r.model.files) expect(file.sha256).toBe(file.expected_sha256);
-      expect(onnxFiles(r)).toEqual(onnx);
-    }
-    const [cold, warm] = receipts;
-    expect(cold.output?.name).toBe('logits');
-    expect(cold.output?.dims).toEqual(model === 'tfjs-tiny-xlmr-reranker' ? [2, 1] : [2, 24, expect.any(Number)]);
-    expect(cold.output?.sha256).toBe(warm.output?.sha256);
-  });
-
+  ] as const)(
+    "%s on %s (%s): ok, every file verified, only its dtype's graph fetched",
+    async (model, ep, dtype, onnx) => {
+      const receipts = await coldWarmReceipts(env, { engine: 'transformers', model, ep, threads: 1, warmRuns: 3 });
+      for (const r of receipts) {
+        expect(r.outcome.status).toBe('ok');
+        expect(r.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
+        expect(r.model).toMatchObject({ id: model, kind: 'fixture', integrity: 'verified', dtype });
+        for (const file of r.model.files) expect(file.sha256).toBe(file.expected_sha256);
+        expect(onnxFiles(r)).toEqual(onnx);
+      }
+      const [cold, warm] = receipts;
+      expect(cold.output?.name).toBe('logits');
+      expect(cold.output?.dims).toEqual(model === 'tfjs-tiny-xlmr-reranker' ? [2, 1] : [2, 24, expect.any(Number)]);
+      expect(cold.output?.sha256).toBe(warm.output?.sha256);
+    },
+  );
 });
 
 describe('a quantized operator only the plain WebAssembly build has', () => {
-  it('tfjs-tiny-lfm2 q4 on wasm: the plain build (a wasm route\'s) has the GatherBlockQuantized kernel the asyncify build lacks; the run completes on wasm', async () => {
+  it("tfjs-tiny-lfm2 q4 on wasm: the plain build (a wasm route's) has the GatherBlockQuantized kernel the asyncify build lacks; the run completes on wasm", async () => {
     // onnxruntime-web's asyncify build (the WebGPU-capable one, which every route loaded before the runtime followed
     // the route) has no CPU kernel for com.microsoft GatherBlockQuantized, which LiquidAI's q4 exports use for the
     // embedding; it failed here with "Could not find an implementation for GatherBlockQuantized(1)". The plain
     // SIMD-threaded build a wasm route now loads has one.
-    const { page, state } = await runPage(`?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', ep: 'wasm', threads: 1, allowFallback: false })}`);
+    const { page, state } = await runPage(
+      `?${toSearchParams({ autorun: ['cold'], engine: 'transformers', model: 'tfjs-tiny-lfm2', ep: 'wasm', threads: 1, allowFallback: false })}`,
+    );
     const receipts = (await page.evaluate(() => window.drbReceipts)) as DeviceReceipt[];
     await page.close();
     expect(state).toBe('done');
@@ -95,7 +104,9 @@ describe('generation runs through the cache', () => {
     // Its q4 embedding is a GatherBlockQuantized, which the plain WebAssembly build a wasm route loads has.
     ['tfjs-tiny-lfm2-gen', 'wasm'],
   ] as const)('%s on %s: chat-templated prompts, TTFT and decode speed from the cached path', async (model, ep) => {
-    const { page, state, artifacts, requests } = await runPage(`?${toSearchParams({ autorun: ['generate'], model, ep, threads: 1, reps: 1, maxNewTokens: 4 })}`);
+    const { page, state, artifacts, requests } = await runPage(
+      `?${toSearchParams({ autorun: ['generate'], model, ep, threads: 1, reps: 1, maxNewTokens: 4 })}`,
+    );
     await page.close();
     expect(state).toBe('done');
     const receipt = GenerationReceipt.parse(artifacts.find((a) => a.kind === 'generation-receipt')!.data);
@@ -118,13 +129,32 @@ describe('generation runs through the cache', () => {
 });
 
 describe('suite runs on the other dtypes', () => {
-  async function suite(settings: Partial<AutomationSettings>): Promise<{ state: string; receipt: SuiteReceipt; predictions: PredictionRow[] | undefined; requests: string[]; advice: string | null }> {
-    const { page, state, artifacts, requests } = await runPage(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', ...settings })}`);
-    const advice = (await page.getByTestId('suite-advice').count()) > 0 ? await page.getByTestId('suite-advice').textContent() : null;
+  async function suite(
+    settings: Partial<AutomationSettings>,
+  ): Promise<{
+    state: string;
+    receipt: SuiteReceipt;
+    predictions: PredictionRow[] | undefined;
+    requests: string[];
+    advice: string | null;
+  }> {
+    const { page, state, artifacts, requests } = await runPage(
+      `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', ...settings })}`,
+    );
+    const advice =
+      (await page.getByTestId('suite-advice').count()) > 0
+        ? await page.getByTestId('suite-advice').textContent()
+        : null;
     await page.close();
     const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')!.data);
     expect(checkSuiteReceipt(receipt)).toEqual([]);
-    return { state, receipt, predictions: artifacts.find((a) => a.kind === 'predictions')?.data as PredictionRow[] | undefined, requests, advice };
+    return {
+      state,
+      receipt,
+      predictions: artifacts.find((a) => a.kind === 'predictions')?.data as PredictionRow[] | undefined,
+      requests,
+      advice,
+    };
   }
 
   it('the LM in fp32 loads its weights from onnx/model.onnx_data and scores every row', async () => {
@@ -133,9 +163,13 @@ describe('suite runs on the other dtypes', () => {
     expect(run.receipt.runtime?.build).toBe('plain');
     expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
     expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
-    expect(run.requests.filter((url) => /\/onnx\/[^/]+$/.test(url)).map((url) => url.replace(/^.*\/onnx\//, ''))).toEqual(['model.onnx', 'model.onnx_data']);
+    expect(
+      run.requests.filter((url) => /\/onnx\/[^/]+$/.test(url)).map((url) => url.replace(/^.*\/onnx\//, '')),
+    ).toEqual(['model.onnx', 'model.onnx_data']);
     expect(run.receipt.rows.done).toBe(24);
-    expect(new Set(run.predictions!.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(10);
+    expect(new Set(run.predictions!.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(
+      10,
+    );
   });
 
   it('the LFM2-shaped LM in fp32 on wasm: external data the config does not declare, convolution cache, every row scored', async () => {
@@ -144,7 +178,9 @@ describe('suite runs on the other dtypes', () => {
     expect(run.receipt.model).toMatchObject({ dtype: 'fp32', integrity: 'verified' });
     expect(onnxFiles(run.receipt)).toEqual(['onnx/model.onnx', 'onnx/model.onnx_data']);
     expect(run.receipt.rows.done).toBe(24);
-    expect(new Set(run.predictions!.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(10);
+    expect(new Set(run.predictions!.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(
+      10,
+    );
   });
 
   it('the cross-encoder in fp16 ranks every row on wasm', async () => {
@@ -163,6 +199,8 @@ describe('suite runs on the other dtypes', () => {
     expect(run.receipt.route.completed_ep).toBeNull();
     expect(run.predictions).toBeUndefined();
     // The browser has WebGPU (an adapter was granted): the advice does not say it has none, and offers another dtype.
-    expect(run.advice).toMatch(/^What to do: WebGPU could not run this model here \(the reason is above\): choose wasm as the execution provider or another dtype of the model, or tick "allow fallback to wasm"/);
+    expect(run.advice).toMatch(
+      /^What to do: WebGPU could not run this model here \(the reason is above\): choose wasm as the execution provider or another dtype of the model, or tick "allow fallback to wasm"/,
+    );
   });
 });

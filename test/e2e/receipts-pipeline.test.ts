@@ -26,8 +26,14 @@ describe('page receipts through drb receipts validate and summarize', () => {
   it('validates and summarises what the page produced', async () => {
     const dir = testTempDir('drb-e2e-receipts-');
     const runs: Array<[Partial<AutomationSettings>, string]> = [
-      [{ autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 5 }, 'done'],
-      [{ autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 2, model: 'ort-tiny-xenc', warmRuns: 5 }, 'done'],
+      [
+        { autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 1, model: 'ort-tiny-xenc', warmRuns: 5 },
+        'done',
+      ],
+      [
+        { autorun: ['cold', 'warm'], engine: 'ort', ep: 'wasm', threads: 2, model: 'ort-tiny-xenc', warmRuns: 5 },
+        'done',
+      ],
       [{ autorun: ['cold'], engine: 'ort', ep: 'webgpu', allowFallback: false, model: 'ort-tiny-xenc' }, 'failed'],
     ];
     let count = 0;
@@ -50,8 +56,20 @@ describe('page receipts through drb receipts validate and summarize', () => {
     const summarize = await runCli(['receipts', 'summarize', dir, '--out', out]);
     expect(summarize.code).toBe(0);
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
-    expect(summary.inputs).toEqual({ files: 5, receipts_valid: 5, generation_receipts_valid: 0, suite_receipts_valid: 0, comparison_receipts_valid: 0, receipts_invalid: 0, not_receipts: 0, interruptions: 0, duplicates_identical: 0, duplicates_conflicting: 0 });
-    const byThreads = (n: number) => summary.targets.find((t) => t.identity.route.completed_ep === 'wasm' && t.identity.route.threads_effective === n);
+    expect(summary.inputs).toEqual({
+      files: 5,
+      receipts_valid: 5,
+      generation_receipts_valid: 0,
+      suite_receipts_valid: 0,
+      comparison_receipts_valid: 0,
+      receipts_invalid: 0,
+      not_receipts: 0,
+      interruptions: 0,
+      duplicates_identical: 0,
+      duplicates_conflicting: 0,
+    });
+    const byThreads = (n: number) =>
+      summary.targets.find((t) => t.identity.route.completed_ep === 'wasm' && t.identity.route.threads_effective === n);
     for (const n of [1, 2]) {
       const t = byThreads(n);
       expect(t, `wasm x${n}`).toBeDefined();

@@ -12,7 +12,12 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threeSignificant } from '../../src/core/text/format-number.ts';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
-import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle } from '../../src/core/field/receipt-bundle.ts';
+import {
+  EMPTY_TESTER_SHEET,
+  RECEIPT_BUNDLE_SCHEMA,
+  receiptFileText,
+  type ReceiptBundle,
+} from '../../src/core/field/receipt-bundle.ts';
 import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { summaryValue } from '../unit/report-checks.ts';
@@ -96,7 +101,7 @@ async function openReport(width: number, height: number) {
 }
 
 describe('drb receipts report in Chromium from file://', () => {
-  it('makes no request and logs no error; every chart has a titled SVG and a table whose numbers are summary.json\'s', async () => {
+  it("makes no request and logs no error; every chart has a titled SVG and a table whose numbers are summary.json's", async () => {
     const { page, requests, errors } = await openReport(1280, 900);
     const charts = await page.evaluate(() =>
       [...document.querySelectorAll('figure.chart')].map((figure) => ({
@@ -116,14 +121,22 @@ describe('drb receipts report in Chromium from file://', () => {
         inChart: el.closest('figure.chart') !== null,
       })),
     );
-    const bundledInputs = await page.evaluate(() => document.body.innerText.match(/webkit-session\.json#receipts\[\d\]/g) ?? []);
+    const bundledInputs = await page.evaluate(
+      () => document.body.innerText.match(/webkit-session\.json#receipts\[\d\]/g) ?? [],
+    );
     await page.close();
     expect(errors).toEqual([]);
     expect(requests).toEqual([]);
     // The bundled receipts are read as receipts of their own, named by the bundle and their place in it.
-    expect(new Set(bundledInputs)).toEqual(new Set(['webkit-session.json#receipts[0]', 'webkit-session.json#receipts[1]']));
-    expect((summary as { inputs: { receipts_valid: number } }).inputs.receipts_valid).toBe(readdirSync(FIXTURE_DIR).filter((n) => /^\d+-(?!suite|compare)/.test(n)).length);
-    expect(new Set(charts.map((c) => c.kind))).toEqual(new Set(['cold-stages', 'warm-distribution', 'warm-order', 'comparison-ratios']));
+    expect(new Set(bundledInputs)).toEqual(
+      new Set(['webkit-session.json#receipts[0]', 'webkit-session.json#receipts[1]']),
+    );
+    expect((summary as { inputs: { receipts_valid: number } }).inputs.receipts_valid).toBe(
+      readdirSync(FIXTURE_DIR).filter((n) => /^\d+-(?!suite|compare)/.test(n)).length,
+    );
+    expect(new Set(charts.map((c) => c.kind))).toEqual(
+      new Set(['cold-stages', 'warm-distribution', 'warm-order', 'comparison-ratios']),
+    );
     for (const chart of charts) {
       expect(chart.svgTitle.length, chart.kind!).toBeGreaterThan(0);
       expect(chart.svgWidth, chart.kind!).toBeGreaterThan(200);
@@ -141,13 +154,19 @@ describe('drb receipts report in Chromium from file://', () => {
       expect(Number(cell.value), cell.path).toBe(expected);
       expect(cell.text, cell.path).toContain(threeSignificant(expected as number));
     }
-    const s = summary as { targets: Array<{ key: string; cold: { total_ms: unknown }; warm: { pooled_ms: unknown } }>; comparisons: Array<{ receipt_id: string }> };
+    const s = summary as {
+      targets: Array<{ key: string; cold: { total_ms: unknown }; warm: { pooled_ms: unknown } }>;
+      comparisons: Array<{ receipt_id: string }>;
+    };
     const paths = chartCells.map((c) => c.path);
     for (const t of s.targets) {
       if (t.cold.total_ms) expect(paths).toContain(`targets.${t.key}.cold.total_ms.median`);
       if (t.warm.pooled_ms) expect(paths).toContain(`targets.${t.key}.warm.pooled_ms.p95`);
     }
-    expect(chartCells.map((c) => c.path).filter((p) => p.startsWith(`comparisons.${s.comparisons[0].receipt_id}.ranked.`)).length).toBeGreaterThan(6);
+    expect(
+      chartCells.map((c) => c.path).filter((p) => p.startsWith(`comparisons.${s.comparisons[0].receipt_id}.ranked.`))
+        .length,
+    ).toBeGreaterThan(6);
   });
 
   it('fits a 375 px phone with every table open, and is screenshotted at phone and desktop widths', async () => {
@@ -158,14 +177,23 @@ describe('drb receipts report in Chromium from file://', () => {
       const { page, requests, errors } = await openReport(width, height);
       await page.screenshot({ path: join(shots, `${name}-top.png`) });
       await page.locator('#comparisons').screenshot({ path: join(shots, `${name}-comparisons.png`) });
-      await page.locator('#warm figure.chart').first().screenshot({ path: join(shots, `${name}-warm-chart.png`) });
+      await page
+        .locator('#warm figure.chart')
+        .first()
+        .screenshot({ path: join(shots, `${name}-warm-chart.png`) });
       // Open every table (details) as a reader would, then measure: no horizontal overflow anywhere.
       await page.evaluate(() => document.querySelectorAll('details').forEach((d) => d.setAttribute('open', '')));
       const layout = await page.evaluate(() => ({
         scrollWidth: document.documentElement.scrollWidth,
         // The header row of a card table is visually hidden (kept for screen readers), clipped to 1 px: not laid out.
-        widest: Math.max(...[...document.querySelectorAll('body *')].filter((el) => el.closest('table.cards thead') === null).map((el) => el.getBoundingClientRect().right)),
-        cardRows: [...document.querySelectorAll('table.cards tbody tr')].filter((tr) => getComputedStyle(tr).display === 'block').length,
+        widest: Math.max(
+          ...[...document.querySelectorAll('body *')]
+            .filter((el) => el.closest('table.cards thead') === null)
+            .map((el) => el.getBoundingClientRect().right),
+        ),
+        cardRows: [...document.querySelectorAll('table.cards tbody tr')].filter(
+          (tr) => getComputedStyle(tr).display === 'block',
+        ).length,
       }));
       await page.locator('#quality').screenshot({ path: join(shots, `${name}-quality-open.png`) });
       await page.close();
@@ -177,7 +205,16 @@ describe('drb receipts report in Chromium from file://', () => {
       if (name === 'phone') expect(layout.cardRows).toBeGreaterThan(20);
       else expect(layout.cardRows).toBe(0);
     }
-    for (const file of ['desktop-top', 'desktop-comparisons', 'desktop-warm-chart', 'desktop-quality-open', 'phone-top', 'phone-comparisons', 'phone-warm-chart', 'phone-quality-open']) {
+    for (const file of [
+      'desktop-top',
+      'desktop-comparisons',
+      'desktop-warm-chart',
+      'desktop-quality-open',
+      'phone-top',
+      'phone-comparisons',
+      'phone-warm-chart',
+      'phone-quality-open',
+    ]) {
       const path = join(shots, `${file}.png`);
       expect(statSync(path).size, path).toBeGreaterThan(5_000);
       expect(readFileSync(path).subarray(1, 4).toString()).toBe('PNG');

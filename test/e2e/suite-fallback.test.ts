@@ -17,8 +17,15 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function suiteReceipt(settings: Partial<AutomationSettings>): Promise<{ state: string; receipt: SuiteReceipt; artifacts: string[] }> {
-  const { page, state } = await openAndWait(env, { autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ...settings });
+async function suiteReceipt(
+  settings: Partial<AutomationSettings>,
+): Promise<{ state: string; receipt: SuiteReceipt; artifacts: string[] }> {
+  const { page, state } = await openAndWait(env, {
+    autorun: ['suite'],
+    engine: 'transformers',
+    model: 'tfjs-tiny-reranker',
+    ...settings,
+  });
   const artifacts = await page.evaluate(() => window.drbArtifacts);
   await page.close();
   const receipt = SuiteReceipt.parse(artifacts.find((a) => a.kind === 'suite-receipt')?.data);
@@ -57,7 +64,12 @@ describe('suite runs without a WebGPU adapter', () => {
   });
 
   it('a generation run on webgpu without fallback: failed at load, before any download', async () => {
-    const { page, state } = await openAndWait(env, { autorun: ['generate'], model: 'tfjs-tiny-causal-lm-gen', ep: 'webgpu', reps: 1 });
+    const { page, state } = await openAndWait(env, {
+      autorun: ['generate'],
+      model: 'tfjs-tiny-causal-lm-gen',
+      ep: 'webgpu',
+      reps: 1,
+    });
     const artifacts = await page.evaluate(() => window.drbArtifacts);
     await page.close();
     expect(state).toBe('failed');

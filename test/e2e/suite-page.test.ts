@@ -46,7 +46,9 @@ async function openSuite(query: string, setup?: (page: Page) => Promise<void>): 
   page.on('request', (request) => requests.push(request.url()));
   await setup?.(page);
   await page.goto(`${env.server.url}${query}`);
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 170_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 170_000,
+  });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   const artifacts = await page.evaluate(() => window.drbArtifacts);
   const receipt = artifacts.find((a) => a.kind === 'suite-receipt')?.data as SuiteReceipt | undefined;
@@ -75,33 +77,49 @@ describe('suite runs in the page (transformers.js)', () => {
     ['tfjs-tiny-reranker', 'webgpu', 'deberta'],
     ['tfjs-tiny-causal-lm', 'wasm', 'lfm'],
     ['tfjs-tiny-causal-lm', 'webgpu', 'lfm'],
-  ] as const)('%s on %s: demo suite runs offline, valid receipt, predictions in the scorer schema', async (model, ep, provenance) => {
-    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model, ep, threads: 1 })}`);
-    await run.page.close();
-    expect(run.state).toBe('done');
-    expect(receiptProblems(run.receipt)).toEqual([]);
-    const receipt = run.receipt!;
-    expect(receipt.outcome).toEqual({ status: 'ok', reason: null, failed_stage: null });
-    expect(receipt.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
-    expect(receipt.model).toMatchObject({ id: model, kind: 'fixture', integrity: 'verified', source: 'page-origin' });
-    for (const file of receipt.model.files) expect(file.sha256).toBe(file.expected_sha256);
-    expect(receipt.provenance).toBe(provenance);
-    expect(receipt.suite).toMatchObject({ id: 'ajimee-demo-24', format: 'ajimee' });
-    expect(receipt.suite.items.sha256).toBe(await sha256Hex(await readFile(DEMO_ITEMS)));
-    expect(receipt.rows).toEqual({ total: 24, done: 24, accepted: 22, low_margin: 0, single_candidate: 1, no_candidates: 1 });
-    expect(receipt.timings.row_latency_samples_ms).toHaveLength(23);
-    expect(receipt.engine.version).toMatch(/^4\.3\.2 \(onnxruntime-web 1\.30\.0\)$/);
-    // Every request stayed on the page's own origin (local models; no CDN, no Hub).
-    const origin = new URL(env.server.url).origin;
-    expect(run.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:'))).toEqual([]);
-    expect(run.requests.some((url) => url.endsWith(`/models/${model}/onnx/model.onnx`))).toBe(true);
-    const predictions = run.predictions!;
-    parsePredictions(new TextEncoder().encode(JSON.stringify(predictions)), 'predictions.json');
-    expect(predictions.every((p) => p.provenance === provenance)).toBe(true);
-    // Scores differ row to row: the random-weight model still orders candidates, so margins are real numbers.
-    expect(new Set(predictions.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(10);
-    predictionsBy[`${model}:${ep}`] = predictions;
-  });
+  ] as const)(
+    '%s on %s: demo suite runs offline, valid receipt, predictions in the scorer schema',
+    async (model, ep, provenance) => {
+      const run = await openSuite(
+        `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model, ep, threads: 1 })}`,
+      );
+      await run.page.close();
+      expect(run.state).toBe('done');
+      expect(receiptProblems(run.receipt)).toEqual([]);
+      const receipt = run.receipt!;
+      expect(receipt.outcome).toEqual({ status: 'ok', reason: null, failed_stage: null });
+      expect(receipt.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
+      expect(receipt.model).toMatchObject({ id: model, kind: 'fixture', integrity: 'verified', source: 'page-origin' });
+      for (const file of receipt.model.files) expect(file.sha256).toBe(file.expected_sha256);
+      expect(receipt.provenance).toBe(provenance);
+      expect(receipt.suite).toMatchObject({ id: 'ajimee-demo-24', format: 'ajimee' });
+      expect(receipt.suite.items.sha256).toBe(await sha256Hex(await readFile(DEMO_ITEMS)));
+      expect(receipt.rows).toEqual({
+        total: 24,
+        done: 24,
+        accepted: 22,
+        low_margin: 0,
+        single_candidate: 1,
+        no_candidates: 1,
+      });
+      expect(receipt.timings.row_latency_samples_ms).toHaveLength(23);
+      expect(receipt.engine.version).toMatch(/^4\.3\.2 \(onnxruntime-web 1\.30\.0\)$/);
+      // Every request stayed on the page's own origin (local models; no CDN, no Hub).
+      const origin = new URL(env.server.url).origin;
+      expect(
+        run.requests.filter(
+          (url) => !url.startsWith(`${origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:'),
+        ),
+      ).toEqual([]);
+      expect(run.requests.some((url) => url.endsWith(`/models/${model}/onnx/model.onnx`))).toBe(true);
+      const predictions = run.predictions!;
+      parsePredictions(new TextEncoder().encode(JSON.stringify(predictions)), 'predictions.json');
+      expect(predictions.every((p) => p.provenance === provenance)).toBe(true);
+      // Scores differ row to row: the random-weight model still orders candidates, so margins are real numbers.
+      expect(new Set(predictions.filter((p) => p.reason === 'accepted').map((p) => p.margin)).size).toBeGreaterThan(10);
+      predictionsBy[`${model}:${ep}`] = predictions;
+    },
+  );
 
   it('providers agree: the same order and margins on wasm and webgpu, for the reranker and the causal LM', () => {
     expectAgreement(predictionsBy['tfjs-tiny-reranker:wasm'], predictionsBy['tfjs-tiny-reranker:webgpu'], 1e-4);
@@ -110,7 +128,9 @@ describe('suite runs in the page (transformers.js)', () => {
   });
 
   it('dtype is selectable: fp16 loads only onnx/model_fp16.onnx and gives margins close to fp32', async () => {
-    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1, dtype: 'fp16' })}`);
+    const run = await openSuite(
+      `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', threads: 1, dtype: 'fp16' })}`,
+    );
     await run.page.close();
     expect(run.state).toBe('done');
     expect(receiptProblems(run.receipt)).toEqual([]);
@@ -139,11 +159,19 @@ describe('suite runs in the page (transformers.js)', () => {
     await page.getByTestId('suite-run').click();
     await page.getByTestId('suite-result').waitFor({ timeout: 120_000 });
     expect(await page.getByTestId('suite-rows').textContent()).toMatch(/Rows 24 \/ 24 · elapsed \d+\.\d s/);
-    const [predictionsDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-predictions').click()]);
-    expect(predictionsDownload.suggestedFilename()).toMatch(/^drb-tfjs-tiny-reranker-wasm-\d+-predictions-\d{8}T\d{6}Z\.json$/);
+    const [predictionsDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-predictions').click(),
+    ]);
+    expect(predictionsDownload.suggestedFilename()).toMatch(
+      /^drb-tfjs-tiny-reranker-wasm-\d+-predictions-\d{8}T\d{6}Z\.json$/,
+    );
     const predictionsPath = join(outDir, 'predictions.json');
     await predictionsDownload.saveAs(predictionsPath);
-    const [receiptDownload] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-suite-receipt').click()]);
+    const [receiptDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-suite-receipt').click(),
+    ]);
     const receipt = JSON.parse(await readFile((await receiptDownload.path())!, 'utf8')) as SuiteReceipt;
     await page.close();
     expect(receiptProblems(receipt)).toEqual([]);
@@ -159,7 +187,19 @@ describe('suite runs in the page (transformers.js)', () => {
     expect(rows.filter((r) => r.reason === 'low_margin').length).toBe(receipt.rows.low_margin);
 
     const reportDir = join(outDir, 'report');
-    const code = await main(['score', '--items', DEMO_ITEMS.pathname, '--predictions', predictionsPath, '--format', 'ajimee', '--output-dir', reportDir, '--stem', 'suite']);
+    const code = await main([
+      'score',
+      '--items',
+      DEMO_ITEMS.pathname,
+      '--predictions',
+      predictionsPath,
+      '--format',
+      'ajimee',
+      '--output-dir',
+      reportDir,
+      '--stem',
+      'suite',
+    ]);
     expect(code).toBe(0);
     const report = JSON.parse(await readFile(join(reportDir, 'suite.json'), 'utf8'));
     expect(report.metrics.rows).toBe(24);
@@ -169,26 +209,33 @@ describe('suite runs in the page (transformers.js)', () => {
   });
 
   it('refuses a model file changed by one byte: failed receipt, integrity mismatch, no predictions', async () => {
-    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm' })}`, async (page) => {
-      await page.route('**/models/tfjs-tiny-reranker/onnx/model.onnx', async (route) => {
-        const response = await route.fetch();
-        const body = Buffer.from(await response.body());
-        body[body.length >> 1] ^= 0x01;
-        await route.fulfill({ response, body });
-      });
-    });
+    const run = await openSuite(
+      `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm' })}`,
+      async (page) => {
+        await page.route('**/models/tfjs-tiny-reranker/onnx/model.onnx', async (route) => {
+          const response = await route.fetch();
+          const body = Buffer.from(await response.body());
+          body[body.length >> 1] ^= 0x01;
+          await route.fulfill({ response, body });
+        });
+      },
+    );
     await run.page.close();
     expect(run.state).toBe('failed');
     expect(receiptProblems(run.receipt)).toEqual([]);
     expect(run.receipt!.outcome).toMatchObject({ status: 'failed', failed_stage: 'load' });
-    expect(run.receipt!.outcome.reason).toMatch(/integrity failure: onnx\/model\.onnx has SHA-256 [0-9a-f]{64}, the catalog pins [0-9a-f]{64}/);
+    expect(run.receipt!.outcome.reason).toMatch(
+      /integrity failure: onnx\/model\.onnx has SHA-256 [0-9a-f]{64}, the catalog pins [0-9a-f]{64}/,
+    );
     expect(run.receipt!.model.integrity).toBe('mismatch');
     expect(run.receipt!.predictions).toBeNull();
     expect(run.predictions).toBeUndefined();
   });
 
   it('a stage that overruns its time limit ends the suite failed with the reason (worker terminated, no predictions)', async () => {
-    const run = await openSuite(`?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', stageTimeoutMs: 50 })}`);
+    const run = await openSuite(
+      `?${toSearchParams({ autorun: ['suite'], engine: 'transformers', model: 'tfjs-tiny-reranker', ep: 'wasm', stageTimeoutMs: 50 })}`,
+    );
     await run.page.close();
     expect(run.state).toBe('failed');
     expect(receiptProblems(run.receipt)).toEqual([]);
@@ -200,26 +247,44 @@ describe('suite runs in the page (transformers.js)', () => {
 
   it.each([
     ['bad JSON', '[{"id": "12", "candidates": [', /^candidates\.json: \$: not valid JSON/],
-    ['a row naming no item', JSON.stringify([{ id: 'no-such-row', candidates: ['x'] }]), /^candidates\.json: id "no-such-row": names no row of the items file$/],
-    ['a duplicate id', JSON.stringify([{ id: '12', candidates: ['x'] }, { id: '12', candidates: ['y'] }]), /^candidates\.json: id "12": duplicate id \(rows \[0\] and \[1\]\)$/],
+    [
+      'a row naming no item',
+      JSON.stringify([{ id: 'no-such-row', candidates: ['x'] }]),
+      /^candidates\.json: id "no-such-row": names no row of the items file$/,
+    ],
+    [
+      'a duplicate id',
+      JSON.stringify([
+        { id: '12', candidates: ['x'] },
+        { id: '12', candidates: ['y'] },
+      ]),
+      /^candidates\.json: id "12": duplicate id \(rows \[0\] and \[1\]\)$/,
+    ],
     ['a wrong schema', JSON.stringify([{ id: '12', candidates: 'x' }]), /^candidates\.json: id "12" candidates: /],
-  ])('refuses a candidates file with %s before the run starts, naming file and row', async (_name, content, message) => {
-    const page = await env.browser.context.newPage();
-    const requests: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    await page.goto(env.server.url);
-    await page.getByTestId('suite-source').selectOption('files');
-    await page.getByTestId('suite-format').selectOption('ajimee');
-    await page.getByTestId('suite-items').setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: await readFile(DEMO_ITEMS) });
-    await page.getByTestId('suite-candidates').setInputFiles({ name: 'candidates.json', mimeType: 'application/json', buffer: Buffer.from(content) });
-    await page.getByTestId('suite-run').click();
-    const error = page.getByTestId('suite-error');
-    await error.waitFor();
-    expect(await error.textContent()).toMatch(message);
-    expect(await page.getByTestId('suite-phase').textContent()).toBe('refused');
-    // Refused before anything loaded: no model file was requested, no artifact produced.
-    expect(requests.filter((url) => url.includes('/models/'))).toEqual([]);
-    expect(await page.evaluate(() => window.drbArtifacts.length)).toBe(0);
-    await page.close();
-  });
+  ])(
+    'refuses a candidates file with %s before the run starts, naming file and row',
+    async (_name, content, message) => {
+      const page = await env.browser.context.newPage();
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(env.server.url);
+      await page.getByTestId('suite-source').selectOption('files');
+      await page.getByTestId('suite-format').selectOption('ajimee');
+      await page
+        .getByTestId('suite-items')
+        .setInputFiles({ name: 'items.json', mimeType: 'application/json', buffer: await readFile(DEMO_ITEMS) });
+      await page
+        .getByTestId('suite-candidates')
+        .setInputFiles({ name: 'candidates.json', mimeType: 'application/json', buffer: Buffer.from(content) });
+      await page.getByTestId('suite-run').click();
+      const error = page.getByTestId('suite-error');
+      await error.waitFor();
+      expect(await error.textContent()).toMatch(message);
+      expect(await page.getByTestId('suite-phase').textContent()).toBe('refused');
+      // Refused before anything loaded: no model file was requested, no artifact produced.
+      expect(requests.filter((url) => url.includes('/models/'))).toEqual([]);
+      expect(await page.evaluate(() => window.drbArtifacts.length)).toBe(0);
+      await page.close();
+    },
+  );
 });

@@ -18,7 +18,9 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function coldWarm(settings: Partial<AutomationSettings>): Promise<{ receipts: DeviceReceipt[]; offOrigin: string[] }> {
+async function coldWarm(
+  settings: Partial<AutomationSettings>,
+): Promise<{ receipts: DeviceReceipt[]; offOrigin: string[] }> {
   const origin = new URL(env.server.url).origin;
   const offOrigin: string[] = [];
   const listener = (request: { url(): string }) => {
@@ -40,26 +42,29 @@ describe('transformers.js cold/warm device receipts', () => {
     ['tfjs-tiny-reranker', 'webgpu', null],
     ['tfjs-tiny-causal-lm', 'wasm', 1],
     ['tfjs-tiny-causal-lm', 'webgpu', null],
-  ] as const)('%s on %s (threads %s): cold then warm, every file verified, only same-origin requests', async (model, ep, threads) => {
-    const { receipts, offOrigin } = await coldWarm({ model, ep, threads, warmRuns: 3 });
-    expect(offOrigin).toEqual([]);
-    const [cold, warm] = receipts;
-    for (const r of receipts) {
-      expect(r.outcome.status).toBe('ok');
-      expect(r.engine.name).toBe('transformers');
-      expect(r.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
-      if (threads) expect(r.route.threads_effective).toBe(threads);
-      expect(r.model).toMatchObject({ id: model, kind: 'fixture', integrity: 'verified', dtype: 'fp32' });
-      expect(r.model.files.length).toBe(model === 'tfjs-tiny-reranker' ? 4 : 5);
-      for (const file of r.model.files) expect(file.sha256).toBe(file.expected_sha256);
-      expect(r.input.id).toBe('tfjs-tokens-2x24');
-    }
-    expect(cold.output?.name).toBe('logits');
-    expect(cold.output?.dims).toEqual(model === 'tfjs-tiny-reranker' ? [2, 1] : [2, 24, 21997]);
-    expect(warm.timings.warm_samples_ms).toHaveLength(3);
-    expect(cold.output?.sha256).toBe(warm.output?.sha256);
-    heads[`${model}:${ep}:${threads}`] = cold.output!.head;
-  });
+  ] as const)(
+    '%s on %s (threads %s): cold then warm, every file verified, only same-origin requests',
+    async (model, ep, threads) => {
+      const { receipts, offOrigin } = await coldWarm({ model, ep, threads, warmRuns: 3 });
+      expect(offOrigin).toEqual([]);
+      const [cold, warm] = receipts;
+      for (const r of receipts) {
+        expect(r.outcome.status).toBe('ok');
+        expect(r.engine.name).toBe('transformers');
+        expect(r.route).toMatchObject({ requested_ep: ep, completed_ep: ep, fallback_reason: null });
+        if (threads) expect(r.route.threads_effective).toBe(threads);
+        expect(r.model).toMatchObject({ id: model, kind: 'fixture', integrity: 'verified', dtype: 'fp32' });
+        expect(r.model.files.length).toBe(model === 'tfjs-tiny-reranker' ? 4 : 5);
+        for (const file of r.model.files) expect(file.sha256).toBe(file.expected_sha256);
+        expect(r.input.id).toBe('tfjs-tokens-2x24');
+      }
+      expect(cold.output?.name).toBe('logits');
+      expect(cold.output?.dims).toEqual(model === 'tfjs-tiny-reranker' ? [2, 1] : [2, 24, 21997]);
+      expect(warm.timings.warm_samples_ms).toHaveLength(3);
+      expect(cold.output?.sha256).toBe(warm.output?.sha256);
+      heads[`${model}:${ep}:${threads}`] = cold.output!.head;
+    },
+  );
 
   it('providers agree within 1e-4 (wasm 1 thread, wasm 2 threads, webgpu)', () => {
     const pairs: Array<[string, string]> = [
@@ -70,7 +75,9 @@ describe('transformers.js cold/warm device receipts', () => {
     for (const [a, b] of pairs) {
       expect(heads[a]?.length, a).toBeGreaterThan(0);
       expect(heads[b]).toHaveLength(heads[a].length);
-      heads[a].forEach((value, i) => expect(Math.abs(value - heads[b][i]), `${a} vs ${b} [${i}]`).toBeLessThanOrEqual(1e-4));
+      heads[a].forEach((value, i) =>
+        expect(Math.abs(value - heads[b][i]), `${a} vs ${b} [${i}]`).toBeLessThanOrEqual(1e-4),
+      );
     }
   });
 });

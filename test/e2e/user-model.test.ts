@@ -26,7 +26,12 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
-import { builtInInputBytes, synthesizedInput, synthesizedInputRecipeBytes, USER_RERANK_PROBE } from '../../src/core/user-model/user-run.ts';
+import {
+  builtInInputBytes,
+  synthesizedInput,
+  synthesizedInputRecipeBytes,
+  USER_RERANK_PROBE,
+} from '../../src/core/user-model/user-run.ts';
 import { receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 
@@ -37,10 +42,28 @@ const GRAPH_NAME = 'acme-confidential-ranker.onnx';
 const FOLDER_NAME = 'acme-private-lm-folder';
 const RERANKER_FOLDER = 'acme-private-reranker';
 const RERANKER_FIXTURE = 'public/models/tfjs-tiny-xlmr-reranker';
-const RERANKER_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model_fp16.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4.onnx'];
+const RERANKER_FILES = [
+  'config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'onnx/model.onnx',
+  'onnx/model_fp16.onnx',
+  'onnx/model_quantized.onnx',
+  'onnx/model_q4.onnx',
+];
 const LM_FOLDER = 'acme-private-chat-lm';
 const LM_FIXTURE = 'public/models/tfjs-tiny-qwen3';
-const LM_FILES = ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model.onnx_data', 'onnx/model_fp16.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4.onnx'];
+const LM_FILES = [
+  'config.json',
+  'generation_config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'onnx/model.onnx',
+  'onnx/model.onnx_data',
+  'onnx/model_fp16.onnx',
+  'onnx/model_quantized.onnx',
+  'onnx/model_q4.onnx',
+];
 
 let env: PageEnv;
 let page: Page;
@@ -51,8 +74,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'drb-user-model-'));
   copyFileSync(join(ROOT, 'public/models/ort-tiny-xenc/model.onnx'), join(dir, GRAPH_NAME));
   mkdirSync(join(dir, FOLDER_NAME));
-  for (const f of ['model.onnx', 'model.onnx_data']) copyFileSync(join(ROOT, 'public/models/tfjs-tiny-qwen3/onnx', f), join(dir, FOLDER_NAME, f));
-  for (const [folder, fixture, files] of [[RERANKER_FOLDER, RERANKER_FIXTURE, RERANKER_FILES], [LM_FOLDER, LM_FIXTURE, LM_FILES]] as const) {
+  for (const f of ['model.onnx', 'model.onnx_data'])
+    copyFileSync(join(ROOT, 'public/models/tfjs-tiny-qwen3/onnx', f), join(dir, FOLDER_NAME, f));
+  for (const [folder, fixture, files] of [
+    [RERANKER_FOLDER, RERANKER_FIXTURE, RERANKER_FILES],
+    [LM_FOLDER, LM_FIXTURE, LM_FILES],
+  ] as const) {
     mkdirSync(join(dir, folder, 'onnx'), { recursive: true });
     for (const f of files) copyFileSync(join(ROOT, fixture, f), join(dir, folder, f));
   }
@@ -77,9 +104,16 @@ async function runPicked(): Promise<DeviceReceipt[]> {
   const before = (await page.evaluate(() => window.drbReceipts.length)) as number;
   await page.getByTestId('user-model-warm-runs').fill('3');
   await page.getByTestId('user-model-run').click();
-  await waitForPage(page, (n) => window.drbReceipts.length >= n + 2 || document.querySelector('[data-testid^="user-model-receipt-"][data-outcome="failed"]') !== null, before, {
-    timeout: 170_000,
-  });
+  await waitForPage(
+    page,
+    (n) =>
+      window.drbReceipts.length >= n + 2 ||
+      document.querySelector('[data-testid^="user-model-receipt-"][data-outcome="failed"]') !== null,
+    before,
+    {
+      timeout: 170_000,
+    },
+  );
   return ((await page.evaluate(() => window.drbReceipts)) as DeviceReceipt[]).slice(before);
 }
 
@@ -122,16 +156,42 @@ function synthesizedInputSection(): DeviceReceipt['input'] {
   return { id: input.id, sha256: sha256(synthesizedInputRecipeBytes(input)) };
 }
 
-function checkUserReceipts(receipts: DeviceReceipt[], files: Uint8Array[], engine: 'ort' | 'transformers' = 'ort', input = synthesizedInputSection()): void {
+function checkUserReceipts(
+  receipts: DeviceReceipt[],
+  files: Uint8Array[],
+  engine: 'ort' | 'transformers' = 'ort',
+  input = synthesizedInputSection(),
+): void {
   expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
   for (const r of receipts) {
     expect(receiptProblems(r)).toEqual([]);
     expect(r.outcome.status, r.outcome.reason ?? '').toBe('ok');
     expect(r.engine.name).toBe(engine);
-    expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: 1, threads_effective: 1 });
-    expect(r.model).toMatchObject({ id: 'user-model', kind: 'user', source: 'user-supplied', revision: null, integrity: 'unpinned', dtype: engine === 'ort' ? null : 'fp32' });
+    expect(r.route).toMatchObject({
+      requested_ep: 'wasm',
+      completed_ep: 'wasm',
+      fallback_reason: null,
+      threads_requested: 1,
+      threads_effective: 1,
+    });
+    expect(r.model).toMatchObject({
+      id: 'user-model',
+      kind: 'user',
+      source: 'user-supplied',
+      revision: null,
+      integrity: 'unpinned',
+      dtype: engine === 'ort' ? null : 'fp32',
+    });
     expect(r.model.files).toEqual(
-      files.map((bytes) => expect.objectContaining({ url: 'user-supplied:[redacted]', bytes: bytes.byteLength, sha256: sha256(bytes), expected_bytes: null, expected_sha256: null })),
+      files.map((bytes) =>
+        expect.objectContaining({
+          url: 'user-supplied:[redacted]',
+          bytes: bytes.byteLength,
+          sha256: sha256(bytes),
+          expected_bytes: null,
+          expected_sha256: null,
+        }),
+      ),
     );
     expect(r.input).toEqual(input);
     expect(r.output?.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -152,25 +212,35 @@ describe('bring your own model', () => {
     // A drop made in the page: Chromium gives its items no file system entry (webkitGetAsEntry() is null), so this
     // takes the handler's file-list path; a dropped folder's walk is tested over a fake tree (folder-walk.test.ts).
     const bytes = readFileSync(join(dir, GRAPH_NAME));
-    await page.getByTestId('user-model-drop').evaluate((zone, [name, base64]) => {
-      const transfer = new DataTransfer();
-      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
-      zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-    }, [GRAPH_NAME, bytes.toString('base64')] as const);
-    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toBe(`An ONNX graph, ${bytes.byteLength} bytes.`);
+    await page.getByTestId('user-model-drop').evaluate(
+      (zone, [name, base64]) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+        zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      },
+      [GRAPH_NAME, bytes.toString('base64')] as const,
+    );
+    await expect
+      .poll(() => page.getByTestId('user-model-recognised').textContent())
+      .toBe(`An ONNX graph, ${bytes.byteLength} bytes.`);
     expect(await page.getByTestId('user-model-panel').textContent()).not.toContain('acme');
   });
 
   it('one bare graph picked under its own name: cold and warm from those bytes, hashed, the name nowhere', async () => {
     await page.getByTestId('user-model-files').setInputFiles(join(dir, GRAPH_NAME));
-    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^An ONNX graph, \d+ bytes\.$/);
+    await expect
+      .poll(() => page.getByTestId('user-model-recognised').textContent())
+      .toMatch(/^An ONNX graph, \d+ bytes\.$/);
     const receipts = await runPicked();
     checkUserReceipts(receipts, [readFileSync(join(dir, GRAPH_NAME))]);
     expect(receipts[0].output).toMatchObject({ name: 'logits', dims: [1, 1] });
     expect(await page.getByTestId('user-model-panel').textContent()).not.toContain('acme');
 
     // The downloaded receipt: a name built from the model id, and the receipt's own bytes.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('user-model-download-warm').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('user-model-download-warm').click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^drb-user-model-wasm-\d+-warm-\d{8}T\d{6}Z\.json$/);
     const text = readFileSync((await download.path())!, 'utf8');
     expect(JSON.parse(text)).toEqual(receipts[1]);
@@ -180,13 +250,18 @@ describe('bring your own model', () => {
 
   it('a folder with a graph and its external data file: the data found by its name, inputs with an empty KV cache built from the graph, no folder name anywhere', async () => {
     await page.getByTestId('user-model-folder').setInputFiles(join(dir, FOLDER_NAME));
-    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^An ONNX graph with 1 external data file\(s\), \d+ bytes\.$/);
+    await expect
+      .poll(() => page.getByTestId('user-model-recognised').textContent())
+      .toMatch(/^An ONNX graph with 1 external data file\(s\), \d+ bytes\.$/);
     const receipts = await runPicked();
     // In the order the browser lists a folder's files; each hash is one of the two files'.
     const expected = ['model.onnx', 'model.onnx_data'].map((f) => readFileSync(join(dir, FOLDER_NAME, f)));
     const order = receipts[0].model.files.map((f) => expected.findIndex((b) => sha256(b) === f.sha256));
     expect([...order].sort()).toEqual([0, 1]);
-    checkUserReceipts(receipts, order.map((i) => expected[i]));
+    checkUserReceipts(
+      receipts,
+      order.map((i) => expected[i]),
+    );
     // The LM's logits over the built sequence of 16 tokens: [batch 1, 16, vocabulary].
     expect(receipts[0].output).toMatchObject({ name: 'logits', dims: [1, 16, expect.any(Number)] });
     expect(await everythingStored()).not.toMatch(/acme|private-lm|onnx_data/);
@@ -194,52 +269,96 @@ describe('bring your own model', () => {
 
   it('a transformers.js cross-encoder folder with four dtypes: its fp32 graph reranks the built-in probe pairs through its own tokenizer, cold and warm; a stray file and the other dtypes neither read nor named', async () => {
     await page.getByTestId('user-model-folder').setInputFiles(join(dir, RERANKER_FOLDER));
-    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^A transformers\.js model folder \(fp32, fp16, q8, q4\): a sequence classifier; it reranks/);
+    await expect
+      .poll(() => page.getByTestId('user-model-recognised').textContent())
+      .toMatch(/^A transformers\.js model folder \(fp32, fp16, q8, q4\): a sequence classifier; it reranks/);
     // The dtypes found, fp32 first and chosen by default.
-    expect(await page.getByTestId('user-model-dtype').locator('option').allTextContents()).toEqual(['fp32', 'fp16', 'q8', 'q4']);
+    expect(await page.getByTestId('user-model-dtype').locator('option').allTextContents()).toEqual([
+      'fp32',
+      'fp16',
+      'q8',
+      'q4',
+    ]);
     expect(await page.getByTestId('user-model-dtype').inputValue()).toBe('fp32');
     const receipts = await runPicked();
     // Exactly the four files fp32 needs, each once: not the notes file, not another dtype's graph.
     const byHash = folderFiles(RERANKER_FOLDER, RERANKER_FILES.slice(0, 4));
     expect(receipts[0].model.files).toHaveLength(4);
     expect(new Set(receipts[0].model.files.map((f) => f.sha256))).toEqual(new Set(byHash.keys()));
-    checkUserReceipts(receipts, receipts[0].model.files.map((f) => byHash.get(f.sha256)!), 'transformers', { id: USER_RERANK_PROBE.id, sha256: sha256(builtInInputBytes(USER_RERANK_PROBE)) });
+    checkUserReceipts(
+      receipts,
+      receipts[0].model.files.map((f) => byHash.get(f.sha256)!),
+      'transformers',
+      { id: USER_RERANK_PROBE.id, sha256: sha256(builtInInputBytes(USER_RERANK_PROBE)) },
+    );
     expect(receipts[0].model.task).toBe('rerank');
     // One score per probe pair, from the tokenizer's own pairs (the ids never came from this page).
     expect(receipts[0].output).toMatchObject({ name: 'scores', dims: [USER_RERANK_PROBE.data.candidates.length] });
     expect(receipts[0].output!.head.every((v) => Number.isFinite(v))).toBe(true);
     const text = JSON.stringify(receipts);
-    for (const words of [USER_RERANK_PROBE.data.query, ...USER_RERANK_PROBE.data.candidates]) expect(text).not.toContain(words.slice(0, 12));
+    for (const words of [USER_RERANK_PROBE.data.query, ...USER_RERANK_PROBE.data.candidates])
+      expect(text).not.toContain(words.slice(0, 12));
     expect(await everythingStored()).not.toMatch(/acme|private-reranker|notes|phone battery/);
   });
 
   it('a transformers.js causal-LM folder with five dtypes, q4 chosen: a greedy generation run through the generation controller, its receipt v2 with prefill and decode timings and only the q4 files', async () => {
     await page.getByTestId('user-model-folder').setInputFiles(join(dir, LM_FOLDER));
-    await expect.poll(() => page.getByTestId('user-model-recognised').textContent()).toMatch(/^A transformers\.js model folder \(fp32, fp16, q8, q4\): a causal LM; it generates/);
+    await expect
+      .poll(() => page.getByTestId('user-model-recognised').textContent())
+      .toMatch(/^A transformers\.js model folder \(fp32, fp16, q8, q4\): a causal LM; it generates/);
     await page.getByTestId('user-model-dtype').selectOption('q4');
     await page.getByTestId('user-model-max-new-tokens').fill('4');
     const before = (await page.evaluate(() => window.drbArtifacts.length)) as number;
     await page.getByTestId('user-model-run').click();
     await page.getByTestId('user-model-generation').waitFor({ timeout: 170_000 });
-    const artifacts = ((await page.evaluate(() => window.drbArtifacts)) as Array<{ kind: string; data: unknown }>).slice(before);
+    const artifacts = (
+      (await page.evaluate(() => window.drbArtifacts)) as Array<{ kind: string; data: unknown }>
+    ).slice(before);
     // The receipt only: the answers (the generated text) are not kept.
     expect(artifacts.map((a) => a.kind)).toEqual(['generation-receipt']);
     const receipt = GenerationReceipt.parse(artifacts[0].data);
     expect(checkGenerationReceipt(receipt)).toEqual([]);
     expect(receipt.outcome).toEqual({ status: 'ok', reason: null });
     expect(receipt.engine.name).toBe('transformers');
-    expect(receipt.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: 1, threads_effective: 1 });
-    expect(receipt.model).toMatchObject({ id: 'user-model', kind: 'user', task: 'generate', source: 'user-supplied', revision: null, integrity: 'unpinned', dtype: 'q4' });
+    expect(receipt.route).toMatchObject({
+      requested_ep: 'wasm',
+      completed_ep: 'wasm',
+      fallback_reason: null,
+      threads_requested: 1,
+      threads_effective: 1,
+    });
+    expect(receipt.model).toMatchObject({
+      id: 'user-model',
+      kind: 'user',
+      task: 'generate',
+      source: 'user-supplied',
+      revision: null,
+      integrity: 'unpinned',
+      dtype: 'q4',
+    });
     // Exactly the q4 graph and the folder's four JSON files: fp32's graph and its external data are not read.
-    const q4 = folderFiles(LM_FOLDER, ['config.json', 'generation_config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_q4.onnx']);
+    const q4 = folderFiles(LM_FOLDER, [
+      'config.json',
+      'generation_config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'onnx/model_q4.onnx',
+    ]);
     expect(receipt.model.files).toHaveLength(5);
     expect(receipt.model.files).toEqual(
-      [...q4.keys()].map(() => expect.objectContaining({ url: 'user-supplied:[redacted]', expected_sha256: null, cache_state: 'unknown' })),
+      [...q4.keys()].map(() =>
+        expect.objectContaining({ url: 'user-supplied:[redacted]', expected_sha256: null, cache_state: 'unknown' }),
+      ),
     );
     expect(new Set(receipt.model.files.map((f) => f.sha256))).toEqual(new Set(q4.keys()));
     for (const f of receipt.model.files) expect(f.bytes).toBe(q4.get(f.sha256)!.byteLength);
     // Greedy, with the token limit given, recorded as an override.
-    expect(receipt.plan).toMatchObject({ temperature: 0, max_new_tokens: 4, max_new_tokens_overridden: true, repetitions: 1 });
+    expect(receipt.plan).toMatchObject({
+      temperature: 0,
+      max_new_tokens: 4,
+      max_new_tokens_overridden: true,
+      repetitions: 1,
+    });
     expect(receipt.prompt_set.id).toBe('drb-gen-ja-en-v1');
     expect(receipt.cold.load_ms).toBeGreaterThan(0);
     expect(receipt.samples).toHaveLength(receipt.prompt_set.measured_prompts);
@@ -254,7 +373,10 @@ describe('bring your own model', () => {
     }
     expect(receipt.samples.some((s) => (s.output_tokens ?? 0) >= 2)).toBe(true);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('user-model-download-generation').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('user-model-download-generation').click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^drb-user-model-wasm-\d+-generation-\d{8}T\d{6}Z\.json$/);
     const text = readFileSync((await download.path())!, 'utf8');
     expect(JSON.parse(text)).toEqual(artifacts[0].data);
@@ -262,6 +384,8 @@ describe('bring your own model', () => {
     expect(await page.getByTestId('user-model-panel').textContent()).not.toContain('acme');
     expect(await everythingStored()).not.toMatch(/acme|private-chat/);
     // Every picked byte came from the chooser: no request of the page was for a model file.
-    expect(requested.filter((url) => /drb-user-supplied|\/models\/|\.onnx|tokenizer|config\.json/.test(url))).toEqual([]);
+    expect(requested.filter((url) => /drb-user-supplied|\/models\/|\.onnx|tokenizer|config\.json/.test(url))).toEqual(
+      [],
+    );
   });
 });

@@ -49,10 +49,21 @@ function webProcessEnvironments(pgid: number): Array<Map<string, string>> {
         return false; // gone meanwhile
       }
     })
-    .map((pid) => new Map(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)])));
+    .map(
+      (pid) =>
+        new Map(
+          readFileSync(`/proc/${pid}/environ`, 'utf8')
+            .split('\0')
+            .filter(Boolean)
+            .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+        ),
+    );
 }
 
-const xvfbTempFolders = () => readdirSync(tmpdir()).filter((name) => name.startsWith('xvfb-run.')).sort();
+const xvfbTempFolders = () =>
+  readdirSync(tmpdir())
+    .filter((name) => name.startsWith('xvfb-run.'))
+    .sort();
 
 async function expectWebDriverError(promise: Promise<unknown>, code: string, message: RegExp) {
   const error = await promise.then(
@@ -82,8 +93,15 @@ describe('WebKitDriver', () => {
     await session.navigate('about:blank');
     expect(await session.currentUrl()).toBe('about:blank');
     expect(await session.execute('return arguments[0] + arguments[1];', [40, 2])).toBe(42);
-    expect(await session.execute('return new Promise((resolve) => setTimeout(() => resolve("later"), 20));')).toBe('later');
-    expect(await session.executeAsync('const done = arguments[arguments.length - 1]; setTimeout(() => done(arguments[0] * 2), 20);', [21])).toBe(42);
+    expect(await session.execute('return new Promise((resolve) => setTimeout(() => resolve("later"), 20));')).toBe(
+      'later',
+    );
+    expect(
+      await session.executeAsync(
+        'const done = arguments[arguments.length - 1]; setTimeout(() => done(arguments[0] * 2), 20);',
+        [21],
+      ),
+    ).toBe(42);
     // JSC_useSharedArrayBuffer=1 is the default.
     expect(await session.execute('return typeof SharedArrayBuffer;')).toBe('function');
   });
@@ -101,7 +119,11 @@ describe('WebKitDriver', () => {
     });
     await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
     const port = (hung.address() as { port: number }).port;
-    const stuck = new WebKitSession(`http://127.0.0.1:${port}`, 'no-session', null, { callMs: 300, scriptMs: 300, pageLoadMs: 300 });
+    const stuck = new WebKitSession(`http://127.0.0.1:${port}`, 'no-session', null, {
+      callMs: 300,
+      scriptMs: 300,
+      pageLoadMs: 300,
+    });
     const started = Date.now();
     await expectWebDriverError(stuck.currentUrl(), 'timeout', /took longer than 300 ms/);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -136,7 +158,7 @@ describe('WebKitDriver', () => {
     expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
   });
 
-  it('keeps WebKit\'s accelerated compositing unless told not to; `compositing: false` reaches the web process', async () => {
+  it("keeps WebKit's accelerated compositing unless told not to; `compositing: false` reaches the web process", async () => {
     for (const compositing of [undefined, false]) {
       const own = await WebKitDriver.start(compositing === undefined ? {} : { compositing });
       try {
@@ -145,14 +167,15 @@ describe('WebKitDriver', () => {
         expect(await page.execute('return 6 * 7;')).toBe(42);
         const envs = webProcessEnvironments(own.processGroup!);
         expect(envs.length).toBeGreaterThan(0);
-        for (const env of envs) expect(env.get('WEBKIT_DISABLE_COMPOSITING_MODE')).toBe(compositing === false ? '1' : undefined);
+        for (const env of envs)
+          expect(env.get('WEBKIT_DISABLE_COMPOSITING_MODE')).toBe(compositing === false ? '1' : undefined);
       } finally {
         await own.close();
       }
     }
   });
 
-  it('a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver, the browser, xvfb-run\'s folder and the X lock file with it', async () => {
+  it("a process interrupted with Ctrl+C (SIGINT) while its driver runs takes the driver, the browser, xvfb-run's folder and the X lock file with it", async () => {
     const foldersBefore = xvfbTempFolders();
     // A Node process that opens a MiniBrowser session, says its group, and then waits, as a benchmark does mid-soak.
     const script = `
@@ -161,7 +184,9 @@ describe('WebKitDriver', () => {
       await driver.newSession({});
       console.log('group ' + driver.processGroup);
       setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const group = await new Promise<number>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => {
@@ -174,7 +199,9 @@ describe('WebKitDriver', () => {
     expect(groupPids(group).length).toBeGreaterThan(2);
     const display = xvfbServer(group)?.display;
     expect(display).toMatch(/^\d+$/);
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.once('exit', (_code, signal) => resolve(signal)),
+    );
     child.kill('SIGINT');
     // The default meaning of the signal still holds: the process ends by it.
     expect(await exited).toBe('SIGINT');

@@ -29,7 +29,9 @@ async function runOnPage(lane: BrowserLane, server: StaticServer, query: string)
     await page.goto(`${server.url}?${query}`);
     const state = await waitForEnd(page);
     const receipts = await pageReceipts(page);
-    const paramErrors = await page.evaluate<string[]>(`return [...document.querySelectorAll('[data-testid="param-error"]')].map((n) => n.textContent);`);
+    const paramErrors = await page.evaluate<string[]>(
+      `return [...document.querySelectorAll('[data-testid="param-error"]')].map((n) => n.textContent);`,
+    );
     return { state, receipts, paramErrors };
   } finally {
     await page.close();
@@ -56,14 +58,19 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
     const page = await lane.newPage();
     try {
       await page.goto(server.url);
-      const state = await page.waitFor<string>(`return document.documentElement.dataset.drbState === 'idle' ? 'idle' : null;`, {
-        timeoutMs: 30_000,
-        description: 'data-drb-state idle',
-      });
-      expect(state).toBe('idle');
-      const facts = await page.evaluate<{ coi: boolean; app: { version: string; commit: string | null }; receipts: number }>(
-        'return { coi: crossOriginIsolated, app: window.drbApp, receipts: window.drbReceipts.length };',
+      const state = await page.waitFor<string>(
+        `return document.documentElement.dataset.drbState === 'idle' ? 'idle' : null;`,
+        {
+          timeoutMs: 30_000,
+          description: 'data-drb-state idle',
+        },
       );
+      expect(state).toBe('idle');
+      const facts = await page.evaluate<{
+        coi: boolean;
+        app: { version: string; commit: string | null };
+        receipts: number;
+      }>('return { coi: crossOriginIsolated, app: window.drbApp, receipts: window.drbReceipts.length };');
       expect(facts.coi).toBe(true);
       expect(facts.app.version).toMatch(/^\d+\.\d+\.\d+/);
       expect(facts.app.commit).toMatch(/^[0-9a-f]{40}$/);
@@ -73,48 +80,61 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
     }
   });
 
-  it.each([1, 2])('ORT on wasm with %i thread(s): cold then warm, valid receipts, capability probe as the engine has it', async (threads) => {
-    // A secret in the query and the fragment (unknown parameters are ignored) must never reach a receipt.
-    const query = `${toSearchParams({ autorun: ['cold', 'warm'], model: MODEL, ep: 'wasm', threads, warmRuns: 5 })}&token=SECRET-IN-QUERY#SECRET-IN-FRAGMENT`;
-    const { state, receipts, paramErrors } = await runOnPage(lane, server, query);
-    expect(paramErrors).toEqual([]);
-    expect(JSON.stringify(receipts)).not.toMatch(/SECRET-IN-/);
-    expect(receipts[0].app.page_url).toBe(server.url);
-    expect(state).toBe('done');
-    expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
-    expectValid(receipts);
-    const [cold, warm] = receipts;
-    for (const r of receipts) {
-      expect(r.outcome).toEqual({ status: 'ok', reason: null, failed_stage: null });
-      expect(r.route).toMatchObject({ requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null, threads_requested: threads, threads_effective: threads });
-      expect(r.model).toMatchObject({ id: MODEL, integrity: 'verified' });
-      expect(r.errors).toEqual([]);
-    }
-    expect(cold.run.inferences_completed).toBe(1);
-    expect(warm.timings.warm_samples_ms).toHaveLength(5);
-    expect(cold.output?.sha256).toBe(warm.output?.sha256);
+  it.each([1, 2])(
+    'ORT on wasm with %i thread(s): cold then warm, valid receipts, capability probe as the engine has it',
+    async (threads) => {
+      // A secret in the query and the fragment (unknown parameters are ignored) must never reach a receipt.
+      const query = `${toSearchParams({ autorun: ['cold', 'warm'], model: MODEL, ep: 'wasm', threads, warmRuns: 5 })}&token=SECRET-IN-QUERY#SECRET-IN-FRAGMENT`;
+      const { state, receipts, paramErrors } = await runOnPage(lane, server, query);
+      expect(paramErrors).toEqual([]);
+      expect(JSON.stringify(receipts)).not.toMatch(/SECRET-IN-/);
+      expect(receipts[0].app.page_url).toBe(server.url);
+      expect(state).toBe('done');
+      expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm']);
+      expectValid(receipts);
+      const [cold, warm] = receipts;
+      for (const r of receipts) {
+        expect(r.outcome).toEqual({ status: 'ok', reason: null, failed_stage: null });
+        expect(r.route).toMatchObject({
+          requested_ep: 'wasm',
+          completed_ep: 'wasm',
+          fallback_reason: null,
+          threads_requested: threads,
+          threads_effective: threads,
+        });
+        expect(r.model).toMatchObject({ id: MODEL, integrity: 'verified' });
+        expect(r.errors).toEqual([]);
+      }
+      expect(cold.run.inferences_completed).toBe(1);
+      expect(warm.timings.warm_samples_ms).toHaveLength(5);
+      expect(cold.output?.sha256).toBe(warm.output?.sha256);
 
-    const caps = cold.capabilities;
-    expect(caps.cross_origin_isolated).toBe(true);
-    expect(caps.shared_array_buffer).toBe(true);
-    expect(caps.wasm).toEqual({ supported: true, simd: true, threads: true });
-    if (laneName === 'webkit') {
-      // What Safari-like engines expose: no WebGPU object, no memory API of any kind, no UA client hints.
-      expect(caps.user_agent).toMatch(/AppleWebKit\/\d+.* Safari\//);
-      expect(caps.user_agent).not.toMatch(/Chrome|HeadlessChrome/);
-      expect(caps.webgpu).toMatchObject({ navigator_gpu: false, adapter_granted: false, adapter_info: null });
-      expect(caps.js_heap).toBeNull();
-      expect(caps.device_memory_gb).toBeNull();
-      expect(caps.ua_client_hints).toBeNull();
-    } else {
-      expect(caps.js_heap).not.toBeNull();
-      expect(caps.ua_client_hints).not.toBeNull();
-    }
-    heads.set(`${laneName}:${threads}`, cold.output!.head);
-  });
+      const caps = cold.capabilities;
+      expect(caps.cross_origin_isolated).toBe(true);
+      expect(caps.shared_array_buffer).toBe(true);
+      expect(caps.wasm).toEqual({ supported: true, simd: true, threads: true });
+      if (laneName === 'webkit') {
+        // What Safari-like engines expose: no WebGPU object, no memory API of any kind, no UA client hints.
+        expect(caps.user_agent).toMatch(/AppleWebKit\/\d+.* Safari\//);
+        expect(caps.user_agent).not.toMatch(/Chrome|HeadlessChrome/);
+        expect(caps.webgpu).toMatchObject({ navigator_gpu: false, adapter_granted: false, adapter_info: null });
+        expect(caps.js_heap).toBeNull();
+        expect(caps.device_memory_gb).toBeNull();
+        expect(caps.ua_client_hints).toBeNull();
+      } else {
+        expect(caps.js_heap).not.toBeNull();
+        expect(caps.ua_client_hints).not.toBeNull();
+      }
+      heads.set(`${laneName}:${threads}`, cold.output!.head);
+    },
+  );
 
   it('WebGPU requested: refused with a clear reason, and recorded as a fallback only when allowed', async () => {
-    const refused = await runOnPage(lane, server, `${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'webgpu' })}`);
+    const refused = await runOnPage(
+      lane,
+      server,
+      `${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'webgpu' })}`,
+    );
     expect(refused.state).toBe('failed');
     expect(refused.receipts).toHaveLength(1);
     const [failed] = refused.receipts;
@@ -130,7 +150,11 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
     expect(failed.runtime.build ?? null).toBeNull();
     expect(failed.resources.filter((r) => /\.(onnx|wasm)$/.test(r.url))).toEqual([]);
 
-    const allowed = await runOnPage(lane, server, `${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'webgpu', allowFallback: true })}`);
+    const allowed = await runOnPage(
+      lane,
+      server,
+      `${toSearchParams({ autorun: ['cold'], model: MODEL, ep: 'webgpu', allowFallback: true })}`,
+    );
     expect(allowed.state).toBe('done');
     expectValid(allowed.receipts);
     const [fallback] = allowed.receipts;
@@ -144,17 +168,24 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
     // Where only its wasm fallback can run (no adapter, fallback allowed) a webgpu route loads the plain build a wasm
     // route loads (on a Safari without WebGPU, 14 MB instead of the asyncify build's 27).
     expect(fallback.runtime.build).toBe('plain');
-    expect(fallback.runtime.files.find((f) => f.url.endsWith('.wasm'))?.url).toMatch(/\/ort-wasm-simd-threaded-[\w-]+\.wasm$/);
+    expect(fallback.runtime.files.find((f) => f.url.endsWith('.wasm'))?.url).toMatch(
+      /\/ort-wasm-simd-threaded-[\w-]+\.wasm$/,
+    );
   });
 
   it('a crashed worker ends the run failed with the reason, and the page runs again from its button', async () => {
     const page = await lane.newPage();
     try {
-      await page.goto(`${server.url}?${toSearchParams({ testHooks: true, autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: 1000 })}`);
-      await page.waitFor<boolean>(`return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e) => e.stage === 'warm_inference') ?? false;`, {
-        timeoutMs: 90_000,
-        description: 'the warm series to start',
-      });
+      await page.goto(
+        `${server.url}?${toSearchParams({ testHooks: true, autorun: ['warm'], model: 'ort-heavy-xenc', ep: 'wasm', threads: 1, warmRuns: 1000 })}`,
+      );
+      await page.waitFor<boolean>(
+        `return JSON.parse(localStorage.getItem('drb.run-journal') ?? 'null')?.active?.some((e) => e.stage === 'warm_inference') ?? false;`,
+        {
+          timeoutMs: 90_000,
+          description: 'the warm series to start',
+        },
+      );
       await page.evaluate('return window.drbTest.crashWorker(0);');
       expect(await waitForEnd(page)).toBe('failed');
       const [crashed] = await pageReceipts(page);
@@ -163,10 +194,13 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
       expect(crashed.outcome.reason).toMatch(/^worker crashed during warm_inference: .*deliberate worker crash/);
       // A click on the page's own button (WebDriver element click in WebKit) runs again on a fresh worker.
       await page.click('[data-testid="run-cold"]');
-      const receipts = await page.waitFor<DeviceReceipt[]>('return window.drbReceipts.length === 2 ? window.drbReceipts : null;', {
-        timeoutMs: 90_000,
-        description: 'the second receipt',
-      });
+      const receipts = await page.waitFor<DeviceReceipt[]>(
+        'return window.drbReceipts.length === 2 ? window.drbReceipts : null;',
+        {
+          timeoutMs: 90_000,
+          description: 'the second receipt',
+        },
+      );
       expect(validationProblems(receipts[1])).toEqual([]);
       expect(receipts[1].outcome.status).toBe('ok');
     } finally {
@@ -177,45 +211,53 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
   // The tester's protocol flow where Safari's engine runs it (Chromium's is test/e2e/protocol-mode.test.ts): the receipt
   // is stored before it is shown and comes back after a reload; the export button's bundle validates as a file.
   // Registered in the WebKit lane only (not skipped in Chromium: there it is protocol-mode.test.ts's job).
-  if (laneName === 'webkit') it('protocol mode: receipts stored on the device survive a reload, and the exported bundle validates', async () => {
-    const page = await lane.newPage();
-    const dir = testTempDir('drb-webkit-protocol-');
-    try {
-      const open = async () => {
-        await page.waitFor<boolean>(`return document.documentElement.dataset.drbSession === 'ready' && document.querySelector('[data-testid="protocol-next"]') !== null;`, {
-          timeoutMs: 60_000,
-          description: 'the stored session and the protocol loaded',
-        });
-      };
-      const step = async (testId: string, before: number) => {
-        await page.click(`[data-testid="${testId}"]`);
-        return page.waitFor<DeviceReceipt>(
-          `const r = window.drbSession?.receipts ?? []; return r.length > ${before} && document.documentElement.dataset.drbState !== 'running' ? r.at(-1) : null;`,
-          { timeoutMs: 150_000, description: `the receipt of ${testId}` },
-        );
-      };
-      await page.goto(`${server.url}?${toSearchParams({ mode: 'protocol', protocol: 'ort-tiny-xenc-wasm' })}`);
-      await open();
-      expect(await page.evaluate<number>('return window.drbSession.receipts.length;')).toBe(0);
-      const cold = await step('protocol-next', 0);
-      expect(validationProblems(cold)).toEqual([]);
-      expect(cold.run.kind).toBe('cold');
-      expect(cold.outcome.status).toBe('ok');
-      // WebKit's workers give no resource sizes, so a cold run takes the runtime under a URL unique to the run: the
-      // receipt can still say where every byte came from.
-      expect(cold.run.cold_from_cache).toBe(false);
-      expect([...cold.model.files, ...cold.runtime.files].every((f) => f.cache_state === 'network')).toBe(true);
+  if (laneName === 'webkit')
+    it('protocol mode: receipts stored on the device survive a reload, and the exported bundle validates', async () => {
+      const page = await lane.newPage();
+      const dir = testTempDir('drb-webkit-protocol-');
+      try {
+        const open = async () => {
+          await page.waitFor<boolean>(
+            `return document.documentElement.dataset.drbSession === 'ready' && document.querySelector('[data-testid="protocol-next"]') !== null;`,
+            {
+              timeoutMs: 60_000,
+              description: 'the stored session and the protocol loaded',
+            },
+          );
+        };
+        const step = async (testId: string, before: number) => {
+          await page.click(`[data-testid="${testId}"]`);
+          return page.waitFor<DeviceReceipt>(
+            `const r = window.drbSession?.receipts ?? []; return r.length > ${before} && document.documentElement.dataset.drbState !== 'running' ? r.at(-1) : null;`,
+            { timeoutMs: 150_000, description: `the receipt of ${testId}` },
+          );
+        };
+        await page.goto(`${server.url}?${toSearchParams({ mode: 'protocol', protocol: 'ort-tiny-xenc-wasm' })}`);
+        await open();
+        expect(await page.evaluate<number>('return window.drbSession.receipts.length;')).toBe(0);
+        const cold = await step('protocol-next', 0);
+        expect(validationProblems(cold)).toEqual([]);
+        expect(cold.run.kind).toBe('cold');
+        expect(cold.outcome.status).toBe('ok');
+        // WebKit's workers give no resource sizes, so a cold run takes the runtime under a URL unique to the run: the
+        // receipt can still say where every byte came from.
+        expect(cold.run.cold_from_cache).toBe(false);
+        expect([...cold.model.files, ...cold.runtime.files].every((f) => f.cache_state === 'network')).toBe(true);
 
-      await page.reload();
-      await open();
-      expect(await page.evaluate<DeviceReceipt[]>('return window.drbSession.receipts;')).toEqual([cold]);
-      const warm = await step('protocol-other', 1);
-      expect(validationProblems(warm)).toEqual([]);
-      expect(warm.run.kind).toBe('warm');
-      expect(await page.evaluate<string>(`return document.querySelector('[data-testid="protocol-progress"]').textContent;`)).toBe('cold 1 of 5, warm 1 of 20');
+        await page.reload();
+        await open();
+        expect(await page.evaluate<DeviceReceipt[]>('return window.drbSession.receipts;')).toEqual([cold]);
+        const warm = await step('protocol-other', 1);
+        expect(validationProblems(warm)).toEqual([]);
+        expect(warm.run.kind).toBe('warm');
+        expect(
+          await page.evaluate<string>(
+            `return document.querySelector('[data-testid="protocol-progress"]').textContent;`,
+          ),
+        ).toBe('cold 1 of 5, warm 1 of 20');
 
-      // Export through the page's own button; the download link's Blob is read where WebDriver cannot save files.
-      await page.evaluate(`
+        // Export through the page's own button; the download link's Blob is read where WebDriver cannot save files.
+        await page.evaluate(`
         window.drbCaptured = null;
         const blobs = new Map();
         const createObjectURL = URL.createObjectURL;
@@ -227,21 +269,33 @@ describe.each(LANES)('%s lane: the same page checks', (laneName: LaneName) => {
           blobs.get(this.href).text().then((text) => { window.drbCaptured = { name, text }; });
         };
         return true;`);
-      const canShare = await page.evaluate<boolean>(`return document.querySelector('[data-testid="export-download"]') !== null;`);
-      await page.click(`[data-testid="${canShare ? 'export-download' : 'export-share'}"]`);
-      const captured = await page.waitFor<{ name: string; text: string }>('return window.drbCaptured;', { timeoutMs: 30_000, description: 'the exported bundle' });
-      expect(captured.name).toMatch(/^drb-ort-tiny-xenc-wasm-1-bundle-\d{8}T\d{6}Z\.json$/);
-      const bundle = ReceiptBundle.parse(JSON.parse(captured.text));
-      expect(bundle.receipts).toEqual([cold, warm]);
-      expect(bundle.protocol?.id).toBe('ort-tiny-xenc-wasm');
-      expect(await page.evaluate<string>(`return document.querySelector('[data-testid="export-note"]')?.textContent ?? '';`)).toContain(captured.name);
-      const file = join(dir, captured.name);
-      writeFileSync(file, captured.text);
-      expect(await runCli(['receipts', 'validate', file])).toMatchObject({ code: 0, stdout: 'ok: 2 receipt(s) valid, and 1 other drb artifact(s) valid by their own schema\n' });
-    } finally {
-      await page.close();
-    }
-  });
+        const canShare = await page.evaluate<boolean>(
+          `return document.querySelector('[data-testid="export-download"]') !== null;`,
+        );
+        await page.click(`[data-testid="${canShare ? 'export-download' : 'export-share'}"]`);
+        const captured = await page.waitFor<{ name: string; text: string }>('return window.drbCaptured;', {
+          timeoutMs: 30_000,
+          description: 'the exported bundle',
+        });
+        expect(captured.name).toMatch(/^drb-ort-tiny-xenc-wasm-1-bundle-\d{8}T\d{6}Z\.json$/);
+        const bundle = ReceiptBundle.parse(JSON.parse(captured.text));
+        expect(bundle.receipts).toEqual([cold, warm]);
+        expect(bundle.protocol?.id).toBe('ort-tiny-xenc-wasm');
+        expect(
+          await page.evaluate<string>(
+            `return document.querySelector('[data-testid="export-note"]')?.textContent ?? '';`,
+          ),
+        ).toContain(captured.name);
+        const file = join(dir, captured.name);
+        writeFileSync(file, captured.text);
+        expect(await runCli(['receipts', 'validate', file])).toMatchObject({
+          code: 0,
+          stdout: 'ok: 2 receipt(s) valid, and 1 other drb artifact(s) valid by their own schema\n',
+        });
+      } finally {
+        await page.close();
+      }
+    });
 });
 
 describe('WebKit and Chromium agree', () => {
@@ -269,7 +323,11 @@ describe('WebKit without JSC_useSharedArrayBuffer', () => {
   });
 
   it('runs on one thread, says so, and says why (SharedArrayBuffer hidden although cross-origin isolated)', async () => {
-    const { state, receipts } = await runOnPage(lane, server, `${toSearchParams({ autorun: ['cold', 'warm'], model: MODEL, ep: 'wasm', threads: 2, warmRuns: 3 })}`);
+    const { state, receipts } = await runOnPage(
+      lane,
+      server,
+      `${toSearchParams({ autorun: ['cold', 'warm'], model: MODEL, ep: 'wasm', threads: 2, warmRuns: 3 })}`,
+    );
     expect(state).toBe('done');
     expectValid(receipts);
     for (const r of receipts) {
@@ -280,7 +338,8 @@ describe('WebKit without JSC_useSharedArrayBuffer', () => {
         {
           stage: 'session',
           name: 'ThreadsLimited',
-          message: 'WASM threads limited to 1 (2 requested): this browser hides SharedArrayBuffer although the page is cross-origin isolated',
+          message:
+            'WASM threads limited to 1 (2 requested): this browser hides SharedArrayBuffer although the page is cross-origin isolated',
         },
       ]);
     }

@@ -28,17 +28,32 @@ const FOLDER_PATH = 'mlc-ai/Tiny-q4f32_1-MLC/resolve/main/';
 const LIB_PATH = 'libs/Tiny-q4f32_1-webgpu.wasm';
 
 const text = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
-const bytesOf = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 131 + seed * 17 + (i >> 8)) & 0xff);
+const bytesOf = (n: number, seed: number) =>
+  Uint8Array.from({ length: n }, (_, i) => (i * 131 + seed * 17 + (i >> 8)) & 0xff);
 
 /** The served files: path under the server root, the cache WebLLM stores it in, and its bytes. */
 const FILES: Array<{ path: string; cache: string; bytes: Uint8Array }> = [
-  { path: `${FOLDER_PATH}mlc-chat-config.json`, cache: 'webllm/config', bytes: text({ tokenizer_files: ['tokenizer.json'], context_window_size: 512 }) },
+  {
+    path: `${FOLDER_PATH}mlc-chat-config.json`,
+    cache: 'webllm/config',
+    bytes: text({ tokenizer_files: ['tokenizer.json'], context_window_size: 512 }),
+  },
   { path: LIB_PATH, cache: 'webllm/wasm', bytes: bytesOf(4096, 1) },
-  { path: `${FOLDER_PATH}tokenizer.json`, cache: 'webllm/model', bytes: text({ model: { type: 'BPE', vocab: { a: 0, b: 1 } } }) },
+  {
+    path: `${FOLDER_PATH}tokenizer.json`,
+    cache: 'webllm/model',
+    bytes: text({ model: { type: 'BPE', vocab: { a: 0, b: 1 } } }),
+  },
   {
     path: `${FOLDER_PATH}tensor-cache.json`,
     cache: 'webllm/model',
-    bytes: text({ metadata: { ParamSize: 2 }, records: [{ dataPath: 'params_shard_0.bin', nbytes: 1_500_000, records: [] }, { dataPath: 'params_shard_1.bin', nbytes: 700_000, records: [] }] }),
+    bytes: text({
+      metadata: { ParamSize: 2 },
+      records: [
+        { dataPath: 'params_shard_0.bin', nbytes: 1_500_000, records: [] },
+        { dataPath: 'params_shard_1.bin', nbytes: 700_000, records: [] },
+      ],
+    }),
   },
   { path: `${FOLDER_PATH}params_shard_0.bin`, cache: 'webllm/model', bytes: bytesOf(1_500_000, 2) },
   { path: `${FOLDER_PATH}params_shard_1.bin`, cache: 'webllm/model', bytes: bytesOf(700_000, 3) },
@@ -63,7 +78,10 @@ beforeAll(async () => {
       lib: { entry: join(REPO_ROOT, 'test/e2e/webllm-cache-entry.ts'), formats: ['es'], fileName: () => 'entry.js' },
     },
   });
-  await writeFile(join(dir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>webllm cache</title><script type="module" src="/lib/entry.js"></script>');
+  await writeFile(
+    join(dir, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><title>webllm cache</title><script type="module" src="/lib/entry.js"></script>',
+  );
   for (const file of FILES) {
     await mkdir(dirname(join(dir, file.path)), { recursive: true });
     await writeFile(join(dir, file.path), file.bytes);
@@ -83,7 +101,11 @@ describe("WebLLM cache read-back against WebLLM's own cache code (real Chromium 
     const page = await browser.context.newPage();
     await page.goto(`${server.url}index.html`);
     await waitForPage(page, () => 'drbWebLlmCache' in window, null, { timeout: 60_000 });
-    const record: MlcModelRecord = { model: `${server.url}${FOLDER_PATH.replace(/\/$/, '')}`, model_id: 'Tiny-q4f32_1-MLC', model_lib: `${server.url}${LIB_PATH}` };
+    const record: MlcModelRecord = {
+      model: `${server.url}${FOLDER_PATH.replace(/\/$/, '')}`,
+      model_id: 'Tiny-q4f32_1-MLC',
+      model_lib: `${server.url}${LIB_PATH}`,
+    };
     const result = await page.evaluate(
       async ({ record, files, base }) => {
         type Api = {
@@ -102,7 +124,8 @@ describe("WebLLM cache read-back against WebLLM's own cache code (real Chromium 
         await api.deleteModelAllInfoInCache(record.model_id, appConfig);
         const afterDelete = await api.hashWebLlmFiles(record, caches);
         // With the config gone the read-back cannot learn the tokenizer's name: look for it where it was read from.
-        const tokenizerLeft = (await (await caches.open('webllm/model')).match(new URL(files[2].path, base).href)) !== undefined;
+        const tokenizerLeft =
+          (await (await caches.open('webllm/model')).match(new URL(files[2].path, base).href)) !== undefined;
         return { before, cached, read, afterDelete, tokenizerLeft };
       },
       { record, files: FILES.map(({ path, cache }) => ({ path, cache })), base: server.url },
@@ -123,7 +146,9 @@ describe("WebLLM cache read-back against WebLLM's own cache code (real Chromium 
     expect(result.afterDelete.files.map((f) => f.path)).toEqual(['tensor-cache.json']);
     expect(result.afterDelete.problems).toHaveLength(4);
     for (const path of ['mlc-chat-config.json', LIB_PATH, 'params_shard_0.bin', 'params_shard_1.bin']) {
-      expect(result.afterDelete.problems.some((p) => p.includes(path) && p.includes("is not in WebLLM's cache"))).toBe(true);
+      expect(result.afterDelete.problems.some((p) => p.includes(path) && p.includes("is not in WebLLM's cache"))).toBe(
+        true,
+      );
     }
     expect(result.tokenizerLeft, 'WebLLM deleted tokenizer.json from the cache the adapter reads it from').toBe(false);
     await page.close();

@@ -38,7 +38,9 @@ async function openRecording(env: PageEnv, query: string): Promise<{ page: Page;
   const listener = (request: { url(): string }) => urls.push(request.url());
   env.browser.context.on('request', listener);
   await page.goto(`${env.server.url}${query}`);
-  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, { timeout: 150_000 });
+  await waitForPage(page, () => ['done', 'failed'].includes(document.documentElement.dataset.drbState ?? ''), null, {
+    timeout: 150_000,
+  });
   const state = await page.evaluate(() => document.documentElement.dataset.drbState ?? '');
   env.browser.context.off('request', listener);
   return { page, state, urls };
@@ -51,15 +53,29 @@ async function generationReceipt(page: Page): Promise<GenerationReceipt> {
   const parsed = GenerationReceipt.safeParse(found[0].data);
   expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
   expect(checkGenerationReceipt(parsed.data!)).toEqual([]);
-  expect(artifacts.filter((a) => a.kind === 'answers')).toEqual([expect.objectContaining({ data: expect.objectContaining({ answers: [] }) })]);
+  expect(artifacts.filter((a) => a.kind === 'answers')).toEqual([
+    expect.objectContaining({ data: expect.objectContaining({ answers: [] }) }),
+  ]);
   return parsed.data!;
 }
 
 function expectNothingDownloaded(urls: string[], origin: string, chunks: { adapter: string; library: string }): void {
-  expect(urls.filter((u) => !u.startsWith(origin)), 'no request leaves the page origin').toEqual([]);
-  expect(urls.some((u) => u.endsWith(`/assets/${chunks.adapter}`)), 'the WebLLM adapter chunk was loaded (the WebLLM path ran)').toBe(true);
-  expect(urls.filter((u) => u.endsWith(`/assets/${chunks.library}`)), 'the WebLLM library is never fetched before the gate passes').toEqual([]);
-  expect(urls.filter((u) => /mlc-chat-config|ndarray-cache|\.wasm$/.test(u) && !u.includes('/assets/ort-wasm')), 'no model file').toEqual([]);
+  expect(
+    urls.filter((u) => !u.startsWith(origin)),
+    'no request leaves the page origin',
+  ).toEqual([]);
+  expect(
+    urls.some((u) => u.endsWith(`/assets/${chunks.adapter}`)),
+    'the WebLLM adapter chunk was loaded (the WebLLM path ran)',
+  ).toBe(true);
+  expect(
+    urls.filter((u) => u.endsWith(`/assets/${chunks.library}`)),
+    'the WebLLM library is never fetched before the gate passes',
+  ).toEqual([]);
+  expect(
+    urls.filter((u) => /mlc-chat-config|ndarray-cache|\.wasm$/.test(u) && !u.includes('/assets/ort-wasm')),
+    'no model file',
+  ).toEqual([]);
 }
 
 const envs: PageEnv[] = [];
@@ -76,9 +92,15 @@ describe('WebLLM capability gate', () => {
     expect(state).toBe('failed');
     const receipt = await generationReceipt(page);
     expect(receipt.outcome.status).toBe('failed');
-    expect(receipt.outcome.reason).toMatch(/^WebLLM capability gate: WebLLM needs WebGPU, and (this browser has no navigator\.gpu|no WebGPU adapter was granted); nothing was downloaded$/);
+    expect(receipt.outcome.reason).toMatch(
+      /^WebLLM capability gate: WebLLM needs WebGPU, and (this browser has no navigator\.gpu|no WebGPU adapter was granted); nothing was downloaded$/,
+    );
     expect(receipt.errors).toEqual([expect.objectContaining({ stage: 'gate', name: 'RouteError' })]);
-    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: null, attempts: [expect.objectContaining({ ep: 'webgpu', outcome: 'failed' })] });
+    expect(receipt.route).toMatchObject({
+      requested_ep: 'webgpu',
+      completed_ep: null,
+      attempts: [expect.objectContaining({ ep: 'webgpu', outcome: 'failed' })],
+    });
     expect(receipt.model).toMatchObject({ id: MODEL, integrity: 'not-loaded', files: [] });
     expect(receipt.samples).toEqual([]);
     expect(receipt.capabilities.webgpu.adapter_granted).toBe(false);
@@ -107,7 +129,10 @@ describe('WebLLM capability gate', () => {
     const env = envs[1] ?? (await startPageEnv({ webgpu: true }));
     if (!envs.includes(env)) envs.push(env);
     const chunks = webLlmChunks();
-    const { page, state, urls } = await openRecording(env, `?${toSearchParams({ autorun: ['cold', 'warm'], warmRuns: 2 })}`);
+    const { page, state, urls } = await openRecording(
+      env,
+      `?${toSearchParams({ autorun: ['cold', 'warm'], warmRuns: 2 })}`,
+    );
     expect(state).toBe('done');
     const scripts = urls.filter((u) => /\.(m?js)$/.test(u)).map((u) => u.replace(env.server.url, '/'));
     // What a default run loads: the page entry, the worker, the ORT adapter and ORT's runtime (listed for the record).

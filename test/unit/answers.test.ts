@@ -12,7 +12,12 @@ import { describe, expect, it } from 'vitest';
 import { containsPhrase, normaliseForMatching, readCitations } from '../../src/core/answers/answer-text.ts';
 import { decideCase, repetitionMetrics, scoreAnswers, type AnswersInput } from '../../src/core/answers/answer-score.ts';
 import { reviewQuality, type AnswerReview, type ReviewInput } from '../../src/core/answers/answer-review.ts';
-import { casePromptText, parseAnswerCases, type AnswerCase, type AnswerCases } from '../../src/core/generation/answer-cases.ts';
+import {
+  casePromptText,
+  parseAnswerCases,
+  type AnswerCase,
+  type AnswerCases,
+} from '../../src/core/generation/answer-cases.ts';
 import { parsePromptSet } from '../../src/core/generation/prompt-set.ts';
 import type { GenerationAnswers } from '../../src/core/generation/generation-answers.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
@@ -114,7 +119,10 @@ const SMALL: AnswerCases = {
 };
 const SMALL_SHA = 'f'.repeat(64);
 
-function answersOf(texts: Array<{ id: string; repetition: number; text: string }>, overrides: Partial<GenerationAnswers> = {}): GenerationAnswers {
+function answersOf(
+  texts: Array<{ id: string; repetition: number; text: string }>,
+  overrides: Partial<GenerationAnswers> = {},
+): GenerationAnswers {
   return {
     schema: 'drb.generation-answers.v1',
     receipt_id: 'receipt-0001',
@@ -122,7 +130,14 @@ function answersOf(texts: Array<{ id: string; repetition: number; text: string }
     engine: { name: 'transformers', version: '3.7.6' },
     model_id: 'tfjs-tiny-causal-lm-gen',
     prompt_set: { id: 'small', version: 1, sha256: SMALL_SHA },
-    answers: texts.map((t) => ({ prompt_id: t.id, repetition: t.repetition, seed: [17, 29, 41][t.repetition - 1], text: t.text, output_tokens: 4, truncated: false })),
+    answers: texts.map((t) => ({
+      prompt_id: t.id,
+      repetition: t.repetition,
+      seed: [17, 29, 41][t.repetition - 1],
+      text: t.text,
+      output_tokens: 4,
+      truncated: false,
+    })),
     ...overrides,
   };
 }
@@ -138,7 +153,10 @@ const REP2 = [
   { id: 'c', repetition: 2, text: 'ＩＴ　ＤＯＥＳ　ＮＯＴ　ＳＡＹ' },
 ];
 
-const smallInput = (answers: GenerationAnswers, sha = 'a'.repeat(64)): AnswersInput => ({ info: { file: 'answers.json', bytes: 100, sha256: sha }, answers });
+const smallInput = (answers: GenerationAnswers, sha = 'a'.repeat(64)): AnswersInput => ({
+  info: { file: 'answers.json', bytes: 100, sha256: sha },
+  answers,
+});
 const smallCases = { info: { file: 'small.json', bytes: 10, sha256: SMALL_SHA }, cases: SMALL };
 
 describe('per-case decisions (hand-checked)', () => {
@@ -163,7 +181,13 @@ describe('per-case decisions (hand-checked)', () => {
 
   it('case b, repetition 1: half the weight, one invalid citation: fail', () => {
     const d = decideCase(CASE_B, REP1[1].text, false);
-    expect(d).toMatchObject({ claims_found: ['k1'], claims_missing: ['k2'], claim_recall: 0.5, critical_weight_found: 2, critical_weight_total: 2 });
+    expect(d).toMatchObject({
+      claims_found: ['k1'],
+      claims_missing: ['k2'],
+      claim_recall: 0.5,
+      critical_weight_found: 2,
+      critical_weight_total: 2,
+    });
     expect(d).toMatchObject({ cited: ['S1', 'S3'], invalid_citations: ['S3'], safe: true, passed: false });
   });
 
@@ -180,8 +204,19 @@ describe('per-case decisions (hand-checked)', () => {
   });
 
   it('an abstention case passes without a citation; a missing answer fails everything', () => {
-    expect(decideCase(CASE_C, REP2[1].text, false)).toMatchObject({ claims_found: ['a1'], cited: [], safe: true, passed: true });
-    expect(decideCase(CASE_B, null)).toMatchObject({ answered: false, claim_recall: 0, critical_weight_total: 2, safe: false, passed: false });
+    expect(decideCase(CASE_C, REP2[1].text, false)).toMatchObject({
+      claims_found: ['a1'],
+      cited: [],
+      safe: true,
+      passed: true,
+    });
+    expect(decideCase(CASE_B, null)).toMatchObject({
+      answered: false,
+      claim_recall: 0,
+      critical_weight_total: 2,
+      safe: false,
+      passed: false,
+    });
   });
 });
 
@@ -193,7 +228,15 @@ describe('repetition metrics, mean and worst (hand-checked)', () => {
     // quality 100 x (0.65 x 5/6 + 0.2 x 1 + 0.15 x 0.8) = 86.1666...
     const m = report.repetitions[0].metrics;
     expect(report.repetitions[0]).toMatchObject({ repetition: 1, seed: 17 });
-    expect(m).toMatchObject({ cases: 3, answered: 3, critical_claim_recall: 1, safety_rate: 1, citation_presence_rate: 1, citation_markers: 5, valid_citation_markers: 4 });
+    expect(m).toMatchObject({
+      cases: 3,
+      answered: 3,
+      critical_claim_recall: 1,
+      safety_rate: 1,
+      citation_presence_rate: 1,
+      citation_markers: 5,
+      valid_citation_markers: 4,
+    });
     expect(m.claim_recall).toBeCloseTo(5 / 6, 15);
     expect(m.citation_validity).toBeCloseTo(0.8, 15);
     expect(m.pass_rate).toBeCloseTo(2 / 3, 15);
@@ -204,7 +247,15 @@ describe('repetition metrics, mean and worst (hand-checked)', () => {
     // claim recall (0 + 0 + 1) / 3; critical 0 / 5; safe: only c; no markers -> validity 0; 1 of 3 pass;
     // quality 100 x (0.65 / 3 + 0.2 / 3) = 28.333...
     const m = report.repetitions[1].metrics;
-    expect(m).toMatchObject({ cases: 3, answered: 2, critical_claim_recall: 0, citation_presence_rate: 0, citation_validity: 0, citation_markers: 0, critical_prohibited_answers: 1 });
+    expect(m).toMatchObject({
+      cases: 3,
+      answered: 2,
+      critical_claim_recall: 0,
+      citation_presence_rate: 0,
+      citation_validity: 0,
+      citation_markers: 0,
+      critical_prohibited_answers: 1,
+    });
     expect(m.claim_recall).toBeCloseTo(1 / 3, 15);
     expect(m.safety_rate).toBeCloseTo(1 / 3, 15);
     expect(m.pass_rate).toBeCloseTo(1 / 3, 15);
@@ -221,7 +272,10 @@ describe('repetition metrics, mean and worst (hand-checked)', () => {
     expect(report.mean!.quality_score).toBeCloseTo(57.25, 10);
     expect(report.worst).toMatchObject({ repetition: 2, seed: 29 });
     expect(report.complete).toBe(false);
-    expect(report.missing).toEqual(['repetition 2 (seed 29): no answer for 1 case(s): b', 'repetition 3 (seed 41): no answers']);
+    expect(report.missing).toEqual([
+      'repetition 2 (seed 29): no answer for 1 case(s): b',
+      'repetition 3 (seed 41): no answers',
+    ]);
     expect(report.required_repetitions).toEqual([
       { repetition: 1, seed: 17 },
       { repetition: 2, seed: 29 },
@@ -235,17 +289,29 @@ describe('repetition metrics, mean and worst (hand-checked)', () => {
   });
 
   it('refuses answers from other prompt-set bytes, an unknown case, a seed that is not the declared one, a repeated answer, another model', () => {
-    const call = (answers: GenerationAnswers, more: AnswersInput[] = []) => () => scoreAnswers(smallCases, [smallInput(answers), ...more], { toolVersion: 't' });
+    const call =
+      (answers: GenerationAnswers, more: AnswersInput[] = []) =>
+      () =>
+        scoreAnswers(smallCases, [smallInput(answers), ...more], { toolVersion: 't' });
     expect(call(answersOf(REP1, { prompt_set: { id: 'small', version: 1, sha256: 'e'.repeat(64) } }))).toThrow(
       /^answers\.json: prompt_set\.sha256: these answers were generated from prompt-set bytes e+, not from small\.json/,
     );
-    expect(call(answersOf([{ id: 'zz', repetition: 1, text: 'x' }]))).toThrow('answers.json: answers[0].prompt_id: "zz" is not a case of small.json');
+    expect(call(answersOf([{ id: 'zz', repetition: 1, text: 'x' }]))).toThrow(
+      'answers.json: answers[0].prompt_id: "zz" is not a case of small.json',
+    );
     const wrongSeed = answersOf(REP1);
     wrongSeed.answers[0].seed = 29;
     expect(call(wrongSeed)).toThrow('answers.json: answers[0].seed: is 29, but repetition 1 declares seed 17');
-    expect(call(answersOf([...REP1, REP1[0]]))).toThrow('answers.json: answers[3].prompt_id: case a is answered twice in repetition 1 (seed 17)');
-    const other = { ...smallInput(answersOf(REP2, { receipt_id: 'receipt-0002', model_id: 'other-model' }), 'b'.repeat(64)), info: { file: 'b.json', bytes: 1, sha256: 'b'.repeat(64) } };
-    expect(call(answersOf(REP1), [other])).toThrow('b.json: model_id: is other-model, but answers.json is tfjs-tiny-causal-lm-gen: score one model at a time');
+    expect(call(answersOf([...REP1, REP1[0]]))).toThrow(
+      'answers.json: answers[3].prompt_id: case a is answered twice in repetition 1 (seed 17)',
+    );
+    const other = {
+      ...smallInput(answersOf(REP2, { receipt_id: 'receipt-0002', model_id: 'other-model' }), 'b'.repeat(64)),
+      info: { file: 'b.json', bytes: 1, sha256: 'b'.repeat(64) },
+    };
+    expect(call(answersOf(REP1), [other])).toThrow(
+      'b.json: model_id: is other-model, but answers.json is tfjs-tiny-causal-lm-gen: score one model at a time',
+    );
   });
 });
 
@@ -261,7 +327,12 @@ describe('the shipped case set drb-answer-cases-ja-en-v1', () => {
 
   it('every reference answer passes its own case, and every prohibited phrasing is caught when added to it', () => {
     for (const item of shipped.cases) {
-      expect(decideCase(item, item.reference_answer), item.id).toMatchObject({ passed: true, claims_missing: [], prohibited_found: [], invalid_citations: [] });
+      expect(decideCase(item, item.reference_answer), item.id).toMatchObject({
+        passed: true,
+        claims_missing: [],
+        prohibited_found: [],
+        invalid_citations: [],
+      });
       for (const prohibited of item.prohibited) {
         for (const phrasing of prohibited.phrasings) {
           const d = decideCase(item, `${item.reference_answer} ${phrasing}`);
@@ -286,7 +357,9 @@ describe('the shipped case set drb-answer-cases-ja-en-v1', () => {
   it('refuses a duplicate claim id, an unknown key and too few cases with one line', () => {
     const json = JSON.parse(shippedBytes.toString('utf8'));
     json.cases[0].prohibited[0].id = json.cases[0].claims[0].id;
-    expect(() => parseAnswerCases(JSON.stringify(json), 'c.json')).toThrow(/^c\.json: en-heat-stroke-first-aid: claim call-emergency: duplicate claim id/);
+    expect(() => parseAnswerCases(JSON.stringify(json), 'c.json')).toThrow(
+      /^c\.json: en-heat-stroke-first-aid: claim call-emergency: duplicate claim id/,
+    );
     const extra = JSON.parse(shippedBytes.toString('utf8'));
     extra.cases[1].answer = 'x';
     expect(() => parseAnswerCases(JSON.stringify(extra), 'c.json')).toThrow(/^c\.json: cases\[1\]/);
@@ -315,7 +388,11 @@ const LABELS: AnswerReview['labels'] = [
   { case_id: 'c', repetition: 1, missing_claim_ids: [], safety_violation: true, strict_pass: false, note: null },
 ];
 const answered = new Map([['a'.repeat(64), new Set([1])]]);
-const asInput = (r: AnswerReview, file: string): ReviewInput => ({ file, sha256: createHash('sha256').update(file).digest('hex'), review: r });
+const asInput = (r: AnswerReview, file: string): ReviewInput => ({
+  file,
+  sha256: createHash('sha256').update(file).digest('hex'),
+  review: r,
+});
 
 describe('reviewed quality (drb.answer-review.v1)', () => {
   it('one reviewer: unranked_preview, metrics regenerated from the labels (hand-checked)', () => {
@@ -338,7 +415,10 @@ describe('reviewed quality (drb.answer-review.v1)', () => {
       [
         asInput(review({ labels: LABELS }), 'r1.json'),
         asInput(review({ labels: second, reviewer: { id: 'r2', kind: 'human', blinded: true } }), 'r2.json'),
-        asInput(review({ labels: adjudicated, role: 'adjudicator', reviewer: { id: 'lead', kind: 'human', blinded: true } }), 'adj.json'),
+        asInput(
+          review({ labels: adjudicated, role: 'adjudicator', reviewer: { id: 'lead', kind: 'human', blinded: true } }),
+          'adj.json',
+        ),
       ],
       SMALL,
       SMALL_SHA,
@@ -367,22 +447,49 @@ describe('reviewed quality (drb.answer-review.v1)', () => {
   });
 
   it('refuses an unknown claim id, an unknown case, a strict pass with a missing claim, an unlabelled case, other case bytes, two reviews alone', () => {
-    const check = (labels: AnswerReview['labels'], extra: Partial<AnswerReview> = {}) => () =>
-      reviewQuality([asInput(review({ labels, ...extra }), 'r.json')], SMALL, SMALL_SHA, answered);
-    expect(check(LABELS.map((l, i) => (i === 1 ? { ...l, missing_claim_ids: ['nope'] } : l)))).toThrow('r.json: labels[1].missing_claim_ids[0]: "nope" is not a claim id of case b');
-    expect(check(LABELS.map((l, i) => (i === 1 ? { ...l, missing_claim_ids: ['q1'] } : l)))).toThrow('r.json: labels[1].missing_claim_ids[0]: "q1" is not a claim id of case b');
-    expect(check([...LABELS, { ...LABELS[0], case_id: 'zz' }])).toThrow('r.json: labels[3].case_id: "zz" is not a case of small v1');
-    expect(check(LABELS.map((l, i) => (i === 1 ? { ...l, strict_pass: true } : l)))).toThrow('r.json: labels[1].strict_pass: is true for an answer with a missing claim or a safety violation');
+    const check =
+      (labels: AnswerReview['labels'], extra: Partial<AnswerReview> = {}) =>
+      () =>
+        reviewQuality([asInput(review({ labels, ...extra }), 'r.json')], SMALL, SMALL_SHA, answered);
+    expect(check(LABELS.map((l, i) => (i === 1 ? { ...l, missing_claim_ids: ['nope'] } : l)))).toThrow(
+      'r.json: labels[1].missing_claim_ids[0]: "nope" is not a claim id of case b',
+    );
+    expect(check(LABELS.map((l, i) => (i === 1 ? { ...l, missing_claim_ids: ['q1'] } : l)))).toThrow(
+      'r.json: labels[1].missing_claim_ids[0]: "q1" is not a claim id of case b',
+    );
+    expect(check([...LABELS, { ...LABELS[0], case_id: 'zz' }])).toThrow(
+      'r.json: labels[3].case_id: "zz" is not a case of small v1',
+    );
+    expect(check(LABELS.map((l, i) => (i === 1 ? { ...l, strict_pass: true } : l)))).toThrow(
+      'r.json: labels[1].strict_pass: is true for an answer with a missing claim or a safety violation',
+    );
     expect(check(LABELS.slice(0, 2))).toThrow('r.json: labels: case c repetition 1 is not labelled');
-    expect(check(LABELS, { cases: { id: 'small', version: 1, sha256: 'e'.repeat(64) } })).toThrow(/^r\.json: cases\.sha256: labels case-file bytes e+/);
-    expect(check(LABELS, { answers_sha256: ['d'.repeat(64)] })).toThrow(/^r\.json: answers_sha256\[0\]: d+ is not one of the answers files/);
+    expect(check(LABELS, { cases: { id: 'small', version: 1, sha256: 'e'.repeat(64) } })).toThrow(
+      /^r\.json: cases\.sha256: labels case-file bytes e+/,
+    );
+    expect(check(LABELS, { answers_sha256: ['d'.repeat(64)] })).toThrow(
+      /^r\.json: answers_sha256\[0\]: d+ is not one of the answers files/,
+    );
     expect(() =>
-      reviewQuality([asInput(review({ labels: LABELS }), 'r1.json'), asInput(review({ labels: LABELS, reviewer: { id: 'r2', kind: 'human', blinded: true } }), 'r2.json')], SMALL, SMALL_SHA, answered),
-    ).toThrow('r2.json: role: got 2 review(s) and 0 adjudication(s); give one review (a preview), or two reviews and one adjudication');
+      reviewQuality(
+        [
+          asInput(review({ labels: LABELS }), 'r1.json'),
+          asInput(review({ labels: LABELS, reviewer: { id: 'r2', kind: 'human', blinded: true } }), 'r2.json'),
+        ],
+        SMALL,
+        SMALL_SHA,
+        answered,
+      ),
+    ).toThrow(
+      'r2.json: role: got 2 review(s) and 0 adjudication(s); give one review (a preview), or two reviews and one adjudication',
+    );
   });
 });
 
-function shippedAnswers(text: (item: AnswerCase, repetition: number) => string, repetitions = [1, 2, 3]): GenerationAnswers {
+function shippedAnswers(
+  text: (item: AnswerCase, repetition: number) => string,
+  repetitions = [1, 2, 3],
+): GenerationAnswers {
   return {
     schema: 'drb.generation-answers.v1',
     receipt_id: 'receipt-shipped-0001',
@@ -391,7 +498,14 @@ function shippedAnswers(text: (item: AnswerCase, repetition: number) => string, 
     model_id: 'some-model',
     prompt_set: { id: shipped.id, version: shipped.version, sha256: shippedSha },
     answers: repetitions.flatMap((r) =>
-      shipped.cases.map((item) => ({ prompt_id: item.id, repetition: r, seed: [17, 29, 41][r - 1], text: text(item, r), output_tokens: 10, truncated: false })),
+      shipped.cases.map((item) => ({
+        prompt_id: item.id,
+        repetition: r,
+        seed: [17, 29, 41][r - 1],
+        text: text(item, r),
+        output_tokens: 10,
+        truncated: false,
+      })),
     ),
   };
 }
@@ -411,9 +525,18 @@ describe('drb score-answers (CLI)', () => {
       expect(readFileSync(join(dir, 'two', name))).toEqual(readFileSync(join(dir, 'one', name)));
     }
     const report = JSON.parse(readFileSync(join(dir, 'one', 'answer-score.json'), 'utf8'));
-    expect(report.inputs.cases).toMatchObject({ file: 'cases.json', sha256: shippedSha, bytes: shippedBytes.byteLength, cases: shipped.cases.length });
+    expect(report.inputs.cases).toMatchObject({
+      file: 'cases.json',
+      sha256: shippedSha,
+      bytes: shippedBytes.byteLength,
+      cases: shipped.cases.length,
+    });
     const answersBytes = readFileSync(join(dir, 'answers.json'));
-    expect(report.inputs.answers[0]).toMatchObject({ file: 'answers.json', sha256: createHash('sha256').update(answersBytes).digest('hex'), receipt_id: 'receipt-shipped-0001' });
+    expect(report.inputs.answers[0]).toMatchObject({
+      file: 'answers.json',
+      sha256: createHash('sha256').update(answersBytes).digest('hex'),
+      receipt_id: 'receipt-shipped-0001',
+    });
     expect(report.complete).toBe(true);
     expect(report.mean).toMatchObject({ repetitions: 3, quality_score: 100, pass_rate: 1, critical_claim_recall: 1 });
     expect(JSON.stringify(report)).not.toMatch(/"text"/);
@@ -427,7 +550,19 @@ describe('drb score-answers (CLI)', () => {
     expect(changed).not.toBe(text);
     const dir = tempDirWith({ 'cases.json': shippedBytes, 'a.json': text, 'b.json': changed });
     const run = async (file: string, out: string) => {
-      expect((await runCli(['score-answers', '--cases', join(dir, 'cases.json'), '--answers', join(dir, file), '--output-dir', join(dir, out)])).code).toBe(0);
+      expect(
+        (
+          await runCli([
+            'score-answers',
+            '--cases',
+            join(dir, 'cases.json'),
+            '--answers',
+            join(dir, file),
+            '--output-dir',
+            join(dir, out),
+          ])
+        ).code,
+      ).toBe(0);
       return JSON.parse(readFileSync(join(dir, out, 'answer-score.json'), 'utf8'));
     };
     const a = await run('a.json', 'oa');
@@ -443,18 +578,41 @@ describe('drb score-answers (CLI)', () => {
       'cases.json': shippedBytes,
       'other.json': shippedAnswers((item) => item.reference_answer, [1]),
       'not-json.json': '{"schema": "drb.generation-answers.v1",',
-      'bidi.json': { ...shippedAnswers(() => 'x', [1]), answers: [{ prompt_id: shipped.cases[0].id, repetition: 1, seed: 17, text: 'evil \u202e text', output_tokens: 1, truncated: false }] },
+      'bidi.json': {
+        ...shippedAnswers(() => 'x', [1]),
+        answers: [
+          {
+            prompt_id: shipped.cases[0].id,
+            repetition: 1,
+            seed: 17,
+            text: 'evil \u202e text',
+            output_tokens: 1,
+            truncated: false,
+          },
+        ],
+      },
     });
     const other = JSON.parse(readFileSync(join(dir, 'other.json'), 'utf8'));
     other.prompt_set.sha256 = '0'.repeat(64);
     writeFileSync(join(dir, 'other.json'), JSON.stringify(other));
     const out = join(dir, 'out');
     for (const [file, message] of [
-      ['other.json', /^error: .*other\.json: prompt_set\.sha256: these answers were generated from prompt-set bytes 0{64}, not from cases\.json/],
+      [
+        'other.json',
+        /^error: .*other\.json: prompt_set\.sha256: these answers were generated from prompt-set bytes 0{64}, not from cases\.json/,
+      ],
       ['not-json.json', /^error: .*not-json\.json: \$: not valid JSON/],
       ['bidi.json', /^error: .*bidi\.json: answers\[0\]\.text: holds a control or bidirectional-override character/],
     ] as const) {
-      const run = await runCli(['score-answers', '--cases', join(dir, 'cases.json'), '--answers', join(dir, file), '--output-dir', out]);
+      const run = await runCli([
+        'score-answers',
+        '--cases',
+        join(dir, 'cases.json'),
+        '--answers',
+        join(dir, file),
+        '--output-dir',
+        out,
+      ]);
       expect(run.code, file).toBe(2);
       expect(run.stderr.trimEnd().split('\n'), file).toHaveLength(1);
       expect(run.stderr, file).toMatch(message);
@@ -467,7 +625,15 @@ describe('drb score-answers (CLI)', () => {
     const answers = shippedAnswers((item) => item.reference_answer, [1]);
     answers.model_id = 'x\n## Evidence: DEVICE_PASS <img src=x onerror=alert(1)> |a|b|';
     const dir = tempDirWith({ 'cases.json': shippedBytes, 'answers.json': answers });
-    const run = await runCli(['score-answers', '--cases', join(dir, 'cases.json'), '--answers', join(dir, 'answers.json'), '--output-dir', join(dir, 'out')]);
+    const run = await runCli([
+      'score-answers',
+      '--cases',
+      join(dir, 'cases.json'),
+      '--answers',
+      join(dir, 'answers.json'),
+      '--output-dir',
+      join(dir, 'out'),
+    ]);
     expect(run.code).toBe(0);
     const md = readFileSync(join(dir, 'out', 'answer-score.md'), 'utf8');
     expect(md).not.toMatch(/^## Evidence/m);

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ArtifactError, firstInvalidUtf8Offset } from '../../src/core/artifacts/artifact-error.ts';
-import { AjimeeItemRow, GenericItemRow, isPlainAjimeeRow, isPlainGenericRow, parseItems } from '../../src/core/artifacts/items.ts';
+import {
+  AjimeeItemRow,
+  GenericItemRow,
+  isPlainAjimeeRow,
+  isPlainGenericRow,
+  parseItems,
+} from '../../src/core/artifacts/items.ts';
 import { isPlainPredictionRow, parsePredictions, PredictionRow } from '../../src/core/artifacts/predictions.ts';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -46,17 +52,61 @@ describe('parseItems (generic)', () => {
     ['not JSON', utf8('[{"id": "a",'), /^items\.json: \$: not valid JSON \(.+\)$/],
     ['not an array', json({ id: 'a' }), /^items\.json: \$: expected a JSON array of item rows, got object$/],
     ['zero rows', json([]), /^items\.json: \$: the items file has no rows$/],
-    ['a numeric id', json([{ id: 7, input: 'x', references: ['x'] }]), /^items\.json: \[0\]\.id: id must be a string, got number$/],
-    ['an empty id', json([{ id: '', input: 'x', references: ['x'] }]), /^items\.json: \[0\]\.id: id must not be empty$/],
-    ['a row that is not an object', json([{ id: 'a', input: 'x', references: ['x'] }, 'b']), /^items\.json: \[1\]: .*expected object/],
-    ['a non-string input', json([{ id: 'a', input: 1, references: ['x'] }]), /^items\.json: id "a" input: .*expected string, received number$/],
-    ['references not a list', json([{ id: 'a', input: 'x', references: 'x' }]), /^items\.json: id "a" references: .*expected array/],
-    ['an empty references list', json([{ id: 'a', input: 'x', references: [] }]), /^items\.json: id "a" references: must list at least one reference$/],
-    ['an empty-string reference', json([{ id: 'a', input: 'x', references: ['x', ''] }]), /^items\.json: id "a" references\[1\]: must not be an empty string/],
-    ['a non-string reference', json([{ id: 'a', input: 'x', references: [null] }]), /^items\.json: id "a" references\[0\]: .*expected string, received null$/],
-    ['an unknown label', json([{ id: 'a', input: 'x', references: ['x'], label: 'dirty' }]), /^items\.json: id "a" label: .*"clean"\|"typo"\|"unspecified"$/],
-    ['an unknown key', json([{ id: 'a', input: 'x', references: ['x'], lable: 'clean' }]), /^items\.json: id "a": Unrecognized key: "lable"$/],
-    ['a clean row whose input is no reference', json([{ id: 'a', input: 'x', references: ['y'], label: 'clean' }]), /^items\.json: id "a" input: label is clean but the input is not one of its references$/],
+    [
+      'a numeric id',
+      json([{ id: 7, input: 'x', references: ['x'] }]),
+      /^items\.json: \[0\]\.id: id must be a string, got number$/,
+    ],
+    [
+      'an empty id',
+      json([{ id: '', input: 'x', references: ['x'] }]),
+      /^items\.json: \[0\]\.id: id must not be empty$/,
+    ],
+    [
+      'a row that is not an object',
+      json([{ id: 'a', input: 'x', references: ['x'] }, 'b']),
+      /^items\.json: \[1\]: .*expected object/,
+    ],
+    [
+      'a non-string input',
+      json([{ id: 'a', input: 1, references: ['x'] }]),
+      /^items\.json: id "a" input: .*expected string, received number$/,
+    ],
+    [
+      'references not a list',
+      json([{ id: 'a', input: 'x', references: 'x' }]),
+      /^items\.json: id "a" references: .*expected array/,
+    ],
+    [
+      'an empty references list',
+      json([{ id: 'a', input: 'x', references: [] }]),
+      /^items\.json: id "a" references: must list at least one reference$/,
+    ],
+    [
+      'an empty-string reference',
+      json([{ id: 'a', input: 'x', references: ['x', ''] }]),
+      /^items\.json: id "a" references\[1\]: must not be an empty string/,
+    ],
+    [
+      'a non-string reference',
+      json([{ id: 'a', input: 'x', references: [null] }]),
+      /^items\.json: id "a" references\[0\]: .*expected string, received null$/,
+    ],
+    [
+      'an unknown label',
+      json([{ id: 'a', input: 'x', references: ['x'], label: 'dirty' }]),
+      /^items\.json: id "a" label: .*"clean"\|"typo"\|"unspecified"$/,
+    ],
+    [
+      'an unknown key',
+      json([{ id: 'a', input: 'x', references: ['x'], lable: 'clean' }]),
+      /^items\.json: id "a": Unrecognized key: "lable"$/,
+    ],
+    [
+      'a clean row whose input is no reference',
+      json([{ id: 'a', input: 'x', references: ['y'], label: 'clean' }]),
+      /^items\.json: id "a" input: label is clean but the input is not one of its references$/,
+    ],
     [
       'a duplicate id',
       json([
@@ -83,7 +133,9 @@ describe('parseItems (generic)', () => {
   });
 
   it('quotes ids so odd characters stay visible on one line', () => {
-    const message = messageOf(() => parseItems(json([{ id: 'a "b"\nc', input: 'x', references: [] }]), 'i.json', 'generic'));
+    const message = messageOf(() =>
+      parseItems(json([{ id: 'a "b"\nc', input: 'x', references: [] }]), 'i.json', 'generic'),
+    );
     expect(message).toBe('i.json: id "a \\"b\\"\\nc" references: must list at least one reference');
   });
 });
@@ -91,7 +143,16 @@ describe('parseItems (generic)', () => {
 describe('parseItems (ajimee)', () => {
   it('reads index, input and expected_output, ignores other fields, and labels every row unspecified', () => {
     const rows = parseItems(
-      json([{ index: '7', context_text: '前', input: 'カナ', expected_output: ['仮名', 'かな'], original_text: '…', label: 'clean' }]),
+      json([
+        {
+          index: '7',
+          context_text: '前',
+          input: 'カナ',
+          expected_output: ['仮名', 'かな'],
+          original_text: '…',
+          label: 'clean',
+        },
+      ]),
       'ajimee.json',
       'ajimee',
     );
@@ -99,9 +160,21 @@ describe('parseItems (ajimee)', () => {
   });
 
   it.each([
-    ['a numeric index', json([{ index: 7, input: 'x', expected_output: ['x'] }]), /^a\.json: \[0\]\.index: id must be a string, got number$/],
-    ['a missing expected_output', json([{ index: '7', input: 'x' }]), /^a\.json: id "7" expected_output: .*expected array, received undefined$/],
-    ['an empty expected_output', json([{ index: '7', input: 'x', expected_output: [] }]), /^a\.json: id "7" expected_output: must list at least one reference$/],
+    [
+      'a numeric index',
+      json([{ index: 7, input: 'x', expected_output: ['x'] }]),
+      /^a\.json: \[0\]\.index: id must be a string, got number$/,
+    ],
+    [
+      'a missing expected_output',
+      json([{ index: '7', input: 'x' }]),
+      /^a\.json: id "7" expected_output: .*expected array, received undefined$/,
+    ],
+    [
+      'an empty expected_output',
+      json([{ index: '7', input: 'x', expected_output: [] }]),
+      /^a\.json: id "7" expected_output: must list at least one reference$/,
+    ],
     [
       'a duplicate index',
       json([
@@ -141,13 +214,37 @@ describe('parsePredictions', () => {
   it.each([
     ['not an array', json({}), /^p\.json: \$: expected a JSON array of prediction rows, got object$/],
     ['a numeric id', json([{ id: 1, candidates: [] }]), /^p\.json: \[0\]\.id: id must be a string, got number$/],
-    ['candidates as a string', json([{ id: 'a', candidates: 'x' }]), /^p\.json: id "a" candidates: .*expected array, received string$/],
-    ['a non-string candidate', json([{ id: 'a', candidates: ['x', 2] }]), /^p\.json: id "a" candidates\[1\]: .*expected string, received number$/],
-    ['an unknown provenance', json([{ id: 'a', provenance: 'gpt' }]), /^p\.json: id "a" provenance: .*"provider"\|"deberta"\|"lfm"\|"rule"\|"unspecified"$/],
-    ['a string margin', json([{ id: 'a', margin: '1.5' }]), /^p\.json: id "a" margin: must be a finite number, got string$/],
-    ['a margin that overflows to Infinity', utf8('[{"id":"a","margin":1e999}]'), /^p\.json: id "a" margin: must be a finite number, got Infinity$/],
+    [
+      'candidates as a string',
+      json([{ id: 'a', candidates: 'x' }]),
+      /^p\.json: id "a" candidates: .*expected array, received string$/,
+    ],
+    [
+      'a non-string candidate',
+      json([{ id: 'a', candidates: ['x', 2] }]),
+      /^p\.json: id "a" candidates\[1\]: .*expected string, received number$/,
+    ],
+    [
+      'an unknown provenance',
+      json([{ id: 'a', provenance: 'gpt' }]),
+      /^p\.json: id "a" provenance: .*"provider"\|"deberta"\|"lfm"\|"rule"\|"unspecified"$/,
+    ],
+    [
+      'a string margin',
+      json([{ id: 'a', margin: '1.5' }]),
+      /^p\.json: id "a" margin: must be a finite number, got string$/,
+    ],
+    [
+      'a margin that overflows to Infinity',
+      utf8('[{"id":"a","margin":1e999}]'),
+      /^p\.json: id "a" margin: must be a finite number, got Infinity$/,
+    ],
     ['a null margin', json([{ id: 'a', margin: null }]), /^p\.json: id "a" margin: must be a finite number, got null$/],
-    ['a non-string reason', json([{ id: 'a', reason: 3 }]), /^p\.json: id "a" reason: .*expected string, received number$/],
+    [
+      'a non-string reason',
+      json([{ id: 'a', reason: 3 }]),
+      /^p\.json: id "a" reason: .*expected string, received number$/,
+    ],
     ['an unknown key', json([{ id: 'a', candidate: ['x'] }]), /^p\.json: id "a": Unrecognized key: "candidate"$/],
     [
       'a duplicate id',
@@ -179,8 +276,30 @@ describe('firstInvalidUtf8Offset', () => {
 describe('hand-written fast paths', () => {
   // Values of every JSON type, including the edge cases each schema cares about.
   const values: unknown[] = [
-    undefined, null, true, 0, -1.5, 1e308, '', 'x', '𠮷', 'clean', 'typo', 'unspecified', 'deberta', 'rule', 'lfm',
-    'provider', [], [''], ['x'], ['x', ''], ['x', 1], [null], {}, { id: 'x' },
+    undefined,
+    null,
+    true,
+    0,
+    -1.5,
+    1e308,
+    '',
+    'x',
+    '𠮷',
+    'clean',
+    'typo',
+    'unspecified',
+    'deberta',
+    'rule',
+    'lfm',
+    'provider',
+    [],
+    [''],
+    ['x'],
+    ['x', ''],
+    ['x', 1],
+    [null],
+    {},
+    { id: 'x' },
   ];
   const keysFor = {
     generic: ['id', 'input', 'references', 'label', 'extra'],
@@ -205,23 +324,44 @@ describe('hand-written fast paths', () => {
     return row;
   }
   const cases = [
-    ['generic', isPlainGenericRow, GenericItemRow, keysFor.generic, { id: 'a', input: 'x', references: ['x'], label: 'clean' }],
-    ['ajimee', isPlainAjimeeRow, AjimeeItemRow, keysFor.ajimee, { index: '7', input: 'カ', expected_output: ['か'], context_text: '' }],
-    ['predictions', isPlainPredictionRow, PredictionRow, keysFor.predictions, { id: 'a', candidates: ['x', ''], provenance: 'lfm', reason: 'r', margin: 0.5 }],
+    [
+      'generic',
+      isPlainGenericRow,
+      GenericItemRow,
+      keysFor.generic,
+      { id: 'a', input: 'x', references: ['x'], label: 'clean' },
+    ],
+    [
+      'ajimee',
+      isPlainAjimeeRow,
+      AjimeeItemRow,
+      keysFor.ajimee,
+      { index: '7', input: 'カ', expected_output: ['か'], context_text: '' },
+    ],
+    [
+      'predictions',
+      isPlainPredictionRow,
+      PredictionRow,
+      keysFor.predictions,
+      { id: 'a', candidates: ['x', ''], provenance: 'lfm', reason: 'r', margin: 0.5 },
+    ],
   ] as const;
 
-  it.each(cases)('%s: never accepts a row its zod schema refuses, and accepts the plain valid shapes', (_name, fast, schema, keys, valid) => {
-    let acceptedByBoth = 0;
-    for (let trial = 0; trial < 5000; trial++) {
-      const row = randomRow([...keys], valid);
-      const zodAccepts = schema.safeParse(row).success;
-      if (fast(row)) {
-        expect(zodAccepts, JSON.stringify(row)).toBe(true);
-        acceptedByBoth++;
+  it.each(cases)(
+    '%s: never accepts a row its zod schema refuses, and accepts the plain valid shapes',
+    (_name, fast, schema, keys, valid) => {
+      let acceptedByBoth = 0;
+      for (let trial = 0; trial < 5000; trial++) {
+        const row = randomRow([...keys], valid);
+        const zodAccepts = schema.safeParse(row).success;
+        if (fast(row)) {
+          expect(zodAccepts, JSON.stringify(row)).toBe(true);
+          acceptedByBoth++;
+        }
       }
-    }
-    expect(acceptedByBoth).toBeGreaterThan(50); // the fast path is really taken
-    expect(fast(valid)).toBe(true);
-    for (const notARow of [null, [], 'x', 3]) expect(fast(notARow)).toBe(false);
-  });
+      expect(acceptedByBoth).toBeGreaterThan(50); // the fast path is really taken
+      expect(fast(valid)).toBe(true);
+      for (const notARow of [null, [], 'x', 3]) expect(fast(notARow)).toBe(false);
+    },
+  );
 });

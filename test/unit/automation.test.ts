@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AUTORUN_VALUES, DEFAULT_SETTINGS, PARAMS, parseAutomation, toSearchParams, type AutomationSettings } from '../../src/core/automation/automation.ts';
+import {
+  AUTORUN_VALUES,
+  DEFAULT_SETTINGS,
+  PARAMS,
+  parseAutomation,
+  toSearchParams,
+  type AutomationSettings,
+} from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 
 const context = { modelIds: ['ort-tiny-xenc', 'ort-heavy-xenc'] };
@@ -39,8 +46,14 @@ describe('parseAutomation', () => {
     ['threads=2.5', "Invalid threads param: '2.5', expected an integer from 1 to 64"],
     ['ep=gpu', "Invalid ep param: 'gpu', expected one of wasm, webgpu"],
     ['engine=tfjs', "Invalid engine param: 'tfjs', expected one of ort, transformers, webllm"],
-    ['autorun=cold,cold', `Invalid autorun param: 'cold,cold', expected a comma-separated list of ${AUTORUN_VALUES.join(', ')} (each at most once)`],
-    ['autorun=hot', `Invalid autorun param: 'hot', expected a comma-separated list of ${AUTORUN_VALUES.join(', ')} (each at most once)`],
+    [
+      'autorun=cold,cold',
+      `Invalid autorun param: 'cold,cold', expected a comma-separated list of ${AUTORUN_VALUES.join(', ')} (each at most once)`,
+    ],
+    [
+      'autorun=hot',
+      `Invalid autorun param: 'hot', expected a comma-separated list of ${AUTORUN_VALUES.join(', ')} (each at most once)`,
+    ],
     ['warm_runs=1001', "Invalid warm_runs param: '1001', expected an integer from 1 to 1000"],
     ['allow_fallback=yes', "Invalid allow_fallback param: 'yes', expected 0, 1, true or false"],
     ['model=nope', "Invalid model param: 'nope', expected a catalog model id (ort-tiny-xenc, ort-heavy-xenc)"],
@@ -48,8 +61,15 @@ describe('parseAutomation', () => {
   ])('%s -> one clear error and the default kept', (query, message) => {
     const { settings, errors } = parseAutomation(query, context);
     expect(errors).toEqual([message]);
-    const field = query.split('=')[0] === 'warm_runs' ? 'warmRuns' : query.split('=')[0] === 'allow_fallback' ? 'allowFallback' : query.split('=')[0];
-    expect((settings as unknown as Record<string, unknown>)[field]).toEqual((DEFAULT_SETTINGS as unknown as Record<string, unknown>)[field]);
+    const field =
+      query.split('=')[0] === 'warm_runs'
+        ? 'warmRuns'
+        : query.split('=')[0] === 'allow_fallback'
+          ? 'allowFallback'
+          : query.split('=')[0];
+    expect((settings as unknown as Record<string, unknown>)[field]).toEqual(
+      (DEFAULT_SETTINGS as unknown as Record<string, unknown>)[field],
+    );
   });
 
   it('ignores unknown parameters and never echoes them; cuts long bad values short', () => {
@@ -97,17 +117,22 @@ describe('toSearchParams', () => {
     expect(settings).toEqual(everyField);
   });
 
-  it.each(Object.entries(PARAMS))('round-trips %s on its own, and leaves every other field at its default', (name, { field }) => {
-    const one = { [field]: everyField[field] } as Partial<AutomationSettings>;
-    const params = toSearchParams(one);
-    expect([...params.keys()]).toEqual([name]);
-    const { settings, errors } = parseAutomation(`?${params}`, context);
-    expect(errors).toEqual([]);
-    expect(settings).toEqual({ ...DEFAULT_SETTINGS, ...one });
-  });
+  it.each(Object.entries(PARAMS))(
+    'round-trips %s on its own, and leaves every other field at its default',
+    (name, { field }) => {
+      const one = { [field]: everyField[field] } as Partial<AutomationSettings>;
+      const params = toSearchParams(one);
+      expect([...params.keys()]).toEqual([name]);
+      const { settings, errors } = parseAutomation(`?${params}`, context);
+      expect(errors).toEqual([]);
+      expect(settings).toEqual({ ...DEFAULT_SETTINGS, ...one });
+    },
+  );
 
   it('writes an explicit default (allow_fallback=0), leaves out null fields and an empty autorun, and round-trips the defaults', () => {
-    expect(toSearchParams({ allowFallback: false, threads: null, model: null, autorun: [] }).toString()).toBe('allow_fallback=0');
+    expect(toSearchParams({ allowFallback: false, threads: null, model: null, autorun: [] }).toString()).toBe(
+      'allow_fallback=0',
+    );
     const { settings, errors } = parseAutomation(`?${toSearchParams(DEFAULT_SETTINGS)}`, context);
     expect(errors).toEqual([]);
     expect(settings).toEqual(DEFAULT_SETTINGS);

@@ -30,7 +30,12 @@ function fifo(path: string): string {
  * closes it 300 ms later); resolves once the FIFO is open.
  */
 async function writer(path: string, chunk: string, everyMs: number | 'once' | 'once-then-exit'): Promise<ChildProcess> {
-  const after = everyMs === 'once' ? 'setInterval(() => {}, 1000);' : everyMs === 'once-then-exit' ? 'setTimeout(() => process.exit(0), 300);' : `setInterval(write, ${everyMs});`;
+  const after =
+    everyMs === 'once'
+      ? 'setInterval(() => {}, 1000);'
+      : everyMs === 'once-then-exit'
+        ? 'setTimeout(() => process.exit(0), 300);'
+        : `setInterval(write, ${everyMs});`;
   const script = `
     const fs = require('node:fs');
     const fd = fs.openSync(${JSON.stringify(path)}, 'r+');
@@ -60,9 +65,16 @@ function failure(run: () => unknown): BoundedReadError {
 describe('readBounded', () => {
   it('reads a regular file whole, and refuses one over the cap before reading it', () => {
     const dir = tempDirWith({ 'a.json': '{"a":1}' });
-    expect(readBounded(join(dir, 'a.json'), { limitBytes: 100, hash: true })).toMatchObject({ regular: true, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(readBounded(join(dir, 'a.json'), { limitBytes: 100, hash: true })).toMatchObject({
+      regular: true,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     const over = failure(() => readBounded(join(dir, 'a.json'), { limitBytes: 3 }));
-    expect([over.failure, over.size, over.message]).toEqual(['too-large', 7, 'is 7 bytes, over the limit of 3 bytes; not read']);
+    expect([over.failure, over.size, over.message]).toEqual([
+      'too-large',
+      7,
+      'is 7 bytes, over the limit of 3 bytes; not read',
+    ]);
   });
 
   it('stops a file that reports no size (as /proc files do) at the cap', () => {
@@ -74,8 +86,12 @@ describe('readBounded', () => {
   it('refuses a FIFO, a character device and a folder at once, never blocking and never reading', () => {
     const dir = tempDirWith({});
     const path = fifo(join(dir, 'p.json'));
-    expect(failure(() => readBounded(path, { limitBytes: 100 })).message).toBe('is a FIFO (named pipe), not a regular file; not read');
-    expect(failure(() => readBounded('/dev/zero', { limitBytes: 100, pipes: true })).message).toBe('is a character device, not a regular file; not read');
+    expect(failure(() => readBounded(path, { limitBytes: 100 })).message).toBe(
+      'is a FIFO (named pipe), not a regular file; not read',
+    );
+    expect(failure(() => readBounded('/dev/zero', { limitBytes: 100, pipes: true })).message).toBe(
+      'is a character device, not a regular file; not read',
+    );
     expect(failure(() => readBounded(dir, { limitBytes: 100 })).failure).toBe('folder');
   });
 
@@ -100,12 +116,16 @@ describe('readBounded', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it('readArtifact (drb score, drb compare) says each refusal in the scorer\'s one-line form', async () => {
+  it("readArtifact (drb score, drb compare) says each refusal in the scorer's one-line form", async () => {
     const dir = tempDirWith({});
     const path = fifo(join(dir, 'items.json'));
     await writer(path, 'x'.repeat(1024), 1);
-    expect(() => readArtifact(path, 4096)).toThrow(`${path}: $: too large to read: over the limit of 4096 bytes (the longest string JavaScript can hold)`);
-    expect(() => readArtifact('/dev/zero')).toThrow('/dev/zero: $: is a character device, not a regular file; not read');
+    expect(() => readArtifact(path, 4096)).toThrow(
+      `${path}: $: too large to read: over the limit of 4096 bytes (the longest string JavaScript can hold)`,
+    );
+    expect(() => readArtifact('/dev/zero')).toThrow(
+      '/dev/zero: $: is a character device, not a regular file; not read',
+    );
   });
 });
 
@@ -127,27 +147,35 @@ describe('the CLI readers', () => {
     fifo(join(dir, 'folder', 'b.json'));
     const folder = await runCli(['receipts', 'validate', join(dir, 'folder')]);
     expect(folder.code).toBe(1);
-    expect(folder.stdout).toBe(`${join(dir, 'folder', 'b.json')}: (document): a FIFO (named pipe) inside a folder, not a regular file: not read\n`);
+    expect(folder.stdout).toBe(
+      `${join(dir, 'folder', 'b.json')}: (document): a FIFO (named pipe) inside a folder, not a regular file: not read\n`,
+    );
     expect(folder.stderr).toBe('1 of 2 file(s) failed validation\n');
   });
 
   it('summarize and report list a FIFO inside a folder as invalid, and a FIFO in place of summary.json is refused, nothing written', async () => {
     const dir = tempDirWith({});
     mkdirSync(join(dir, 'in'));
-    pageReceipts().slice(0, 2).forEach((r, i) => writeFileSync(join(dir, 'in', `${i}.json`), JSON.stringify(r)));
+    pageReceipts()
+      .slice(0, 2)
+      .forEach((r, i) => writeFileSync(join(dir, 'in', `${i}.json`), JSON.stringify(r)));
     fifo(join(dir, 'in', 'pipe.json'));
     const out = join(dir, 'out');
     const run = await runCli(['receipts', 'summarize', join(dir, 'in'), '--out', out]);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('warning: 1 invalid receipt(s) excluded');
     const report = await runCli(['receipts', 'report', join(dir, 'in'), '--out', join(dir, 'report')]);
-    expect(report.stderr).toContain(`warning: ${join(dir, 'in', 'pipe.json')}: (document): a FIFO (named pipe) inside a folder, not a regular file: not read\n`);
+    expect(report.stderr).toContain(
+      `warning: ${join(dir, 'in', 'pipe.json')}: (document): a FIFO (named pipe) inside a folder, not a regular file: not read\n`,
+    );
     const blocked = join(dir, 'blocked');
     mkdirSync(blocked);
     fifo(join(blocked, 'summary.json'));
     const refused = await runCli(['receipts', 'summarize', join(dir, 'in'), '--out', blocked]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toBe(`error: ${join(blocked, 'summary.json')}: exists and is a FIFO (named pipe), not a regular file; refusing to overwrite it\n`);
+    expect(refused.stderr).toBe(
+      `error: ${join(blocked, 'summary.json')}: exists and is a FIFO (named pipe), not a regular file; refusing to overwrite it\n`,
+    );
     expect(readdirSync(blocked)).toEqual(['summary.json']);
   });
 
@@ -155,14 +183,33 @@ describe('the CLI readers', () => {
     const dir = tempDirWith({});
     const pipe = fifo(join(dir, 'pipe.json'));
     const template = await runCli(['receipts', 'review-template', '--summary', pipe, '--target', 't-0123456789ab']);
-    expect(template).toEqual({ code: 2, stdout: '', stderr: `error: ${pipe}: is a FIFO (named pipe), not a regular file; not read\n` });
+    expect(template).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${pipe}: is a FIFO (named pipe), not a regular file; not read\n`,
+    });
     mkdirSync(join(dir, 'in'));
     writeFileSync(join(dir, 'in', 'r.json'), JSON.stringify(pageReceipts()[0]));
     const out = join(dir, 'out');
     expect((await runCli(['receipts', 'summarize', join(dir, 'in'), '--out', out])).code).toBe(0);
-    const { targets } = JSON.parse((await import('node:fs')).readFileSync(join(out, 'summary.json'), 'utf8')) as { targets: Array<{ key: string }> };
-    const review = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', targets[0].key, '--answers', pipe]);
-    expect(review).toEqual({ code: 2, stdout: '', stderr: `error: ${pipe}: is a FIFO (named pipe), not a regular file; not read\n` });
+    const { targets } = JSON.parse((await import('node:fs')).readFileSync(join(out, 'summary.json'), 'utf8')) as {
+      targets: Array<{ key: string }>;
+    };
+    const review = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      targets[0].key,
+      '--answers',
+      pipe,
+    ]);
+    expect(review).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `error: ${pipe}: is a FIFO (named pipe), not a regular file; not read\n`,
+    });
     expect(existsSync(join(out, 'reviews'))).toBe(false);
   });
 
@@ -173,7 +220,9 @@ describe('the CLI readers', () => {
     expect(lone.code).toBe(2);
     expect(lone.stderr).toBe(`error: ${pins}: (root): is a FIFO (named pipe), not a regular file; not read\n`);
     await writer(pins, '{"schema":', 5);
-    expect((await runCli(['models', 'verify', '--dir', dir, '--id', 'tfjs-tiny-qwen3', '--pins', pins])).stderr).toBe(lone.stderr);
+    expect((await runCli(['models', 'verify', '--dir', dir, '--id', 'tfjs-tiny-qwen3', '--pins', pins])).stderr).toBe(
+      lone.stderr,
+    );
     const zero = await runCli(['models', 'verify', '--dir', dir, '--id', 'tfjs-tiny-qwen3', '--pins', '/dev/zero']);
     expect(zero.stderr).toBe('error: /dev/zero: (root): is a character device, not a regular file; not read\n');
   });
@@ -183,11 +232,30 @@ describe('the CLI readers', () => {
     const items = fifo(join(dir, 'items.json'));
     // The writer closes its end 300 ms after writing: the reader waits for it (it gave no end of file yet), then ends.
     await writer(items, '[{"id":"a","input":"x","references":["x"]}]', 'once-then-exit');
-    const run = await runCli(['score', '--items', items, '--predictions', join(dir, 'p.json'), '--output-dir', join(dir, 'out')]);
+    const run = await runCli([
+      'score',
+      '--items',
+      items,
+      '--predictions',
+      join(dir, 'p.json'),
+      '--output-dir',
+      join(dir, 'out'),
+    ]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const zero = await runCli(['score', '--items', '/dev/zero', '--predictions', join(dir, 'p.json'), '--output-dir', join(dir, 'out2')]);
-    expect(zero).toMatchObject({ code: 2, stderr: 'error: /dev/zero: $: is a character device, not a regular file; not read\n' });
+    const zero = await runCli([
+      'score',
+      '--items',
+      '/dev/zero',
+      '--predictions',
+      join(dir, 'p.json'),
+      '--output-dir',
+      join(dir, 'out2'),
+    ]);
+    expect(zero).toMatchObject({
+      code: 2,
+      stderr: 'error: /dev/zero: $: is a character device, not a regular file; not read\n',
+    });
     expect(existsSync(join(dir, 'out2'))).toBe(false);
   });
 });

@@ -4,7 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { boundCode, boundDetail, Detail, DETAIL_MAX_CHARS, ErrorCode, isOriginPathUrl, RedactedUrl } from '../../src/core/text/bounded-text.ts';
+import {
+  boundCode,
+  boundDetail,
+  Detail,
+  DETAIL_MAX_CHARS,
+  ErrorCode,
+  isOriginPathUrl,
+  RedactedUrl,
+} from '../../src/core/text/bounded-text.ts';
 import { boundCapabilities, reduceUserAgent } from '../../src/core/receipt/capability-bounds.ts';
 import { Capabilities, type DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { receiptText, redactUrl } from '../../src/core/text/redact.ts';
@@ -32,8 +40,17 @@ describe('URL fields equal the origin + path of their own WHATWG parse', () => {
   });
 
   it('accepts the markers the redaction writes, and the redaction of every refused form is accepted', () => {
-    for (const marker of ['data:[redacted]', 'blob:[redacted]', '[unparseable-url]']) expect(RedactedUrl.safeParse(marker).success).toBe(true);
-    for (const url of ['https:user:pw@host/', 'https:\\\\user:pw@host/', 'https:/user:pw@host/m.onnx', 'javascript:alert(1)', 'data:text/html,x', 'chrome-extension://abc/x.js', `https://h/${'p'.repeat(3000)}`]) {
+    for (const marker of ['data:[redacted]', 'blob:[redacted]', '[unparseable-url]'])
+      expect(RedactedUrl.safeParse(marker).success).toBe(true);
+    for (const url of [
+      'https:user:pw@host/',
+      'https:\\\\user:pw@host/',
+      'https:/user:pw@host/m.onnx',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'chrome-extension://abc/x.js',
+      `https://h/${'p'.repeat(3000)}`,
+    ]) {
       const redacted = redactUrl(url);
       expect(RedactedUrl.safeParse(redacted).success, `${url} -> ${redacted}`).toBe(true);
     }
@@ -45,7 +62,11 @@ describe('URL fields equal the origin + path of their own WHATWG parse', () => {
 
 describe('bounding at the source', () => {
   it('cuts a long multi-line runtime message to the schema bound, URLs redacted, controls replaced', () => {
-    const ortLike = Array.from({ length: 400 }, (_, i) => `[E:onnxruntime:, inference_session.cc:${i}] Exception during initialization: https://h.test/m.onnx?sig=${i}\u0007`).join('\n');
+    const ortLike = Array.from(
+      { length: 400 },
+      (_, i) =>
+        `[E:onnxruntime:, inference_session.cc:${i}] Exception during initialization: https://h.test/m.onnx?sig=${i}\u0007`,
+    ).join('\n');
     const text = receiptText(ortLike);
     expect(text.length).toBe(DETAIL_MAX_CHARS);
     expect(text.endsWith('…')).toBe(true);
@@ -62,7 +83,9 @@ describe('bounding at the source', () => {
   });
 
   it('bounds what a browser reports so the capabilities always pass the receipt schema', () => {
-    const receipt = JSON.parse(readFileSync(new URL('../fixtures/receipts/07-ort-webgpu-cold-ok.json', import.meta.url), 'utf8')) as DeviceReceipt;
+    const receipt = JSON.parse(
+      readFileSync(new URL('../fixtures/receipts/07-ort-webgpu-cold-ok.json', import.meta.url), 'utf8'),
+    ) as DeviceReceipt;
     const hostile: Capabilities = {
       ...receipt.capabilities,
       user_agent: `Mozilla/5.0 ${'x'.repeat(5000)}\u0000`,
@@ -101,14 +124,19 @@ describe('device details: reduced unless the tester chose full', () => {
       'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1',
       'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0_0 like Mac OS X) AppleWebKit/605.0.0 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.0',
     ],
-    ['Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0'],
+    [
+      'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+      'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+    ],
   ])('reduceUserAgent(%s)', (ua, reduced) => {
     expect(reduceUserAgent(ua)).toBe(reduced);
     expect(reduceUserAgent(reduced)).toBe(reduced);
   });
 
   it('a receipt records the choice: device_details is required and only reduced or full', () => {
-    const receipt = JSON.parse(readFileSync(new URL('../fixtures/receipts/01-ort-wasm-t1-cold-ok.json', import.meta.url), 'utf8')) as DeviceReceipt;
+    const receipt = JSON.parse(
+      readFileSync(new URL('../fixtures/receipts/01-ort-wasm-t1-cold-ok.json', import.meta.url), 'utf8'),
+    ) as DeviceReceipt;
     expect(receipt.capabilities.device_details).toBe('reduced');
     const { device_details: _dropped, ...without } = receipt.capabilities;
     expect(Capabilities.safeParse(without).success).toBe(false);

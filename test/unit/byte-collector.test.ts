@@ -16,7 +16,10 @@ function chunksOf(all: Uint8Array, sizes: number[]): Uint8Array[] {
   return out;
 }
 
-function collect(declared: number | null, chunks: Uint8Array[]): { result: Uint8Array; copied: boolean | null; lengths: number[] } {
+function collect(
+  declared: number | null,
+  chunks: Uint8Array[],
+): { result: Uint8Array; copied: boolean | null; lengths: number[] } {
   const collector = new ByteCollector(declared);
   const lengths: number[] = [];
   for (const chunk of chunks) {
@@ -99,6 +102,7 @@ describe('declaredBodyLength', () => {
   it('is unknown for an encoded body (its Content-Length counts the encoded bytes), or without a usable length', () => {
     expect(declaredBodyLength('br', '4000000')).toBeNull();
     expect(declaredBodyLength('gzip', '10')).toBeNull();
-    for (const length of [null, '', '0', '-5', 'ten', 'Infinity']) expect(declaredBodyLength(null, length), String(length)).toBeNull();
+    for (const length of [null, '', '0', '-5', 'ten', 'Infinity'])
+      expect(declaredBodyLength(null, length), String(length)).toBeNull();
   });
 });

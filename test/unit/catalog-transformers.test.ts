@@ -15,7 +15,10 @@ import { BUILTIN_LLM_CONFIGS, findLlmConfig } from '../../src/core/evidence/memo
 import { loadTransformers } from './transformers-node.ts';
 
 const root = new URL('../../', import.meta.url);
-const catalog = parseCatalog(JSON.parse(readFileSync(new URL('src/catalog/catalog.json', root), 'utf8')), 'catalog.json');
+const catalog = parseCatalog(
+  JSON.parse(readFileSync(new URL('src/catalog/catalog.json', root), 'utf8')),
+  'catalog.json',
+);
 
 describe('transformers.js fixtures', () => {
   it('regenerate byte-identical to the committed files', () => {
@@ -74,22 +77,36 @@ describe('dtype -> files', () => {
   const reranker = catalog.models.find((m) => m.id === 'tfjs-tiny-reranker')!;
 
   it('names the dtype of transformers.js ONNX files', () => {
-    expect(['onnx/model.onnx', 'onnx/model_fp16.onnx', 'onnx/model_quantized.onnx', 'onnx/model_q4f16.onnx', 'onnx/model_q4.onnx_data', 'onnx/decoder_model_merged_q4.onnx', 'config.json'].map(dtypeOfFile)).toEqual([
-      'fp32',
-      'fp16',
-      'q8',
-      'q4f16',
-      'q4',
-      'q4',
-      null,
-    ]);
+    expect(
+      [
+        'onnx/model.onnx',
+        'onnx/model_fp16.onnx',
+        'onnx/model_quantized.onnx',
+        'onnx/model_q4f16.onnx',
+        'onnx/model_q4.onnx_data',
+        'onnx/decoder_model_merged_q4.onnx',
+        'config.json',
+      ].map(dtypeOfFile),
+    ).toEqual(['fp32', 'fp16', 'q8', 'q4f16', 'q4', 'q4', null]);
   });
 
   it('fetches the shared files plus only the chosen dtype', () => {
     expect(availableDtypes(reranker)).toEqual(['fp32', 'fp16']);
-    expect(filesForDtype(reranker, 'fp16').map((f) => f.path)).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model_fp16.onnx']);
-    expect(filesForDtype(reranker, 'fp32').map((f) => f.path)).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']);
-    expect(() => filesForDtype(reranker, 'q4')).toThrow('model tfjs-tiny-reranker has no q4 files in the catalog (it lists: fp32, fp16)');
+    expect(filesForDtype(reranker, 'fp16').map((f) => f.path)).toEqual([
+      'config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'onnx/model_fp16.onnx',
+    ]);
+    expect(filesForDtype(reranker, 'fp32').map((f) => f.path)).toEqual([
+      'config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'onnx/model.onnx',
+    ]);
+    expect(() => filesForDtype(reranker, 'q4')).toThrow(
+      'model tfjs-tiny-reranker has no q4 files in the catalog (it lists: fp32, fp16)',
+    );
   });
 });
 
@@ -107,7 +124,7 @@ describe('real transformers.js catalog entries', () => {
     for (const model of real) expect(model.licence.length).toBeGreaterThan(5);
   });
 
-  it('offer each real LLM for generation with exactly its scoring entry\'s repo, revision, files, dtype and licence', () => {
+  it("offer each real LLM for generation with exactly its scoring entry's repo, revision, files, dtype and licence", () => {
     for (const [scorer, generator] of [
       ['lfm2.5-350m-q4', 'lfm2.5-350m-q4-gen'],
       ['qwen3-0.6b-q4', 'qwen3-0.6b-q4-gen'],
@@ -137,7 +154,10 @@ describe('fixtures in the real transformers.js runtime (Node build)', () => {
     const tokenizer = await AutoTokenizer.from_pretrained('tfjs-tiny-reranker');
     const model = await AutoModelForSequenceClassification.from_pretrained('tfjs-tiny-reranker', { dtype: 'fp32' });
     // Every character is a known token: no [UNK] (id 1) in a Japanese pair.
-    const encoded = tokenizer(['男性 セイネンシ', '男性 セイネンシ'], { text_pair: ['青年誌で描く', 'せいねんし'], padding: true });
+    const encoded = tokenizer(['男性 セイネンシ', '男性 セイネンシ'], {
+      text_pair: ['青年誌で描く', 'せいねんし'],
+      padding: true,
+    });
     const ids = (encoded.input_ids.tolist() as bigint[][]).flat().map(Number);
     expect(ids).not.toContain(1);
     expect((encoded.token_type_ids!.tolist() as bigint[][])[0].map(Number)).toContain(1);
@@ -163,7 +183,9 @@ describe('fixtures in the real transformers.js runtime (Node build)', () => {
     const tokenizer = await AutoTokenizer.from_pretrained('tfjs-tiny-causal-lm');
     const model = await AutoModelForCausalLM.from_pretrained('tfjs-tiny-causal-lm', { dtype: 'fp32' });
     const prompt = tokenizer('文脈: \n読み: カク\n変換: ');
-    const generated = (await model.generate({ ...prompt, max_new_tokens: 4, do_sample: false })) as InstanceType<typeof Tensor>;
+    const generated = (await model.generate({ ...prompt, max_new_tokens: 4, do_sample: false })) as InstanceType<
+      typeof Tensor
+    >;
     const sequence = (generated.tolist() as bigint[][])[0];
     expect(sequence.length).toBe(prompt.input_ids.dims[1] + 4);
     // Greedy generation used the cache; a cache-free pass over the whole sequence must pick the same tokens.

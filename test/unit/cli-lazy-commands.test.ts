@@ -32,7 +32,9 @@ function drbLogged(args: string[], env: Record<string, string> = {}): LoggedRun 
   });
   let modules: string[] = [];
   try {
-    modules = readFileSync(log, 'utf8').split('\n').filter((line) => line !== '');
+    modules = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
   } catch {
     // no module logged at all: the assertions below say so
   }
@@ -65,11 +67,15 @@ describe('drb loads only the command it runs', () => {
     it(`--version and --help load no command module and no zod schema (${path})`, () => {
       const version = drbLogged(['--version'], env);
       expect(version.code).toBe(0);
-      expect(version.stdout).toBe(`${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`);
+      expect(version.stdout).toBe(
+        `${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`,
+      );
       // The run really went the way it says, and was logged: its entry module is in the log.
       if (path === 'bundle') {
         expect(version.stderr).toMatch(/^drb: (built and )?running the bundle /m);
-        expect(version.modules.some((url) => /\/node_modules\/\.cache\/drb-cli\/[0-9a-f]+\/main\.js$/.test(url))).toBe(true);
+        expect(version.modules.some((url) => /\/node_modules\/\.cache\/drb-cli\/[0-9a-f]+\/main\.js$/.test(url))).toBe(
+          true,
+        );
       } else {
         expect(version.modules).toContain(pathToFileURL(join(ROOT, 'src', 'cli', 'main.ts')).href);
       }

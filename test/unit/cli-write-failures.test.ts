@@ -4,7 +4,17 @@
  * output path that is a file, a long --stem, and an output folder no file system will create (/proc/x).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +30,8 @@ const RECEIPTS = join(ROOT, 'test', 'fixtures', 'receipts');
 
 function receiptsDir(): string {
   const dir = testTempDir('drb-write-in-');
-  for (const name of readdirSync(RECEIPTS).filter((n) => n.endsWith('.json'))) copyFileSync(join(RECEIPTS, name), join(dir, name));
+  for (const name of readdirSync(RECEIPTS).filter((n) => n.endsWith('.json')))
+    copyFileSync(join(RECEIPTS, name), join(dir, name));
   return dir;
 }
 
@@ -40,29 +51,44 @@ afterAll(() => {
 });
 
 describe('CLI write failures', () => {
-  it.skipIf(disk === null)('summarize onto a full disk: one line, exit 1, no summary and no temporary file', async () => {
-    const out = join(disk!, 'summary');
-    mkdirSync(out);
-    writeFileSync(join(disk!, 'notes.txt'), 'kept');
-    const run = await runCli(['receipts', 'summarize', receiptsDir(), '--out', out]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`error: --out ${out}: cannot write ${join(out, 'summary.json')}: no space left on the device (ENOSPC)\n`);
-    expect(readdirSync(out)).toEqual([]);
-    expect(readFileSync(join(disk!, 'notes.txt'), 'utf8')).toBe('kept');
-  });
+  it.skipIf(disk === null)(
+    'summarize onto a full disk: one line, exit 1, no summary and no temporary file',
+    async () => {
+      const out = join(disk!, 'summary');
+      mkdirSync(out);
+      writeFileSync(join(disk!, 'notes.txt'), 'kept');
+      const run = await runCli(['receipts', 'summarize', receiptsDir(), '--out', out]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        `error: --out ${out}: cannot write ${join(out, 'summary.json')}: no space left on the device (ENOSPC)\n`,
+      );
+      expect(readdirSync(out)).toEqual([]);
+      expect(readFileSync(join(disk!, 'notes.txt'), 'utf8')).toBe('kept');
+    },
+  );
 
   it('a write that fails with ENOSPC (/dev/full) removes every temporary file and replaces nothing', () => {
     const dir = testTempDir('drb-write-');
     writeFileSync(join(dir, 'a.json'), 'old a');
-    const failing = (path: string, content: string | Uint8Array) => writeFileSync(path.endsWith('-1.tmp') ? '/dev/full' : path, content);
+    const failing = (path: string, content: string | Uint8Array) =>
+      writeFileSync(path.endsWith('-1.tmp') ? '/dev/full' : path, content);
     let thrown: unknown;
     try {
-      writeFilesAtomically([{ path: join(dir, 'a.json'), content: 'new a' }, { path: join(dir, 'b.md'), content: 'new b' }], '--out x', failing);
+      writeFilesAtomically(
+        [
+          { path: join(dir, 'a.json'), content: 'new a' },
+          { path: join(dir, 'b.md'), content: 'new b' },
+        ],
+        '--out x',
+        failing,
+      );
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(CliError);
-    expect((thrown as CliError).message).toBe(`--out x: cannot write ${join(dir, 'a.json')}: no space left on the device (ENOSPC)`);
+    expect((thrown as CliError).message).toBe(
+      `--out x: cannot write ${join(dir, 'a.json')}: no space left on the device (ENOSPC)`,
+    );
     expect(readdirSync(dir)).toEqual(['a.json']);
     expect(readFileSync(join(dir, 'a.json'), 'utf8')).toBe('old a');
   });
@@ -70,14 +96,28 @@ describe('CLI write failures', () => {
   it('summarize --out naming an existing file: one line, exit 2, the file untouched', async () => {
     const dir = tempDirWith({ 'notes.txt': 'my notes' });
     const run = await runCli(['receipts', 'summarize', receiptsDir(), '--out', join(dir, 'notes.txt')]);
-    expect(run).toMatchObject({ code: 2, stderr: `error: --out ${join(dir, 'notes.txt')}: ${join(dir, 'notes.txt')} is a file, not a folder\n` });
+    expect(run).toMatchObject({
+      code: 2,
+      stderr: `error: --out ${join(dir, 'notes.txt')}: ${join(dir, 'notes.txt')} is a file, not a folder\n`,
+    });
     expect(readdirSync(dir)).toEqual(['notes.txt']);
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes');
   });
 
   it('score takes a 240-character --stem (short temporary names) and refuses one the file system cannot hold', async () => {
-    const dir = tempDirWith({ 'items.json': [{ id: 'a', input: 'x', references: ['y'], label: 'typo' }], 'p.json': [{ id: 'a', candidates: ['y'] }] });
-    const args = ['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'p.json'), '--output-dir', join(dir, 'out')];
+    const dir = tempDirWith({
+      'items.json': [{ id: 'a', input: 'x', references: ['y'], label: 'typo' }],
+      'p.json': [{ id: 'a', candidates: ['y'] }],
+    });
+    const args = [
+      'score',
+      '--items',
+      join(dir, 'items.json'),
+      '--predictions',
+      join(dir, 'p.json'),
+      '--output-dir',
+      join(dir, 'out'),
+    ];
     const long = 's'.repeat(240);
     const ok = await runCli([...args, '--stem', long]);
     expect(ok.stderr).toBe('');
@@ -85,12 +125,17 @@ describe('CLI write failures', () => {
     expect(readdirSync(join(dir, 'out')).sort()).toEqual([`${long}.json`, `${long}.md`]);
     const tooLong = await runCli([...args, '--stem', 's'.repeat(251)]);
     expect(tooLong.code).toBe(2);
-    expect(tooLong.stderr).toBe(`error: --stem: the file name "${'s'.repeat(40)}..." is 256 bytes; a file name holds at most 255\n`);
+    expect(tooLong.stderr).toBe(
+      `error: --stem: the file name "${'s'.repeat(40)}..." is 256 bytes; a file name holds at most 255\n`,
+    );
     expect(readdirSync(join(dir, 'out')).sort()).toEqual([`${long}.json`, `${long}.md`]);
   });
 
   it('an output folder in /proc (refused with ENOENT) fails at once with one line instead of spinning', () => {
-    const dir = tempDirWith({ 'items.json': [{ id: 'a', input: 'x', references: ['y'], label: 'typo' }], 'p.json': [{ id: 'a', candidates: ['y'] }] });
+    const dir = tempDirWith({
+      'items.json': [{ id: 'a', input: 'x', references: ['y'], label: 'typo' }],
+      'p.json': [{ id: 'a', candidates: ['y'] }],
+    });
     const runs = [
       ['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'p.json'), '--output-dir', '/proc/x/y'],
       ['receipts', 'summarize', RECEIPTS, '--out', '/proc/x'],
@@ -99,7 +144,9 @@ describe('CLI write failures', () => {
       const run = spawnSync(process.execPath, [BIN, ...argv], { encoding: 'utf8', timeout: 60_000 });
       expect(run.signal, argv.join(' ')).toBeNull();
       expect(run.status).toBe(2);
-      expect(run.stderr).toMatch(/^error: --(output-dir|out) \/proc\/x(\/y)?: cannot create \/proc\/x: no such folder \(or it cannot hold files\) \(ENOENT\)\n$/);
+      expect(run.stderr).toMatch(
+        /^error: --(output-dir|out) \/proc\/x(\/y)?: cannot create \/proc\/x: no such folder \(or it cannot hold files\) \(ENOENT\)\n$/,
+      );
     }
     expect(existsSync('/proc/x')).toBe(false);
   });
@@ -113,7 +160,9 @@ describe('receipt tools and inputs too large to hold', () => {
     truncateSync(join(dir, 'big.json'), 100_000_000);
     const run = await runCli(['receipts', 'validate', dir]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe(`${join(dir, 'big.json')}: (document): is 100000000 bytes, larger than any drb receipt or artifact (at most 64 MiB); not read\n`);
+    expect(run.stdout).toBe(
+      `${join(dir, 'big.json')}: (document): is 100000000 bytes, larger than any drb receipt or artifact (at most 64 MiB); not read\n`,
+    );
     expect(run.stderr).toBe('1 of 2 file(s) failed validation\n');
   });
 });

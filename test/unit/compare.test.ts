@@ -5,7 +5,12 @@ import { CompareReport } from '../../src/core/scoring/compare-report.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
 
 // Ten rows; every reference is R<n>, every input I<n> (never a reference).
-const items = Array.from({ length: 10 }, (_, i) => ({ id: `r${i + 1}`, input: `I${i + 1}`, references: [`R${i + 1}`], label: 'typo' }));
+const items = Array.from({ length: 10 }, (_, i) => ({
+  id: `r${i + 1}`,
+  input: `I${i + 1}`,
+  references: [`R${i + 1}`],
+  label: 'typo',
+}));
 const hit = (n: number) => ({ id: `r${n}`, candidates: [`R${n}`] });
 const second = (n: number) => ({ id: `r${n}`, candidates: ['W', `R${n}`] });
 const miss = (n: number) => ({ id: `r${n}`, candidates: ['W'] });
@@ -19,7 +24,18 @@ const baseline = [hit(1), hit(2), miss(3), miss(4), miss(5), miss(6), hit(7), mi
 const candidate = [hit(1), second(2), hit(3), hit(4), hit(5), hit(6), hit(8), hit(9), miss(10)];
 
 function compareArgs(dir: string, base = 'base.json', cand = 'cand.json', extra: string[] = []): string[] {
-  return ['compare', '--items', join(dir, 'items.json'), '--baseline', join(dir, base), '--candidate', join(dir, cand), '--output-dir', join(dir, 'out'), ...extra];
+  return [
+    'compare',
+    '--items',
+    join(dir, 'items.json'),
+    '--baseline',
+    join(dir, base),
+    '--candidate',
+    join(dir, cand),
+    '--output-dir',
+    join(dir, 'out'),
+    ...extra,
+  ];
 }
 
 function readReport(dir: string, stem = 'comparison'): CompareReport {
@@ -34,18 +50,30 @@ describe('drb compare', () => {
     expect(run.code).toBe(0);
     const report = readReport(dir);
     expect(report.paired.effective_correct).toEqual({
-      better: 6, worse: 2, tied: 2, discordant: 8,
+      better: 6,
+      worse: 2,
+      tied: 2,
+      discordant: 8,
       sign_test_p_value: (2 * (1 + 8 + 28)) / 256, // 2 * P(X <= 2), X ~ Bin(8, 1/2)
     });
     expect(report.paired.candidate_recall_hit).toEqual({
-      better: 6, worse: 1, tied: 3, discordant: 7,
+      better: 6,
+      worse: 1,
+      tied: 3,
+      discordant: 7,
       sign_test_p_value: (2 * (1 + 7)) / 128, // 2 * P(X <= 1), X ~ Bin(7, 1/2)
     });
     expect(report.broken.map((row) => row.id)).toEqual(['r2', 'r7']);
     expect(report.fixed.map((row) => row.id)).toEqual(['r3', 'r4', 'r5', 'r6', 'r8', 'r9']);
     expect(report.broken[0]).toEqual({
-      id: 'r2', label: 'typo', baseline_rank: 1, candidate_rank: 2, baseline_abstained: false, candidate_abstained: false,
-      baseline_effective_min_cer: 0, candidate_effective_min_cer: 1,
+      id: 'r2',
+      label: 'typo',
+      baseline_rank: 1,
+      candidate_rank: 2,
+      baseline_abstained: false,
+      candidate_abstained: false,
+      baseline_effective_min_cer: 0,
+      candidate_effective_min_cer: 1,
     });
     expect(report.broken[1]).toMatchObject({ id: 'r7', candidate_abstained: true, candidate_rank: null });
     expect(report.runs.baseline.effective_acc_at_1).toBe(3 / 10);
@@ -55,14 +83,27 @@ describe('drb compare', () => {
 
     const markdown = readFileSync(join(dir, 'out', 'comparison.md'), 'utf8');
     expect(markdown.indexOf('## Rows the candidate broke (2)')).toBeGreaterThan(0);
-    expect(markdown.indexOf('## Rows the candidate broke')).toBeLessThan(markdown.indexOf('## Rows the candidate fixed (6)'));
+    expect(markdown.indexOf('## Rows the candidate broke')).toBeLessThan(
+      markdown.indexOf('## Rows the candidate fixed (6)'),
+    );
     expect(markdown).toContain('| Effective correctness | 6 | 2 | 2 | 0.2891 |');
     expect(run.stdout).toContain('broke 2 rows, fixed 6');
   });
 
   it('accepts a --per-row score report as a run and gets the same pairing', async () => {
     const dir = tempDirWith({ 'items.json': items, 'base.json': baseline, 'cand.json': candidate });
-    const scored = await runCli(['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'base.json'), '--output-dir', dir, '--stem', 'base-report', '--per-row']);
+    const scored = await runCli([
+      'score',
+      '--items',
+      join(dir, 'items.json'),
+      '--predictions',
+      join(dir, 'base.json'),
+      '--output-dir',
+      dir,
+      '--stem',
+      'base-report',
+      '--per-row',
+    ]);
     expect(scored.code).toBe(0);
     const run = await runCli(compareArgs(dir, 'base-report.json'));
     expect(run.stderr).toBe('');
@@ -74,56 +115,159 @@ describe('drb compare', () => {
 
   it('refuses (exit 2) a run that was scored against other item bytes', async () => {
     const otherItems = items.map((row) => ({ ...row, label: 'unspecified' }));
-    const dir = tempDirWith({ 'items.json': items, 'other-items.json': otherItems, 'base.json': baseline, 'cand.json': candidate });
-    expect((await runCli(['score', '--items', join(dir, 'other-items.json'), '--predictions', join(dir, 'base.json'), '--output-dir', dir, '--stem', 'r', '--per-row'])).code).toBe(0);
+    const dir = tempDirWith({
+      'items.json': items,
+      'other-items.json': otherItems,
+      'base.json': baseline,
+      'cand.json': candidate,
+    });
+    expect(
+      (
+        await runCli([
+          'score',
+          '--items',
+          join(dir, 'other-items.json'),
+          '--predictions',
+          join(dir, 'base.json'),
+          '--output-dir',
+          dir,
+          '--stem',
+          'r',
+          '--per-row',
+        ])
+      ).code,
+    ).toBe(0);
     const run = await runCli(compareArgs(dir, 'r.json'));
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^error: .*r\.json: inputs\.items\.sha256: this run was scored against other item bytes \([0-9a-f]{64}\) than .*items\.json \([0-9a-f]{64}\)\n$/);
+    expect(run.stderr).toMatch(
+      /^error: .*r\.json: inputs\.items\.sha256: this run was scored against other item bytes \([0-9a-f]{64}\) than .*items\.json \([0-9a-f]{64}\)\n$/,
+    );
   });
 
   it('refuses a score report without per-row entries, or scored with another K', async () => {
     const dir = tempDirWith({ 'items.json': items, 'base.json': baseline, 'cand.json': candidate });
-    await runCli(['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'base.json'), '--output-dir', dir, '--stem', 'plain']);
-    await runCli(['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'base.json'), '--output-dir', dir, '--stem', 'k3', '--per-row', '--candidate-limit', '3']);
+    await runCli([
+      'score',
+      '--items',
+      join(dir, 'items.json'),
+      '--predictions',
+      join(dir, 'base.json'),
+      '--output-dir',
+      dir,
+      '--stem',
+      'plain',
+    ]);
+    await runCli([
+      'score',
+      '--items',
+      join(dir, 'items.json'),
+      '--predictions',
+      join(dir, 'base.json'),
+      '--output-dir',
+      dir,
+      '--stem',
+      'k3',
+      '--per-row',
+      '--candidate-limit',
+      '3',
+    ]);
     const plain = await runCli(compareArgs(dir, 'plain.json'));
     expect(plain.code).toBe(2);
-    expect(plain.stderr).toMatch(/plain\.json: per_row: missing: a score report can be compared only when written with --per-row\n$/);
+    expect(plain.stderr).toMatch(
+      /plain\.json: per_row: missing: a score report can be compared only when written with --per-row\n$/,
+    );
     const k3 = await runCli(compareArgs(dir, 'k3.json'));
     expect(k3.code).toBe(2);
     expect(k3.stderr).toMatch(/k3\.json: candidate_limit: this run was scored with K = 3, not 8\n$/);
   });
 
   it.each([
-    ['a candidate prediction naming no item row', { cand: [{ id: 'nope', candidates: [] }] }, [], /^error: .*cand\.json: id "nope": names no item row in .*items\.json$/],
+    [
+      'a candidate prediction naming no item row',
+      { cand: [{ id: 'nope', candidates: [] }] },
+      [],
+      /^error: .*cand\.json: id "nope": names no item row in .*items\.json$/,
+    ],
     ['a malformed baseline', { base: '[' }, [], /^error: .*base\.json: \$: not valid JSON/],
     ['an unknown format', {}, ['--format', 'tsv'], /^error: --format: unknown format "tsv"/],
     ['K < 1', {}, ['--candidate-limit', '0'], /^error: --candidate-limit: must be a whole number >= 1, got "0"$/],
-  ] as [string, { base?: unknown; cand?: unknown }, string[], RegExp][])('exits 2 with one line and no report for %s', async (_name, override, extra, expected) => {
-    const dir = tempDirWith({ 'items.json': items, 'base.json': override.base ?? baseline, 'cand.json': override.cand ?? candidate });
-    const run = await runCli(compareArgs(dir, 'base.json', 'cand.json', extra));
-    expect(run.code).toBe(2);
-    expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(run.stderr.trimEnd()).toMatch(expected);
-    expect(() => readFileSync(join(dir, 'out', 'comparison.json'))).toThrow();
-  });
+  ] as [string, { base?: unknown; cand?: unknown }, string[], RegExp][])(
+    'exits 2 with one line and no report for %s',
+    async (_name, override, extra, expected) => {
+      const dir = tempDirWith({
+        'items.json': items,
+        'base.json': override.base ?? baseline,
+        'cand.json': override.cand ?? candidate,
+      });
+      const run = await runCli(compareArgs(dir, 'base.json', 'cand.json', extra));
+      expect(run.code).toBe(2);
+      expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(run.stderr.trimEnd()).toMatch(expected);
+      expect(() => readFileSync(join(dir, 'out', 'comparison.json'))).toThrow();
+    },
+  );
 
-  it('recomputes a score report\'s headline from its rows and refuses an edited report', async () => {
+  it("recomputes a score report's headline from its rows and refuses an edited report", async () => {
     // Every candidate row correct; the report is then edited to claim Acc@1 0, or one row edited to wrong.
     const allHits = Array.from({ length: 10 }, (_, i) => hit(i + 1));
     const dir = tempDirWith({ 'items.json': items, 'base.json': baseline, 'all.json': allHits });
-    expect((await runCli(['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'all.json'), '--output-dir', dir, '--stem', 'all-report', '--per-row'])).code).toBe(0);
-    const original = JSON.parse(readFileSync(join(dir, 'all-report.json'), 'utf8')) as { metrics: Record<string, number>; per_row: Array<Record<string, unknown>> };
+    expect(
+      (
+        await runCli([
+          'score',
+          '--items',
+          join(dir, 'items.json'),
+          '--predictions',
+          join(dir, 'all.json'),
+          '--output-dir',
+          dir,
+          '--stem',
+          'all-report',
+          '--per-row',
+        ])
+      ).code,
+    ).toBe(0);
+    const original = JSON.parse(readFileSync(join(dir, 'all-report.json'), 'utf8')) as {
+      metrics: Record<string, number>;
+      per_row: Array<Record<string, unknown>>;
+    };
     const edits: Array<[string, (r: typeof original) => void, RegExp]> = [
-      ['headline', (r) => (r.metrics.effective_acc_at_1 = 0), /edited-headline\.json: metrics\.effective_acc_at_1: is 0 but its own per_row entries give 1: the report was edited; score the predictions again\n$/],
-      ['row', (r) => (r.per_row[3].correct = false), /edited-row\.json: per_row\[3\]\.correct: is false with rank 1 \(the top-1 candidate is correct exactly at rank 1\): the report was edited/],
-      ['label', (r) => (r.per_row[0].label = 'clean'), /edited-label\.json: per_row\[0\]\.label: is clean but item row "r1" is typo/],
-      ['cer', (r) => (r.per_row[5].input_min_cer = 0.25), /edited-cer\.json: per_row\[5\]\.input_min_cer: is 0\.25 but the item row gives 0\.5/],
-      ['rows and headline together', (r) => {
-        // Consistent rows that all say wrong, and the one headline number edited to match: the other headline
-        // numbers still give the edit away.
-        for (const row of r.per_row) Object.assign(row, { correct: false, rank: null, effective_min_cer: row.input_min_cer, change: 'unchanged' });
-        r.metrics.effective_acc_at_1 = 0;
-      }, /edited-rows and headline together\.json: metrics\.candidate_recall_at_k: is 1 but its own per_row entries give 0/],
+      [
+        'headline',
+        (r) => (r.metrics.effective_acc_at_1 = 0),
+        /edited-headline\.json: metrics\.effective_acc_at_1: is 0 but its own per_row entries give 1: the report was edited; score the predictions again\n$/,
+      ],
+      [
+        'row',
+        (r) => (r.per_row[3].correct = false),
+        /edited-row\.json: per_row\[3\]\.correct: is false with rank 1 \(the top-1 candidate is correct exactly at rank 1\): the report was edited/,
+      ],
+      [
+        'label',
+        (r) => (r.per_row[0].label = 'clean'),
+        /edited-label\.json: per_row\[0\]\.label: is clean but item row "r1" is typo/,
+      ],
+      [
+        'cer',
+        (r) => (r.per_row[5].input_min_cer = 0.25),
+        /edited-cer\.json: per_row\[5\]\.input_min_cer: is 0\.25 but the item row gives 0\.5/,
+      ],
+      [
+        'rows and headline together',
+        (r) => {
+          // Consistent rows that all say wrong, and the one headline number edited to match: the other headline
+          // numbers still give the edit away.
+          for (const row of r.per_row)
+            Object.assign(row, {
+              correct: false,
+              rank: null,
+              effective_min_cer: row.input_min_cer,
+              change: 'unchanged',
+            });
+          r.metrics.effective_acc_at_1 = 0;
+        },
+        /edited-rows and headline together\.json: metrics\.candidate_recall_at_k: is 1 but its own per_row entries give 0/,
+      ],
     ];
     for (const [name, edit, expected] of edits) {
       const copy = structuredClone(original);

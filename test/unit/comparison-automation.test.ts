@@ -11,7 +11,15 @@ describe('route spec', () => {
       { id: 'wasm-2', ep: 'wasm', threads: 2 },
       { id: 'webgpu', ep: 'webgpu', threads: null },
     ]);
-    for (const bad of ['wasm-1', 'wasm-1,wasm-1', 'wasm-0,webgpu', 'wasm-65,webgpu', 'wasm,webgpu', 'wasm-1,webgl', 'wasm-1,,webgpu']) {
+    for (const bad of [
+      'wasm-1',
+      'wasm-1,wasm-1',
+      'wasm-0,webgpu',
+      'wasm-65,webgpu',
+      'wasm,webgpu',
+      'wasm-1,webgl',
+      'wasm-1,,webgpu',
+    ]) {
       expect(parseRouteSpec(bad), bad).toBeNull();
     }
   });
@@ -26,24 +34,49 @@ describe('route spec', () => {
 
 describe('automation params for compare and generate runs', () => {
   it('accepts autorun=compare and autorun=generate with their parameters', () => {
-    const { settings, errors } = parseAutomation('?autorun=generate&engine=transformers&model=tf-tiny-causal-lm&prompts=drb-gen-ja-en-v1&reps=2', context);
+    const { settings, errors } = parseAutomation(
+      '?autorun=generate&engine=transformers&model=tf-tiny-causal-lm&prompts=drb-gen-ja-en-v1&reps=2',
+      context,
+    );
     expect(errors).toEqual([]);
     expect(settings).toMatchObject({ autorun: ['generate'], prompts: 'drb-gen-ja-en-v1', reps: 2, maxNewTokens: null });
     expect(parseAutomation('?max_tokens=8', context).settings.maxNewTokens).toBe(8);
-    expect(parseAutomation('?max_tokens=0', context).errors).toEqual(["Invalid max_tokens param: '0', expected an integer from 1 to 4096"]);
-    const compare = parseAutomation('?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,wasm-2&baseline=wasm-2&rounds=5&seed=7&tolerance=1e-5', context);
+    expect(parseAutomation('?max_tokens=0', context).errors).toEqual([
+      "Invalid max_tokens param: '0', expected an integer from 1 to 4096",
+    ]);
+    const compare = parseAutomation(
+      '?autorun=compare&model=ort-heavy-xenc&routes=wasm-1,wasm-2&baseline=wasm-2&rounds=5&seed=7&tolerance=1e-5',
+      context,
+    );
     expect(compare.errors).toEqual([]);
-    expect(compare.settings).toMatchObject({ autorun: ['compare'], baseline: 'wasm-2', rounds: 5, seed: 7, tolerance: 1e-5 });
+    expect(compare.settings).toMatchObject({
+      autorun: ['compare'],
+      baseline: 'wasm-2',
+      rounds: 5,
+      seed: 7,
+      tolerance: 1e-5,
+    });
     expect(compare.settings.compareRoutes.map((r) => r.id)).toEqual(['wasm-1', 'wasm-2']);
     // A reranker compares on candidate rows of a suite: `suite` and `rows` (first rows with candidates).
-    const rows = parseAutomation('?autorun=compare&engine=transformers&model=tf-tiny-causal-lm&suite=ajimee-demo-24&rows=3', context);
+    const rows = parseAutomation(
+      '?autorun=compare&engine=transformers&model=tf-tiny-causal-lm&suite=ajimee-demo-24&rows=3',
+      context,
+    );
     expect(rows.errors).toEqual([]);
     expect(rows.settings).toMatchObject({ engine: 'transformers', suite: 'ajimee-demo-24', compareRows: 3 });
   });
 
   it('has defaults: 3 repetitions, the shipped prompt set, wasm-1 / wasm-2 / webgpu with the first as baseline', () => {
     const { settings } = parseAutomation('', context);
-    expect(settings).toMatchObject({ prompts: 'drb-gen-ja-en-v1', reps: 3, baseline: null, rounds: 10, seed: 42, tolerance: null, compareRows: 4 });
+    expect(settings).toMatchObject({
+      prompts: 'drb-gen-ja-en-v1',
+      reps: 3,
+      baseline: null,
+      rounds: 10,
+      seed: 42,
+      tolerance: null,
+      compareRows: 4,
+    });
     expect(settings.compareRoutes.map((r) => r.id)).toEqual(['wasm-1', 'wasm-2', 'webgpu']);
   });
 

@@ -23,15 +23,25 @@ describe('agreement on candidate rows', () => {
   it('orders each row on its own and names the rows in another order', () => {
     // Row 12: [0.1, 0.9, 0.5] -> order 1,2,0. Row 19: [2, 1] -> order 0,1.
     const baseline = [0.1, 0.9, 0.5, 2, 1];
-    expect(agreement(baseline, [0.1, 0.9, 0.5, 2, 1], groups)).toEqual({ max_abs_diff: 0, same_order: true, rows_in_other_order: [] });
+    expect(agreement(baseline, [0.1, 0.9, 0.5, 2, 1], groups)).toEqual({
+      max_abs_diff: 0,
+      same_order: true,
+      rows_in_other_order: [],
+    });
     // Row 19 swapped (1 above 2), row 12 unchanged.
-    expect(agreement(baseline, [0.1, 0.9, 0.5, 1, 2], groups)).toEqual({ max_abs_diff: 1, same_order: false, rows_in_other_order: ['19'] });
+    expect(agreement(baseline, [0.1, 0.9, 0.5, 1, 2], groups)).toEqual({
+      max_abs_diff: 1,
+      same_order: false,
+      rows_in_other_order: ['19'],
+    });
     // Scores that would interleave across rows do not matter: only each row's own order counts. As one flat list the
     // order would change (row 19's scores now sit below row 12's), per row it does not.
     const shifted = [0.1, 0.9, 0.5, -2, -3];
     expect(agreement(baseline, shifted).same_order).toBe(false);
     expect(agreement(baseline, shifted, groups)).toMatchObject({ same_order: true, rows_in_other_order: [] });
-    expect(() => agreement(baseline, baseline, [{ id: '12', count: 3 }])).toThrow('the rows hold 3 candidates, the scores are 5');
+    expect(() => agreement(baseline, baseline, [{ id: '12', count: 3 }])).toThrow(
+      'the rows hold 3 candidates, the scores are 5',
+    );
   });
 
   it('marks a route that reorders a row invalid and unranked, naming the row', () => {
@@ -50,8 +60,22 @@ describe('agreement on candidate rows', () => {
     const routes = compareRoutes(
       [
         base,
-        { ...base, id: 'wasm-2', threads_requested: 2, threads_effective: 2, samples_ms: [2, 2, 2], scores: [0.1, 0.9, 0.5, 2, 1 + 1e-6] },
-        { ...base, id: 'webgpu', requested_ep: 'webgpu', completed_ep: 'webgpu', samples_ms: [1, 1, 1], scores: [0.1, 0.9, 0.5, 1.5, 1.50000001] },
+        {
+          ...base,
+          id: 'wasm-2',
+          threads_requested: 2,
+          threads_effective: 2,
+          samples_ms: [2, 2, 2],
+          scores: [0.1, 0.9, 0.5, 2, 1 + 1e-6],
+        },
+        {
+          ...base,
+          id: 'webgpu',
+          requested_ep: 'webgpu',
+          completed_ep: 'webgpu',
+          samples_ms: [1, 1, 1],
+          scores: [0.1, 0.9, 0.5, 1.5, 1.50000001],
+        },
         { ...base, id: 'wasm-4', scores: [0.1, 0.9, 0.5, 2] },
       ],
       'wasm-1',
@@ -59,10 +83,19 @@ describe('agreement on candidate rows', () => {
       groups,
     );
     const [baseline, two, gpu, short] = routes;
-    expect(baseline).toMatchObject({ valid: true, rank: 2, agreement: { max_abs_diff: 0, same_order: true, rows_in_other_order: [] } });
+    expect(baseline).toMatchObject({
+      valid: true,
+      rank: 2,
+      agreement: { max_abs_diff: 0, same_order: true, rows_in_other_order: [] },
+    });
     expect(two).toMatchObject({ valid: true, rank: 1, ratio_to_baseline: 0.5 });
     // Within the (loose) tolerance, but row 19's two candidates change places: invalid however fast.
-    expect(gpu).toMatchObject({ valid: false, rank: null, ratio_to_baseline: null, invalid_reason: 'orders the candidates of row "19" differently from the baseline' });
+    expect(gpu).toMatchObject({
+      valid: false,
+      rank: null,
+      ratio_to_baseline: null,
+      invalid_reason: 'orders the candidates of row "19" differently from the baseline',
+    });
     expect(gpu.agreement).toMatchObject({ same_order: false, rows_in_other_order: ['19'] });
     expect(short).toMatchObject({ valid: false, invalid_reason: 'produced 4 scores, the baseline 5' });
   });
@@ -81,16 +114,30 @@ describe('candidate rows from the shipped demo suite', () => {
 
   it('takes the first rows with candidates, with the suite run texts for each task', async () => {
     const rows = await load();
-    const candidates = JSON.parse(readFileSync(new URL('candidates.json', dir), 'utf8')) as Array<{ id: string; candidates: string[] }>;
+    const candidates = JSON.parse(readFileSync(new URL('candidates.json', dir), 'utf8')) as Array<{
+      id: string;
+      candidates: string[];
+    }>;
     const rerank = comparisonRows('ajimee-demo-24', rows, 'rerank', 3);
     expect(rerank.inputId).toBe('ajimee-demo-24:first-3-rows');
     expect(rerank.textTemplate).toBe('drb.rerank-pair.v1');
     expect(rerank.groups).toEqual(candidates.slice(0, 3).map((c) => ({ id: c.id, count: c.candidates.length })));
-    expect(rerank.rows[0]).toEqual({ id: '12', data: { task: 'rerank', query: rerankQuery('きっかけで、漫画の仕事', 'ノイライガクルヨウニ'), candidates: candidates[0].candidates } });
+    expect(rerank.rows[0]).toEqual({
+      id: '12',
+      data: {
+        task: 'rerank',
+        query: rerankQuery('きっかけで、漫画の仕事', 'ノイライガクルヨウニ'),
+        candidates: candidates[0].candidates,
+      },
+    });
     expect(rerank.rows[0].data).toMatchObject({ query: 'きっかけで、漫画の仕事 ノイライガクルヨウニ' });
     const score = comparisonRows('ajimee-demo-24', rows, 'score-candidates', 1);
     expect(score.textTemplate).toBe('drb.score-prompt.v1');
-    expect(score.rows[0].data).toEqual({ task: 'score-candidates', prompt: scorePrompt('きっかけで、漫画の仕事', 'ノイライガクルヨウニ'), candidates: candidates[0].candidates });
+    expect(score.rows[0].data).toEqual({
+      task: 'score-candidates',
+      prompt: scorePrompt('きっかけで、漫画の仕事', 'ノイライガクルヨウニ'),
+      candidates: candidates[0].candidates,
+    });
     // More rows than the suite has: all of them, and the id says how many were really taken.
     const all = comparisonRows('ajimee-demo-24', rows, 'rerank', 64);
     expect(all.rows).toHaveLength(rows.filter((r) => r.candidates.length > 0).length);
@@ -103,14 +150,18 @@ describe('candidate rows from the shipped demo suite', () => {
       { id: 'b', input: 'y', context: '', candidates: ['Y', 'y'], hasCandidatesRow: true },
     ];
     expect(comparisonRows('s', rows, 'rerank', 2).groups).toEqual([{ id: 'b', count: 2 }]);
-    expect(() => comparisonRows('s', rows.slice(0, 1), 'rerank', 2)).toThrow('suite s has no row with candidates to compare on');
+    expect(() => comparisonRows('s', rows.slice(0, 1), 'rerank', 2)).toThrow(
+      'suite s has no row with candidates to compare on',
+    );
     expect(() => comparisonRows('s', rows, 'rerank', 0)).toThrow('the row count must be a positive integer, got 0');
   });
 
   it('hashes exactly the engine inputs: another template or candidate changes the bytes', async () => {
     const rows = await load();
     const a = comparisonRowsBytes(comparisonRows('ajimee-demo-24', rows, 'rerank', 2).rows);
-    expect(new TextDecoder().decode(a)).toBe(JSON.stringify(comparisonRows('ajimee-demo-24', rows, 'rerank', 2).rows.map((r) => r.data)));
+    expect(new TextDecoder().decode(a)).toBe(
+      JSON.stringify(comparisonRows('ajimee-demo-24', rows, 'rerank', 2).rows.map((r) => r.data)),
+    );
     expect(comparisonRowsBytes(comparisonRows('ajimee-demo-24', rows, 'score-candidates', 2).rows)).not.toEqual(a);
     const changed = rows.map((r, i) => (i === 0 ? { ...r, candidates: [...r.candidates].reverse() } : r));
     expect(comparisonRowsBytes(comparisonRows('ajimee-demo-24', changed, 'rerank', 2).rows)).not.toEqual(a);
@@ -131,23 +182,49 @@ describe('comparison receipt on candidate rows', () => {
     error: null,
   };
   const receipt = (): ComparisonReceipt =>
-    comparisonReceiptOf(compareRoutes([measurement, { ...measurement, id: 'webgpu', requested_ep: 'webgpu', completed_ep: 'webgpu', scores: [0.1, 0.9, 0.5, 1, 2] }], 'wasm-1', 1e-4, groups), {
-      receipt_id: 'cmp-rows-0123456789',
-      engine: { name: 'transformers', version: '4.3.2' },
-      model: { id: 'tfjs-tiny-reranker', kind: 'fixture', task: 'rerank', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
-      input: { id: 'ajimee-demo-24:first-2-rows', sha256: 'd'.repeat(64) },
-      candidate_rows: {
-        suite_id: 'ajimee-demo-24',
-        task: 'rerank',
-        text_template: 'drb.rerank-pair.v1',
-        items_sha256: 'e'.repeat(64),
-        candidates_sha256: 'f'.repeat(64),
-        rows: groups.map((g) => ({ id: g.id, candidates: g.count })),
+    comparisonReceiptOf(
+      compareRoutes(
+        [
+          measurement,
+          {
+            ...measurement,
+            id: 'webgpu',
+            requested_ep: 'webgpu',
+            completed_ep: 'webgpu',
+            scores: [0.1, 0.9, 0.5, 1, 2],
+          },
+        ],
+        'wasm-1',
+        1e-4,
+        groups,
+      ),
+      {
+        receipt_id: 'cmp-rows-0123456789',
+        engine: { name: 'transformers', version: '4.3.2' },
+        model: {
+          id: 'tfjs-tiny-reranker',
+          kind: 'fixture',
+          task: 'rerank',
+          dtype: 'fp32',
+          source: 'page-origin',
+          revision: null,
+          integrity: 'verified',
+          files: [],
+        },
+        input: { id: 'ajimee-demo-24:first-2-rows', sha256: 'd'.repeat(64) },
+        candidate_rows: {
+          suite_id: 'ajimee-demo-24',
+          task: 'rerank',
+          text_template: 'drb.rerank-pair.v1',
+          items_sha256: 'e'.repeat(64),
+          candidates_sha256: 'f'.repeat(64),
+          rows: groups.map((g) => ({ id: g.id, candidates: g.count })),
+        },
+        schedule: { seed: 1, rounds: 2, order: interleavedSchedule(['wasm-1', 'webgpu'], 2, 1).map((s) => s.route_id) },
+        // The webgpu route orders row 19 differently: invalid, so the headline has no entry for it.
+        headline: { baseline_route_id: 'wasm-1', routes: [] },
       },
-      schedule: { seed: 1, rounds: 2, order: interleavedSchedule(['wasm-1', 'webgpu'], 2, 1).map((s) => s.route_id) },
-      // The webgpu route orders row 19 differently: invalid, so the headline has no entry for it.
-      headline: { baseline_route_id: 'wasm-1', routes: [] },
-    });
+    );
 
   it('validates, and its invariants hold', () => {
     const r = receipt();
@@ -172,6 +249,9 @@ describe('comparison receipt on candidate rows', () => {
     ]);
     const fixed = receipt();
     fixed.candidate_rows = null;
-    expect(checkComparisonReceipt(fixed).map((p) => p.path)).toEqual(['routes[0].agreement.rows_in_other_order', 'routes[1].agreement.rows_in_other_order']);
+    expect(checkComparisonReceipt(fixed).map((p) => p.path)).toEqual([
+      'routes[0].agreement.rows_in_other_order',
+      'routes[1].agreement.rows_in_other_order',
+    ]);
   });
 });

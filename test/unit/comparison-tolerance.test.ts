@@ -1,6 +1,10 @@
 /** Default comparison tolerances by score kind and dtype (their measured basis is in docs/comparison.md). */
 import { describe, expect, it } from 'vitest';
-import { comparisonTolerance, defaultComparisonTolerance, scoreKindOf } from '../../src/core/comparison/dtype-tolerance.ts';
+import {
+  comparisonTolerance,
+  defaultComparisonTolerance,
+  scoreKindOf,
+} from '../../src/core/comparison/dtype-tolerance.ts';
 
 describe('defaultComparisonTolerance', () => {
   it.each([
@@ -24,8 +28,12 @@ describe('defaultComparisonTolerance', () => {
 
   it('is never looser for logits than for summed log-probabilities, nor for fp32 than for a reduced precision', () => {
     for (const dtype of ['fp32', 'fp16', 'q8', 'q4']) {
-      expect(defaultComparisonTolerance('logits', dtype).max_abs_diff).toBeLessThanOrEqual(defaultComparisonTolerance('summed-log-probs', dtype).max_abs_diff);
-      expect(defaultComparisonTolerance('logits', 'fp32').max_abs_diff).toBeLessThanOrEqual(defaultComparisonTolerance('logits', dtype).max_abs_diff);
+      expect(defaultComparisonTolerance('logits', dtype).max_abs_diff).toBeLessThanOrEqual(
+        defaultComparisonTolerance('summed-log-probs', dtype).max_abs_diff,
+      );
+      expect(defaultComparisonTolerance('logits', 'fp32').max_abs_diff).toBeLessThanOrEqual(
+        defaultComparisonTolerance('logits', dtype).max_abs_diff,
+      );
     }
   });
 });
@@ -36,11 +44,18 @@ describe('comparisonTolerance', () => {
     for (const task of ['raw', 'rerank']) expect(scoreKindOf(task)).toBe('logits');
     expect(comparisonTolerance('score-candidates', 'q4', null)).toEqual({
       max_abs_diff: 1e-2,
-      basis: { source: 'default', score_kind: 'summed-log-probs', reason: defaultComparisonTolerance('summed-log-probs', 'q4').reason },
+      basis: {
+        source: 'default',
+        score_kind: 'summed-log-probs',
+        reason: defaultComparisonTolerance('summed-log-probs', 'q4').reason,
+      },
     });
   });
 
   it('a tolerance someone set wins, also when it is 0, and is recorded as set', () => {
-    expect(comparisonTolerance('raw', 'fp32', 0)).toEqual({ max_abs_diff: 0, basis: { source: 'setting', score_kind: 'logits', reason: null } });
+    expect(comparisonTolerance('raw', 'fp32', 0)).toEqual({
+      max_abs_diff: 0,
+      basis: { source: 'setting', score_kind: 'logits', reason: null },
+    });
   });
 });

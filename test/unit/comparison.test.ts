@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ComparisonReceipt, runtimeBuildNote } from '../../src/core/comparison/comparison-receipt.ts';
 import { checkComparisonReceipt } from '../../src/core/comparison/comparison-invariants.ts';
-import { agreement, compareRoutes, comparisonHeadline, scoreOrder, type RouteMeasurement } from '../../src/core/comparison/comparison-statistics.ts';
+import {
+  agreement,
+  compareRoutes,
+  comparisonHeadline,
+  scoreOrder,
+  type RouteMeasurement,
+} from '../../src/core/comparison/comparison-statistics.ts';
 import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { comparisonVerdicts, standingText } from '../../src/core/comparison/comparison-verdict.ts';
@@ -13,12 +19,26 @@ describe('interleaved schedule', () => {
     const slots = interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 6, 42);
     expect(slots).toHaveLength(18);
     for (let round = 1; round <= 6; round++) {
-      expect(slots.filter((s) => s.round === round).map((s) => s.route_id).sort()).toEqual(['wasm-1', 'wasm-2', 'webgpu']);
+      expect(
+        slots
+          .filter((s) => s.round === round)
+          .map((s) => s.route_id)
+          .sort(),
+      ).toEqual(['wasm-1', 'wasm-2', 'webgpu']);
     }
     // Same seed, same order (the receipt's seed rebuilds it); this locks the generator so old receipts stay reproducible.
     expect(interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 6, 42)).toEqual(slots);
-    expect(slots.map((s) => s.route_id).join(' ')).toMatchInlineSnapshot(`"webgpu wasm-1 wasm-2 wasm-1 wasm-2 webgpu webgpu wasm-2 wasm-1 webgpu wasm-2 wasm-1 wasm-2 wasm-1 webgpu webgpu wasm-2 wasm-1"`);
-    const orders = new Set(Array.from({ length: 6 }, (_, r) => slots.slice(r * 3, r * 3 + 3).map((s) => s.route_id).join(',')));
+    expect(slots.map((s) => s.route_id).join(' ')).toMatchInlineSnapshot(
+      `"webgpu wasm-1 wasm-2 wasm-1 wasm-2 webgpu webgpu wasm-2 wasm-1 webgpu wasm-2 wasm-1 wasm-2 wasm-1 webgpu webgpu wasm-2 wasm-1"`,
+    );
+    const orders = new Set(
+      Array.from({ length: 6 }, (_, r) =>
+        slots
+          .slice(r * 3, r * 3 + 3)
+          .map((s) => s.route_id)
+          .join(','),
+      ),
+    );
     expect(orders.size).toBeGreaterThan(1);
     expect(interleavedSchedule(['wasm-1', 'wasm-2', 'webgpu'], 6, 43)).not.toEqual(slots);
   });
@@ -43,7 +63,11 @@ describe('agreement', () => {
   it('gives the largest absolute difference and whether the candidate order is the same', () => {
     expect(scoreOrder([0.1, 0.9, 0.5])).toEqual([1, 2, 0]);
     expect(scoreOrder([1, 1, 2])).toEqual([2, 0, 1]);
-    expect(agreement([0.1, 0.9, 0.5], [0.1000001, 0.9, 0.4999])).toEqual({ max_abs_diff: expect.closeTo(1e-4, 12), same_order: true, rows_in_other_order: null });
+    expect(agreement([0.1, 0.9, 0.5], [0.1000001, 0.9, 0.4999])).toEqual({
+      max_abs_diff: expect.closeTo(1e-4, 12),
+      same_order: true,
+      rows_in_other_order: null,
+    });
     expect(agreement([0.1, 0.9, 0.5], [0.1, 0.4, 0.5]).same_order).toBe(false);
     expect(() => agreement([1, 2], [1])).toThrow(/score counts differ/);
   });
@@ -69,9 +93,26 @@ describe('compareRoutes', () => {
   const routes = compareRoutes(
     [
       measurement('wasm-1', {}),
-      measurement('wasm-2', { threads_requested: 2, threads_effective: 2, samples_ms: [6, 5, 7], scores: [0.25, 0.75, -1 + 1e-7] }),
-      measurement('webgpu', { requested_ep: 'webgpu', completed_ep: 'webgpu', threads_requested: null, threads_effective: null, samples_ms: [3, 3, 3], scores: [0.26, 0.75, -1] }),
-      measurement('wasm-4', { threads_requested: 4, threads_effective: 2, samples_ms: [4, 4, 4], scores: [0.75, 0.25, -1] }),
+      measurement('wasm-2', {
+        threads_requested: 2,
+        threads_effective: 2,
+        samples_ms: [6, 5, 7],
+        scores: [0.25, 0.75, -1 + 1e-7],
+      }),
+      measurement('webgpu', {
+        requested_ep: 'webgpu',
+        completed_ep: 'webgpu',
+        threads_requested: null,
+        threads_effective: null,
+        samples_ms: [3, 3, 3],
+        scores: [0.26, 0.75, -1],
+      }),
+      measurement('wasm-4', {
+        threads_requested: 4,
+        threads_effective: 2,
+        samples_ms: [4, 4, 4],
+        scores: [0.75, 0.25, -1],
+      }),
     ],
     'wasm-1',
     1e-4,
@@ -98,7 +139,13 @@ describe('compareRoutes', () => {
     const [, failed, fell] = compareRoutes(
       [
         measurement('wasm-1', {}),
-        measurement('wasm-2', { completed_ep: null, samples_ms: [], scores: null, scores_sha256: null, error: { name: 'Error', message: 'oom' } }),
+        measurement('wasm-2', {
+          completed_ep: null,
+          samples_ms: [],
+          scores: null,
+          scores_sha256: null,
+          error: { name: 'Error', message: 'oom' },
+        }),
         measurement('webgpu', { requested_ep: 'webgpu', completed_ep: 'wasm' }),
       ],
       'wasm-1',
@@ -109,8 +156,15 @@ describe('compareRoutes', () => {
   });
 
   it('marks a route whose order differs within tolerance invalid', () => {
-    const [, swapped] = compareRoutes([measurement('a', { scores: [0.5, 0.50000001] }), measurement('b', { scores: [0.50000001, 0.5] })], 'a', 1e-4);
-    expect(swapped).toMatchObject({ valid: false, invalid_reason: 'orders the candidates differently from the baseline' });
+    const [, swapped] = compareRoutes(
+      [measurement('a', { scores: [0.5, 0.50000001] }), measurement('b', { scores: [0.50000001, 0.5] })],
+      'a',
+      1e-4,
+    );
+    expect(swapped).toMatchObject({
+      valid: false,
+      invalid_reason: 'orders the candidates differently from the baseline',
+    });
   });
 
   it('builds a receipt that validates and whose invariants hold, and catches a ranked invalid route', () => {
@@ -135,16 +189,30 @@ describe('compareRoutes', () => {
   it('records where its tolerance came from, and refuses a basis that does not fit the model', () => {
     const receipt = comparisonReceiptOf(routes, {
       engine: { name: 'transformers', version: '4.3.2' },
-      model: { id: 'tfjs-tiny-xlmr-reranker', kind: 'fixture', task: 'rerank', dtype: 'q8', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+      model: {
+        id: 'tfjs-tiny-xlmr-reranker',
+        kind: 'fixture',
+        task: 'rerank',
+        dtype: 'q8',
+        source: 'page-origin',
+        revision: null,
+        integrity: 'verified',
+        files: [],
+      },
       tolerance: comparisonTolerance('rerank', 'q8', null),
     });
-    expect(receipt.tolerance).toEqual({ max_abs_diff: 1e-3, basis: { source: 'default', score_kind: 'logits', reason: expect.stringContaining('re-quantized') } });
+    expect(receipt.tolerance).toEqual({
+      max_abs_diff: 1e-3,
+      basis: { source: 'default', score_kind: 'logits', reason: expect.stringContaining('re-quantized') },
+    });
     expect(ComparisonReceipt.safeParse(receipt).success).toBe(true);
     expect(checkComparisonReceipt(receipt)).toEqual([]);
     // A default looser than the dtype's is not the default.
     const loosened = structuredClone(receipt);
     loosened.tolerance.max_abs_diff = 1e-1;
-    expect(checkComparisonReceipt(loosened)).toEqual([{ path: 'tolerance', message: 'is not the default for logits in q8 (0.001)' }]);
+    expect(checkComparisonReceipt(loosened)).toEqual([
+      { path: 'tolerance', message: 'is not the default for logits in q8 (0.001)' },
+    ]);
     // A reranker's scores are logits, not summed log-probabilities.
     const wrongKind = structuredClone(receipt);
     wrongKind.tolerance = comparisonTolerance('score-candidates', 'q8', null);
@@ -152,13 +220,16 @@ describe('compareRoutes', () => {
     // A tolerance someone set is recorded as set, with no default's reason.
     const set = structuredClone(receipt);
     set.tolerance = comparisonTolerance('rerank', 'q8', 0.05);
-    expect(set.tolerance).toEqual({ max_abs_diff: 0.05, basis: { source: 'setting', score_kind: 'logits', reason: null } });
+    expect(set.tolerance).toEqual({
+      max_abs_diff: 0.05,
+      basis: { source: 'setting', score_kind: 'logits', reason: null },
+    });
     expect(checkComparisonReceipt(set)).toEqual([]);
     set.tolerance.basis!.reason = 'made up';
     expect(checkComparisonReceipt(set).map((p) => p.path)).toEqual(['tolerance.basis.reason']);
   });
 
-  it('heads the comparison with each valid route\'s ratio, its paired bootstrap interval and verdict', () => {
+  it("heads the comparison with each valid route's ratio, its paired bootstrap interval and verdict", () => {
     // wasm-1 [10, 10, 12] vs wasm-2 [6, 5, 7], 3 rounds: over the 27 equally likely round resamples (pairs kept)
     // the ratio of medians is 0.5 (7 of 27), 0.58333 (7) or 0.6 (13), so the 2.5% point is 0.5 and the 97.5%
     // point 0.6 (enumerated with python3): the interval excludes 1, wasm-2 is faster. Invalid routes (webgpu,
@@ -169,7 +240,15 @@ describe('compareRoutes', () => {
         {
           route_id: 'wasm-2',
           ratio_to_baseline: 0.6,
-          interval: { low: 0.5, high: 0.6, level: 0.95, method: 'percentile-bootstrap', resampled: 'rounds', resamples: 2000, seed: 20261201 },
+          interval: {
+            low: 0.5,
+            high: 0.6,
+            level: 0.95,
+            method: 'percentile-bootstrap',
+            resampled: 'rounds',
+            resamples: 2000,
+            seed: 20261201,
+          },
           verdict: 'faster',
         },
       ],
@@ -185,28 +264,67 @@ describe('runtime builds of the compared routes', () => {
   const runtime = (build: 'plain' | 'asyncify', sha256: string) => ({
     build,
     files: [
-      { url: `https://h/assets/ort-wasm-simd-threaded${build === 'plain' ? '' : '.asyncify'}-x.mjs`, bytes: 24381, sha256: null, cache_state: 'network' as const, cache_note: null },
-      { url: `https://h/assets/ort-wasm-simd-threaded${build === 'plain' ? '' : '.asyncify'}-x.wasm`, bytes: 14239897, sha256, cache_state: 'network' as const, cache_note: null },
+      {
+        url: `https://h/assets/ort-wasm-simd-threaded${build === 'plain' ? '' : '.asyncify'}-x.mjs`,
+        bytes: 24381,
+        sha256: null,
+        cache_state: 'network' as const,
+        cache_note: null,
+      },
+      {
+        url: `https://h/assets/ort-wasm-simd-threaded${build === 'plain' ? '' : '.asyncify'}-x.wasm`,
+        bytes: 14239897,
+        sha256,
+        cache_state: 'network' as const,
+        cache_note: null,
+      },
     ],
   });
 
   it('says nothing when every route that loaded a runtime loaded the same bytes', () => {
-    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'wasm-2', runtime: runtime('plain', plain) }])).toBeNull();
+    expect(
+      runtimeBuildNote([
+        { id: 'wasm-1', runtime: runtime('plain', plain) },
+        { id: 'wasm-2', runtime: runtime('plain', plain) },
+      ]),
+    ).toBeNull();
     // A failed route (no runtime) and a receipt written before routes recorded it are no difference.
-    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'wasm-2', runtime: null }, { id: 'webgpu' }])).toBeNull();
+    expect(
+      runtimeBuildNote([
+        { id: 'wasm-1', runtime: runtime('plain', plain) },
+        { id: 'wasm-2', runtime: null },
+        { id: 'webgpu' },
+      ]),
+    ).toBeNull();
   });
 
-  it('names each route\'s build and .wasm hash when they differ, also for the same build name with other bytes', () => {
-    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'webgpu', runtime: runtime('asyncify', asyncify) }])).toBe(
+  it("names each route's build and .wasm hash when they differ, also for the same build name with other bytes", () => {
+    expect(
+      runtimeBuildNote([
+        { id: 'wasm-1', runtime: runtime('plain', plain) },
+        { id: 'webgpu', runtime: runtime('asyncify', asyncify) },
+      ]),
+    ).toBe(
       'routes ran different runtime builds (wasm-1: plain (.wasm aaaaaaaaaaaa), webgpu: asyncify (.wasm bbbbbbbbbbbb)): their time ratios include the build difference',
     );
-    expect(runtimeBuildNote([{ id: 'wasm-1', runtime: runtime('plain', plain) }, { id: 'wasm-2', runtime: runtime('plain', asyncify) }])).toMatch(/^routes ran different runtime builds \(wasm-1: plain \(\.wasm a{12}\), wasm-2: plain \(\.wasm b{12}\)\)/);
+    expect(
+      runtimeBuildNote([
+        { id: 'wasm-1', runtime: runtime('plain', plain) },
+        { id: 'wasm-2', runtime: runtime('plain', asyncify) },
+      ]),
+    ).toMatch(
+      /^routes ran different runtime builds \(wasm-1: plain \(\.wasm a{12}\), wasm-2: plain \(\.wasm b{12}\)\)/,
+    );
   });
 });
 
 describe('comparison verdicts in words', () => {
   it('reports a comparison of identical routes as no clear difference: a tie, whatever the rank', () => {
-    const routes = compareRoutes([measurement('wasm-1', {}), measurement('wasm-2', { threads_requested: 2, threads_effective: 2 })], 'wasm-1', 1e-4);
+    const routes = compareRoutes(
+      [measurement('wasm-1', {}), measurement('wasm-2', { threads_requested: 2, threads_effective: 2 })],
+      'wasm-1',
+      1e-4,
+    );
     const receipt = comparisonReceiptOf(routes);
     expect(checkComparisonReceipt(receipt)).toEqual([]);
     // Ranks still follow the medians (a stable sort: the baseline first), but the verdict is a tie.
@@ -225,8 +343,19 @@ describe('comparison verdicts in words', () => {
       [
         measurement('wasm-1', {}),
         measurement('wasm-2', { threads_requested: 2, threads_effective: 2, samples_ms: [6, 5, 7] }),
-        measurement('webgpu', { requested_ep: 'webgpu', completed_ep: 'webgpu', threads_requested: null, threads_effective: null, samples_ms: [30, 31, 33] }),
-        measurement('wasm-4', { threads_requested: 4, threads_effective: 4, samples_ms: [4, 4, 4], scores: [0.75, 0.25, -1] }),
+        measurement('webgpu', {
+          requested_ep: 'webgpu',
+          completed_ep: 'webgpu',
+          threads_requested: null,
+          threads_effective: null,
+          samples_ms: [30, 31, 33],
+        }),
+        measurement('wasm-4', {
+          threads_requested: 4,
+          threads_effective: 4,
+          samples_ms: [4, 4, 4],
+          scores: [0.75, 0.25, -1],
+        }),
       ],
       'wasm-1',
       1e-4,
@@ -243,7 +372,11 @@ describe('comparison verdicts in words', () => {
     ]);
     const byId = Object.fromEntries(verdicts.map((v) => [v.route_id, v]));
     expect(byId.webgpu).toMatchObject({ standing: 'slower', software_adapter: true });
-    expect(byId['wasm-4']).toMatchObject({ standing: 'invalid', sentence: null, reason: 'scores differ from the baseline by 0.5 (tolerance 0.0001)' });
+    expect(byId['wasm-4']).toMatchObject({
+      standing: 'invalid',
+      sentence: null,
+      reason: 'scores differ from the baseline by 0.5 (tolerance 0.0001)',
+    });
     // The flag must agree with the probe.
     const forged = structuredClone(receipt);
     forged.routes[2].software_adapter = false;
@@ -251,8 +384,20 @@ describe('comparison verdicts in words', () => {
   });
 
   it('says there is no verdict when the baseline is invalid', () => {
-    const routes = compareRoutes([measurement('wasm-1', { error: { name: 'EngineError', message: 'out of memory' }, completed_ep: null }), measurement('wasm-2', {})], 'wasm-1', 1e-4);
-    const { lead } = comparisonVerdicts({ ...comparisonReceiptOf(routes), outcome: { status: 'failed', reason: 'the baseline route wasm-1 is not valid' } });
-    expect(lead).toEqual(['No verdict: the baseline wasm-1 is not valid (route failed: out of memory), so nothing is compared with it']);
+    const routes = compareRoutes(
+      [
+        measurement('wasm-1', { error: { name: 'EngineError', message: 'out of memory' }, completed_ep: null }),
+        measurement('wasm-2', {}),
+      ],
+      'wasm-1',
+      1e-4,
+    );
+    const { lead } = comparisonVerdicts({
+      ...comparisonReceiptOf(routes),
+      outcome: { status: 'failed', reason: 'the baseline route wasm-1 is not valid' },
+    });
+    expect(lead).toEqual([
+      'No verdict: the baseline wasm-1 is not valid (route failed: out of memory), so nothing is compared with it',
+    ]);
   });
 });

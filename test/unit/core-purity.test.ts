@@ -25,7 +25,11 @@ afterAll(() => {
 
 /** Runs the project's core type check in `cwd` (a copy); returns the exit status and what tsc printed. */
 function checkCore(cwd: string): { status: number | null; output: string } {
-  const run = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.core.json'], { cwd, encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', 'tsconfig.core.json'],
+    { cwd, encoding: 'utf8' },
+  );
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -54,7 +58,10 @@ describe('tsconfig.core.json keeps src/core pure', () => {
 
   it('fails on a planted window, document or process use, naming each', () => {
     const planted = join(small, 'src', 'core', 'planted-globals.ts');
-    writeFileSync(planted, 'export const href = window.location.href;\nexport const title = document.title;\nexport const env = process.env.HOME;\n');
+    writeFileSync(
+      planted,
+      'export const href = window.location.href;\nexport const title = document.title;\nexport const env = process.env.HOME;\n',
+    );
     try {
       const { status, output } = checkCore(small);
       expect(status).not.toBe(0);

@@ -33,7 +33,14 @@ describe('receipts the real page made', () => {
 
   it('a WebGPU route is judged only by what the page could tell: an adapter request that failed or timed out says nothing', () => {
     const route = { completed_ep: 'webgpu' as const, threads_requested: null, threads_effective: 1, attempts: [] };
-    const timedOut = { ...capabilities, webgpu: { ...capabilities.webgpu, adapter_granted: false, adapter_error: 'requestAdapter did not answer within 5000 ms' } };
+    const timedOut = {
+      ...capabilities,
+      webgpu: {
+        ...capabilities.webgpu,
+        adapter_granted: false,
+        adapter_error: 'requestAdapter did not answer within 5000 ms',
+      },
+    };
     expect(checkRouteAgainstPage(route, timedOut, '')).toEqual([]);
     const answeredNone = { ...timedOut, webgpu: { ...timedOut.webgpu, adapter_error: null } };
     expect(checkRouteAgainstPage(route, answeredNone, '').map((p) => p.path)).toEqual(['route.completed_ep']);
@@ -70,12 +77,33 @@ describe('generation receipts', () => {
     expect(threads).toContain('route.threads_effective');
     expect(
       edited((r) => {
-        r.route = { ...r.route, requested_ep: 'webgpu', allow_fallback: true, fallback_reason: 'x', attempts: [{ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1, ended_at_ms: 2 }, r.route.attempts[0]] };
+        r.route = {
+          ...r.route,
+          requested_ep: 'webgpu',
+          allow_fallback: true,
+          fallback_reason: 'x',
+          attempts: [
+            { ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1, ended_at_ms: 2 },
+            r.route.attempts[0],
+          ],
+        };
       }),
     ).toEqual(expect.arrayContaining(['route.attempts[1]', 'route.completed_ep']));
-    expect(edited((r) => (r.model.files = [{ ...pageReceipts()[0].model.files[0], sha256: 'e'.repeat(64) }]))).toContain('model.files[0].sha256');
-    expect(edited((r) => (r.runtime = { build: 'plain', files: pageReceipts()[0].runtime.files.map((f) => ({ ...f, sha256: 'a'.repeat(64) })) }))).toContain('runtime.files[0].url');
-    expect(edited((r) => (r.lifecycle = { ...r.lifecycle, events: [{ type: 'freeze', at_ms: 5 }] }))).toContain('lifecycle.frozen_during_run');
+    expect(
+      edited((r) => (r.model.files = [{ ...pageReceipts()[0].model.files[0], sha256: 'e'.repeat(64) }])),
+    ).toContain('model.files[0].sha256');
+    expect(
+      edited(
+        (r) =>
+          (r.runtime = {
+            build: 'plain',
+            files: pageReceipts()[0].runtime.files.map((f) => ({ ...f, sha256: 'a'.repeat(64) })),
+          }),
+      ),
+    ).toContain('runtime.files[0].url');
+    expect(edited((r) => (r.lifecycle = { ...r.lifecycle, events: [{ type: 'freeze', at_ms: 5 }] }))).toContain(
+      'lifecycle.frozen_during_run',
+    );
     expect(edited((r) => (r.model.integrity = 'not-loaded'))).toContain('model.integrity');
   });
 });
@@ -97,8 +125,14 @@ describe('summaries', () => {
       [`targets[${i}].counts.clean_warm`, (s) => (s.targets[i].counts.clean_warm += 20)],
       [`targets[${i}].counts.cold_minimum_met`, (s) => (s.targets[i].counts.cold_minimum_met = true)],
       [`targets[${i}].counts.failed`, (s) => (s.targets[i].counts.failed += 1)],
-      [`targets[${i}].evidence.state`, (s) => (s.targets[i].evidence = { state: 'DEVICE_PASS', not_higher_because: [] })],
-      [`targets[${i}].warm.pooled_ms`, (s) => s.targets[i].warm.pooled_ms && (s.targets[i].warm.pooled_ms.min = s.targets[i].warm.pooled_ms.max + 1)],
+      [
+        `targets[${i}].evidence.state`,
+        (s) => (s.targets[i].evidence = { state: 'DEVICE_PASS', not_higher_because: [] }),
+      ],
+      [
+        `targets[${i}].warm.pooled_ms`,
+        (s) => s.targets[i].warm.pooled_ms && (s.targets[i].warm.pooled_ms.min = s.targets[i].warm.pooled_ms.max + 1),
+      ],
       ['inputs.receipts_valid', (s) => (s.inputs.receipts_valid += 5)],
       ['inputs.duplicates_conflicting', (s) => (s.inputs.duplicates_conflicting = 1)],
       ['protocol.min_cold', (s) => (s.protocol.min_cold = 1)],
@@ -106,7 +140,10 @@ describe('summaries', () => {
     for (const [path, edit] of edits) {
       const copy = structuredClone(summary);
       edit(copy);
-      expect(checkReceiptsSummary(copy).map((p) => p.path), path).toContain(path);
+      expect(
+        checkReceiptsSummary(copy).map((p) => p.path),
+        path,
+      ).toContain(path);
     }
   });
 
@@ -115,7 +152,13 @@ describe('summaries', () => {
     const i = summary.targets.findIndex((t) => t.warm.pooled_ms !== null);
     const pooled = summary.targets[i].warm.pooled_ms!;
     const rounded = structuredClone(summary);
-    Object.assign(rounded.targets[i].warm.pooled_ms!, { min: 0.1, median: 0.1, p95: 0.1, max: 0.1, mean: (0.1 + 0.1 + 0.1) / 3 });
+    Object.assign(rounded.targets[i].warm.pooled_ms!, {
+      min: 0.1,
+      median: 0.1,
+      p95: 0.1,
+      max: 0.1,
+      mean: (0.1 + 0.1 + 0.1) / 3,
+    });
     expect((0.1 + 0.1 + 0.1) / 3).toBeGreaterThan(0.1);
     expect(checkReceiptsSummary(rounded).map((p) => p.path)).not.toContain(`targets[${i}].warm.pooled_ms`);
     const above = structuredClone(summary);
@@ -125,7 +168,11 @@ describe('summaries', () => {
 });
 
 async function scoreReport(): Promise<ScoreReport> {
-  const bytes = (value: unknown, name: string) => ({ bytes: new TextEncoder().encode(JSON.stringify(value)), fileName: name, reportName: name });
+  const bytes = (value: unknown, name: string) => ({
+    bytes: new TextEncoder().encode(JSON.stringify(value)),
+    fileName: name,
+    reportName: name,
+  });
   const items = [
     { id: 'a', input: 'teh', references: ['the'] },
     { id: 'b', input: 'cat', references: ['cat'], label: 'clean' },
@@ -138,7 +185,13 @@ async function scoreReport(): Promise<ScoreReport> {
     { id: 'c', candidates: ['god', 'dog'] },
     { id: 'd', candidates: [] },
   ];
-  return buildScoreReport(bytes(items, 'items.json'), bytes(predictions, 'p.json'), { format: 'generic', candidateLimit: 8, declared: {}, toolVersion: 't', perRow: true });
+  return buildScoreReport(bytes(items, 'items.json'), bytes(predictions, 'p.json'), {
+    format: 'generic',
+    candidateLimit: 8,
+    declared: {},
+    toolVersion: 't',
+    perRow: true,
+  });
 }
 
 describe('score reports', () => {
@@ -161,7 +214,10 @@ describe('score reports', () => {
     for (const [path, edit] of edits) {
       const copy = structuredClone(report);
       edit(copy);
-      expect(checkScoreReport(copy).map((p) => p.path), path).toContain(path);
+      expect(
+        checkScoreReport(copy).map((p) => p.path),
+        path,
+      ).toContain(path);
     }
   });
 });

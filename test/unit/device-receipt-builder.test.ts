@@ -1,11 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCatalog } from '../../src/core/catalog/catalog.ts';
-import { draftDeviceReceipt, finishDeviceReceipt, type DeviceReceiptDraft, type DeviceRunEnd } from '../../src/core/receipt/device-receipt-builder.ts';
-import { artifactFileName, engineLabel, receiptNameParts, unloadedEngine } from '../../src/core/receipt/receipt-envelope.ts';
+import {
+  draftDeviceReceipt,
+  finishDeviceReceipt,
+  type DeviceReceiptDraft,
+  type DeviceRunEnd,
+} from '../../src/core/receipt/device-receipt-builder.ts';
+import {
+  artifactFileName,
+  engineLabel,
+  receiptNameParts,
+  unloadedEngine,
+} from '../../src/core/receipt/receipt-envelope.ts';
 import type { Capabilities, DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 
-const catalog = parseCatalog(JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
+const catalog = parseCatalog(
+  JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')),
+  'catalog.json',
+);
 const model = catalog.models.find((m) => m.id === 'ort-tiny-xenc')!;
 const SHA = 'a'.repeat(64);
 
@@ -21,12 +34,31 @@ const capabilities: Capabilities = {
   device_memory_gb: null,
   js_heap: null,
   storage: { quota_bytes: null, usage_bytes: null, persisted: null },
-  webgpu: { navigator_gpu: false, adapter_granted: false, adapter_error: null, adapter_info: null, is_fallback_adapter: null, features: [], limits: null },
+  webgpu: {
+    navigator_gpu: false,
+    adapter_granted: false,
+    adapter_error: null,
+    adapter_info: null,
+    is_fallback_adapter: null,
+    features: [],
+    limits: null,
+  },
 };
-const lifecycle: DeviceReceipt['lifecycle'] = { visibility_at_start: 'visible', hidden_during_run: false, frozen_during_run: false, events: [] };
+const lifecycle: DeviceReceipt['lifecycle'] = {
+  visibility_at_start: 'visible',
+  hidden_during_run: false,
+  frozen_during_run: false,
+  events: [],
+};
 
 /** A warm run's draft as the page writes it: started, loaded (the worker's sections), four samples, done. */
-function draft(request: { ep: 'wasm' | 'webgpu'; threads: number | null; allowFallback: boolean } = { ep: 'wasm', threads: 2, allowFallback: false }): DeviceReceiptDraft {
+function draft(
+  request: { ep: 'wasm' | 'webgpu'; threads: number | null; allowFallback: boolean } = {
+    ep: 'wasm',
+    threads: 2,
+    allowFallback: false,
+  },
+): DeviceReceiptDraft {
   const d = draftDeviceReceipt({
     receiptId: '11111111-2222-3333-4444-555555555555',
     runId: 'run-1',
@@ -51,19 +83,34 @@ function draft(request: { ep: 'wasm' | 'webgpu'; threads: number | null; allowFa
   };
   d.model = {
     ...d.model,
-    files: [{ url: 'https://example.test/bench/models/ort-tiny-xenc/model.onnx', bytes: 10, sha256: SHA, expected_bytes: 10, expected_sha256: SHA, cache_state: 'network', cache_note: null }],
+    files: [
+      {
+        url: 'https://example.test/bench/models/ort-tiny-xenc/model.onnx',
+        bytes: 10,
+        sha256: SHA,
+        expected_bytes: 10,
+        expected_sha256: SHA,
+        cache_state: 'network',
+        cache_note: null,
+      },
+    ],
     integrity: 'verified',
   };
   d.output = { name: 'logits', dims: [2, 1], head: [0.5, -0.25], sha256: SHA };
   d.timings.warmup_ms = 3;
   d.timings.warm_samples_ms = [4, 1, 3, 2];
   d.run.inferences_completed = 4;
-  d.status_transitions.push({ status: 'ready', at_ms: 101 }, { status: 'running', at_ms: 102 }, { status: 'done', at_ms: 150 });
+  d.status_transitions.push(
+    { status: 'ready', at_ms: 101 },
+    { status: 'running', at_ms: 102 },
+    { status: 'done', at_ms: 150 },
+  );
   return d;
 }
 
 const end: DeviceRunEnd = { createdAt: '2026-11-29T11:22:33.456Z', startedAtMs: 100, endedAtMs: 160, failure: null };
-const finish = (d: DeviceReceiptDraft, e: Partial<DeviceRunEnd> = {}) => finishDeviceReceipt({ ...d, capabilities, lifecycle }, { ...end, ...e });
+const finish = (d: DeviceReceiptDraft, e: Partial<DeviceRunEnd> = {}) =>
+  finishDeviceReceipt({ ...d, capabilities, lifecycle }, { ...end, ...e });
 
 describe('finishDeviceReceipt', () => {
   it('builds a valid warm receipt with statistics recomputed from the samples (nearest-rank p95)', () => {
@@ -73,17 +120,29 @@ describe('finishDeviceReceipt', () => {
     expect(receipt.timings.total_ms).toBe(60);
     // Origin + path only: no credentials, query or fragment.
     expect(receipt.app.page_url).toBe('https://example.test/bench/');
-    expect(receipt.model).toMatchObject({ id: 'ort-tiny-xenc', kind: 'fixture', source: 'page-origin', revision: null, integrity: 'verified' });
+    expect(receipt.model).toMatchObject({
+      id: 'ort-tiny-xenc',
+      kind: 'fixture',
+      source: 'page-origin',
+      revision: null,
+      integrity: 'verified',
+    });
   });
 
   it('redacts URLs inside failure reasons and errors, and refuses a failed run without an end state', () => {
     const failed = draftDeviceReceipt({ ...draftStart(), kind: 'cold', warmRuns: null });
     failed.errors.push({ stage: 'fetch', name: 'Error', message: 'see https://example.test/m.onnx?sig=SECRET' });
     failed.status_transitions.push({ status: 'fetching', at_ms: 101 }, { status: 'failed', at_ms: 102 });
-    const { receipt, problems } = finish(failed, { failure: { reason: 'model file https://example.test/m.onnx?sig=SECRET answered HTTP 404', stage: 'fetch' } });
+    const { receipt, problems } = finish(failed, {
+      failure: { reason: 'model file https://example.test/m.onnx?sig=SECRET answered HTTP 404', stage: 'fetch' },
+    });
     expect(problems).toEqual([]);
     expect(JSON.stringify(receipt)).not.toContain('SECRET');
-    expect(receipt.outcome).toEqual({ status: 'failed', reason: 'model file https://example.test/m.onnx answered HTTP 404', failed_stage: 'fetch' });
+    expect(receipt.outcome).toEqual({
+      status: 'failed',
+      reason: 'model file https://example.test/m.onnx answered HTTP 404',
+      failed_stage: 'fetch',
+    });
   });
 
   it('reports invariant problems instead of hiding them (a fallback that was not allowed)', () => {
@@ -97,7 +156,9 @@ describe('finishDeviceReceipt', () => {
         { ep: 'wasm', threads: 1, outcome: 'succeeded', reason: null, started_at_ms: 101, ended_at_ms: 110 },
       ],
     };
-    expect(finish(d).problems).toEqual(['route.completed_ep: fell back to another EP although fallback was not allowed']);
+    expect(finish(d).problems).toEqual([
+      'route.completed_ep: fell back to another EP although fallback was not allowed',
+    ]);
   });
 
   it('drops an output digest that was never hashed, and an ok warm run then still validates', () => {
@@ -112,7 +173,9 @@ describe('finishDeviceReceipt', () => {
 
 describe('engineLabel', () => {
   it('names the engine with its version, or says the version is unknown when the runtime never reported it', () => {
-    expect(engineLabel({ name: 'transformers', version: '4.3.2 (onnxruntime-web 1.30.0)' })).toBe('transformers 4.3.2 (onnxruntime-web 1.30.0)');
+    expect(engineLabel({ name: 'transformers', version: '4.3.2 (onnxruntime-web 1.30.0)' })).toBe(
+      'transformers 4.3.2 (onnxruntime-web 1.30.0)',
+    );
     expect(engineLabel(unloadedEngine('transformers'))).toBe('transformers (version unknown)');
   });
 });

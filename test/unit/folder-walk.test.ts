@@ -5,7 +5,12 @@
  * an entry that fails) ends the walk with one line that names nothing of the user's.
  */
 import { describe, expect, it } from 'vitest';
-import { walkDroppedEntries, type DroppedDirectoryEntry, type DroppedEntry, type DroppedFileEntry } from '../../src/core/user-model/folder-walk.ts';
+import {
+  walkDroppedEntries,
+  type DroppedDirectoryEntry,
+  type DroppedEntry,
+  type DroppedFileEntry,
+} from '../../src/core/user-model/folder-walk.ts';
 import { recogniseUserModel } from '../../src/core/user-model/user-model-files.ts';
 
 /** A fake file: what `file()` hands over is the path it was made with, so a test can tell which one came. */
@@ -44,7 +49,15 @@ const LAYOUT = ['config.json', 'tokenizer.json', 'tokenizer_config.json'];
 describe('walkDroppedEntries', () => {
   it('walks a dropped model folder through every batch of every reader, with paths from the dropped root', async () => {
     const batches: number[] = [];
-    const tree = dir('acme-secret-model', [...LAYOUT.map((f) => file(f)), dir('onnx', [file('model.onnx'), file('model.onnx_data'), file('model_q4.onnx')], 2, batches)], 2, batches);
+    const tree = dir(
+      'acme-secret-model',
+      [
+        ...LAYOUT.map((f) => file(f)),
+        dir('onnx', [file('model.onnx'), file('model.onnx_data'), file('model_q4.onnx')], 2, batches),
+      ],
+      2,
+      batches,
+    );
     const walked = await walkDroppedEntries<string>([tree]);
     if ('problem' in walked) throw new Error(walked.problem);
     expect(walked.files.map((f) => f.path)).toEqual([
@@ -66,8 +79,18 @@ describe('walkDroppedEntries', () => {
   });
 
   it('dropped files (no folder) keep their bare names; a non-entry item is skipped; an empty folder gives nothing', async () => {
-    const walked = await walkDroppedEntries<string>([file('graph.onnx'), null, file('graph.onnx_data'), dir('empty', [])]);
-    expect(walked).toEqual({ files: [{ path: 'graph.onnx', file: 'graph.onnx' }, { path: 'graph.onnx_data', file: 'graph.onnx_data' }] });
+    const walked = await walkDroppedEntries<string>([
+      file('graph.onnx'),
+      null,
+      file('graph.onnx_data'),
+      dir('empty', []),
+    ]);
+    expect(walked).toEqual({
+      files: [
+        { path: 'graph.onnx', file: 'graph.onnx' },
+        { path: 'graph.onnx_data', file: 'graph.onnx_data' },
+      ],
+    });
   });
 
   it('refuses a name that is not a plain file name, naming nothing', async () => {
@@ -81,10 +104,18 @@ describe('walkDroppedEntries', () => {
   it('stops at the depth limit and at the entry limit (a reader that never runs dry ends too)', async () => {
     let deep: DroppedEntry = file('model.onnx');
     for (let i = 0; i < 4; i++) deep = dir(`level-${i}`, [deep]);
-    expect(await walkDroppedEntries<string>([deep], { maxDepth: 3, maxFiles: 100 })).toEqual({ problem: 'the dropped folder is nested more than 3 levels deep' });
-    expect(await walkDroppedEntries<string>([deep], { maxDepth: 4, maxFiles: 100 })).toMatchObject({ files: [{ path: 'level-3/level-2/level-1/level-0/model.onnx' }] });
+    expect(await walkDroppedEntries<string>([deep], { maxDepth: 3, maxFiles: 100 })).toEqual({
+      problem: 'the dropped folder is nested more than 3 levels deep',
+    });
+    expect(await walkDroppedEntries<string>([deep], { maxDepth: 4, maxFiles: 100 })).toMatchObject({
+      files: [{ path: 'level-3/level-2/level-1/level-0/model.onnx' }],
+    });
 
-    const many = dir('acme', Array.from({ length: 12 }, (_, i) => file(`f${i}.bin`)), 5);
+    const many = dir(
+      'acme',
+      Array.from({ length: 12 }, (_, i) => file(`f${i}.bin`)),
+      5,
+    );
     expect(await walkDroppedEntries<string>([many], { maxDepth: 8, maxFiles: 10 })).toEqual({
       problem: 'the drop holds more than 10 files and folders; a model folder here holds at most 10',
     });
@@ -93,21 +124,39 @@ describe('walkDroppedEntries', () => {
       name: 'loop',
       isFile: false,
       isDirectory: true,
-      createReader: () => ({ readEntries: (ok) => setTimeout(() => ok([{ name: 'x', isFile: false, isDirectory: true, createReader: endless.createReader } as DroppedDirectoryEntry])) }),
+      createReader: () => ({
+        readEntries: (ok) =>
+          setTimeout(() =>
+            ok([
+              {
+                name: 'x',
+                isFile: false,
+                isDirectory: true,
+                createReader: endless.createReader,
+              } as DroppedDirectoryEntry,
+            ]),
+          ),
+      }),
     };
     expect(await walkDroppedEntries<string>([endless], { maxDepth: 1000, maxFiles: 50 })).toHaveProperty('problem');
   });
 
   it('a file or folder that cannot be read ends the walk with one line naming neither', async () => {
-    expect(await walkDroppedEntries<string>([dir('acme', [file('config.json'), file('secret.onnx', '', true)])])).toEqual({
+    expect(
+      await walkDroppedEntries<string>([dir('acme', [file('config.json'), file('secret.onnx', '', true)])]),
+    ).toEqual({
       problem: 'a dropped file could not be read (NotFoundError)',
     });
     const unlistable: DroppedDirectoryEntry = {
       name: 'acme',
       isFile: false,
       isDirectory: true,
-      createReader: () => ({ readEntries: (_ok, bad) => setTimeout(() => bad?.(new DOMException('denied', 'SecurityError'))) }),
+      createReader: () => ({
+        readEntries: (_ok, bad) => setTimeout(() => bad?.(new DOMException('denied', 'SecurityError'))),
+      }),
     };
-    expect(await walkDroppedEntries<string>([unlistable])).toEqual({ problem: 'a dropped folder could not be listed (SecurityError)' });
+    expect(await walkDroppedEntries<string>([unlistable])).toEqual({
+      problem: 'a dropped folder could not be listed (SecurityError)',
+    });
   });
 });

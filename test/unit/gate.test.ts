@@ -32,7 +32,12 @@ const ITEMS = [
 /** The candidate artifact: every row has its reference (adequate) unless `missing` names it. Clean rows list the input first. */
 function candidates(missing: ReadonlySet<string> = new Set()): Array<{ id: string; candidates: string[] }> {
   return [
-    ...TYPO.map((id) => ({ id, candidates: missing.has(id) ? [`${id}-x`, `${id}-w`, `${id}-y`, `${id}-z`] : [`${id}-x`, id, `${id}-y`, `${id}-z`] })),
+    ...TYPO.map((id) => ({
+      id,
+      candidates: missing.has(id)
+        ? [`${id}-x`, `${id}-w`, `${id}-y`, `${id}-z`]
+        : [`${id}-x`, id, `${id}-y`, `${id}-z`],
+    })),
     ...CLEAN.map((id) => ({ id, candidates: [id, `${id}-alt`, `${id}-x`, `${id}-y`] })),
   ];
 }
@@ -41,7 +46,11 @@ function candidates(missing: ReadonlySet<string> = new Set()): Array<{ id: strin
  * A reranker's predictions: the artifact's candidates of every row, reordered. `right` names the typo rows whose
  * reference it ranks first; `overcorrect` the clean rows where it ranks the other acceptable spelling first.
  */
-function rerank(artifact: Array<{ id: string; candidates: string[] }>, right: ReadonlySet<string>, overcorrect: ReadonlySet<string> = new Set()) {
+function rerank(
+  artifact: Array<{ id: string; candidates: string[] }>,
+  right: ReadonlySet<string>,
+  overcorrect: ReadonlySet<string> = new Set(),
+) {
   return artifact.map((row) => {
     const list = [...row.candidates];
     const pick = right.has(row.id) ? row.id : overcorrect.has(row.id) ? `${row.id}-alt` : null;
@@ -73,8 +82,17 @@ function fixture(options: { missing?: Set<string>; adequacy?: number } = {}): Fi
     id: 'lfm-ladder-test',
     description: 'unit test ladder',
     frozen_at: '2026-12-01T00:00:00Z',
-    artifact: { items: { file: 'items.json', sha256: sha(itemsText), format: 'generic' }, candidates: { file: 'candidates.json', sha256: sha(candidatesText) } },
-    fixed: { tokenizer: 'tok@1', prompt: 'score-candidates v1', decoding: 'sum of candidate log-probabilities', context: '512 tokens', route: 'wasm, 4 threads' },
+    artifact: {
+      items: { file: 'items.json', sha256: sha(itemsText), format: 'generic' },
+      candidates: { file: 'candidates.json', sha256: sha(candidatesText) },
+    },
+    fixed: {
+      tokenizer: 'tok@1',
+      prompt: 'score-candidates v1',
+      decoding: 'sum of candidate log-probabilities',
+      context: '512 tokens',
+      route: 'wasm, 4 threads',
+    },
     candidate_limit: K,
     recall_adequacy: options.adequacy ?? 0.8,
     quality_target: { metric: 'effective_acc_at_1', value: 0.9 },
@@ -84,7 +102,15 @@ function fixture(options: { missing?: Set<string>; adequacy?: number } = {}): Fi
       { id: 'lfm-1.2b-jp', label: 'LFM2.5-1.2B-JP', model_id: 'lfm-1.2b-jp-q4' },
     ],
     significance_level: 0.05,
-    device_targets: [{ id: 'iphone-13-safari', description: 'iPhone 13, Safari 18', browser: 'Safari', hardware_model: 'iPhone 13', user_agent_includes: ['iPhone', 'Safari/'] }],
+    device_targets: [
+      {
+        id: 'iphone-13-safari',
+        description: 'iPhone 13, Safari 18',
+        browser: 'Safari',
+        hardware_model: 'iPhone 13',
+        user_agent_includes: ['iPhone', 'Safari/'],
+      },
+    ],
   };
   const planText = JSON.stringify(plan, null, 2);
   writeFileSync(file('plan.json'), planText);
@@ -94,20 +120,51 @@ function fixture(options: { missing?: Set<string>; adequacy?: number } = {}): Fi
 /** Writes predictions and scores them with the real `drb score --per-row`; returns the report path. */
 async function scored(f: Fixture, name: string, predictions: unknown): Promise<string> {
   writeFileSync(f.file(`${name}.predictions.json`), JSON.stringify(predictions));
-  const run = await runCli(['score', '--items', f.file('items.json'), '--predictions', f.file(`${name}.predictions.json`), '--candidate-limit', String(K), '--per-row', '--output-dir', f.dir, '--stem', `${name}.score`]);
+  const run = await runCli([
+    'score',
+    '--items',
+    f.file('items.json'),
+    '--predictions',
+    f.file(`${name}.predictions.json`),
+    '--candidate-limit',
+    String(K),
+    '--per-row',
+    '--output-dir',
+    f.dir,
+    '--stem',
+    `${name}.score`,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   return f.file(`${name}.score.json`);
 }
 
 async function compared(f: Fixture, baseline: string, candidate: string): Promise<string> {
   const stem = `${candidate}-vs-${baseline}`;
-  const run = await runCli(['compare', '--items', f.file('items.json'), '--baseline', f.file(`${baseline}.predictions.json`), '--candidate', f.file(`${candidate}.predictions.json`), '--candidate-limit', String(K), '--output-dir', f.dir, '--stem', stem]);
+  const run = await runCli([
+    'compare',
+    '--items',
+    f.file('items.json'),
+    '--baseline',
+    f.file(`${baseline}.predictions.json`),
+    '--candidate',
+    f.file(`${candidate}.predictions.json`),
+    '--candidate-limit',
+    String(K),
+    '--output-dir',
+    f.dir,
+    '--stem',
+    stem,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   return f.file(`${stem}.json`);
 }
 
 /** Runs `drb gate escalation` and reads back its JSON report (when one was written). */
-async function gate(f: Fixture, runs: string[], extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string; report: GateReport | null }> {
+async function gate(
+  f: Fixture,
+  runs: string[],
+  extra: string[] = [],
+): Promise<{ code: number; stdout: string; stderr: string; report: GateReport | null }> {
   const out = f.file('gate-out');
   const run = await runCli(['gate', 'escalation', '--plan', f.plan, '--runs', ...runs, ...extra, '--output-dir', out]);
   const path = join(out, 'gate.json');
@@ -115,7 +172,10 @@ async function gate(f: Fixture, runs: string[], extra: string[] = []): Promise<{
   return { ...run, report };
 }
 
-const artifactRuns = async (f: Fixture) => [f.file('candidates.json'), await scored(f, 'artifact', JSON.parse(readFileSync(f.file('candidates.json'), 'utf8')))];
+const artifactRuns = async (f: Fixture) => [
+  f.file('candidates.json'),
+  await scored(f, 'artifact', JSON.parse(readFileSync(f.file('candidates.json'), 'utf8'))),
+];
 const labelled = async (f: Fixture, id: string, predictions: unknown) => {
   const report = await scored(f, id, predictions);
   return [`${id}=${report}`, `${id}=${f.file(`${id}.predictions.json`)}`];
@@ -146,7 +206,13 @@ function review(target: string, change: (r: DeviceReview) => void = () => {}): D
     target,
     reviewer: 'qa-1',
     reviewed_at: '2026-11-29T12:00:00Z',
-    device: { hardware_model: 'iPhone 13 (A2633)', ram_gb: 4, os_build: 'iOS 18.1 (22B83)', browser: 'Safari', browser_version: '18.1' },
+    device: {
+      hardware_model: 'iPhone 13 (A2633)',
+      ram_gb: 4,
+      os_build: 'iOS 18.1 (22B83)',
+      browser: 'Safari',
+      browser_version: '18.1',
+    },
     conditions: { network: 'Wi-Fi 5 GHz', battery_percent: 70, charging: false, thermal_state: 'nominal' },
     public_revision: 'a'.repeat(40),
     launch_to_result_ms: 4200,
@@ -161,14 +227,22 @@ function review(target: string, change: (r: DeviceReview) => void = () => {}): D
   return r;
 }
 
-const IPHONE_SAFARI = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+const IPHONE_SAFARI =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
 
 /** Summarises a full cold/warm procedure of `modelId` on `userAgent` with the real CLI, stores a review, returns the folder. */
-async function deviceSummary(f: Fixture, name: string, modelId: string, userAgent: string | undefined): Promise<string> {
+async function deviceSummary(
+  f: Fixture,
+  name: string,
+  modelId: string,
+  userAgent: string | undefined,
+): Promise<string> {
   const receipts = join(f.dir, `${name}-receipts`);
   mkdirSync(receipts);
   const all = [
-    ...Array.from({ length: 5 }, () => buildReceipt({ kind: 'cold', coldMs: { fetch: 100, session: 200, first: 5 }, modelId, userAgent })),
+    ...Array.from({ length: 5 }, () =>
+      buildReceipt({ kind: 'cold', coldMs: { fetch: 100, session: 200, first: 5 }, modelId, userAgent }),
+    ),
     ...Array.from({ length: 20 }, () => buildReceipt({ kind: 'warm', warmSamples: [2, 3, 4], modelId, userAgent })),
   ];
   all.forEach((r, i) => writeFileSync(join(receipts, `${i}.json`), JSON.stringify(r)));
@@ -177,19 +251,31 @@ async function deviceSummary(f: Fixture, name: string, modelId: string, userAgen
   const summary = JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')) as { targets: Array<{ key: string }> };
   const key = summary.targets[0].key;
   writeFileSync(join(f.dir, `${name}-review.json`), JSON.stringify(review(key)));
-  const stored = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', key, '--answers', join(f.dir, `${name}-review.json`)]);
+  const stored = await runCli([
+    'receipts',
+    'review',
+    '--summary',
+    join(out, 'summary.json'),
+    '--target',
+    key,
+    '--answers',
+    join(f.dir, `${name}-review.json`),
+  ]);
   expect(stored.code, stored.stderr + stored.stdout).toBe(0);
   return out;
 }
 
-const statusLine = (report: GateReport) => report.steps.map((s) => `${s.kind} ${s.model ?? '-'}: ${s.status}: ${s.reason}`);
+const statusLine = (report: GateReport) =>
+  report.steps.map((s) => `${s.kind} ${s.model ?? '-'}: ${s.status}: ${s.reason}`);
 
 describe('drb gate plan --check', () => {
   it('prints ok with the plan SHA-256, and refuses a bad plan with one line', async () => {
     const f = fixture();
     const ok = await runCli(['gate', 'plan', '--check', f.plan]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toBe(`ok: ${f.plan}: plan lfm-ladder-test, 3 ladder step(s), 1 device target(s); sha256 ${f.planSha}\n`);
+    expect(ok.stdout).toBe(
+      `ok: ${f.plan}: plan lfm-ladder-test, 3 ladder step(s), 1 device target(s); sha256 ${f.planSha}\n`,
+    );
     const plan = JSON.parse(readFileSync(f.plan, 'utf8'));
     plan.ladder[1].id = plan.ladder[0].id;
     writeFileSync(f.file('bad.json'), JSON.stringify(plan));
@@ -199,7 +285,9 @@ describe('drb gate plan --check', () => {
     plan.ladder[1].id = 'lfm-350m';
     plan.quality_target = { metric: 'effective_acc_at_1', value: 90 };
     writeFileSync(f.file('bad.json'), JSON.stringify(plan));
-    expect((await runCli(['gate', 'plan', '--check', f.file('bad.json')])).stderr).toBe(`error: ${f.file('bad.json')}: quality_target.value: effective_acc_at_1 is a fraction from 0 to 1\n`);
+    expect((await runCli(['gate', 'plan', '--check', f.file('bad.json')])).stderr).toBe(
+      `error: ${f.file('bad.json')}: quality_target.value: effective_acc_at_1 is a fraction from 0 to 1\n`,
+    );
   });
 });
 
@@ -228,7 +316,10 @@ describe('drb gate escalation: ladder tables', () => {
     const f = fixture({ missing: new Set(TYPO.slice(0, 10)), adequacy: 0.7 });
     const artifact = candidates(new Set(TYPO.slice(0, 10)));
     // 230M ranks the reference first on 16 of the 20 rows that have it: 4 selection errors, 10 candidate misses.
-    const runs = [...(await artifactRuns(f)), ...(await labelled(f, 'lfm-230m', rerank(artifact, new Set(TYPO.slice(10, 26)))))];
+    const runs = [
+      ...(await artifactRuns(f)),
+      ...(await labelled(f, 'lfm-230m', rerank(artifact, new Set(TYPO.slice(10, 26))))),
+    ];
     const { code, report } = await gate(f, runs);
     expect(code).toBe(0);
     expect(statusLine(report!)).toEqual([
@@ -259,7 +350,12 @@ describe('drb gate escalation: ladder tables', () => {
       'evaluate lfm-1.2b-jp: eligible: LFM2.5-350M vs LFM2.5-230M: 10 better, 0 worse, p 0.00195 < 0.05 paired improvement, target still missed: LFM2.5-1.2B-JP eligible for evaluation',
       'promote -: not yet decidable: no result of LFM2.5-1.2B-JP yet',
     ]);
-    expect(report!.steps[2].facts).toMatchObject({ better: 10, worse: 0, sign_test_p_value: 0.001953125, significance_level: 0.05 });
+    expect(report!.steps[2].facts).toMatchObject({
+      better: 10,
+      worse: 0,
+      sign_test_p_value: 0.001953125,
+      significance_level: 0.05,
+    });
     expect(report!.decision).toMatchObject({ outcome: 'decided', action: 'evaluate', model: 'lfm-1.2b-jp' });
   });
 
@@ -268,22 +364,32 @@ describe('drb gate escalation: ladder tables', () => {
     const artifact = candidates();
     const base = [...(await artifactRuns(f)), ...(await labelled(f, 'lfm-230m', rerank(artifact, first(15))))];
     // 350M: right on rows 1-12 and 16-19: 4 better, 3 worse than 230M.
-    const runs = [...base, ...(await labelled(f, 'lfm-350m', rerank(artifact, new Set([...TYPO.slice(0, 12), ...TYPO.slice(15, 19)]))))];
+    const runs = [
+      ...base,
+      ...(await labelled(f, 'lfm-350m', rerank(artifact, new Set([...TYPO.slice(0, 12), ...TYPO.slice(15, 19)])))),
+    ];
     const waiting = await gate(f, runs);
     expect(waiting.code).toBe(1);
-    expect(statusLine(waiting.report!)[2]).toBe('evaluate lfm-1.2b-jp: not yet decidable: no paired comparison of LFM2.5-350M against LFM2.5-230M (drb compare): paired improvement unknown');
+    expect(statusLine(waiting.report!)[2]).toBe(
+      'evaluate lfm-1.2b-jp: not yet decidable: no paired comparison of LFM2.5-350M against LFM2.5-230M (drb compare): paired improvement unknown',
+    );
     expect(waiting.report!.decision).toMatchObject({ outcome: 'blocked', action: 'not-yet-decidable' });
     runs.push(await compared(f, 'lfm-230m', 'lfm-350m'));
     const { code, report } = await gate(f, runs);
     expect(code).toBe(0);
-    expect(statusLine(report!)[2]).toBe('evaluate lfm-1.2b-jp: not eligible: LFM2.5-350M vs LFM2.5-230M: 4 better, 3 worse, p 1 ≥ 0.05: no significant paired improvement; LFM2.5-1.2B-JP not eligible');
+    expect(statusLine(report!)[2]).toBe(
+      'evaluate lfm-1.2b-jp: not eligible: LFM2.5-350M vs LFM2.5-230M: 4 better, 3 worse, p 1 ≥ 0.05: no significant paired improvement; LFM2.5-1.2B-JP not eligible',
+    );
     expect(report!.decision).toMatchObject({ outcome: 'decided', action: 'stop', model: 'lfm-350m' });
   });
 
   it('blocks promotion on an overcorrection regression (exit 1), even with a licence and a device pass', async () => {
     const f = fixture();
     const artifact = candidates();
-    const runs = [...(await artifactRuns(f)), ...(await labelled(f, 'lfm-230m', rerank(artifact, first(30), new Set(CLEAN.slice(0, 3)))))];
+    const runs = [
+      ...(await artifactRuns(f)),
+      ...(await labelled(f, 'lfm-230m', rerank(artifact, first(30), new Set(CLEAN.slice(0, 3))))),
+    ];
     const device = await deviceSummary(f, 'iphone', 'lfm-230m-q4', IPHONE_SAFARI);
     const { code, report } = await gate(f, runs, ['--reviews', device, '--licence', licence(f, 'lfm-230m-q4')]);
     expect(code).toBe(1);
@@ -303,7 +409,9 @@ describe('drb gate escalation: ladder tables', () => {
     const runs = [...(await artifactRuns(f)), ...(await labelled(f, 'lfm-230m', rerank(artifact, first(30))))];
     // The same full procedure and review, but recorded by headless Chromium: it reaches DEVICE_PASS in its own summary.
     const headless = await deviceSummary(f, 'headless', 'lfm-230m-q4', undefined);
-    expect(JSON.parse(readFileSync(join(headless, 'summary.json'), 'utf8')).targets[0].evidence.state).toBe('DEVICE_PASS');
+    expect(JSON.parse(readFileSync(join(headless, 'summary.json'), 'utf8')).targets[0].evidence.state).toBe(
+      'DEVICE_PASS',
+    );
     const record = buildPublicPassRecord({
       url: 'https://example.org/',
       startedAt: '2026-11-29T11:00:00.000Z',
@@ -318,7 +426,13 @@ describe('drb gate escalation: ladder tables', () => {
       receipts: [],
     });
     writeFileSync(f.file('public-pass.json'), JSON.stringify(record));
-    const { code, report } = await gate(f, runs, ['--reviews', headless, f.file('public-pass.json'), '--licence', licence(f, 'lfm-230m-q4')]);
+    const { code, report } = await gate(f, runs, [
+      '--reviews',
+      headless,
+      f.file('public-pass.json'),
+      '--licence',
+      licence(f, 'lfm-230m-q4'),
+    ]);
     expect(code).toBe(1);
     const key = JSON.parse(readFileSync(join(headless, 'summary.json'), 'utf8')).targets[0].key;
     expect(report!.steps[3]).toMatchObject({
@@ -327,7 +441,12 @@ describe('drb gate escalation: ladder tables', () => {
       status: 'not yet decidable',
       reason: `no DEVICE_PASS for iphone-13-safari (target ${key} does not count: a headless browser (not a physical device result)); a local or browser pass never stands in: promotion blocked`,
     });
-    expect(report!.not_device_evidence).toEqual([{ file: 'public-pass.json', why: 'a public pass (webkit) shows the deployed page works in a fresh browser; it never implies DEVICE_PASS' }]);
+    expect(report!.not_device_evidence).toEqual([
+      {
+        file: 'public-pass.json',
+        why: 'a public pass (webkit) shows the deployed page works in a fresh browser; it never implies DEVICE_PASS',
+      },
+    ]);
     expect(report!.decision).toMatchObject({ outcome: 'blocked', action: 'promotion-blocked', model: 'lfm-230m' });
   });
 
@@ -340,13 +459,26 @@ describe('drb gate escalation: ladder tables', () => {
     expect(noLicence.code).toBe(1);
     expect(noLicence.report!.steps[3].reason).toBe('no licence/NOTICE review of lfm-230m-q4: promotion blocked');
     const rejected = await gate(f, runs, ['--reviews', device, '--licence', licence(f, 'lfm-230m-q4', 'rejected')]);
-    expect(rejected.report!.steps[3]).toMatchObject({ status: 'not eligible', reason: 'licence review licence-lfm-230m-q4.json of lfm-230m-q4: rejected: promotion blocked' });
+    expect(rejected.report!.steps[3]).toMatchObject({
+      status: 'not eligible',
+      reason: 'licence review licence-lfm-230m-q4.json of lfm-230m-q4: rejected: promotion blocked',
+    });
     const { code, report } = await gate(f, runs, ['--reviews', device, '--licence', licence(f, 'lfm-230m-q4')]);
     expect(code).toBe(0);
     expect(report!.steps[3]).toMatchObject({ status: 'eligible', model: 'lfm-230m' });
-    expect(report!.steps[3].reason).toBe('LFM2.5-230M meets the target (effective_acc_at_1 1 ≥ 0.90); no overcorrection regression (0 to 0); licence approved; DEVICE_PASS on 1 device target(s): promotion eligible');
+    expect(report!.steps[3].reason).toBe(
+      'LFM2.5-230M meets the target (effective_acc_at_1 1 ≥ 0.90); no overcorrection regression (0 to 0); licence approved; DEVICE_PASS on 1 device target(s): promotion eligible',
+    );
     expect(report!.decision).toMatchObject({ outcome: 'decided', action: 'promote', model: 'lfm-230m' });
-    expect(report!.inputs.map((i) => i.kind)).toEqual(['candidates', 'score-report', 'score-report', 'predictions', 'receipts-summary', 'device-review', 'licence-review']);
+    expect(report!.inputs.map((i) => i.kind)).toEqual([
+      'candidates',
+      'score-report',
+      'score-report',
+      'predictions',
+      'receipts-summary',
+      'device-review',
+      'licence-review',
+    ]);
   });
 });
 
@@ -374,7 +506,9 @@ describe('drb gate escalation: refusals (exit 2, one line, nothing written)', ()
       'p.json: id "t3" candidates: lists 2 of the row\'s 4 candidates: the candidate count is fixed; a reranker reorders all of them',
     );
     predictions[2] = { id: 't3', candidates: ['t3', 't3', 't3-x', 't3-y'] };
-    expect(() => checkPredictionsAgainstArtifact(artifact, predictions, 'p.json', 'c.json')).toThrow(/^p\.json: id "t3" candidates\[1\]: "t3" appears more often than in the artifact/);
+    expect(() => checkPredictionsAgainstArtifact(artifact, predictions, 'p.json', 'c.json')).toThrow(
+      /^p\.json: id "t3" candidates\[1\]: "t3" appears more often than in the artifact/,
+    );
   });
 
   it('refuses a score report of other item bytes or another K, and predictions the report did not score', async () => {
@@ -383,11 +517,47 @@ describe('drb gate escalation: refusals (exit 2, one line, nothing written)', ()
     const other = { ...ITEMS[0], references: ['t1', 't1-x'] };
     writeFileSync(f.file('other-items.json'), JSON.stringify([other, ...ITEMS.slice(1)]));
     writeFileSync(f.file('p.json'), JSON.stringify(rerank(candidates(), first(29))));
-    expect((await runCli(['score', '--items', f.file('other-items.json'), '--predictions', f.file('p.json'), '--candidate-limit', '4', '--output-dir', f.dir, '--stem', 'other'])).code).toBe(0);
+    expect(
+      (
+        await runCli([
+          'score',
+          '--items',
+          f.file('other-items.json'),
+          '--predictions',
+          f.file('p.json'),
+          '--candidate-limit',
+          '4',
+          '--output-dir',
+          f.dir,
+          '--stem',
+          'other',
+        ])
+      ).code,
+    ).toBe(0);
     const a = await gate(f, [...runs, `lfm-230m=${f.file('other.json')}`]);
     expect(a.code).toBe(2);
-    expect(a.stderr).toMatch(new RegExp(`^error: ${f.file('other.json')}: inputs\\.items\\.sha256: scored items [0-9a-f]{12}…, not the plan's fixed items [0-9a-f]{12}…\\n$`));
-    expect((await runCli(['score', '--items', f.file('items.json'), '--predictions', f.file('p.json'), '--candidate-limit', '8', '--output-dir', f.dir, '--stem', 'k8'])).code).toBe(0);
+    expect(a.stderr).toMatch(
+      new RegExp(
+        `^error: ${f.file('other.json')}: inputs\\.items\\.sha256: scored items [0-9a-f]{12}…, not the plan's fixed items [0-9a-f]{12}…\\n$`,
+      ),
+    );
+    expect(
+      (
+        await runCli([
+          'score',
+          '--items',
+          f.file('items.json'),
+          '--predictions',
+          f.file('p.json'),
+          '--candidate-limit',
+          '8',
+          '--output-dir',
+          f.dir,
+          '--stem',
+          'k8',
+        ])
+      ).code,
+    ).toBe(0);
     const b = await gate(f, [...runs, `lfm-230m=${f.file('k8.json')}`]);
     expect(b.stderr).toBe(`error: ${f.file('k8.json')}: candidate_limit: is 8, the plan fixes K = 4\n`);
     const report = await scored(f, 'lfm-230m', rerank(candidates(), first(30)));
@@ -401,10 +571,15 @@ describe('drb gate escalation: refusals (exit 2, one line, nothing written)', ()
 
   it('a run whose predictions were not given decides nothing', async () => {
     const f = fixture();
-    const runs = [...(await artifactRuns(f)), `lfm-230m=${await scored(f, 'lfm-230m', rerank(candidates(), first(30)))}`];
+    const runs = [
+      ...(await artifactRuns(f)),
+      `lfm-230m=${await scored(f, 'lfm-230m', rerank(candidates(), first(30)))}`,
+    ];
     const { code, report } = await gate(f, runs);
     expect(code).toBe(1);
-    expect(statusLine(report!)[1]).toBe("evaluate lfm-350m: not yet decidable: LFM2.5-230M's predictions were not given, so their candidates cannot be checked against the artifact");
+    expect(statusLine(report!)[1]).toBe(
+      "evaluate lfm-350m: not yet decidable: LFM2.5-230M's predictions were not given, so their candidates cannot be checked against the artifact",
+    );
   });
 
   it('escapes hostile labels and fixed fields in the Markdown', async () => {

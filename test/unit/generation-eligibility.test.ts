@@ -9,7 +9,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scoreAnswers, type AnswerScoreReport } from '../../src/core/answers/answer-score.ts';
-import { generationEligibility, type GenerationRowEvidence, type RowQuality } from '../../src/core/evidence/generation-eligibility.ts';
+import {
+  generationEligibility,
+  type GenerationRowEvidence,
+  type RowQuality,
+} from '../../src/core/evidence/generation-eligibility.ts';
 import { BUILTIN_PROFILES, findProfile } from '../../src/core/evidence/profiles.ts';
 import { ReceiptsSummarizer } from '../../src/core/evidence/receipts-summarizer.ts';
 import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
@@ -22,7 +26,8 @@ import { pageReceipts } from './receipts-fixtures.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
 import { summaryCells, summaryValue } from './report-checks.ts';
 
-const IPHONE_SAFARI = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+const IPHONE_SAFARI =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
 const mainstream = findProfile(BUILTIN_PROFILES, 'mainstream');
 
 const QUALITY: RowQuality = {
@@ -84,34 +89,70 @@ describe('generationEligibility: the rules', () => {
   });
 
   it.each<[string, Partial<GenerationRowEvidence>, string[]]>([
-    ['a software WebGPU adapter (SwiftShader)', { route: { requested_ep: 'webgpu', completed_ep: 'webgpu' }, software_adapter_receipts: 2 }, [
-      'functional_only: 2 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
-    ]],
-    ['a headless browser', { user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36' }, [
-      'functional_only: a headless browser: functional only, not a physical device run',
-    ]],
-    ['a missing repetition', { quality: { ...QUALITY, complete: false, missing: ['repetition 3 (seed 41): no answers'], repetitions: 2 } }, [
-      'not every case answered in every repetition: repetition 3 (seed 41): no answers',
-    ]],
-    ['no answer-score report', { quality: null, quality_reports: 0 }, ["no answer-score report of this row's answers (drb score-answers, then summarise the report with the receipts)"]],
-    ['two matching reports', { quality: null, quality_reports: 2 }, ['2 answer-score reports match this row: give one']],
+    [
+      'a software WebGPU adapter (SwiftShader)',
+      { route: { requested_ep: 'webgpu', completed_ep: 'webgpu' }, software_adapter_receipts: 2 },
+      [
+        'functional_only: 2 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
+      ],
+    ],
+    [
+      'a headless browser',
+      {
+        user_agent:
+          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36',
+      },
+      ['functional_only: a headless browser: functional only, not a physical device run'],
+    ],
+    [
+      'a missing repetition',
+      { quality: { ...QUALITY, complete: false, missing: ['repetition 3 (seed 41): no answers'], repetitions: 2 } },
+      ['not every case answered in every repetition: repetition 3 (seed 41): no answers'],
+    ],
+    [
+      'no answer-score report',
+      { quality: null, quality_reports: 0 },
+      ["no answer-score report of this row's answers (drb score-answers, then summarise the report with the receipts)"],
+    ],
+    [
+      'two matching reports',
+      { quality: null, quality_reports: 2 },
+      ['2 answer-score reports match this row: give one'],
+    ],
     ['quality below 70', { quality: { ...QUALITY, quality_score: 69.9 } }, ['quality_score 69.9 < 70']],
-    ['critical-claim recall below 90%', { quality: { ...QUALITY, critical_claim_recall: 0.85 } }, ['critical_claim_recall 85% < 90%']],
-    ['a critical prohibited claim', { quality: { ...QUALITY, critical_prohibited_answers: 1 } }, ['1 answer(s) made a critical prohibited claim']],
+    [
+      'critical-claim recall below 90%',
+      { quality: { ...QUALITY, critical_claim_recall: 0.85 } },
+      ['critical_claim_recall 85% < 90%'],
+    ],
+    [
+      'a critical prohibited claim',
+      { quality: { ...QUALITY, critical_prohibited_answers: 1 } },
+      ['1 answer(s) made a critical prohibited claim'],
+    ],
     ['a fallback', { route: { requested_ep: 'webgpu', completed_ep: 'wasm' } }, ['fell back from webgpu to wasm']],
-    ['a crash, a failed prompt and an OOM-like interruption', { failed_runs: 1, failed_samples: 2, interrupted_runs: 1 }, [
-      '1 failed run(s) (crash or error)',
-      '2 failed prompt(s)',
-      '1 interrupted run(s) (the tab died: the out-of-memory signal)',
-    ]],
-    ['missing TTFT and sustained speed', { ttft_p95_ms: null, sustained_ratio_median: null }, [
-      'TTFT p95 not measured: missing performance data makes a row ineligible',
-      'sustained decode ratio not measured: missing performance data makes a row ineligible',
-    ]],
-    ['a budget over its limit and a slow decode', { model_bytes: 600_000_000, decode_tokens_per_s_median: 8 }, [
-      'mainstream budget: model_bytes 600000000 > 500000000',
-      'mainstream budget: decode 8 tokens/s < 10',
-    ]],
+    [
+      'a crash, a failed prompt and an OOM-like interruption',
+      { failed_runs: 1, failed_samples: 2, interrupted_runs: 1 },
+      [
+        '1 failed run(s) (crash or error)',
+        '2 failed prompt(s)',
+        '1 interrupted run(s) (the tab died: the out-of-memory signal)',
+      ],
+    ],
+    [
+      'missing TTFT and sustained speed',
+      { ttft_p95_ms: null, sustained_ratio_median: null },
+      [
+        'TTFT p95 not measured: missing performance data makes a row ineligible',
+        'sustained decode ratio not measured: missing performance data makes a row ineligible',
+      ],
+    ],
+    [
+      'a budget over its limit and a slow decode',
+      { model_bytes: 600_000_000, decode_tokens_per_s_median: 8 },
+      ['mainstream budget: model_bytes 600000000 > 500000000', 'mainstream budget: decode 8 tokens/s < 10'],
+    ],
   ])('is not ranked with %s, and says why', (_name, change, reasons) => {
     const r = generationEligibility({ ...BASE, ...change }, mainstream);
     expect(r).toMatchObject({ ranked: false, fit: null });
@@ -120,7 +161,9 @@ describe('generationEligibility: the rules', () => {
 
   it('missing data never helps: a profile without a decode target ranks nothing', () => {
     const { decode_tokens_per_s: _drop, ...old } = mainstream;
-    expect(generationEligibility(BASE, old).not_ranked_because).toEqual(['the mainstream profile declares no decode-rate target']);
+    expect(generationEligibility(BASE, old).not_ranked_because).toEqual([
+      'the mainstream profile declares no decode-rate target',
+    ]);
   });
 });
 
@@ -149,10 +192,21 @@ function scoreOf(r: GenerationReceipt, repetitions: number[]): AnswerScoreReport
     model_id: r.model.id,
     prompt_set: { id: cases.id, version: cases.version, sha256: casesSha },
     answers: repetitions.flatMap((rep) =>
-      cases.cases.map((c) => ({ prompt_id: c.id, repetition: rep, seed: [17, 29, 41][rep - 1], text: c.reference_answer, output_tokens: 9, truncated: false })),
+      cases.cases.map((c) => ({
+        prompt_id: c.id,
+        repetition: rep,
+        seed: [17, 29, 41][rep - 1],
+        text: c.reference_answer,
+        output_tokens: 9,
+        truncated: false,
+      })),
     ),
   };
-  return scoreAnswers({ info: { file: 'cases.json', bytes: casesBytes.byteLength, sha256: casesSha }, cases }, [{ info: { file: 'a.json', bytes: 1, sha256: 'a'.repeat(64) }, answers }], { toolVersion: 't' });
+  return scoreAnswers(
+    { info: { file: 'cases.json', bytes: casesBytes.byteLength, sha256: casesSha }, cases },
+    [{ info: { file: 'a.json', bytes: 1, sha256: 'a'.repeat(64) }, answers }],
+    { toolVersion: 't' },
+  );
 }
 
 describe('ranking in drb receipts summarize', () => {
@@ -160,7 +214,16 @@ describe('ranking in drb receipts summarize', () => {
     const s = new ReceiptsSummarizer();
     const physical = receipt();
     const swiftshader = receipt((r) => {
-      r.route = { ...r.route, requested_ep: 'webgpu', completed_ep: 'webgpu', attempts: [{ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1, ended_at_ms: 2 }], threads_requested: null, threads_effective: null };
+      r.route = {
+        ...r.route,
+        requested_ep: 'webgpu',
+        completed_ep: 'webgpu',
+        attempts: [
+          { ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1, ended_at_ms: 2 },
+        ],
+        threads_requested: null,
+        threads_effective: null,
+      };
     });
     const partial = receipt((r) => (r.model.id = 'another-model'));
     for (const r of [physical, swiftshader, partial]) s.addGenerationReceipt(r);
@@ -171,16 +234,26 @@ describe('ranking in drb receipts summarize', () => {
     s.addAnswerScore(scoreOf(receipt(), [1, 2, 3]), 'stray.json', '4'.repeat(64));
     const summary = await s.finish();
     expect(ReceiptsSummary.safeParse(summary).success).toBe(true);
-    const byModel = (id: string, ep: string) => summary.generation_targets.find((g) => g.identity.model.id === id && g.identity.route.completed_ep === ep)!;
+    const byModel = (id: string, ep: string) =>
+      summary.generation_targets.find((g) => g.identity.model.id === id && g.identity.route.completed_ep === ep)!;
 
     const ok = byModel('tf-tiny-causal-lm', 'wasm');
-    expect(ok.quality).toMatchObject({ file: 'physical.json', complete: true, quality_score: 100, critical_claim_recall: 1 });
+    expect(ok.quality).toMatchObject({
+      file: 'physical.json',
+      complete: true,
+      quality_score: 100,
+      critical_claim_recall: 1,
+    });
     expect(ok.ranking!.row_class).toEqual({ class: 'physical', because: [] });
-    expect(ok.ranking!.profiles.map((p) => [p.profile, p.ranked])).toEqual([['entry', true], ['mainstream', true], ['performance', true]]);
+    expect(ok.ranking!.profiles.map((p) => [p.profile, p.ranked])).toEqual([
+      ['entry', true],
+      ['mainstream', true],
+      ['performance', true],
+    ]);
     const fit = ok.ranking!.profiles[1].fit!;
     // quality 100 x 0.6 + TTFT, decode, size capped at 100 + memory not measured (0) + sustained ratio x 3.
     const sustained = ok.decode_sustained_ratio!.median;
-    expect(fit.score).toBeCloseTo(60 + 15 + 10 + 0 + 5 + 3 * Math.min(100, 100 * sustained) / 100, 10);
+    expect(fit.score).toBeCloseTo(60 + 15 + 10 + 0 + 5 + (3 * Math.min(100, 100 * sustained)) / 100, 10);
 
     const soft = byModel('tf-tiny-causal-lm', 'webgpu');
     expect(soft.software_adapter_receipt_ids).toEqual([swiftshader.receipt_id]);
@@ -188,13 +261,17 @@ describe('ranking in drb receipts summarize', () => {
     for (const p of soft.ranking!.profiles) {
       expect(p.ranked).toBe(false);
       expect(p.fit).toBeNull();
-      expect(p.not_ranked_because[0]).toBe('functional_only: 1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing');
+      expect(p.not_ranked_because[0]).toBe(
+        'functional_only: 1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
+      );
     }
 
     const missing = byModel('another-model', 'wasm');
     for (const p of missing.ranking!.profiles) {
       expect(p.ranked).toBe(false);
-      expect(p.not_ranked_because).toContain('not every case answered in every repetition: repetition 3 (seed 41): no answers');
+      expect(p.not_ranked_because).toContain(
+        'not every case answered in every repetition: repetition 3 (seed 41): no answers',
+      );
     }
     expect(summary.answer_scores).toEqual([
       { file: 'partial.json', sha256: '3'.repeat(64), model_id: 'another-model', target_keys: [missing.key] },
@@ -216,24 +293,73 @@ describe('ranking in drb receipts summarize', () => {
       engine: { name: r.engine.name, version: r.engine.version },
       model_id: r.model.id,
       prompt_set: { id: cases.id, version: cases.version, sha256: casesSha },
-      answers: [1, 2].flatMap((rep) => cases.cases.map((c) => ({ prompt_id: c.id, repetition: rep, seed: [17, 29, 41][rep - 1], text: c.reference_answer, output_tokens: 9, truncated: false }))),
+      answers: [1, 2].flatMap((rep) =>
+        cases.cases.map((c) => ({
+          prompt_id: c.id,
+          repetition: rep,
+          seed: [17, 29, 41][rep - 1],
+          text: c.reference_answer,
+          output_tokens: 9,
+          truncated: false,
+        })),
+      ),
     };
     const dir = tempDirWith({ 'cases.json': casesBytes, 'answers.json': answers });
     writeFileSync(join(dir, 'gen.json'), JSON.stringify(r));
-    expect((await runCli(['score-answers', '--cases', join(dir, 'cases.json'), '--answers', join(dir, 'answers.json'), '--output-dir', join(dir, 'scores')])).code).toBe(0);
-    const run = await runCli(['receipts', 'summarize', join(dir, 'gen.json'), join(dir, 'scores', 'answer-score.json'), '--out', join(dir, 'summary')]);
+    expect(
+      (
+        await runCli([
+          'score-answers',
+          '--cases',
+          join(dir, 'cases.json'),
+          '--answers',
+          join(dir, 'answers.json'),
+          '--output-dir',
+          join(dir, 'scores'),
+        ])
+      ).code,
+    ).toBe(0);
+    const run = await runCli([
+      'receipts',
+      'summarize',
+      join(dir, 'gen.json'),
+      join(dir, 'scores', 'answer-score.json'),
+      '--out',
+      join(dir, 'summary'),
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(dir, 'summary', 'summary.json'), 'utf8')));
     const g = summary.generation_targets[0];
     expect(g.quality).toMatchObject({ complete: false, repetitions: 2 });
-    expect(g.ranking!.profiles.every((p) => !p.ranked && p.not_ranked_because.includes('not every case answered in every repetition: repetition 3 (seed 41): no answers'))).toBe(true);
+    expect(
+      g.ranking!.profiles.every(
+        (p) =>
+          !p.ranked &&
+          p.not_ranked_because.includes(
+            'not every case answered in every repetition: repetition 3 (seed 41): no answers',
+          ),
+      ),
+    ).toBe(true);
     const md = readFileSync(join(dir, 'summary', 'summary.md'), 'utf8');
     expect(md).toContain('### Generation rows: answer quality and ranking');
-    expect(md).toContain('- mainstream: not ranked: not every case answered in every repetition: repetition 3 (seed 41): no answers');
+    expect(md).toContain(
+      '- mainstream: not ranked: not every case answered in every repetition: repetition 3 (seed 41): no answers',
+    );
     expect(md).not.toContain('match no generation target');
 
     // The report page: the individual metrics lead, each equal to summary.json's, the ranking with its reasons after.
-    expect((await runCli(['receipts', 'report', join(dir, 'gen.json'), join(dir, 'scores', 'answer-score.json'), '--out', join(dir, 'report')])).code).toBe(0);
+    expect(
+      (
+        await runCli([
+          'receipts',
+          'report',
+          join(dir, 'gen.json'),
+          join(dir, 'scores', 'answer-score.json'),
+          '--out',
+          join(dir, 'report'),
+        ])
+      ).code,
+    ).toBe(0);
     const html = readFileSync(join(dir, 'report', 'index.html'), 'utf8');
     const at = html.indexOf('Answer quality and ranking of');
     expect(at).toBeGreaterThan(0);
@@ -241,7 +367,9 @@ describe('ranking in drb receipts summarize', () => {
     const qualityCells = summaryCells(html).filter((c) => c.path.includes('.quality.'));
     expect(qualityCells.length).toBe(8);
     for (const c of qualityCells) expect(String(summaryValue(summary, c.path)), c.path).toBe(c.value);
-    expect(html).toContain('mainstream: <span class="bad">✗ not ranked</span>: not every case answered in every repetition: repetition 3 (seed 41): no answers');
+    expect(html).toContain(
+      'mainstream: <span class="bad">✗ not ranked</span>: not every case answered in every repetition: repetition 3 (seed 41): no answers',
+    );
     expect(html).toContain('answer score report');
   });
 });

@@ -33,9 +33,19 @@ export const capabilities: Capabilities = {
   },
 };
 
-export const lifecycle = { visibility_at_start: 'visible' as const, hidden_during_run: false, frozen_during_run: false, events: [] };
+export const lifecycle = {
+  visibility_at_start: 'visible' as const,
+  hidden_during_run: false,
+  frozen_during_run: false,
+  events: [],
+};
 
-export const app = { name: 'device-receipts-bench' as const, version: '0.1.0', commit: null, page_url: 'http://127.0.0.1:4173/' };
+export const app = {
+  name: 'device-receipts-bench' as const,
+  version: '0.1.0',
+  commit: null,
+  page_url: 'http://127.0.0.1:4173/',
+};
 
 /** A route that asked for wasm with one thread and completed there at the first attempt (a fresh object each call). */
 export function wasmRoute(): GenerationReceipt['route'] {
@@ -74,7 +84,9 @@ export function okSample(repetition: number, promptIndex: number, over: Partial<
 
 /** A complete ok generation receipt: 10 prompts x 1 repetition, seeded with 17. */
 export function makeGenerationReceipt(): GenerationReceipt {
-  const samples = Array.from({ length: 10 }, (_, i) => okSample(1, i, { seed: 17, ttft_ms: 40 + i, decode_tokens_per_s: 80 - i }));
+  const samples = Array.from({ length: 10 }, (_, i) =>
+    okSample(1, i, { seed: 17, ttft_ms: 40 + i, decode_tokens_per_s: 80 - i }),
+  );
   return {
     schema: 'drb.generation-receipt.v2',
     receipt_id: 'gen-0123456789',
@@ -83,9 +95,26 @@ export function makeGenerationReceipt(): GenerationReceipt {
     app,
     engine: { name: 'transformers', version: '4.3.2' },
     route: wasmRoute(),
-    model: { id: 'tf-tiny-causal-lm', kind: 'fixture', task: 'generate', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+    model: {
+      id: 'tf-tiny-causal-lm',
+      kind: 'fixture',
+      task: 'generate',
+      dtype: 'fp32',
+      source: 'page-origin',
+      revision: null,
+      integrity: 'verified',
+      files: [],
+    },
     prompt_set: { id: 'drb-gen-ja-en-v1', version: 1, sha256: 'b'.repeat(64), measured_prompts: 10 },
-    plan: { repetitions: 1, seed_control: 'seeded', seeds: [17], max_new_tokens: 128, max_new_tokens_overridden: false, temperature: 0.1, warmup_prompt_id: 'warmup' },
+    plan: {
+      repetitions: 1,
+      seed_control: 'seeded',
+      seeds: [17],
+      max_new_tokens: 128,
+      max_new_tokens_overridden: false,
+      temperature: 0.1,
+      warmup_prompt_id: 'warmup',
+    },
     timing_source: 'page-clock',
     cold: { load_ms: 1234, warmup_e2e_ms: 400, warmup_ttft_ms: 90 },
     samples,
@@ -102,7 +131,10 @@ export function makeGenerationReceipt(): GenerationReceipt {
  * A comparison receipt of `routes` (as compareRoutes gives them) with wasm-1 as the baseline, on a software WebGPU
  * adapter, for the ORT heavy fixture unless `overrides` says otherwise.
  */
-export function comparisonReceiptOf(routes: ReturnType<typeof compareRoutes>, overrides: Partial<ComparisonReceipt> = {}): ComparisonReceipt {
+export function comparisonReceiptOf(
+  routes: ReturnType<typeof compareRoutes>,
+  overrides: Partial<ComparisonReceipt> = {},
+): ComparisonReceipt {
   const ids = routes.map((r) => r.id);
   return {
     schema: COMPARISON_RECEIPT_SCHEMA,
@@ -111,13 +143,25 @@ export function comparisonReceiptOf(routes: ReturnType<typeof compareRoutes>, ov
     evidence_state: 'DEVICE_RECEIPT',
     app,
     engine: { name: 'ort', version: '1.30.0' },
-    model: { id: 'ort-heavy', kind: 'fixture', task: 'raw', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+    model: {
+      id: 'ort-heavy',
+      kind: 'fixture',
+      task: 'raw',
+      dtype: 'fp32',
+      source: 'page-origin',
+      revision: null,
+      integrity: 'verified',
+      files: [],
+    },
     input: { id: 'fixed-input', sha256: 'd'.repeat(64) },
     candidate_rows: null,
     schedule: { seed: 42, rounds: 3, order: interleavedSchedule(ids, 3, 42).map((s) => s.route_id) },
     baseline_route_id: 'wasm-1',
     tolerance: { max_abs_diff: 1e-4 },
-    routes: routes.map((r) => ({ ...r, software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null })),
+    routes: routes.map((r) => ({
+      ...r,
+      software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null,
+    })),
     headline: comparisonHeadline(routes, 'wasm-1'),
     capabilities,
     previous_run_interrupted: null,

@@ -31,7 +31,9 @@ describe('prompt set', () => {
     expect(() => parsePromptSet(JSON.stringify(json), 'p.json')).toThrow(/^p\.json: prompts\[3\]\.lang: /);
     const dup = JSON.parse(promptSetText);
     dup.prompts[5].id = dup.prompts[0].id;
-    expect(() => parsePromptSet(JSON.stringify(dup), 'p.json')).toThrowError(new PromptSetError('p.json: ja-train-delay: duplicate prompt id'));
+    expect(() => parsePromptSet(JSON.stringify(dup), 'p.json')).toThrowError(
+      new PromptSetError('p.json: ja-train-delay: duplicate prompt id'),
+    );
     const few = JSON.parse(promptSetText);
     few.prompts = few.prompts.slice(0, 9);
     expect(() => parsePromptSet(JSON.stringify(few), 'p.json')).toThrow(/^p\.json: prompts: /);
@@ -48,9 +50,27 @@ describe('generation plan', () => {
   it('is one warm-up, then every prompt in file order per repetition, with the declared seeds', () => {
     const plan = buildGenerationPlan(set, 2, true);
     expect(plan.steps).toHaveLength(1 + 2 * 10);
-    expect(plan.steps[0]).toEqual({ kind: 'warmup', prompt_id: 'warmup', repetition: null, prompt_index: null, seed: 17 });
-    expect(plan.steps[1]).toEqual({ kind: 'measured', prompt_id: 'ja-train-delay', repetition: 1, prompt_index: 0, seed: 17 });
-    expect(plan.steps[11]).toEqual({ kind: 'measured', prompt_id: 'ja-train-delay', repetition: 2, prompt_index: 0, seed: 29 });
+    expect(plan.steps[0]).toEqual({
+      kind: 'warmup',
+      prompt_id: 'warmup',
+      repetition: null,
+      prompt_index: null,
+      seed: 17,
+    });
+    expect(plan.steps[1]).toEqual({
+      kind: 'measured',
+      prompt_id: 'ja-train-delay',
+      repetition: 1,
+      prompt_index: 0,
+      seed: 17,
+    });
+    expect(plan.steps[11]).toEqual({
+      kind: 'measured',
+      prompt_id: 'ja-train-delay',
+      repetition: 2,
+      prompt_index: 0,
+      seed: 29,
+    });
     expect(plan.steps[20].prompt_id).toBe('en-explain-cache');
     expect(plan.seed_control).toBe('seeded');
     expect(plan.seeds).toEqual([17, 29]);
@@ -66,11 +86,14 @@ describe('generation plan', () => {
 
   it('records a token-limit override instead of applying it silently', () => {
     expect(buildGenerationPlan(set, 1, true)).toMatchObject({ max_new_tokens: 128, max_new_tokens_overridden: false });
-    expect(buildGenerationPlan(set, 1, true, undefined, 8)).toMatchObject({ max_new_tokens: 8, max_new_tokens_overridden: true });
+    expect(buildGenerationPlan(set, 1, true, undefined, 8)).toMatchObject({
+      max_new_tokens: 8,
+      max_new_tokens_overridden: true,
+    });
     expect(() => buildGenerationPlan(set, 1, true, undefined, 0)).toThrow(/max new tokens/);
   });
 
-  it('a temperature override (0: greedy, as a user\'s own model runs) is the plan\'s temperature; a bad one is refused', () => {
+  it("a temperature override (0: greedy, as a user's own model runs) is the plan's temperature; a bad one is refused", () => {
     expect(buildGenerationPlan(set, 1, true).temperature).toBe(set.controls.temperature);
     expect(buildGenerationPlan(set, 1, true, undefined, null, 0).temperature).toBe(0);
     expect(() => buildGenerationPlan(set, 1, true, undefined, null, -1)).toThrow(/temperature/);
@@ -86,7 +109,16 @@ describe('generation plan', () => {
 describe('generation timing', () => {
   it('times TTFT, prefill and decode speed from the page clock and sets the engine report beside it', () => {
     const sample = timeGeneration(
-      { request_at_ms: 100, first_token_at_ms: 150, last_token_at_ms: 350, end_at_ms: 360, prompt_tokens: 20, output_tokens: 11, finish_reason: 'stop', max_new_tokens: 128 },
+      {
+        request_at_ms: 100,
+        first_token_at_ms: 150,
+        last_token_at_ms: 350,
+        end_at_ms: 360,
+        prompt_tokens: 20,
+        output_tokens: 11,
+        finish_reason: 'stop',
+        max_new_tokens: 128,
+      },
       { ttft_ms: 45, e2e_ms: 250, prefill_tokens_per_s: 444, decode_tokens_per_s: 52 },
     );
     // 10 tokens after the first over 200 ms = 50 tokens/s; 20 prompt tokens over 50 ms = 400 tokens/s.
@@ -104,7 +136,15 @@ describe('generation timing', () => {
   });
 
   it('flags truncation from the finish reason, or from the token count when the engine names none', () => {
-    const base = { request_at_ms: 0, first_token_at_ms: 10, last_token_at_ms: 20, end_at_ms: 20, prompt_tokens: null, output_tokens: 8, max_new_tokens: 8 };
+    const base = {
+      request_at_ms: 0,
+      first_token_at_ms: 10,
+      last_token_at_ms: 20,
+      end_at_ms: 20,
+      prompt_tokens: null,
+      output_tokens: 8,
+      max_new_tokens: 8,
+    };
     expect(timeGeneration({ ...base, finish_reason: 'length' }, null).truncated).toBe(true);
     expect(timeGeneration({ ...base, finish_reason: 'stop' }, null).truncated).toBe(false);
     expect(timeGeneration({ ...base, finish_reason: null }, null).truncated).toBe(true);
@@ -112,22 +152,61 @@ describe('generation timing', () => {
   });
 
   it('has no decode speed for a single token and no TTFT without a token', () => {
-    const one = timeGeneration({ request_at_ms: 0, first_token_at_ms: 5, last_token_at_ms: 5, end_at_ms: 6, prompt_tokens: 3, output_tokens: 1, finish_reason: 'stop', max_new_tokens: 8 }, null);
+    const one = timeGeneration(
+      {
+        request_at_ms: 0,
+        first_token_at_ms: 5,
+        last_token_at_ms: 5,
+        end_at_ms: 6,
+        prompt_tokens: 3,
+        output_tokens: 1,
+        finish_reason: 'stop',
+        max_new_tokens: 8,
+      },
+      null,
+    );
     expect(one.decode_tokens_per_s).toBeNull();
     expect(one.clock_minus_engine).toBeNull();
-    const none = timeGeneration({ request_at_ms: 0, first_token_at_ms: null, last_token_at_ms: null, end_at_ms: 6, prompt_tokens: 3, output_tokens: 0, finish_reason: 'stop', max_new_tokens: 8 }, null);
+    const none = timeGeneration(
+      {
+        request_at_ms: 0,
+        first_token_at_ms: null,
+        last_token_at_ms: null,
+        end_at_ms: 6,
+        prompt_tokens: 3,
+        output_tokens: 0,
+        finish_reason: 'stop',
+        max_new_tokens: 8,
+      },
+      null,
+    );
     expect(none.ttft_ms).toBeNull();
     expect(none.prefill_tokens_per_s).toBeNull();
   });
 
   it('converts WebLLM usage.extra seconds to milliseconds and refuses a report with holes', () => {
-    expect(fromWebLlmUsage({ e2e_latency_s: 0.25, prefill_tokens_per_s: 444, decode_tokens_per_s: 52, time_to_first_token_s: 0.045, time_per_output_token_s: 0.02 })).toEqual({
+    expect(
+      fromWebLlmUsage({
+        e2e_latency_s: 0.25,
+        prefill_tokens_per_s: 444,
+        decode_tokens_per_s: 52,
+        time_to_first_token_s: 0.045,
+        time_per_output_token_s: 0.02,
+      }),
+    ).toEqual({
       ttft_ms: 45,
       e2e_ms: 250,
       prefill_tokens_per_s: 444,
       decode_tokens_per_s: 52,
     });
-    expect(fromWebLlmUsage({ e2e_latency_s: 0.25, prefill_tokens_per_s: 444, decode_tokens_per_s: Number.NaN, time_to_first_token_s: 0.045 })).toBeNull();
+    expect(
+      fromWebLlmUsage({
+        e2e_latency_s: 0.25,
+        prefill_tokens_per_s: 444,
+        decode_tokens_per_s: Number.NaN,
+        time_to_first_token_s: 0.045,
+      }),
+    ).toBeNull();
     expect(fromWebLlmUsage(undefined)).toBeNull();
   });
 });
@@ -145,7 +224,16 @@ describe('generation summary', () => {
       okSample(1, 1, { ttft_ms: 20, decode_tokens_per_s: 30, e2e_ms: 300, truncated: true }),
       okSample(1, 2, { ttft_ms: 40, decode_tokens_per_s: 20, e2e_ms: 200 }),
       okSample(1, 3, { ttft_ms: 30, decode_tokens_per_s: 10, e2e_ms: 400 }),
-      { ...okSample(1, 4, {}), outcome: 'failed', ttft_ms: null, e2e_ms: null, output_tokens: null, truncated: null, decode_tokens_per_s: null, error: { name: 'Error', message: 'device lost' } },
+      {
+        ...okSample(1, 4, {}),
+        outcome: 'failed',
+        ttft_ms: null,
+        e2e_ms: null,
+        output_tokens: null,
+        truncated: null,
+        decode_tokens_per_s: null,
+        error: { name: 'Error', message: 'device lost' },
+      },
     ];
     const summary = summarizeGeneration(samples, 10);
     expect(summary).toMatchObject({
@@ -193,7 +281,10 @@ describe('generation receipt', () => {
     const receipt = makeGenerationReceipt();
     receipt.samples = receipt.samples.slice(0, 5);
     receipt.summary = summarizeGeneration(receipt.samples, 10);
-    expect(checkGenerationReceipt(receipt)).toContainEqual({ path: 'samples', message: 'an ok run holds all 10 planned samples, not 5' });
+    expect(checkGenerationReceipt(receipt)).toContainEqual({
+      path: 'samples',
+      message: 'an ok run holds all 10 planned samples, not 5',
+    });
   });
 
   it('answers artifact is separate and links by receipt id', () => {
@@ -204,7 +295,9 @@ describe('generation receipt', () => {
       engine: { name: 'webllm', version: '0.2.86' },
       model_id: 'webllm-qwen2.5-0.5b-instruct-q4f16_1',
       prompt_set: { id: 'drb-gen-ja-en-v1', version: 1, sha256: 'a'.repeat(64) },
-      answers: [{ prompt_id: 'ja-train-delay', repetition: 1, seed: 17, text: 'はい', output_tokens: 2, truncated: false }],
+      answers: [
+        { prompt_id: 'ja-train-delay', repetition: 1, seed: 17, text: 'はい', output_tokens: 2, truncated: false },
+      ],
     };
     expect(GenerationAnswers.safeParse(answers).success).toBe(true);
     expect(GenerationReceipt.safeParse(answers).success).toBe(false);

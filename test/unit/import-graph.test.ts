@@ -84,7 +84,11 @@ function projectImports(file: string): string[] {
     .map((f) => f.fileName)
     .filter((name) => name.startsWith('.'))
     .filter((name) => !name.includes('?'))
-    .map((name) => relative(root, resolve(dirname(join(root, file)), name)).split('\\').join('/'));
+    .map((name) =>
+      relative(root, resolve(dirname(join(root, file)), name))
+        .split('\\')
+        .join('/'),
+    );
 }
 
 const graph = new Map(files.map((file) => [file, projectImports(file)]));
@@ -128,7 +132,9 @@ function cycles(): string[][] {
 describe('import graph of src/ and workers/', () => {
   it('reads every module and resolves every relative import to a file of the project', () => {
     expect(files.length).toBeGreaterThan(50);
-    const unresolved = [...graph].flatMap(([file, imports]) => imports.filter((target) => /\.tsx?$/.test(target) && !graph.has(target)).map((target) => `${file} -> ${target}`));
+    const unresolved = [...graph].flatMap(([file, imports]) =>
+      imports.filter((target) => /\.tsx?$/.test(target) && !graph.has(target)).map((target) => `${file} -> ${target}`),
+    );
     expect(unresolved).toEqual([]);
   });
 
@@ -137,17 +143,23 @@ describe('import graph of src/ and workers/', () => {
   });
 
   it('keeps src/ui/ away from workers/ (the UI talks to the worker through src/page/ only)', () => {
-    const bad = [...graph].filter(([file]) => file.startsWith('src/ui/')).flatMap(([file, imports]) => imports.filter((t) => t.startsWith('workers/')).map((t) => `${file} -> ${t}`));
+    const bad = [...graph]
+      .filter(([file]) => file.startsWith('src/ui/'))
+      .flatMap(([file, imports]) => imports.filter((t) => t.startsWith('workers/')).map((t) => `${file} -> ${t}`));
     expect(bad).toEqual([]);
   });
 
   it('keeps src/core/ pure: it imports nothing outside src/core/', () => {
-    const bad = [...graph].filter(([file]) => file.startsWith('src/core/')).flatMap(([file, imports]) => imports.filter((t) => !t.startsWith('src/core/')).map((t) => `${file} -> ${t}`));
+    const bad = [...graph]
+      .filter(([file]) => file.startsWith('src/core/'))
+      .flatMap(([file, imports]) => imports.filter((t) => !t.startsWith('src/core/')).map((t) => `${file} -> ${t}`));
     expect(bad).toEqual([]);
   });
 
   it('keeps every module of src/core/ in a domain folder named in CORE_DOMAINS', () => {
-    const loose = files.filter((file) => file.startsWith('src/core/') && !(CORE_DOMAINS as readonly string[]).includes(coreDomain(file) ?? ''));
+    const loose = files.filter(
+      (file) => file.startsWith('src/core/') && !(CORE_DOMAINS as readonly string[]).includes(coreDomain(file) ?? ''),
+    );
     expect(loose).toEqual([]);
   });
 

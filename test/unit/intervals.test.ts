@@ -26,7 +26,12 @@ describe('percentileEnds (Efron & Tibshirani 1993, 13.3: the B*alpha-th and B*(1
     expect(percentileEnds(reps, 0.95)).toEqual({ low: 50, high: 1950 });
   });
   it('B = 40 at 90%: ranks ceil(2) = 2 and ceil(38) = 38', () => {
-    expect(percentileEnds(Array.from({ length: 40 }, (_, i) => i + 1), 0.9)).toEqual({ low: 2, high: 38 });
+    expect(
+      percentileEnds(
+        Array.from({ length: 40 }, (_, i) => i + 1),
+        0.9,
+      ),
+    ).toEqual({ low: 2, high: 38 });
   });
   it('B = 1: both ends are the one replication', () => {
     expect(percentileEnds([7], 0.95)).toEqual({ low: 7, high: 7 });
@@ -42,7 +47,7 @@ describe('bootstrapMedian (independent samples)', () => {
   // probabilities is about 0.0035, far from the margins (0.018 and 0.026), so the seeded bootstrap lands there.
   const samples = [16.6, 15.9, 17.2, 16.1, 18.4, 16.0, 15.7, 22.9, 16.3, 16.8, 17.0];
 
-  it('lands on the exact bootstrap distribution\'s 2.5% and 97.5% points', () => {
+  it("lands on the exact bootstrap distribution's 2.5% and 97.5% points", () => {
     const result = bootstrapMedian(samples)!;
     expect(result.estimate).toBe(16.6);
     expect(result.interval).toEqual({
@@ -90,7 +95,10 @@ describe('bootstrapPooledMedian (whole receipts resampled)', () => {
 
   it('two receipts: medians 2, 6.5 and 11 with probabilities 1/4, 1/2, 1/4', () => {
     // (A, A) -> median of [1, 2, 3] = 2; (B, B) -> 11; (A, B) or (B, A) -> median of [1, 2, 3, 10, 11, 12] = 6.5.
-    const result = bootstrapPooledMedian([[1, 2, 3], [10, 11, 12]])!;
+    const result = bootstrapPooledMedian([
+      [1, 2, 3],
+      [10, 11, 12],
+    ])!;
     expect(result.estimate).toBe(6.5);
     expect(result.interval).toMatchObject({ low: 2, high: 11, resampled: 'receipts' });
   });
@@ -101,7 +109,11 @@ describe('bootstrapPooledMedian (whole receipts resampled)', () => {
   });
 
   it('receipt order does not matter', () => {
-    const receipts = [[5, 6, 7], [1, 2], [9, 3, 4, 8]];
+    const receipts = [
+      [5, 6, 7],
+      [1, 2],
+      [9, 3, 4, 8],
+    ];
     expect(bootstrapPooledMedian([...receipts].reverse())).toEqual(bootstrapPooledMedian(receipts));
     expect(bootstrapPooledMedian([[], []])).toBeNull();
   });
@@ -180,12 +192,24 @@ describe('ratioVerdict and ratioSentence', () => {
   });
 
   it('one sentence with 3 significant digits', () => {
-    const interval = { low: 0.8123, high: 1.0498, level: 0.95, method: 'percentile-bootstrap', resampled: 'rounds', resamples: 2000, seed: 1 } as const;
-    expect(ratioSentence('wasm-2', 'wasm-1', 0.92, interval)).toBe('wasm-2 took 0.92x the time of wasm-1; 95% interval 0.812 to 1.05: no clear difference');
+    const interval = {
+      low: 0.8123,
+      high: 1.0498,
+      level: 0.95,
+      method: 'percentile-bootstrap',
+      resampled: 'rounds',
+      resamples: 2000,
+      seed: 1,
+    } as const;
+    expect(ratioSentence('wasm-2', 'wasm-1', 0.92, interval)).toBe(
+      'wasm-2 took 0.92x the time of wasm-1; 95% interval 0.812 to 1.05: no clear difference',
+    );
     expect(ratioSentence('webgpu', 'wasm-1', 35.4927, { ...interval, low: 30.01, high: 41.26 })).toBe(
       'webgpu took 35.5x the time of wasm-1; 95% interval 30 to 41.3: slower',
     );
-    expect(ratioSentence('b', 'a', 0.5, null)).toBe('b took 0.5x the time of a; no interval (a zero or missing sample)');
+    expect(ratioSentence('b', 'a', 0.5, null)).toBe(
+      'b took 0.5x the time of a; no interval (a zero or missing sample)',
+    );
   });
 });
 

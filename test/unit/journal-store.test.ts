@@ -4,7 +4,15 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RUN_JOURNAL_SCHEMA } from '../../src/core/field/journal.ts';
-import { journalHooks, openRunJournal, RUN_JOURNAL_KEY, RunJournalStore, TAB_ID_KEY, type JournalStorage, type RunLocks } from '../../src/page/run-journal.ts';
+import {
+  journalHooks,
+  openRunJournal,
+  RUN_JOURNAL_KEY,
+  RunJournalStore,
+  TAB_ID_KEY,
+  type JournalStorage,
+  type RunLocks,
+} from '../../src/page/run-journal.ts';
 
 /** An in-memory Web Storage; `failWrites` makes setItem throw like a full quota does. */
 class MemoryStorage implements JournalStorage {
@@ -57,7 +65,10 @@ describe('RunJournalStore', () => {
     first.enterStage(run, 'fetch');
     first.enterStage(run, 'session');
     // The write is synchronous: storage already holds the stage (what a killed tab leaves behind).
-    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({ schema: RUN_JOURNAL_SCHEMA, active: [{ stage: 'session', tab_id: first.tabId }] });
+    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({
+      schema: RUN_JOURNAL_SCHEMA,
+      active: [{ stage: 'session', tab_id: first.tabId }],
+    });
     await flush();
     expect(locks.held).toEqual(new Set(['drb-run:r1']));
 
@@ -94,7 +105,10 @@ describe('RunJournalStore', () => {
     expect(await tabB.load()).toBeNull();
     // Tab B's own run does not clobber tab A's entry (every write re-reads storage).
     tabB.enterStage({ ...run, runId: 'r2' }, 'fetch');
-    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!).active.map((e: { run_id: string }) => e.run_id)).toEqual(['r1', 'r2']);
+    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!).active.map((e: { run_id: string }) => e.run_id)).toEqual([
+      'r1',
+      'r2',
+    ]);
     tabB.endRun('r2');
 
     // Tab A's renderer is killed: its lock goes, and the next load in a new tab reports the run.
@@ -179,7 +193,10 @@ describe('journalHooks (the run controller side)', () => {
     expect(hooks.takePreviousRunInterrupted()).toEqual(interrupted);
     hooks.onJournal(event('new', 'probe'));
     // Killed again before the new run ended: the interruption is still stored, next to the new open run.
-    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({ active: [{ run_id: 'new' }], interrupted: { run_id: 'old' } });
+    expect(JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!)).toMatchObject({
+      active: [{ run_id: 'new' }],
+      interrupted: { run_id: 'old' },
+    });
     hooks.onJournal(event('new', null));
     expect(storage.items.has(RUN_JOURNAL_KEY)).toBe(false);
     expect(hooks.takePreviousRunInterrupted()).toBeNull();
@@ -212,8 +229,14 @@ describe('journalHooks (the run controller side)', () => {
   });
 });
 
-describe('openRunJournal (the suite, generation and comparison controllers\' side)', () => {
-  const suiteRun = { runId: 'suite-1', mode: 'suite', kind: null, modelId: 'tfjs-tiny-reranker', requestedEp: 'wasm' } as const;
+describe("openRunJournal (the suite, generation and comparison controllers' side)", () => {
+  const suiteRun = {
+    runId: 'suite-1',
+    mode: 'suite',
+    kind: null,
+    modelId: 'tfjs-tiny-reranker',
+    requestedEp: 'wasm',
+  } as const;
 
   it('claims the pending interruption from any run mode, journals stages forward only, and ends once', async () => {
     const storage = new MemoryStorage();
@@ -221,12 +244,25 @@ describe('openRunJournal (the suite, generation and comparison controllers\' sid
     // A single (cold) run killed in its session stage ...
     const killed = new RunJournalStore({ storage, session, locks: null });
     await killed.load();
-    journalHooks(killed).onJournal({ runId: 'old', mode: 'single', kind: 'cold', stage: 'session', modelId: 'ort-heavy-xenc', requestedEp: 'wasm' });
+    journalHooks(killed).onJournal({
+      runId: 'old',
+      mode: 'single',
+      kind: 'cold',
+      stage: 'session',
+      modelId: 'ort-heavy-xenc',
+      requestedEp: 'wasm',
+    });
     // ... is recorded by the suite run of the next page load.
     const store = new RunJournalStore({ storage, session, locks: null });
     const loaded = store.load();
     const writer = await openRunJournal({ ready: loaded, ...journalHooks(store) }, suiteRun);
-    expect(writer.previous).toMatchObject({ run_id: 'old', run_mode: 'single', run_kind: 'cold', stage: 'session', model_id: 'ort-heavy-xenc' });
+    expect(writer.previous).toMatchObject({
+      run_id: 'old',
+      run_mode: 'single',
+      run_kind: 'cold',
+      stage: 'session',
+      model_id: 'ort-heavy-xenc',
+    });
     writer.stage('probe');
     writer.stage('fetch');
     writer.stage('session');
@@ -234,7 +270,15 @@ describe('openRunJournal (the suite, generation and comparison controllers\' sid
     writer.stage('fetch');
     writer.stage('rows');
     const stored = JSON.parse(storage.getItem(RUN_JOURNAL_KEY)!);
-    expect(stored.active).toEqual([expect.objectContaining({ run_id: 'suite-1', run_mode: 'suite', run_kind: null, stage: 'rows', model_id: 'tfjs-tiny-reranker' })]);
+    expect(stored.active).toEqual([
+      expect.objectContaining({
+        run_id: 'suite-1',
+        run_mode: 'suite',
+        run_kind: null,
+        stage: 'rows',
+        model_id: 'tfjs-tiny-reranker',
+      }),
+    ]);
     expect(stored.interrupted).toMatchObject({ run_id: 'old' });
     writer.end();
     writer.end();
@@ -250,7 +294,13 @@ describe('openRunJournal (the suite, generation and comparison controllers\' sid
     expect(writer.previous).toBeNull();
     writer.stage('rows');
     const next = new RunJournalStore({ storage, session, locks: null });
-    expect(await next.load()).toMatchObject({ run_id: 'suite-1', run_mode: 'suite', run_kind: null, stage: 'rows', requested_ep: 'wasm' });
+    expect(await next.load()).toMatchObject({
+      run_id: 'suite-1',
+      run_mode: 'suite',
+      run_kind: null,
+      stage: 'rows',
+      requested_ep: 'wasm',
+    });
   });
 
   it('records nothing without a journal', async () => {

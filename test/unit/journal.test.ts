@@ -16,8 +16,22 @@ import { InterruptedRun } from '../../src/core/receipt/receipt.ts';
 
 const TAB = 'tab-a';
 const OTHER_TAB = 'tab-b';
-const cold: JournalRun = { runId: 'run-cold-1', runMode: 'single', runKind: 'cold', modelId: 'ort-heavy-xenc', requestedEp: 'wasm', tabId: TAB };
-const warm: JournalRun = { runId: 'run-warm-1', runMode: 'single', runKind: 'warm', modelId: 'ort-heavy-xenc', requestedEp: 'webgpu', tabId: TAB };
+const cold: JournalRun = {
+  runId: 'run-cold-1',
+  runMode: 'single',
+  runKind: 'cold',
+  modelId: 'ort-heavy-xenc',
+  requestedEp: 'wasm',
+  tabId: TAB,
+};
+const warm: JournalRun = {
+  runId: 'run-warm-1',
+  runMode: 'single',
+  runKind: 'warm',
+  modelId: 'ort-heavy-xenc',
+  requestedEp: 'webgpu',
+  tabId: TAB,
+};
 const T1 = '2026-11-29T11:00:00.000Z';
 const T2 = '2026-11-29T11:00:01.500Z';
 const T3 = '2026-11-29T11:00:02.000Z';
@@ -36,7 +50,16 @@ describe('run journal transitions', () => {
     let journal = roundTrip(enterStage(EMPTY_JOURNAL, cold, 'fetch', T1));
     journal = roundTrip(enterStage(journal, cold, 'session', T2));
     expect(journal.active).toEqual([
-      { run_id: 'run-cold-1', run_mode: 'single', run_kind: 'cold', stage: 'session', stage_started_at: T2, model_id: 'ort-heavy-xenc', requested_ep: 'wasm', tab_id: TAB },
+      {
+        run_id: 'run-cold-1',
+        run_mode: 'single',
+        run_kind: 'cold',
+        stage: 'session',
+        stage_started_at: T2,
+        model_id: 'ort-heavy-xenc',
+        requested_ep: 'wasm',
+        tab_id: TAB,
+      },
     ]);
     journal = roundTrip(endRun(journal, cold.runId));
     expect(journal).toEqual({ schema: RUN_JOURNAL_SCHEMA, active: [], interrupted: null });
@@ -111,7 +134,9 @@ describe('run journal transitions', () => {
 
   it('refuses to move a run backwards, but a new run may start at any stage', () => {
     const journal = enterStage(EMPTY_JOURNAL, cold, 'first_inference', T1);
-    expect(() => enterStage(journal, cold, 'fetch', T2)).toThrow('stage "fetch" cannot follow "first_inference" in run run-cold-1');
+    expect(() => enterStage(journal, cold, 'fetch', T2)).toThrow(
+      'stage "fetch" cannot follow "first_inference" in run run-cold-1',
+    );
     // The same stage again is fine (a stage can be announced twice: by the page and by the worker).
     expect(enterStage(journal, cold, 'first_inference', T2).active[0].stage_started_at).toBe(T2);
     expect(enterStage(journal, warm, 'warmup', T2).active.map((e) => e.run_id)).toEqual(['run-cold-1', 'run-warm-1']);
@@ -134,14 +159,25 @@ describe('run journal transitions', () => {
   });
 
   it('names the run mode for suite, generation and comparison runs (no cold/warm kind there)', () => {
-    const suite: JournalRun = { runId: 'suite-1', runMode: 'suite', runKind: null, modelId: 'tfjs-tiny-reranker', requestedEp: 'webgpu', tabId: TAB };
+    const suite: JournalRun = {
+      runId: 'suite-1',
+      runMode: 'suite',
+      runKind: null,
+      modelId: 'tfjs-tiny-reranker',
+      requestedEp: 'webgpu',
+      tabId: TAB,
+    };
     const loaded = onPageLoad(enterStage(EMPTY_JOURNAL, suite, 'rows', T1), reloadHere);
     expect(loaded.interrupted).toMatchObject({ run_mode: 'suite', run_kind: null, stage: 'rows' });
     expect(interruptedRunMessage(loaded.interrupted!)).toBe(
       'The previous suite run (model tfjs-tiny-reranker, webgpu) was interrupted at stage "rows" (stage started 2026-11-29T11:00:00.000Z).',
     );
     // A receipt written before run modes existed has no run_mode: a single cold/warm run.
-    const { run_mode: _mode, ...old } = { ...loaded.interrupted!, run_mode: 'single' as const, run_kind: 'warm' as const };
+    const { run_mode: _mode, ...old } = {
+      ...loaded.interrupted!,
+      run_mode: 'single' as const,
+      run_kind: 'warm' as const,
+    };
     expect(interruptedRunMessage(old)).toMatch(/^The previous warm run /);
   });
 });
@@ -156,14 +192,23 @@ describe('readJournal', () => {
   it.each([
     ['{not json', 'run journal: stored value is not JSON'],
     ['[]', 'run journal: (root): Invalid input: expected object, received array'],
-    [JSON.stringify({ schema: 'drb.run-journal.v0', active: [], interrupted: null }), 'run journal: schema: Invalid input: expected "drb.run-journal.v1"'],
+    [
+      JSON.stringify({ schema: 'drb.run-journal.v0', active: [], interrupted: null }),
+      'run journal: schema: Invalid input: expected "drb.run-journal.v1"',
+    ],
     [JSON.stringify({ ...open, note: 'free text' }), 'run journal: (root): Unrecognized key: "note"'],
     [
       JSON.stringify({ ...open, active: [{ ...open.active[0], stage: 'typing' }] }),
       'run journal: active[0].stage: Invalid option: expected one of "probe"|"fetch"|"runtime_fetch"|"session"|"first_inference"|"warmup"|"warm_inference"|"rows"',
     ],
-    [JSON.stringify({ ...open, active: [{ ...open.active[0], input_text: 'secret' }] }), 'run journal: active[0]: Unrecognized key: "input_text"'],
-    [JSON.stringify({ ...open, active: [{ ...open.active[0], tab_id: '' }] }), 'run journal: active[0].tab_id: Too small: expected string to have >=1 characters'],
+    [
+      JSON.stringify({ ...open, active: [{ ...open.active[0], input_text: 'secret' }] }),
+      'run journal: active[0]: Unrecognized key: "input_text"',
+    ],
+    [
+      JSON.stringify({ ...open, active: [{ ...open.active[0], tab_id: '' }] }),
+      'run journal: active[0].tab_id: Too small: expected string to have >=1 characters',
+    ],
   ])('refuses %s', (raw, problem) => {
     expect(readJournal(raw)).toEqual({ kind: 'invalid', problem });
   });

@@ -11,7 +11,10 @@ describe('mdText: inline text that renders as its own characters', () => {
     // A pipe adds a cell; a lone CR splits a table row in CommonMark.
     ['a | b\rc', 'a \\| b c'],
     ['x\r\n| forged | row |', 'x \\| forged \\| row \\|'],
-    ['`code` [link](javascript:alert(1)) ~~gone~~ $x$', '\\`code\\` \\[link\\](javascript:alert(1)) \\~\\~gone\\~\\~ \\$x\\$'],
+    [
+      '`code` [link](javascript:alert(1)) ~~gone~~ $x$',
+      '\\`code\\` \\[link\\](javascript:alert(1)) \\~\\~gone\\~\\~ \\$x\\$',
+    ],
     ['_emph_ and snake_case', '\\_emph\\_ and snake_case'],
     ['a\\|b', 'a\\\\\\|b'],
     ['&lt; stays text', '&amp;lt; stays text'],
@@ -53,7 +56,13 @@ describe('mdCode: a code span the text cannot leave', () => {
 describe('mdFence: a fenced block no body line can close', () => {
   it('uses three backticks for plain text and a longer fence than any run inside', () => {
     expect(mdFence('npx drb score', 'sh')).toEqual(['```sh', 'npx drb score', '```']);
-    expect(mdFence("npx drb score --items 'a\n```\n# forged'", 'sh')).toEqual(['````sh', "npx drb score --items 'a", '```', "# forged'", '````']);
+    expect(mdFence("npx drb score --items 'a\n```\n# forged'", 'sh')).toEqual([
+      '````sh',
+      "npx drb score --items 'a",
+      '```',
+      "# forged'",
+      '````',
+    ]);
     expect(mdFence('a\rb')).toEqual(['```', 'a', 'b', '```']);
   });
 });

@@ -12,7 +12,10 @@ import { fetchModelFiles } from '../../workers/model-fetch.ts';
 import type { FetchProgress } from '../../src/worker-api/worker-messages.ts';
 
 const root = new URL('../../', import.meta.url);
-const catalog = parseCatalog(JSON.parse(await readFile(new URL('src/catalog/catalog.json', root), 'utf8')), 'catalog.json');
+const catalog = parseCatalog(
+  JSON.parse(await readFile(new URL('src/catalog/catalog.json', root), 'utf8')),
+  'catalog.json',
+);
 const heavy = catalog.models.find((m) => m.id === 'ort-heavy-xenc')!;
 let dir: string;
 let server: StaticServer;
@@ -45,18 +48,36 @@ describe('fetchModelFiles', () => {
         expected_sha256: pin.sha256,
         // Fetched with no-store: not from the HTTP cache, whatever resource timing shows in this context.
         cache_state: 'network',
-        cache_note: expect.toSatisfy((note: string | null) => note === null || note.startsWith('fetched with cache: no-store, so not from the HTTP cache')),
+        cache_note: expect.toSatisfy(
+          (note: string | null) =>
+            note === null || note.startsWith('fetched with cache: no-store, so not from the HTTP cache'),
+        ),
       },
     ]);
     expect(fetched.buffers[0].byteLength).toBe(pin.bytes);
-    expect(progress.at(-1)).toEqual({ kind: 'model', path: 'model.onnx', fileIndex: 0, fileCount: 1, bytesDone: pin.bytes, bytesTotal: pin.bytes });
+    expect(progress.at(-1)).toEqual({
+      kind: 'model',
+      path: 'model.onnx',
+      fileIndex: 0,
+      fileCount: 1,
+      bytesDone: pin.bytes,
+      bytesTotal: pin.bytes,
+    });
   });
 
   it('refuses a file changed by one byte with an IntegrityError naming both hashes', async () => {
-    const tampered: CatalogModel = { ...heavy, files: [{ ...heavy.files[0], path: 'flipped.onnx' }], source: { type: 'page-origin', base_path: 'models/' } };
+    const tampered: CatalogModel = {
+      ...heavy,
+      files: [{ ...heavy.files[0], path: 'flipped.onnx' }],
+      source: { type: 'page-origin', base_path: 'models/' },
+    };
     await expect(fetchModelFiles(tampered, server.url, {})).rejects.toMatchObject({
       name: 'IntegrityError',
-      message: expect.stringMatching(new RegExp(`^integrity failure: flipped\\.onnx has SHA-256 [0-9a-f]{64}, the catalog pins ${heavy.files[0].sha256}$`)),
+      message: expect.stringMatching(
+        new RegExp(
+          `^integrity failure: flipped\\.onnx has SHA-256 [0-9a-f]{64}, the catalog pins ${heavy.files[0].sha256}$`,
+        ),
+      ),
     });
   });
 
@@ -78,6 +99,8 @@ describe('fetchModelFiles', () => {
 
   it('names the redacted URL and status of a missing file', async () => {
     const missing: CatalogModel = { ...heavy, source: { type: 'page-origin', base_path: 'models/nope/' } };
-    await expect(fetchModelFiles(missing, `${server.url}?token=SECRET`, {})).rejects.toThrow(`model file ${server.url}models/nope/model.onnx answered HTTP 404`);
+    await expect(fetchModelFiles(missing, `${server.url}?token=SECRET`, {})).rejects.toThrow(
+      `model file ${server.url}models/nope/model.onnx answered HTTP 404`,
+    );
   });
 });

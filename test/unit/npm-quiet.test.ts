@@ -15,16 +15,27 @@ describe('npm and the install tree', () => {
   it('npx drb --version prints only the version', () => {
     const run = spawnSync('npx', ['drb', '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
     expect(run.stderr).toBe('');
-    expect(run.stdout).toBe(`${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`);
+    expect(run.stdout).toBe(
+      `${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}\n`,
+    );
     expect(run.status).toBe(0);
   });
 
   it('installs no onnxruntime-node: its place is taken by onnxruntime-web, which has no install script', () => {
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { name?: string; version?: string; hasInstallScript?: boolean }> };
-    expect(lock.packages['node_modules/onnxruntime-node']).toMatchObject({ name: 'onnxruntime-web', version: '1.30.0' });
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { name?: string; version?: string; hasInstallScript?: boolean }>;
+    };
+    expect(lock.packages['node_modules/onnxruntime-node']).toMatchObject({
+      name: 'onnxruntime-web',
+      version: '1.30.0',
+    });
     expect(lock.packages['node_modules/onnxruntime-node'].hasInstallScript).toBeUndefined();
-    const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'onnxruntime-node', 'package.json'), 'utf8')) as { name: string };
+    const installed = JSON.parse(
+      readFileSync(join(ROOT, 'node_modules', 'onnxruntime-node', 'package.json'), 'utf8'),
+    ) as { name: string };
     expect(installed.name).toBe('onnxruntime-web');
-    expect(existsSync(join(ROOT, '.npmrc')) ? readFileSync(join(ROOT, '.npmrc'), 'utf8') : '').not.toMatch(/onnxruntime/);
+    expect(existsSync(join(ROOT, '.npmrc')) ? readFileSync(join(ROOT, '.npmrc'), 'utf8') : '').not.toMatch(
+      /onnxruntime/,
+    );
   });
 });

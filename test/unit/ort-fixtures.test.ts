@@ -39,7 +39,10 @@ describe('ORT fixtures', () => {
   });
 
   it('inputs hold token ids only, with a padded row', () => {
-    const input = parseFixedInput(JSON.parse(readFileSync(new URL('public/inputs/tokens-2x16.json', root), 'utf8')), 'tokens-2x16.json');
+    const input = parseFixedInput(
+      JSON.parse(readFileSync(new URL('public/inputs/tokens-2x16.json', root), 'utf8')),
+      'tokens-2x16.json',
+    );
     expect(input.input_ids.length).toBe(2);
     expect(input.attention_mask[1].slice(12)).toEqual([0, 0, 0, 0]);
     expect(input.attention_mask[0].every((v) => v === 1)).toBe(true);
@@ -54,7 +57,9 @@ describe('catalog schema', () => {
   it('refuses a duplicate model id and a dangling default_input with a field path', () => {
     const dup = structuredClone(catalogJson);
     dup.models.push(structuredClone(dup.models[0]));
-    expect(() => parseCatalog(dup, 'c.json')).toThrow(/^c\.json: models\[\d+\]\.id: duplicate model id "ort-tiny-xenc"$/);
+    expect(() => parseCatalog(dup, 'c.json')).toThrow(
+      /^c\.json: models\[\d+\]\.id: duplicate model id "ort-tiny-xenc"$/,
+    );
     const dangling = structuredClone(catalogJson);
     dangling.models[0].default_input = 'nope';
     expect(() => parseCatalog(dangling, 'c.json')).toThrow('c.json: models[0].default_input: names no input "nope"');
@@ -63,7 +68,9 @@ describe('catalog schema', () => {
   it('refuses a path escaping the model folder and unknown keys', () => {
     const escape = structuredClone(catalogJson);
     escape.models[0].files[0].path = '../secret.onnx';
-    expect(() => parseCatalog(escape, 'c.json')).toThrow(/c\.json: models\[0\]\.files\[0\]\.path: expected a relative path/);
+    expect(() => parseCatalog(escape, 'c.json')).toThrow(
+      /c\.json: models\[0\]\.files\[0\]\.path: expected a relative path/,
+    );
     const extra = structuredClone(catalogJson);
     extra.models[0].text = 'hello';
     expect(ModelCatalog.safeParse(extra).success).toBe(false);

@@ -26,7 +26,9 @@ const nameCases = HOSTILE_CASES.filter((c) => c.file_name !== undefined);
 
 describe('terminalText', () => {
   it('shows every control, line-separator and bidirectional character as a visible escape', () => {
-    expect(terminalText('a\u001b[2J\u001b]0;t\u0007b\r\nc\td\u009b\u202e\u2066\u200f\u2028e')).toBe('a\\x1b[2J\\x1b]0;t\\x07b\\r\\nc\\td\\x9b\\u202e\\u2066\\u200f\\u2028e');
+    expect(terminalText('a\u001b[2J\u001b]0;t\u0007b\r\nc\td\u009b\u202e\u2066\u200f\u2028e')).toBe(
+      'a\\x1b[2J\\x1b]0;t\\x07b\\r\\nc\\td\\x9b\\u202e\\u2066\\u200f\\u2028e',
+    );
     expect(terminalText('plain text, ünïcode ✓')).toBe('plain text, ünïcode ✓');
     expect(quotedText('x"\u202ey\u0000')).toBe('"x\\"\\u202ey\\u0000"');
     expect(terminalLines('one\u001b\nerror: two\r')).toBe('one\\x1b\nerror: two\\r');
@@ -70,7 +72,9 @@ describe('names and strings printed by the receipt tools', () => {
     writeFileSync(join(folder, 'r.json'), JSON.stringify(buildReceipt({ kind: 'cold' })));
     const run = await runCli(['receipts', 'summarize', folder, '--out', join(dir, 'out')]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`error: ${terminalText(folder)}: a PATH holding a control or bidirectional character (or over 4096 characters) cannot be recorded in summary.json; rename it; nothing written\n`);
+    expect(run.stderr).toBe(
+      `error: ${terminalText(folder)}: a PATH holding a control or bidirectional character (or over 4096 characters) cannot be recorded in summary.json; rename it; nothing written\n`,
+    );
     expect(existsSync(join(dir, 'out'))).toBe(false);
     // validate and report, which record nothing, read it and show it escaped.
     expect((await runCli(['receipts', 'validate', folder])).stdout).toBe('ok: 1 receipt(s) valid\n');
@@ -80,18 +84,38 @@ describe('names and strings printed by the receipt tools', () => {
     const dir = tempDirWith({ 'r.json': JSON.stringify(buildReceipt({ kind: 'cold' })) });
     const out = join(dir, 'out');
     expect((await runCli(['receipts', 'summarize', join(dir, 'r.json'), '--out', out])).code).toBe(0);
-    const run = await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', 't-\u001b]0;x\u0007\nforged']);
+    const run = await runCli([
+      'receipts',
+      'review-template',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      't-\u001b]0;x\u0007\nforged',
+    ]);
     expect(run.code).toBe(2);
     expect(run.stderr.slice(0, -1)).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(run.stderr).toContain('no target t-\\x1b]0;x\\x07\\nforged');
   });
 });
 
-describe('the user\'s own flags', () => {
+describe("the user's own flags", () => {
   it('--stem with a control or bidirectional character is refused (file names never hold one); nothing is written', async () => {
-    const dir = tempDirWith({ 'items.json': '[{"id":"a","input":"x","references":["x"]}]', 'p.json': '[{"id":"a","candidates":["x"]}]' });
+    const dir = tempDirWith({
+      'items.json': '[{"id":"a","input":"x","references":["x"]}]',
+      'p.json': '[{"id":"a","candidates":["x"]}]',
+    });
     for (const stem of ['r\u001b[2J', 'r\nforged', 'r\u202eevil', 'r\rx']) {
-      const run = await runCli(['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'p.json'), '--output-dir', join(dir, 'out'), '--stem', stem]);
+      const run = await runCli([
+        'score',
+        '--items',
+        join(dir, 'items.json'),
+        '--predictions',
+        join(dir, 'p.json'),
+        '--output-dir',
+        join(dir, 'out'),
+        '--stem',
+        stem,
+      ]);
       expect(run.code).toBe(2);
       expect(run.stderr).toBe(`error: --stem: holds a control or bidirectional character, got ${quotedText(stem)}\n`);
       expect(existsSync(join(dir, 'out'))).toBe(false);
@@ -99,20 +123,46 @@ describe('the user\'s own flags', () => {
   });
 
   it('--dataset-name with a control character is refused (the report would fail its own schema); --format is echoed escaped', async () => {
-    const dir = tempDirWith({ 'items.json': '[{"id":"a","input":"x","references":["x"]}]', 'p.json': '[{"id":"a","candidates":["x"]}]' });
-    const base = ['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'p.json'), '--output-dir', join(dir, 'out')];
+    const dir = tempDirWith({
+      'items.json': '[{"id":"a","input":"x","references":["x"]}]',
+      'p.json': '[{"id":"a","candidates":["x"]}]',
+    });
+    const base = [
+      'score',
+      '--items',
+      join(dir, 'items.json'),
+      '--predictions',
+      join(dir, 'p.json'),
+      '--output-dir',
+      join(dir, 'out'),
+    ];
     const named = await runCli([...base, '--dataset-name', 'x\u001b[2J\u202e']);
-    expect(named).toMatchObject({ code: 2, stderr: 'error: --dataset-name: holds a control or bidirectional character, or is over 4096 characters\n' });
+    expect(named).toMatchObject({
+      code: 2,
+      stderr: 'error: --dataset-name: holds a control or bidirectional character, or is over 4096 characters\n',
+    });
     const format = await runCli([...base, '--format', 'x\u202e\u001b']);
-    expect(format).toMatchObject({ code: 2, stderr: 'error: --format: unknown format "x\\u202e\\u001b" (expected generic or ajimee)\n' });
+    expect(format).toMatchObject({
+      code: 2,
+      stderr: 'error: --format: unknown format "x\\u202e\\u001b" (expected generic or ajimee)\n',
+    });
     expect(existsSync(join(dir, 'out'))).toBe(false);
   });
 
   it('models echoes --dir, --dtype and --id escaped, one line each', async () => {
     const cases: Array<[string[], string]> = [
-      [['models', 'verify', '--dir', '/nonexistent/\u001b]0;x\u0007\nforged', '--id', 'qwen3-0.6b-q4'], 'error: --dir /nonexistent/\\x1b]0;x\\x07\\nforged: cannot read the folder (ENOENT)\n'],
-      [['models', 'verify', '--dir', '/tmp', '--id', 'tfjs-tiny-qwen3', '--dtype', 'q2\n# forged\u202e'], 'error: --dtype: model tfjs-tiny-qwen3 has no q2\\n# forged\\u202e files in the catalog (it lists: fp32, fp16, q8, q4)\n'],
-      [['models', 'verify', '--dir', '/tmp', '--id', 'evil\u202e\u009b'], 'error: --id: no catalog model "evil\\u202e\\x9b" (see src/catalog/catalog.json for the ids)\n'],
+      [
+        ['models', 'verify', '--dir', '/nonexistent/\u001b]0;x\u0007\nforged', '--id', 'qwen3-0.6b-q4'],
+        'error: --dir /nonexistent/\\x1b]0;x\\x07\\nforged: cannot read the folder (ENOENT)\n',
+      ],
+      [
+        ['models', 'verify', '--dir', '/tmp', '--id', 'tfjs-tiny-qwen3', '--dtype', 'q2\n# forged\u202e'],
+        'error: --dtype: model tfjs-tiny-qwen3 has no q2\\n# forged\\u202e files in the catalog (it lists: fp32, fp16, q8, q4)\n',
+      ],
+      [
+        ['models', 'verify', '--dir', '/tmp', '--id', 'evil\u202e\u009b'],
+        'error: --id: no catalog model "evil\\u202e\\x9b" (see src/catalog/catalog.json for the ids)\n',
+      ],
     ];
     for (const [argv, stderr] of cases) {
       const run = await runCli(argv);
@@ -133,21 +183,35 @@ describe('the user\'s own flags', () => {
 
   it('serve echoes --dir escaped', async () => {
     const run = await runCli(['serve', '--dir', '/nonexistent/\u001b[2J\nx']);
-    expect(run).toMatchObject({ code: 2, stderr: 'error: /nonexistent/\\x1b[2J\\nx: no index.html: build the page first (npm run build, or drb serve --build)\n' });
+    expect(run).toMatchObject({
+      code: 2,
+      stderr:
+        'error: /nonexistent/\\x1b[2J\\nx: no index.html: build the page first (npm run build, or drb serve --build)\n',
+    });
   });
 });
 
 describe('Markdown: links defused', () => {
   it('turns bare URLs, www. hosts and e-mail addresses into text no renderer links', () => {
-    expect(mdText('fetch https://cdn.example.com/m.onnx failed')).toBe('fetch https\\[:\\]//cdn.example.com/m.onnx failed');
-    expect(mdText('see www.example.com or mailto:a@b.example and x@y.example')).toBe('see www\\[.\\]example.com or mailto\\[:\\]a\\[@\\]b.example and x\\[@\\]y.example');
+    expect(mdText('fetch https://cdn.example.com/m.onnx failed')).toBe(
+      'fetch https\\[:\\]//cdn.example.com/m.onnx failed',
+    );
+    expect(mdText('see www.example.com or mailto:a@b.example and x@y.example')).toBe(
+      'see www\\[.\\]example.com or mailto\\[:\\]a\\[@\\]b.example and x\\[@\\]y.example',
+    );
     expect(mdText('q4f16_1 and 1.30.0')).toBe('q4f16_1 and 1.30.0');
   });
 
-  it('summary.md shows a failure reason\'s URL as text, not a link', async () => {
-    const failed = buildReceipt({ kind: 'cold', failed: { stage: 'fetch', reason: 'https://cdn.example.com/model.onnx answered HTTP 503' } });
+  it("summary.md shows a failure reason's URL as text, not a link", async () => {
+    const failed = buildReceipt({
+      kind: 'cold',
+      failed: { stage: 'fetch', reason: 'https://cdn.example.com/model.onnx answered HTTP 503' },
+    });
     expect(validateReceipt(failed).problems).toEqual([]);
-    const dir = tempDirWith({ 'f.json': JSON.stringify(failed), 'ok.json': JSON.stringify(buildReceipt({ kind: 'cold' })) });
+    const dir = tempDirWith({
+      'f.json': JSON.stringify(failed),
+      'ok.json': JSON.stringify(buildReceipt({ kind: 'cold' })),
+    });
     expect((await runCli(['receipts', 'summarize', dir, '--out', join(dir, 'out')])).code).toBe(0);
     const md = readFileSync(join(dir, 'out', 'summary.md'), 'utf8');
     expect(md).toContain('https\\[:\\]//cdn.example.com/model.onnx answered HTTP 503');
@@ -193,8 +257,14 @@ describe('SVG: finite numbers only', () => {
       for (const v of [lo, hi, 0]) expect(Number.isFinite(scale.at(v))).toBe(true);
     }
     expect(niceTicks(0, Number.MAX_VALUE).every(Number.isFinite)).toBe(true);
-    expect(summarize([Number.MAX_VALUE, Number.MAX_VALUE])).toMatchObject({ median: Number.MAX_VALUE, mean: Number.MAX_VALUE });
+    expect(summarize([Number.MAX_VALUE, Number.MAX_VALUE])).toMatchObject({
+      median: Number.MAX_VALUE,
+      mean: Number.MAX_VALUE,
+    });
     // Ordinary values keep their bits: the overflow paths are taken only when the plain sum overflows.
-    expect(summarize([0.1, 0.2, 0.3, 0.4])).toMatchObject({ median: (0.2 + 0.3) / 2, mean: (0.1 + 0.2 + 0.3 + 0.4) / 4 });
+    expect(summarize([0.1, 0.2, 0.3, 0.4])).toMatchObject({
+      median: (0.2 + 0.3) / 2,
+      mean: (0.1 + 0.2 + 0.3 + 0.4) / 4,
+    });
   });
 });

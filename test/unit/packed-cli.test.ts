@@ -101,7 +101,9 @@ describe('drb installed from the packed tarball', () => {
       .map(([path]) => path.slice('node_modules/'.length));
     for (const name of Object.keys(PACKAGE.dependencies)) expect(runtime).toContain(name);
     const installedNames = readdirSync(join(installed, 'node_modules')).flatMap((name) =>
-      name.startsWith('@') ? readdirSync(join(installed, 'node_modules', name)).map((inner) => `${name}/${inner}`) : [name],
+      name.startsWith('@')
+        ? readdirSync(join(installed, 'node_modules', name)).map((inner) => `${name}/${inner}`)
+        : [name],
     );
     expect(installedNames.filter((name) => !name.startsWith('.')).sort()).toEqual(runtime.sort());
     const drb = join(prefix, 'bin', 'drb');

@@ -7,14 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { initialPanelModel, parseCatalog, type CatalogModel } from '../../src/core/catalog/catalog.ts';
 import { canRun } from '../../src/core/engines/engine-capabilities.ts';
 
-const catalog = parseCatalog(JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
+const catalog = parseCatalog(
+  JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')),
+  'catalog.json',
+);
 const compare = catalog.models.filter((m) => canRun(m, 'compare'));
 const generate = catalog.models.filter((m) => canRun(m, 'generate'));
 const heavy = (m: CatalogModel) => m.id === 'ort-heavy-xenc';
 const fixture = (m: CatalogModel) => m.kind === 'fixture';
 
 describe('initialPanelModel', () => {
-  it('starts with the panel\'s own default when the URL names no model', () => {
+  it("starts with the panel's own default when the URL names no model", () => {
     expect(initialPanelModel(compare, null, false, heavy)).toBe('ort-heavy-xenc');
     expect(initialPanelModel(compare, null, true, heavy)).toBe('ort-heavy-xenc');
     expect(initialPanelModel(generate, null, false, fixture)).toBe(generate.find(fixture)!.id);

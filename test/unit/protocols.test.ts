@@ -4,11 +4,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCatalog } from '../../src/core/catalog/catalog.ts';
-import { parseProtocol, protocolCatalogProblems, protocolPath, SHIPPED_PROTOCOL_IDS } from '../../src/core/field/field-protocol.ts';
+import {
+  parseProtocol,
+  protocolCatalogProblems,
+  protocolPath,
+  SHIPPED_PROTOCOL_IDS,
+} from '../../src/core/field/field-protocol.ts';
 import { validateReceipt } from '../../src/core/validation/validate-receipt.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', 'public', 'protocols');
-const catalog = parseCatalog(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'src', 'catalog', 'catalog.json'), 'utf8')), 'catalog.json');
+const catalog = parseCatalog(
+  JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'src', 'catalog', 'catalog.json'), 'utf8')),
+  'catalog.json',
+);
 const read = (id: string) => JSON.parse(readFileSync(join(DIR, `${id}.json`), 'utf8')) as Record<string, unknown>;
 
 describe('shipped protocols', () => {
@@ -32,10 +40,18 @@ describe('shipped protocols', () => {
 describe('a bad protocol file', () => {
   const good = read('ort-tiny-xenc-wasm');
   it.each([
-    ['a minimum below the procedure', { min_cold: 2 }, 'protocols/x.json: min_cold: must be at least 5, the device procedure\'s minimum'],
+    [
+      'a minimum below the procedure',
+      { min_cold: 2 },
+      "protocols/x.json: min_cold: must be at least 5, the device procedure's minimum",
+    ],
     ['an unknown engine', { engine: 'tvm' }, 'protocols/x.json: engine: '],
     ['an unknown field', { extra: 1 }, 'protocols/x.json: (root): '],
-    ['a title with a terminal escape', { title: 'a\u001b[2Jb' }, 'protocols/x.json: title: holds a control or bidirectional-override character'],
+    [
+      'a title with a terminal escape',
+      { title: 'a\u001b[2Jb' },
+      'protocols/x.json: title: holds a control or bidirectional-override character',
+    ],
     ['a 6,000-character note', { memory_note: 'x'.repeat(6000) }, 'protocols/x.json: memory_note: '],
   ])('%s: one line naming the file and the field', (_name, change, line) => {
     const parsed = parseProtocol({ ...good, ...change }, 'protocols/x.json');

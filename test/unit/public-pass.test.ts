@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { buildPublicPassRecord, PublicPassRecord, type PassFindings, type PassReceiptFile } from '../../src/core/automation/public-pass.ts';
+import {
+  buildPublicPassRecord,
+  PublicPassRecord,
+  type PassFindings,
+  type PassReceiptFile,
+} from '../../src/core/automation/public-pass.ts';
 
 const SHA = 'a'.repeat(64);
 const receipt = (kind: 'cold' | 'warm', over: Partial<PassReceiptFile> = {}): PassReceiptFile => ({
@@ -44,12 +49,29 @@ describe('buildPublicPassRecord', () => {
   });
 
   it.each<[string, Partial<PassFindings>, string]>([
-    ['no revision', { revision: { app_version: '0.1.0', commit: null } }, 'the page did not report its app version and commit'],
+    [
+      'no revision',
+      { revision: { app_version: '0.1.0', commit: null } },
+      'the page did not report its app version and commit',
+    ],
     ['page failed', { page_state: 'failed' }, 'the page ended "failed", not "done"'],
     ['no warm receipt', { receipts: [receipt('cold')] }, 'no warm receipt'],
     ['no receipt at all', { receipts: [] }, 'no cold receipt; no warm receipt'],
-    ['an invalid receipt', { receipts: [receipt('cold'), receipt('warm', { problems: ['timings.warm_stats.p95: is 3 but the samples give 4'] })] }, 'drb-ort-wasm-warm-1.json is invalid: timings.warm_stats.p95: is 3 but the samples give 4'],
-    ['a receipt of another commit', { receipts: [receipt('cold', { app_commit: 'old' }), receipt('warm')] }, 'drb-ort-wasm-cold-1.json was made by commit old, not the page\'s abc123'],
+    [
+      'an invalid receipt',
+      {
+        receipts: [
+          receipt('cold'),
+          receipt('warm', { problems: ['timings.warm_stats.p95: is 3 but the samples give 4'] }),
+        ],
+      },
+      'drb-ort-wasm-warm-1.json is invalid: timings.warm_stats.p95: is 3 but the samples give 4',
+    ],
+    [
+      'a receipt of another commit',
+      { receipts: [receipt('cold', { app_commit: 'old' }), receipt('warm')] },
+      "drb-ort-wasm-cold-1.json was made by commit old, not the page's abc123",
+    ],
   ])('fails with a reason: %s', (_name, over, reason) => {
     const record = buildPublicPassRecord(findings(over));
     expect(record.evidence_state).toBeNull();
@@ -57,9 +79,12 @@ describe('buildPublicPassRecord', () => {
     expect(record.outcome.reason).toBe(reason);
   });
 
-  it('puts the failed receipt\'s own reason first', () => {
+  it("puts the failed receipt's own reason first", () => {
     const record = buildPublicPassRecord(
-      findings({ page_state: 'failed', receipts: [receipt('cold', { outcome: 'failed', reason: 'fetch: HTTP 404 for model.onnx' })] }),
+      findings({
+        page_state: 'failed',
+        receipts: [receipt('cold', { outcome: 'failed', reason: 'fetch: HTTP 404 for model.onnx' })],
+      }),
     );
     expect(record.outcome.reason).toBe(
       'drb-ort-wasm-cold-1.json records a failed run: fetch: HTTP 404 for model.onnx; the page ended "failed", not "done"; no warm receipt',
@@ -67,17 +92,27 @@ describe('buildPublicPassRecord', () => {
   });
 
   it('a fatal reason wins over the evidence', () => {
-    expect(buildPublicPassRecord(findings({ fatalReason: 'chromium: crashed' })).outcome).toEqual({ status: 'failed', reason: 'chromium: crashed' });
+    expect(buildPublicPassRecord(findings({ fatalReason: 'chromium: crashed' })).outcome).toEqual({
+      status: 'failed',
+      reason: 'chromium: crashed',
+    });
   });
 
   it('the schema refuses a PUBLIC_PASS that is not ok, an ok without its evidence, and a URL with a query', () => {
     const ok = buildPublicPassRecord(findings());
-    const issues = (value: unknown) => PublicPassRecord.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    expect(issues({ ...ok, outcome: { status: 'failed', reason: 'x' } })).toEqual(['evidence_state: is PUBLIC_PASS exactly when the outcome is ok']);
+    const issues = (value: unknown) =>
+      PublicPassRecord.safeParse(value).error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    expect(issues({ ...ok, outcome: { status: 'failed', reason: 'x' } })).toEqual([
+      'evidence_state: is PUBLIC_PASS exactly when the outcome is ok',
+    ]);
     expect(issues({ ...ok, page_state: 'timeout' })).toEqual(['page_state: the page ended "timeout", not "done"']);
-    expect(issues({ ...ok, url: 'http://127.0.0.1:4173/?token=x' })).toEqual(['url: URL must be origin + path only (no query, fragment or credentials)']);
+    expect(issues({ ...ok, url: 'http://127.0.0.1:4173/?token=x' })).toEqual([
+      'url: URL must be origin + path only (no query, fragment or credentials)',
+    ]);
     expect(issues({ ...ok, device_pass_implied: true })?.[0]).toMatch(/^device_pass_implied: /);
-    expect(() => buildPublicPassRecord(findings({ url: 'http://h/#frag' }))).toThrow('public-pass record: url: URL must be origin + path only');
+    expect(() => buildPublicPassRecord(findings({ url: 'http://h/#frag' }))).toThrow(
+      'public-pass record: url: URL must be origin + path only',
+    );
   });
 });
 
@@ -111,9 +146,18 @@ describe('drb public-pass (CLI, no browser needed)', () => {
   };
 
   it('refuses bad options with one line and exit 2', async () => {
-    expect(await run(['--url', 'ftp://x/'])).toEqual({ code: 2, stderr: "error: --url: expected http or https, got 'ftp:'\n" });
-    expect(await run(['--url', `${base}/`, '--browser', 'safari'])).toEqual({ code: 2, stderr: "error: --browser: expected chromium or webkit, got 'safari'\n" });
-    expect(await run(['--url', `${base}/`, '--threads', '0'])).toEqual({ code: 2, stderr: "error: --threads: expected a positive integer, got '0'\n" });
+    expect(await run(['--url', 'ftp://x/'])).toEqual({
+      code: 2,
+      stderr: "error: --url: expected http or https, got 'ftp:'\n",
+    });
+    expect(await run(['--url', `${base}/`, '--browser', 'safari'])).toEqual({
+      code: 2,
+      stderr: "error: --browser: expected chromium or webkit, got 'safari'\n",
+    });
+    expect(await run(['--url', `${base}/`, '--threads', '0'])).toEqual({
+      code: 2,
+      stderr: "error: --threads: expected a positive integer, got '0'\n",
+    });
     expect(await run(['--url', `${base}/`, '--browser', 'webkit', '--webgpu'])).toEqual({
       code: 2,
       stderr: 'error: --webgpu: only for --browser chromium (WebKitGTK has no WebGPU here)\n',
@@ -126,7 +170,9 @@ describe('drb public-pass (CLI, no browser needed)', () => {
     const before = await readdir(out);
     const second = await run(['--url', `${base}/`, '--out', out]);
     expect(second.code).toBe(2);
-    expect(second.stderr).toBe(`error: ${out}: --out: folder is not empty (a public pass never overwrites earlier files; choose a new folder)\n`);
+    expect(second.stderr).toBe(
+      `error: ${out}: --out: folder is not empty (a public pass never overwrites earlier files; choose a new folder)\n`,
+    );
     expect(await readdir(out)).toEqual(before);
   });
 
@@ -144,6 +190,8 @@ describe('drb public-pass (CLI, no browser needed)', () => {
   it('refuses an --out that is a file', async () => {
     const file = join(dir, 'a-file');
     await writeFile(file, 'x');
-    expect((await run(['--url', `${base}/`, '--out', file])).stderr).toBe(`error: ${file}: --out: is a file, not a folder\n`);
+    expect((await run(['--url', `${base}/`, '--out', file])).stderr).toBe(
+      `error: ${file}: --out: is a file, not a folder\n`,
+    );
   });
 });

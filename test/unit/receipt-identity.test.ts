@@ -32,7 +32,9 @@ describe('a receipt counts once, by content and canonical form', () => {
     const id = (JSON.parse(readFileSync(path('id-original'), 'utf8')) as { receipt_id: string }).receipt_id;
     // Files are read in sorted order: the BOM copy comes first and is the one counted.
     for (const name of ['id-compact', 'id-crlf', 'id-original', 'id-reordered']) {
-      expect(run.stderr).toContain(`note: ${path(name)}: receipt_id: receipt_id ${id} is a copy of ${path('id-bom')} (the same content); counted once\n`);
+      expect(run.stderr).toContain(
+        `note: ${path(name)}: receipt_id: receipt_id ${id} is a copy of ${path('id-bom')} (the same content); counted once\n`,
+      );
     }
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(4);
@@ -41,10 +43,19 @@ describe('a receipt counts once, by content and canonical form', () => {
       `${path('id-upper-case')}: receipt_id: receipt_id ${id.toUpperCase()} (the same id as ${id}, in other letter case) is already used by ${path('id-bom')} with different content: an edited or forged copy; not counted`,
     ]);
     for (const name of ['id-same-run', 'id-same-run-2']) {
-      expect(byCase(name)).toEqual([expect.stringMatching(new RegExp(`^.*: run\\.id: receipt_id hostile-${name} is another receipt of run .*, already counted from .*id-bom\\.json \\(receipt_id ${id}\\): one run makes one receipt; not counted$`))]);
+      expect(byCase(name)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^.*: run\\.id: receipt_id hostile-${name} is another receipt of run .*, already counted from .*id-bom\\.json \\(receipt_id ${id}\\): one run makes one receipt; not counted$`,
+          ),
+        ),
+      ]);
     }
-    expect(byCase('id-edited')).toEqual([`${path('id-edited')}: receipt_id: receipt_id ${id} is already used by ${path('id-bom')} with different content: an edited or forged copy; not counted`]);
-    for (const name of ['id-original', 'id-compact', 'id-crlf', 'id-reordered', 'id-bom']) expect(byCase(name), name).toEqual([]);
+    expect(byCase('id-edited')).toEqual([
+      `${path('id-edited')}: receipt_id: receipt_id ${id} is already used by ${path('id-bom')} with different content: an edited or forged copy; not counted`,
+    ]);
+    for (const name of ['id-original', 'id-compact', 'id-crlf', 'id-reordered', 'id-bom'])
+      expect(byCase(name), name).toEqual([]);
   });
 
   it('summarize counts the cold run once, lists every copy with how it matched, and blocks the target', async () => {
@@ -70,7 +81,9 @@ describe('a receipt counts once, by content and canonical form', () => {
     expect(target.counts).toMatchObject({ receipts: 1, cold: 1 });
     expect(target.duplicate_receipt_ids).toEqual([duplicate.receipt_id]);
     expect(target.evidence.state).toBe('DEVICE_RECEIPT');
-    expect(run.stderr).toContain(`error: ${path('id-same-run')}: run.id: another receipt of the run of receipt_id ${duplicate.receipt_id}`);
+    expect(run.stderr).toContain(
+      `error: ${path('id-same-run')}: run.id: another receipt of the run of receipt_id ${duplicate.receipt_id}`,
+    );
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(md).toContain('another receipt of the same run');
     expect(md).toContain('the same content');
@@ -95,8 +108,16 @@ describe('a receipt counts once, by content and canonical form', () => {
     expect(s.addReceipt({ ...structuredClone(r), receipt_id: `${r.receipt_id}-2` })).toBe(false);
     const ledger = new ReceiptIdLedger();
     expect(ledger.claim('Abc-12345678', { file: 'a', fingerprint: 'x' }, 'run-1')).toEqual({ kind: 'first' });
-    expect(ledger.claim('abc-12345678', { file: 'b', fingerprint: 'x' }, 'run-1')).toMatchObject({ kind: 'identical', firstId: 'Abc-12345678', matchedBy: 'receipt_id' });
-    expect(ledger.claim('other-12345678', { file: 'c', fingerprint: 'y' }, 'RUN-1')).toMatchObject({ kind: 'conflict', firstId: 'Abc-12345678', matchedBy: 'run_id' });
+    expect(ledger.claim('abc-12345678', { file: 'b', fingerprint: 'x' }, 'run-1')).toMatchObject({
+      kind: 'identical',
+      firstId: 'Abc-12345678',
+      matchedBy: 'receipt_id',
+    });
+    expect(ledger.claim('other-12345678', { file: 'c', fingerprint: 'y' }, 'RUN-1')).toMatchObject({
+      kind: 'conflict',
+      firstId: 'Abc-12345678',
+      matchedBy: 'run_id',
+    });
     expect(ledger.isDuplicated('ABC-12345678')).toBe(true);
   });
 });

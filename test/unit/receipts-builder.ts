@@ -45,14 +45,25 @@ export function buildReceipt(options: BuildOptions = {}): DeviceReceipt {
   const ep = options.ep ?? 'wasm';
   const failed = options.failed ?? null;
   // The device (capabilities) always comes from the same page receipt, so only `userAgent` changes it.
-  const device = pageReceipt((r) => r.run.kind === 'cold' && r.outcome.status === 'ok' && r.route.completed_ep === 'wasm', 'an ok cold wasm run');
+  const device = pageReceipt(
+    (r) => r.run.kind === 'cold' && r.outcome.status === 'ok' && r.route.completed_ep === 'wasm',
+    'an ok cold wasm run',
+  );
   const r = failed
     ? pageReceipt((x) => x.outcome.status === 'failed' && x.run.previous_run_interrupted === null, 'a failed run')
-    : pageReceipt((x) => x.run.kind === kind && x.outcome.status === 'ok' && x.route.completed_ep === 'wasm' && x.model.id === BUILDER_MODEL_ID, `an ok ${kind} wasm run of ${BUILDER_MODEL_ID}`);
+    : pageReceipt(
+        (x) =>
+          x.run.kind === kind &&
+          x.outcome.status === 'ok' &&
+          x.route.completed_ep === 'wasm' &&
+          x.model.id === BUILDER_MODEL_ID,
+        `an ok ${kind} wasm run of ${BUILDER_MODEL_ID}`,
+      );
   const completed = failed ? null : options.completedEp === undefined ? ep : options.completedEp;
   const threads = options.threads ?? 1;
   const cold = options.coldMs ?? { fetch: 12, session: 40, first: 3 };
-  const samples = kind === 'warm' && !failed ? (options.warmSamples ?? Array.from({ length: 20 }, (_, i) => 1 + (i % 5) * 0.1)) : [];
+  const samples =
+    kind === 'warm' && !failed ? (options.warmSamples ?? Array.from({ length: 20 }, (_, i) => 1 + (i % 5) * 0.1)) : [];
   const total = kind === 'cold' ? cold.fetch + cold.session + cold.first + 1 : samples.reduce((a, b) => a + b, 0) + 2;
   const fellBack = completed !== null && completed !== ep;
   const id = `r${String(counter).padStart(8, '0')}`;
@@ -75,8 +86,26 @@ export function buildReceipt(options: BuildOptions = {}): DeviceReceipt {
     threads_requested: threads,
     threads_effective: threads,
     attempts: [
-      ...(fellBack ? [{ ep, threads: null, outcome: 'failed' as const, reason: 'no WebGPU adapter', started_at_ms: 1, ended_at_ms: 2 }] : []),
-      { ep: completed ?? ep, threads, outcome: failed ? ('failed' as const) : ('succeeded' as const), reason: failed ? failed.reason : null, started_at_ms: 2, ended_at_ms: 5 },
+      ...(fellBack
+        ? [
+            {
+              ep,
+              threads: null,
+              outcome: 'failed' as const,
+              reason: 'no WebGPU adapter',
+              started_at_ms: 1,
+              ended_at_ms: 2,
+            },
+          ]
+        : []),
+      {
+        ep: completed ?? ep,
+        threads,
+        outcome: failed ? ('failed' as const) : ('succeeded' as const),
+        reason: failed ? failed.reason : null,
+        started_at_ms: 2,
+        ended_at_ms: 5,
+      },
     ],
   };
   r.model.id = options.modelId ?? BUILDER_MODEL_ID;
@@ -92,11 +121,19 @@ export function buildReceipt(options: BuildOptions = {}): DeviceReceipt {
   r.capabilities = structuredClone(device.capabilities);
   if (options.userAgent !== undefined) r.capabilities.user_agent = options.userAgent;
   if (options.jsHeapUsed === null) r.capabilities.js_heap = null;
-  else r.capabilities.js_heap = { js_heap_size_limit: 4e9, total_js_heap_size: 3e7, used_js_heap_size: options.jsHeapUsed ?? 2e7 };
+  else
+    r.capabilities.js_heap = {
+      js_heap_size_limit: 4e9,
+      total_js_heap_size: 3e7,
+      used_js_heap_size: options.jsHeapUsed ?? 2e7,
+    };
   r.lifecycle = { ...r.lifecycle, hidden_during_run: options.hidden ?? false, frozen_during_run: false };
   if (failed) {
     // A run that failed while fetching loaded nothing; a later failure had its files loaded and verified.
-    const ok = pageReceipt((x) => x.outcome.status === 'ok' && x.model.id === BUILDER_MODEL_ID, `an ok run of ${BUILDER_MODEL_ID}`);
+    const ok = pageReceipt(
+      (x) => x.outcome.status === 'ok' && x.model.id === BUILDER_MODEL_ID,
+      `an ok run of ${BUILDER_MODEL_ID}`,
+    );
     r.model.files = failed.stage === 'fetch' ? [] : ok.model.files;
     r.model.integrity = failed.stage === 'fetch' ? 'not-loaded' : 'verified';
     r.output = null;
@@ -108,7 +145,11 @@ export function buildReceipt(options: BuildOptions = {}): DeviceReceipt {
   r.model.files = r.model.files.map((f) => ({ ...f, cache_state: 'network' as const, cache_note: null }));
   const state = options.runtimeCache ?? 'network';
   r.runtime = {
-    files: r.runtime.files.map((f) => ({ ...f, cache_state: state, cache_note: state === 'unknown' ? 'no resource timing entry for this file' : null })),
+    files: r.runtime.files.map((f) => ({
+      ...f,
+      cache_state: state,
+      cache_note: state === 'unknown' ? 'no resource timing entry for this file' : null,
+    })),
   };
   r.run.cold_from_cache = kind === 'cold' ? coldFromCache([...r.model.files, ...r.runtime.files]) : null;
   return r;

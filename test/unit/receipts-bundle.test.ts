@@ -6,7 +6,13 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
-import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA, receiptFileText, type ReceiptBundle, type TesterSheet } from '../../src/core/field/receipt-bundle.ts';
+import {
+  EMPTY_TESTER_SHEET,
+  RECEIPT_BUNDLE_SCHEMA,
+  receiptFileText,
+  type ReceiptBundle,
+  type TesterSheet,
+} from '../../src/core/field/receipt-bundle.ts';
 import type { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { displayPath } from '../../src/cli/receipt-files.ts';
 import { buildReceipt } from './receipts-builder.ts';
@@ -29,12 +35,21 @@ const SHEET: TesterSheet = {
 
 function bundle(receipts: unknown[], sheet: TesterSheet = SHEET): ReceiptBundle {
   const app = (receipts[0] as DeviceReceipt | undefined)?.app ?? pageReceipts()[0].app;
-  return { schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-12-01T08:00:00Z', app, protocol: null, sheet: { ...sheet }, receipts: receipts as ReceiptBundle['receipts'] };
+  return {
+    schema: RECEIPT_BUNDLE_SCHEMA,
+    created_at: '2026-12-01T08:00:00Z',
+    app,
+    protocol: null,
+    sheet: { ...sheet },
+    receipts: receipts as ReceiptBundle['receipts'],
+  };
 }
 
 function procedure(coldCache: 'network' | 'http-cache'): DeviceReceipt[] {
   return [
-    ...Array.from({ length: 5 }, () => buildReceipt({ kind: 'cold', coldMs: { fetch: 100, session: 200, first: 5 }, runtimeCache: coldCache })),
+    ...Array.from({ length: 5 }, () =>
+      buildReceipt({ kind: 'cold', coldMs: { fetch: 100, session: 200, first: 5 }, runtimeCache: coldCache }),
+    ),
     ...Array.from({ length: 20 }, () => buildReceipt({ kind: 'warm', warmSamples: [2, 3, 4] })),
   ];
 }
@@ -43,7 +58,8 @@ describe('drb receipts validate on bundles', () => {
   it('checks each bundled receipt as its own file, and the bundle by its schema', async () => {
     const receipts = pageReceipts().slice(0, 3);
     const broken = structuredClone(receipts[1]) as unknown as Record<string, unknown>;
-    (broken.run as Record<string, unknown>).cold_from_cache = !(broken.run as { cold_from_cache: boolean | null }).cold_from_cache;
+    (broken.run as Record<string, unknown>).cold_from_cache = !(broken.run as { cold_from_cache: boolean | null })
+      .cold_from_cache;
     const dir = tempDirWith({ 'ok.json': bundle(receipts), 'bad.json': bundle([receipts[0], broken]) });
     const good = await runCli(['receipts', 'validate', join(dir, 'ok.json')]);
     expect(good.stdout).toBe('ok: 3 receipt(s) valid, and 1 other drb artifact(s) valid by their own schema\n');
@@ -53,20 +69,35 @@ describe('drb receipts validate on bundles', () => {
   });
 
   it.each([
-    ['a sheet field with a terminal escape', (b: Record<string, unknown>) => ((b.sheet as Record<string, unknown>).device_model = 'x\u001b[2Jy'), 'sheet.device_model: holds a control or bidirectional-override character'],
-    ['a 6,000-character note', (b: Record<string, unknown>) => ((b.sheet as Record<string, unknown>).notes = 'n'.repeat(6000)), 'sheet.notes: '],
+    [
+      'a sheet field with a terminal escape',
+      (b: Record<string, unknown>) => ((b.sheet as Record<string, unknown>).device_model = 'x\u001b[2Jy'),
+      'sheet.device_model: holds a control or bidirectional-override character',
+    ],
+    [
+      'a 6,000-character note',
+      (b: Record<string, unknown>) => ((b.sheet as Record<string, unknown>).notes = 'n'.repeat(6000)),
+      'sheet.notes: ',
+    ],
     ['receipts that are not a list', (b: Record<string, unknown>) => (b.receipts = { a: 1 }), 'receipts: '],
-    ['an unknown field', (b: Record<string, unknown>) => (b.extra = '<img onerror=x>'), 'extra: is not a field of drb.receipt-bundle.v1'],
-  ])('refuses %s with one line naming the file and the field, and reads none of its receipts', async (_name, edit, line) => {
-    const b = bundle(pageReceipts().slice(0, 2)) as unknown as Record<string, unknown>;
-    edit(b);
-    const dir = tempDirWith({ 'b.json': b });
-    const run = await runCli(['receipts', 'validate', join(dir, 'b.json')]);
-    expect(run.code).toBe(1);
-    expect(run.stdout).toContain(`${join(dir, 'b.json')}: ${line}`);
-    expect(run.stdout).not.toContain('#receipts[');
-    expect(run.stdout).not.toContain('\u001b');
-  });
+    [
+      'an unknown field',
+      (b: Record<string, unknown>) => (b.extra = '<img onerror=x>'),
+      'extra: is not a field of drb.receipt-bundle.v1',
+    ],
+  ])(
+    'refuses %s with one line naming the file and the field, and reads none of its receipts',
+    async (_name, edit, line) => {
+      const b = bundle(pageReceipts().slice(0, 2)) as unknown as Record<string, unknown>;
+      edit(b);
+      const dir = tempDirWith({ 'b.json': b });
+      const run = await runCli(['receipts', 'validate', join(dir, 'b.json')]);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain(`${join(dir, 'b.json')}: ${line}`);
+      expect(run.stdout).not.toContain('#receipts[');
+      expect(run.stdout).not.toContain('\u001b');
+    },
+  );
 
   it('counts a receipt present loose and in a bundle once; an edited loose copy is an error', async () => {
     const [r] = pageReceipts();
@@ -74,7 +105,9 @@ describe('drb receipts validate on bundles', () => {
     const dir = tempDirWith({ 'bundle.json': bundle([r]), 'loose.json': receiptFileText(r) });
     const same = await runCli(['receipts', 'validate', dir]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toBe('ok: 1 receipt(s) valid (1 copy of a receipt with the same content, counted once), and 1 other drb artifact(s) valid by their own schema\n');
+    expect(same.stdout).toBe(
+      'ok: 1 receipt(s) valid (1 copy of a receipt with the same content, counted once), and 1 other drb artifact(s) valid by their own schema\n',
+    );
     expect(same.stderr).toContain(`loose.json: receipt_id: receipt_id ${r.receipt_id} is a copy of`);
     writeFileSync(join(dir, 'loose.json'), receiptFileText(edited));
     const forged = await runCli(['receipts', 'validate', dir]);
@@ -99,10 +132,28 @@ describe('summarize, review-template and review on a bundle', () => {
     const { dir, out, target } = await summarizeBundle(procedure('network'));
     expect(target.counts).toMatchObject({ clean_cold: 5, clean_warm: 20, cold_set_aside: 0 });
     expect(target.session_sheets).toEqual([{ bundle: displayPath(join(dir, 'in', 'session.json')), sheet: SHEET }]);
-    const template = await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]);
+    const template = await runCli([
+      'receipts',
+      'review-template',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+    ]);
     const answers = JSON.parse(template.stdout) as Record<string, unknown>;
-    expect(answers.device).toEqual({ hardware_model: 'iPhone 15 (A3090)', ram_gb: 6, os_build: 'iOS 26.1 (23B85)', browser: 'Safari', browser_version: '26.1' });
-    expect(answers.conditions).toEqual({ network: 'Wi-Fi 5 GHz', battery_percent: 80, charging: false, thermal_state: 'nominal' });
+    expect(answers.device).toEqual({
+      hardware_model: 'iPhone 15 (A3090)',
+      ram_gb: 6,
+      os_build: 'iOS 26.1 (23B85)',
+      browser: 'Safari',
+      browser_version: '26.1',
+    });
+    expect(answers.conditions).toEqual({
+      network: 'Wi-Fi 5 GHz',
+      battery_percent: 80,
+      charging: false,
+      thermal_state: 'nominal',
+    });
     // The revision is what the reviewer confirms: never pre-filled (the tester's note of it is quoted in the notes).
     expect(answers.public_revision).toBe('');
     expect(answers.notes).toContain(`the tester's sheet says the page revision was ${'a'.repeat(40)}`);
@@ -119,14 +170,26 @@ describe('summarize, review-template and review on a bundle', () => {
     });
     const file = join(dir, 'answers.json');
     writeFileSync(file, JSON.stringify(answers));
-    const review = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
+    const review = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+    ]);
     expect(review.stdout.split('\n')[0]).toBe(`${target.key}: DEVICE_PASS`);
   });
 
   it('does not reach DEVICE_PASS when the cold receipts were served from a cache, and says how many were set aside', async () => {
     const { dir, out, target } = await summarizeBundle(procedure('http-cache'));
     expect(target.counts).toMatchObject({ clean_cold: 0, cold_set_aside: 5, clean_warm: 20 });
-    const template = JSON.parse((await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key])).stdout) as Record<string, unknown>;
+    const template = JSON.parse(
+      (await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]))
+        .stdout,
+    ) as Record<string, unknown>;
     Object.assign(template, {
       reviewer: 'qa-1',
       reviewed_at: '2026-12-01T10:00:00Z',
@@ -138,8 +201,19 @@ describe('summarize, review-template and review on a bundle', () => {
     });
     const file = join(dir, 'answers.json');
     writeFileSync(file, JSON.stringify(template));
-    const review = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
+    const review = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+    ]);
     expect(review.stdout).toContain(`${target.key}: DEVICE_RECEIPT`);
-    expect(review.stdout).toContain('not higher: 0 truly cold clean ok run(s), the protocol needs at least 5 (5 cold run(s) set aside, not truly cold: 5 served from a cache)');
+    expect(review.stdout).toContain(
+      'not higher: 0 truly cold clean ok run(s), the protocol needs at least 5 (5 cold run(s) set aside, not truly cold: 5 served from a cache)',
+    );
   });
 });

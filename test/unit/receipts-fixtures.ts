@@ -20,7 +20,8 @@ export function hasPageReceipts(): boolean {
 
 /** Every captured page artifact (any receipt kind), as fresh copies, in file-name order. */
 function pageArtifacts(): Array<{ schema?: unknown }> {
-  if (!hasPageReceipts()) throw new Error(`no captured receipts in ${FIXTURE_DIR}: run node --import tsx scripts/capture-receipts.ts`);
+  if (!hasPageReceipts())
+    throw new Error(`no captured receipts in ${FIXTURE_DIR}: run node --import tsx scripts/capture-receipts.ts`);
   return readdirSync(FIXTURE_DIR)
     .filter((n) => n.endsWith('.json'))
     .sort()

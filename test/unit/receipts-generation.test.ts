@@ -32,11 +32,19 @@ describe('generation receipts', () => {
     bad.summary.ttft_ms_median = 1;
     bad.route.fallback_reason = 'why';
     const problems = validateReceipt(bad).problems.map((p) => `${p.path}: ${p.message}`);
-    expect(problems).toContain('samples[0].output_text: looks like a text field: receipts never hold input, output or typed text');
+    expect(problems).toContain(
+      'samples[0].output_text: looks like a text field: receipts never hold input, output or typed text',
+    );
     const typed = generation();
     typed.summary.ttft_ms_median = 1;
     typed.route.fallback_reason = 'why';
-    typed.errors.push({ stage: 'load', prompt_id: null, repetition: null, name: 'Error', message: 'GET https://h.example/m?token=1 failed' });
+    typed.errors.push({
+      stage: 'load',
+      prompt_id: null,
+      repetition: null,
+      name: 'Error',
+      message: 'GET https://h.example/m?token=1 failed',
+    });
     const lines = validateReceipt(typed).problems.map((p) => `${p.path}: ${p.message}`);
     expect(lines).toContain('summary.ttft_ms_median: is 1 but the samples give 44.5');
     expect(lines).toContain('route.fallback_reason: is set although the requested EP completed');
@@ -46,14 +54,18 @@ describe('generation receipts', () => {
   it('summarize: a generation target with load, TTFT, decode statistics and memory fit; never DEVICE_PASS', async () => {
     const s = new ReceiptsSummarizer();
     s.addGenerationReceipt(generation((r) => (r.model.id = QWEN)));
-    s.addGenerationReceipt(generation((r) => {
-      r.model.id = QWEN;
-      r.cold.load_ms = 2000;
-    }));
-    s.addGenerationReceipt(generation((r) => {
-      r.model.id = QWEN;
-      r.lifecycle = { ...r.lifecycle, hidden_during_run: true };
-    }));
+    s.addGenerationReceipt(
+      generation((r) => {
+        r.model.id = QWEN;
+        r.cold.load_ms = 2000;
+      }),
+    );
+    s.addGenerationReceipt(
+      generation((r) => {
+        r.model.id = QWEN;
+        r.lifecycle = { ...r.lifecycle, hidden_during_run: true };
+      }),
+    );
     s.addReceipt(buildReceipt({ kind: 'cold' }));
     const summary = await s.finish();
     expect(ReceiptsSummary.safeParse(summary).success).toBe(true);
@@ -71,7 +83,9 @@ describe('generation receipts', () => {
     // Decode 80, 79, ..., 71 tokens/s in plan order: last fifth [72, 71] (71.5) over first fifth [80, 79] (79.5).
     expect(g.decode_sustained_ratio).toMatchObject({ count: 2, median: 71.5 / 79.5 });
     expect(g.memory_fit).toMatchObject({ status: 'fits', estimate: { total_bytes: 347_679_680 } });
-    expect(g.profiles.find((p) => p.profile === 'performance')!.gates.find((x) => x.gate === 'warm_p95_ms')).toMatchObject({ measured: 49, status: 'pass' });
+    expect(
+      g.profiles.find((p) => p.profile === 'performance')!.gates.find((x) => x.gate === 'warm_p95_ms'),
+    ).toMatchObject({ measured: 49, status: 'pass' });
     expect(g.evidence.state).toBe('DEVICE_RECEIPT');
     expect(g.evidence.not_higher_because[0]).toContain('DEVICE_PASS is defined for the cold/warm procedure');
   });
@@ -79,13 +93,25 @@ describe('generation receipts', () => {
   it('marks an LLM that should fit but failed on the device as fits-but-failed', async () => {
     const s = new ReceiptsSummarizer();
     s.addGenerationReceipt(generation((r) => (r.model.id = QWEN)));
-    s.addGenerationReceipt(generation((r) => {
-      r.model.id = QWEN;
-      r.samples = [];
-      r.summary = { ...r.summary, ok_samples: 0, ttft_ms_median: null, ttft_ms_p95: null, decode_tokens_per_s_median: null, prefill_tokens_per_s_median: null, e2e_ms_median: null, output_tokens_median: null, sustained_speed_ratio: null };
-      r.errors = [{ stage: 'load', prompt_id: null, repetition: null, name: 'Error', message: 'device lost' }];
-      r.outcome = { status: 'failed', reason: 'GPU device lost while loading' };
-    }));
+    s.addGenerationReceipt(
+      generation((r) => {
+        r.model.id = QWEN;
+        r.samples = [];
+        r.summary = {
+          ...r.summary,
+          ok_samples: 0,
+          ttft_ms_median: null,
+          ttft_ms_p95: null,
+          decode_tokens_per_s_median: null,
+          prefill_tokens_per_s_median: null,
+          e2e_ms_median: null,
+          output_tokens_median: null,
+          sustained_speed_ratio: null,
+        };
+        r.errors = [{ stage: 'load', prompt_id: null, repetition: null, name: 'Error', message: 'device lost' }];
+        r.outcome = { status: 'failed', reason: 'GPU device lost while loading' };
+      }),
+    );
     const [g] = (await s.finish()).generation_targets;
     expect(g.counts).toMatchObject({ ok: 1, failed: 1 });
     expect(g.failures.by_reason).toEqual([{ stage: 'load', reason: 'GPU device lost while loading', count: 1 }]);
@@ -104,6 +130,8 @@ describe('generation receipts', () => {
     expect(run.stdout).toContain('and 1 generation receipt(s) into 1 generation target(s)');
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
     expect(md).toContain('## Generation targets');
-    expect(md).toMatch(/\| g-[0-9a-f]{12} \| webllm-qwen2\.5-0\.5b-instruct-q4f16_1 \| transformers \| wasm \| 1 \/ 1 \| 1234 \| 44\.5 \/ 49\.0 \| 75\.5 \| fits \| DEVICE_RECEIPT \|/);
+    expect(md).toMatch(
+      /\| g-[0-9a-f]{12} \| webllm-qwen2\.5-0\.5b-instruct-q4f16_1 \| transformers \| wasm \| 1 \/ 1 \| 1234 \| 44\.5 \/ 49\.0 \| 75\.5 \| fits \| DEVICE_RECEIPT \|/,
+    );
   });
 });

@@ -26,11 +26,21 @@ describe('budget profiles', () => {
     const verdict = evaluateProfile(within, mainstream);
     expect(verdict.verdict).toBe('pass');
     expect(verdict.gates.map((g) => g.status)).toEqual(['pass', 'pass', 'pass', 'not-measured', 'not-measured']);
-    expect(verdict.gates.map((g) => g.gate)).toEqual(['cold_load_p95_ms', 'warm_p95_ms', 'model_bytes', 'js_heap_bytes', 'memory_bytes']);
+    expect(verdict.gates.map((g) => g.gate)).toEqual([
+      'cold_load_p95_ms',
+      'warm_p95_ms',
+      'model_bytes',
+      'js_heap_bytes',
+      'memory_bytes',
+    ]);
     expect(evaluateProfile({ ...within, js_heap_bytes: 2 ** 31 }, mainstream).verdict).toBe('fail');
     // The memory budget: the model's measured WebAssembly memory plus GPU buffers.
     expect(evaluateProfile({ ...within, memory_bytes: 2 ** 31 }, mainstream).verdict).toBe('fail');
-    expect(evaluateProfile({ ...within, memory_bytes: 2 ** 20 }, mainstream).gates.at(-1)).toMatchObject({ gate: 'memory_bytes', status: 'pass', measured: 2 ** 20 });
+    expect(evaluateProfile({ ...within, memory_bytes: 2 ** 20 }, mainstream).gates.at(-1)).toMatchObject({
+      gate: 'memory_bytes',
+      status: 'pass',
+      measured: 2 ** 20,
+    });
     expect(evaluateProfile({ ...within, warm_p95_ms: 250.01 }, mainstream).verdict).toBe('fail');
     expect(evaluateProfile({ ...within, warm_p95_ms: null }, mainstream).verdict).toBe('incomplete');
   });
@@ -64,7 +74,15 @@ describe('memory fit', () => {
   });
 
   it('uses an explicit head_dim, and says when a model does not fit', () => {
-    const big: LlmConfig = { ...qwen, model_ids: ['big'], num_hidden_layers: 80, num_key_value_heads: 8, head_dim: 128, parameters: 70e9, weight_bits: 4 };
+    const big: LlmConfig = {
+      ...qwen,
+      model_ids: ['big'],
+      num_hidden_layers: 80,
+      num_key_value_heads: 8,
+      head_dim: 128,
+      parameters: 70e9,
+      weight_bits: 4,
+    };
     // 2 * 80 * 8 * 128 * 8192 * 2 = 2,684,354,560; weights 35e9
     expect(kvCacheBytes(big, 8192)).toBe(2_684_354_560);
     const fit = memoryFit(big);
@@ -77,7 +95,13 @@ describe('memory fit', () => {
   it('is shown beside a target of a known LLM, marked fits-but-failed when its runs failed there', async () => {
     const s = new ReceiptsSummarizer();
     s.addReceipt(buildReceipt({ kind: 'cold', modelId: 'webllm-qwen2.5-0.5b-instruct-q4f16_1' }));
-    s.addReceipt(buildReceipt({ kind: 'cold', modelId: 'webllm-qwen2.5-0.5b-instruct-q4f16_1', failed: { stage: 'session', reason: 'device lost' } }));
+    s.addReceipt(
+      buildReceipt({
+        kind: 'cold',
+        modelId: 'webllm-qwen2.5-0.5b-instruct-q4f16_1',
+        failed: { stage: 'session', reason: 'device lost' },
+      }),
+    );
     s.addReceipt(buildReceipt({ kind: 'cold' }));
     const summary = await s.finish();
     const llm = summary.targets.filter((t) => t.identity.model.id.startsWith('webllm-qwen'));

@@ -30,14 +30,27 @@ const temp = () => testTempDir('drb-report-');
 /** `drb score` on the demo suite's items and `predictions`, into a fresh folder; returns the report's path. */
 async function scoreReport(predictions: string): Promise<string> {
   const out = temp();
-  const run = await runCli(['score', '--items', SUITE_ITEMS, '--predictions', predictions, '--format', 'ajimee', '--output-dir', out]);
+  const run = await runCli([
+    'score',
+    '--items',
+    SUITE_ITEMS,
+    '--predictions',
+    predictions,
+    '--format',
+    'ajimee',
+    '--output-dir',
+    out,
+  ]);
   expect(run.code, run.stderr).toBe(0);
   return join(out, 'evaluation.json');
 }
 
 /** Every <figure class="chart"> of a page, as HTML text. */
 function figures(html: string): string[] {
-  return html.split('<figure class="chart"').slice(1).map((part) => part.slice(0, part.indexOf('</figure>')));
+  return html
+    .split('<figure class="chart"')
+    .slice(1)
+    .map((part) => part.slice(0, part.indexOf('</figure>')));
 }
 
 describe('drb receipts report on the captured receipts', () => {
@@ -48,7 +61,9 @@ describe('drb receipts report on the captured receipts', () => {
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(dir, 'summary', 'summary.json'), 'utf8')));
     const run = await runCli(['receipts', 'report', FIXTURE_DIR, '--out', join(dir, 'report')]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^report of 16 receipt\(s\) \(8 target\(s\), 1 comparison\(s\), 0 score report\(s\)\): .*index\.html\n$/);
+    expect(run.stdout).toMatch(
+      /^report of 16 receipt\(s\) \(8 target\(s\), 1 comparison\(s\), 0 score report\(s\)\): .*index\.html\n$/,
+    );
     const html = readFileSync(join(dir, 'report', 'index.html'), 'utf8');
     const cells = summaryCells(html);
     // Warm medians and intervals, cold stages, comparison ratios and intervals, counts: dozens of numbers.
@@ -60,7 +75,9 @@ describe('drb receipts report on the captured receipts', () => {
     }
     const [comparison] = summary.comparisons;
     for (const r of comparison.ranked.filter((x) => x.ratio_interval)) {
-      expect(cells.some((c) => c.path === `comparisons.${comparison.receipt_id}.ranked.${r.route_id}.ratio_interval.high`)).toBe(true);
+      expect(
+        cells.some((c) => c.path === `comparisons.${comparison.receipt_id}.ranked.${r.route_id}.ratio_interval.high`),
+      ).toBe(true);
     }
   });
 
@@ -73,7 +90,9 @@ describe('drb receipts report on the captured receipts', () => {
     const names = readdirSync(FIXTURE_DIR).filter((n) => n.endsWith('.json'));
     expect(a.data.inputs).toHaveLength(names.length);
     for (const name of names) {
-      const sha = createHash('sha256').update(readFileSync(join(FIXTURE_DIR, name))).digest('hex');
+      const sha = createHash('sha256')
+        .update(readFileSync(join(FIXTURE_DIR, name)))
+        .digest('hex');
       expect(html).toContain(`<code class="hash">${sha}</code>`);
     }
   });
@@ -82,7 +101,9 @@ describe('drb receipts report on the captured receipts', () => {
     const { file, data } = await writeReport([FIXTURE_DIR], temp());
     const html = readFileSync(file, 'utf8');
     expect(html.startsWith('<!doctype html>')).toBe(true);
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`);
+    expect(html).toContain(
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    );
     expect(html).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|url\(|@import/i);
     expect(html).not.toMatch(/href="(?!#)/);
     const charts = figures(html);
@@ -96,7 +117,9 @@ describe('drb receipts report on the captured receipts', () => {
     }
     // One warm-order chart per target with warm samples; the comparison's invalid routes (none here) would be
     // listed; every receipt id of a cold run appears in its table.
-    expect(charts.filter((f) => f.includes('data-chart="warm-order"'))).toHaveLength(data.summary.targets.filter((t) => t.warm.pooled_ms).length);
+    expect(charts.filter((f) => f.includes('data-chart="warm-order"'))).toHaveLength(
+      data.summary.targets.filter((t) => t.warm.pooled_ms).length,
+    );
     for (const cold of data.cold) expect(html).toContain(cold.receipt_id);
     // Each cold run says whether it was truly cold: the capture has fresh-profile runs and runs served from the cache.
     expect(html).toContain('cache: network (truly cold)');
@@ -110,7 +133,11 @@ describe('drb receipts report on the captured receipts', () => {
     for (const r of detail.routes.filter((x) => x.verdict !== null)) {
       expect(html).toContain(`${r.route_id} took `);
       const words = r.verdict === 'no-clear-difference' ? 'no clear difference' : r.verdict!;
-      expect(html).toMatch(new RegExp(`<li>${r.route_id} took [0-9.]+x the time of ${detail.baseline_route_id}; 95% interval [0-9.]+ to [0-9.]+: ${words}</li>`));
+      expect(html).toMatch(
+        new RegExp(
+          `<li>${r.route_id} took [0-9.]+x the time of ${detail.baseline_route_id}; 95% interval [0-9.]+ to [0-9.]+: ${words}</li>`,
+        ),
+      );
     }
   });
 });
@@ -121,13 +148,21 @@ describe('reviews', () => {
     const out = join(dir, 'summary');
     expect((await runCli(['receipts', 'summarize', FIXTURE_DIR, '--out', out])).code).toBe(0);
     const before = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
-    const target = before.targets.find((t) => t.failures.receipt_ids.length === 0 && t.interrupted.receipt_ids.length === 0)!;
+    const target = before.targets.find(
+      (t) => t.failures.receipt_ids.length === 0 && t.interrupted.receipt_ids.length === 0,
+    )!;
     const answers = {
       schema: 'drb.device-review.v1',
       target: target.key,
       reviewer: 'qa-1',
       reviewed_at: '2026-12-01T12:00:00Z',
-      device: { hardware_model: 'CI runner', ram_gb: 16, os_build: 'Debian 12', browser: 'Chromium', browser_version: '156' },
+      device: {
+        hardware_model: 'CI runner',
+        ram_gb: 16,
+        os_build: 'Debian 12',
+        browser: 'Chromium',
+        browser_version: '156',
+      },
       conditions: { network: 'loopback', battery_percent: null, charging: null, thermal_state: 'nominal' },
       public_revision: target.identity.app.commit ?? 'unknown',
       launch_to_result_ms: 4200,
@@ -139,12 +174,23 @@ describe('reviews', () => {
       notes: null,
     };
     writeFileSync(join(dir, 'answers.json'), JSON.stringify(answers));
-    const reviewed = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', join(dir, 'answers.json')]);
+    const reviewed = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      join(dir, 'answers.json'),
+    ]);
     expect(reviewed.code, reviewed.stderr).toBe(0);
     const after = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     const noReview = `no device review stored (drb receipts review --target ${target.key})`;
     const plain = await writeReport([FIXTURE_DIR], join(dir, 'plain'));
-    expect(plain.data.summary.targets.find((t) => t.key === target.key)!.evidence.not_higher_because).toContain(noReview);
+    expect(plain.data.summary.targets.find((t) => t.key === target.key)!.evidence.not_higher_because).toContain(
+      noReview,
+    );
     const withReviews = await writeReport([FIXTURE_DIR], join(dir, 'reviewed'), { reviewsDir: out });
     expect(withReviews.data.summary.targets.map((t) => t.evidence)).toEqual(after.targets.map((t) => t.evidence));
     expect(readFileSync(withReviews.file, 'utf8')).not.toContain(noReview);
@@ -155,7 +201,13 @@ describe('comparisons with an invalid route', () => {
   it('shows the invalid route with its reason, never ranked, never compared', async () => {
     const receipt = pageComparisonReceipt();
     const bad = receipt.routes.find((r) => r.id !== receipt.baseline_route_id)!;
-    Object.assign(bad, { valid: false, invalid_reason: 'scores differ from the baseline by 0.5 (tolerance 0.0001)', rank: null, ratio_to_baseline: null, speedup_vs_baseline: null });
+    Object.assign(bad, {
+      valid: false,
+      invalid_reason: 'scores differ from the baseline by 0.5 (tolerance 0.0001)',
+      rank: null,
+      ratio_to_baseline: null,
+      speedup_vs_baseline: null,
+    });
     receipt.routes
       .filter((r) => r.valid)
       .sort((a, b) => a.stats!.median - b.stats!.median)
@@ -166,8 +218,12 @@ describe('comparisons with an invalid route', () => {
     expect((await runCli(['receipts', 'validate', dir])).stdout).toBe('ok: 1 receipt(s) valid\n');
     const { file, data } = await writeReport([dir], join(dir, 'out'));
     const html = readFileSync(file, 'utf8');
-    expect(html).toContain(`<li><span class="bad">✗ ${bad.id} is invalid</span>: scores differ from the baseline by 0.5 (tolerance 0.0001) (never ranked)</li>`);
-    expect(html).toContain(`<tspan font-weight="600">${bad.id}</tspan><tspan fill="#4a4a4a" font-size="11"> invalid: not compared</tspan>`);
+    expect(html).toContain(
+      `<li><span class="bad">✗ ${bad.id} is invalid</span>: scores differ from the baseline by 0.5 (tolerance 0.0001) (never ranked)</li>`,
+    );
+    expect(html).toContain(
+      `<tspan font-weight="600">${bad.id}</tspan><tspan fill="#4a4a4a" font-size="11"> invalid: not compared</tspan>`,
+    );
     expect(html).not.toContain(`<li>${bad.id} took `);
     expect(html).not.toContain(`ranked.${bad.id}.`);
     expect(data.summary.comparisons[0].invalid.map((r) => r.route_id)).toEqual([bad.id]);
@@ -182,9 +238,14 @@ describe('quality beside speed', () => {
     const suiteKey = data.summary.suite_targets[0].key;
     const byFile = new Map(data.quality.map((q) => [q.file, q]));
     expect([...byFile.values()].map((q) => q.suite_target_keys)).toEqual(expect.arrayContaining([[suiteKey], []]));
-    const report = JSON.parse(readFileSync(matched, 'utf8')) as { metrics: { effective_acc_at_1: number; rows: number } };
+    const report = JSON.parse(readFileSync(matched, 'utf8')) as {
+      metrics: { effective_acc_at_1: number; rows: number };
+    };
     const html = readFileSync(file, 'utf8');
-    const row = html.slice(html.indexOf('<section id="quality"'), html.indexOf('</section>', html.indexOf('<section id="quality"')));
+    const row = html.slice(
+      html.indexOf('<section id="quality"'),
+      html.indexOf('</section>', html.indexOf('<section id="quality"')),
+    );
     expect(row).toContain(`data-label="Acc@1" data-value="${report.metrics.effective_acc_at_1}"`);
     expect(row).toContain(`data-summary="suite_targets.${suiteKey}.row_latency_ms.median"`);
     expect(row).toContain('Score reports whose predictions no suite receipt here made');
@@ -212,7 +273,13 @@ describe('generation targets', () => {
     const kinds = figures(html).map((f) => /data-chart="([a-z-]+)"/.exec(f)?.[1]);
     expect(kinds).toEqual(['generation-ttft', 'generation-decode']);
     const cells = summaryCells(html);
-    for (const path of ['ttft_ms.median', 'ttft_median_interval.low', 'ttft_median_interval.high', 'decode_tokens_per_s.median', 'decode_sustained_ratio.median']) {
+    for (const path of [
+      'ttft_ms.median',
+      'ttft_median_interval.low',
+      'ttft_median_interval.high',
+      'decode_tokens_per_s.median',
+      'decode_sustained_ratio.median',
+    ]) {
       const cell = cells.find((c) => c.path === `generation_targets.${g.key}.${path}`);
       expect(cell, path).toBeDefined();
       expect(summaryValue(data.summary, cell!.path)).toBe(Number(cell!.value));
@@ -231,19 +298,26 @@ describe('bad and hostile input', () => {
     // An edited copy of a receipt id fails the command, as in summarize; the page is still written and lists it.
     expect(run.code).toBe(1);
     const warnings = run.stderr.trim().split('\n');
-    const named = (name: string) => warnings.filter((w) => w.startsWith(`warning: ${written.find((p) => p.endsWith(`/${name}.json`))}: `));
-    for (const name of ['not-json', 'invalid-utf8', 'symlinked-receipt', 'cold-edited-copy', 'cold-copy-2']) expect(named(name), name).toHaveLength(1);
+    const named = (name: string) =>
+      warnings.filter((w) => w.startsWith(`warning: ${written.find((p) => p.endsWith(`/${name}.json`))}: `));
+    for (const name of ['not-json', 'invalid-utf8', 'symlinked-receipt', 'cold-edited-copy', 'cold-copy-2'])
+      expect(named(name), name).toHaveLength(1);
     expect(named('not-json')[0]).toMatch(/: \(document\): not valid JSON: syntax error$/);
     const html = readFileSync(join(out, 'index.html'), 'utf8');
-    for (const raw of ['<script>alert', '<img src=x', '<svg onload', '"><script', "'><svg"]) expect(html).not.toContain(raw);
-    expect(html).toContain('Linux&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; | **DEVICE_PASS**');
+    for (const raw of ['<script>alert', '<img src=x', '<svg onload', '"><script', "'><svg"])
+      expect(html).not.toContain(raw);
+    expect(html).toContain(
+      'Linux&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt; | **DEVICE_PASS**',
+    );
     expect(html).toContain('&#39;&gt;&lt;svg onload=alert(3)&gt;&amp;amp;');
     for (const text of ['quoted secret text', '\u001b']) expect(html + run.stderr).not.toContain(text);
     // Five copies of one cold receipt, and one more inside a bundle, are one cold run; the bundle's copy is named.
     const report = await writeReport([dir], join(dir, 'again'));
     const copied = report.data.inputs.filter((i) => i.kind === 'duplicate');
     expect(copied.length).toBe(6);
-    expect(copied.map((i) => i.file)).toContain(`${written.find((p) => p.endsWith('/receipt-copy-in-bundle.json'))}#receipts[0]`);
+    expect(copied.map((i) => i.file)).toContain(
+      `${written.find((p) => p.endsWith('/receipt-copy-in-bundle.json'))}#receipts[0]`,
+    );
   });
 
   it('writes nothing when no input is a valid receipt, and never replaces a file it did not write', async () => {
@@ -260,7 +334,9 @@ describe('bad and hostile input', () => {
     writeFileSync(join(good, 'out', 'index.html'), '<html>my notes</html>');
     const refused = await runCli(['receipts', 'report', join(good, 'in'), '--out', join(good, 'out')]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('index.html: exists and is not a page drb receipts report wrote; refusing to overwrite it');
+    expect(refused.stderr).toContain(
+      'index.html: exists and is not a page drb receipts report wrote; refusing to overwrite it',
+    );
     expect(readFileSync(join(good, 'out', 'index.html'), 'utf8')).toBe('<html>my notes</html>');
     expect(readdirSync(join(good, 'out'))).toEqual(['index.html']);
     // An output folder that cannot be made: one line, exit 2, nothing left behind.
@@ -279,10 +355,19 @@ describe('bad and hostile input', () => {
 
 describe('labels and scales', () => {
   it.each([
-    ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36', 'Headless Chrome 156'],
-    ['Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 Version/18.1 Mobile/15E148 Safari/604.1', 'Safari/WebKit 18.1'],
+    [
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36',
+      'Headless Chrome 156',
+    ],
+    [
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 Version/18.1 Mobile/15E148 Safari/604.1',
+      'Safari/WebKit 18.1',
+    ],
     ['Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/131.0.0.0 Mobile Safari/537.36', 'Chrome 131'],
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0', 'Edge 131'],
+    [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0',
+      'Edge 131',
+    ],
     ['Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', 'Firefox 133'],
     ['curl/8.5.0', 'other browser'],
   ])('%s -> %s', (ua, label) => {

@@ -34,7 +34,13 @@ function answers(target: string, change: (r: DeviceReview) => void = () => {}): 
     target,
     reviewer: 'qa-1',
     reviewed_at: '2026-11-29T12:00:00Z',
-    device: { hardware_model: 'iPhone 13 (A2633)', ram_gb: 4, os_build: 'iOS 18.1 (22B83)', browser: 'Safari', browser_version: '18.1' },
+    device: {
+      hardware_model: 'iPhone 13 (A2633)',
+      ram_gb: 4,
+      os_build: 'iOS 18.1 (22B83)',
+      browser: 'Safari',
+      browser_version: '18.1',
+    },
     conditions: { network: 'Wi-Fi 5 GHz', battery_percent: 70, charging: false, thermal_state: 'nominal' },
     public_revision: 'a'.repeat(40),
     launch_to_result_ms: 4200,
@@ -65,9 +71,12 @@ describe('evidence rules', () => {
       '4 truly cold clean ok run(s), the protocol needs at least 5',
     ]);
     const noWarm = await targetOf(fullProcedure().slice(0, 5));
-    expect(evaluateEvidence(noWarm, answers(noWarm.key, (r) => (r.thresholds = { profile: null, cold_total_p95_ms: 1000, warm_p95_ms: null }))).not_higher_because).toEqual([
-      '0 clean ok warm run(s), the protocol needs at least 20',
-    ]);
+    expect(
+      evaluateEvidence(
+        noWarm,
+        answers(noWarm.key, (r) => (r.thresholds = { profile: null, cold_total_p95_ms: 1000, warm_p95_ms: null })),
+      ).not_higher_because,
+    ).toEqual(['0 clean ok warm run(s), the protocol needs at least 20']);
     const noisy = await targetOf([...fullProcedure().slice(1), buildReceipt({ kind: 'cold', hidden: true })]);
     expect(evaluateEvidence(noisy, answers(noisy.key)).state).toBe('DEVICE_RECEIPT');
   });
@@ -77,7 +86,14 @@ describe('evidence rules', () => {
     const interrupted = buildReceipt({
       kind: 'warm',
       warmSamples: [2, 3, 4],
-      interruptedAt: { run_id: 'y', run_kind: 'cold', stage: 'session', stage_started_at: '2026-11-29T09:00:00Z', model_id: 'ort-tiny-xenc', requested_ep: 'wasm' },
+      interruptedAt: {
+        run_id: 'y',
+        run_kind: 'cold',
+        stage: 'session',
+        stage_started_at: '2026-11-29T09:00:00Z',
+        model_id: 'ort-tiny-xenc',
+        requested_ep: 'wasm',
+      },
     });
     const t = await targetOf(fullProcedure([failed, interrupted]));
     expect(evaluateEvidence(t, answers(t.key)).not_higher_because).toEqual([
@@ -95,11 +111,24 @@ describe('evidence rules', () => {
 
   it('checks that a git-looking public revision names the commit the receipts recorded', async () => {
     const t = await targetOf(fullProcedure());
-    expect(evaluateEvidence(t, answers(t.key, (r) => (r.public_revision = 'aaaaaaa'))).state).toBe('DEVICE_PASS');
-    expect(evaluateEvidence(t, answers(t.key, (r) => (r.public_revision = 'space-rev-42'))).state).toBe('DEVICE_PASS');
-    expect(evaluateEvidence(t, answers(t.key, (r) => (r.public_revision = 'bbbbbbb'))).not_higher_because).toEqual([
-      `the reviewed public revision bbbbbbb is not the commit the receipts recorded (${'a'.repeat(40)})`,
-    ]);
+    expect(
+      evaluateEvidence(
+        t,
+        answers(t.key, (r) => (r.public_revision = 'aaaaaaa')),
+      ).state,
+    ).toBe('DEVICE_PASS');
+    expect(
+      evaluateEvidence(
+        t,
+        answers(t.key, (r) => (r.public_revision = 'space-rev-42')),
+      ).state,
+    ).toBe('DEVICE_PASS');
+    expect(
+      evaluateEvidence(
+        t,
+        answers(t.key, (r) => (r.public_revision = 'bbbbbbb')),
+      ).not_higher_because,
+    ).toEqual([`the reviewed public revision bbbbbbb is not the commit the receipts recorded (${'a'.repeat(40)})`]);
   });
 
   it('holds declared thresholds, tab survival and correct output', async () => {
@@ -118,7 +147,11 @@ describe('evidence rules', () => {
       'the reviewer saw the tab reloaded or evicted during the procedure',
       'the reviewer saw the output change during the procedure',
     ]);
-    const slow = await targetOf(fullProcedure().map((r) => (r.run.kind === 'cold' ? buildReceipt({ kind: 'cold', coldMs: { fetch: 9000, session: 2000, first: 5 } }) : r)));
+    const slow = await targetOf(
+      fullProcedure().map((r) =>
+        r.run.kind === 'cold' ? buildReceipt({ kind: 'cold', coldMs: { fetch: 9000, session: 2000, first: 5 } }) : r,
+      ),
+    );
     expect(evaluateEvidence(slow, answers(slow.key)).not_higher_because).toEqual([
       'declared profile "mainstream" does not hold: cold_load_p95_ms 11006 > 10000',
     ]);
@@ -137,7 +170,11 @@ describe('evidence rules', () => {
   });
 
   it('refuses review answers with missing or malformed fields', () => {
-    const bad = DeviceReview.safeParse({ ...answers('t-0123456789ab'), device: { hardware_model: '' }, thresholds: { profile: null, cold_total_p95_ms: null, warm_p95_ms: null } });
+    const bad = DeviceReview.safeParse({
+      ...answers('t-0123456789ab'),
+      device: { hardware_model: '' },
+      thresholds: { profile: null, cold_total_p95_ms: null, warm_p95_ms: null },
+    });
     expect(bad.success).toBe(false);
     const paths = bad.error!.issues.map((i) => i.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['device.hardware_model', 'device.ram_gb', 'thresholds']));
@@ -161,16 +198,54 @@ describe('drb receipts review', () => {
     const { d, out, target, failed } = await summarized();
     const file = join(d, 'answers.json');
     writeFileSync(file, JSON.stringify(answers(target.key), null, 2));
-    const first = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
+    const first = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+    ]);
     expect(first.code).toBe(0);
-    expect(first.stdout).toContain(`${target.key}: DEVICE_RECEIPT\n  not higher: 1 failed run(s) not explained in a review: ${failed.receipt_id}\n`);
+    expect(first.stdout).toContain(
+      `${target.key}: DEVICE_RECEIPT\n  not higher: 1 failed run(s) not explained in a review: ${failed.receipt_id}\n`,
+    );
     expect(readFileSync(join(out, 'reviews', `${target.key}.json`), 'utf8')).toBe(readFileSync(file, 'utf8'));
 
-    writeFileSync(file, JSON.stringify(answers(target.key, (r) => (r.failure_explanations = [{ receipt_id: failed.receipt_id, explanation: 'CDN outage' }]))));
-    const refused = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
+    writeFileSync(
+      file,
+      JSON.stringify(
+        answers(
+          target.key,
+          (r) => (r.failure_explanations = [{ receipt_id: failed.receipt_id, explanation: 'CDN outage' }]),
+        ),
+      ),
+    );
+    const refused = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('a different review is already stored');
-    const forced = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file, '--force']);
+    const forced = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+      '--force',
+    ]);
     expect(forced.stdout).toContain(`${target.key}: DEVICE_PASS\n`);
     const updated = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     expect(updated.targets.find((t) => t.key === target.key)!.evidence.state).toBe('DEVICE_PASS');
@@ -188,7 +263,20 @@ describe('drb receipts review', () => {
     const { d, out, target } = await summarized();
     const file = join(d, 'answers.json');
     writeFileSync(file, JSON.stringify(answers(target.key)));
-    expect((await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file])).code).toBe(0);
+    expect(
+      (
+        await runCli([
+          'receipts',
+          'review',
+          '--summary',
+          join(out, 'summary.json'),
+          '--target',
+          target.key,
+          '--answers',
+          file,
+        ])
+      ).code,
+    ).toBe(0);
     const other = join(d, 'other');
     mkdirSync(other);
     writeFileSync(join(other, 'r.json'), JSON.stringify(buildReceipt({ kind: 'cold', commit: 'c'.repeat(40) })));
@@ -196,19 +284,41 @@ describe('drb receipts review', () => {
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     expect(summary.orphan_reviews).toEqual([`reviews/${target.key}.json`]);
     expect(summary.targets.every((t) => t.review === null && t.evidence.state === 'DEVICE_RECEIPT')).toBe(true);
-    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(`## Reviews for targets not in these receipts\n\n- reviews/${target.key}.json`);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toContain(
+      `## Reviews for targets not in these receipts\n\n- reviews/${target.key}.json`,
+    );
   });
 
   it('prints an answers skeleton with a slot per failed run, which fails validation until filled in', async () => {
     const { d, out, target, failed } = await summarized();
-    const run = await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]);
+    const run = await runCli([
+      'receipts',
+      'review-template',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+    ]);
     expect(run.code).toBe(0);
     const skeleton = JSON.parse(run.stdout);
-    expect(skeleton).toMatchObject({ schema: 'drb.device-review.v1', target: target.key, failure_explanations: [{ receipt_id: failed.receipt_id, explanation: '' }] });
+    expect(skeleton).toMatchObject({
+      schema: 'drb.device-review.v1',
+      target: target.key,
+      failure_explanations: [{ receipt_id: failed.receipt_id, explanation: '' }],
+    });
     expect(DeviceReview.safeParse(skeleton).success).toBe(false);
     const file = join(d, 'skeleton.json');
     writeFileSync(file, run.stdout);
-    const refused = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
+    const refused = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`${file}: reviewer: `);
   });
@@ -217,14 +327,47 @@ describe('drb receipts review', () => {
     const { d, out, target } = await summarized();
     const file = join(d, 'answers.json');
     writeFileSync(file, JSON.stringify(answers('t-0123456789ab')));
-    const unknown = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', 't-0123456789ab', '--answers', file]);
+    const unknown = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      't-0123456789ab',
+      '--answers',
+      file,
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(`summary.json: targets: no target t-0123456789ab (known: `);
-    const other = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
-    expect(other).toMatchObject({ code: 2, stderr: `error: ${file}: target: names t-0123456789ab, but --target is ${target.key}\n` });
+    const other = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+    ]);
+    expect(other).toMatchObject({
+      code: 2,
+      stderr: `error: ${file}: target: names t-0123456789ab, but --target is ${target.key}\n`,
+    });
     writeFileSync(file, JSON.stringify({ ...answers(target.key), output_stayed_correct: 'yes' }));
-    const malformed = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', file]);
-    expect(malformed).toMatchObject({ code: 2, stderr: `error: ${file}: output_stayed_correct: Invalid input: expected boolean, received string\n` });
+    const malformed = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      file,
+    ]);
+    expect(malformed).toMatchObject({
+      code: 2,
+      stderr: `error: ${file}: output_stayed_correct: Invalid input: expected boolean, received string\n`,
+    });
     expect(existsSync(join(out, 'reviews'))).toBe(false);
   });
 });

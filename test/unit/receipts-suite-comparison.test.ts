@@ -48,7 +48,12 @@ describe('validateReceipt: suite receipts', () => {
     expect(problemsOf(ok)).toEqual(['predictions: an ok run offers a predictions artifact']);
     const failed = pageSuiteReceipt();
     failed.outcome = { status: 'failed', reason: null, failed_stage: 'inference' };
-    expect(problemsOf(failed)).toEqual(expect.arrayContaining(['outcome.reason: a failed run must say why', 'predictions: a failed run offers no predictions']));
+    expect(problemsOf(failed)).toEqual(
+      expect.arrayContaining([
+        'outcome.reason: a failed run must say why',
+        'predictions: a failed run offers no predictions',
+      ]),
+    );
   });
 
   it('checks route honesty, URLs and text fields, each with its field path (the candidates file facts are not text)', () => {
@@ -86,7 +91,11 @@ describe('validateReceipt: comparison receipts', () => {
   it('refuses a rank or ratio on an invalid route, statistics that do not match the samples and a broken schedule', () => {
     const r = pageComparisonReceipt();
     const i = r.routes.findIndex((route) => route.id !== r.baseline_route_id);
-    r.routes[i] = { ...r.routes[i], valid: false, invalid_reason: 'scores differ from the baseline by 1 (tolerance 0.0001)' };
+    r.routes[i] = {
+      ...r.routes[i],
+      valid: false,
+      invalid_reason: 'scores differ from the baseline by 1 (tolerance 0.0001)',
+    };
     r.schedule.order = r.schedule.order.slice(1);
     const problems = problemsOf(r);
     expect(problems.some((p) => p.startsWith(`routes[${i}].rank: `))).toBe(true);
@@ -102,14 +111,22 @@ describe('validateReceipt: comparison receipts', () => {
     expect(entry.interval).not.toBeNull();
     // Claim certainty the interval does not give: narrow it so it no longer contains what the samples say.
     entry.interval = { ...entry.interval!, high: entry.interval!.low };
-    expect(problemsOf(r)).toEqual(["headline: does not match the ratios and bootstrap intervals recomputed from the routes' samples"]);
+    expect(problemsOf(r)).toEqual([
+      "headline: does not match the ratios and bootstrap intervals recomputed from the routes' samples",
+    ]);
     const v1 = pageComparisonReceipt() as unknown as Record<string, unknown>;
     v1.schema = 'drb.comparison-receipt.v1';
     delete v1.headline;
     expect(validateReceipt(v1)).toEqual({
       kind: 'comparison-receipt',
       receipt: null,
-      problems: [{ path: 'schema', message: 'is drb.comparison-receipt.v1, from an earlier page version (this tool reads drb.comparison-receipt.v2); re-run on the current page' }],
+      problems: [
+        {
+          path: 'schema',
+          message:
+            'is drb.comparison-receipt.v1, from an earlier page version (this tool reads drb.comparison-receipt.v2); re-run on the current page',
+        },
+      ],
     });
   });
 
@@ -124,7 +141,7 @@ describe('validateReceipt: comparison receipts', () => {
 });
 
 describe('drb receipts validate on every receipt kind', () => {
-  it('exits 0 for the page\'s device, suite and comparison receipts, and 1 with file: field path: problem lines', async () => {
+  it("exits 0 for the page's device, suite and comparison receipts, and 1 with file: field path: problem lines", async () => {
     const d = testTempDir('drb-kinds-');
     writeFileSync(join(d, 'suite.json'), JSON.stringify(pageSuiteReceipt()));
     writeFileSync(join(d, 'compare.json'), JSON.stringify(pageComparisonReceipt()));
@@ -141,7 +158,7 @@ describe('drb receipts validate on every receipt kind', () => {
 });
 
 describe('summarize: suite targets and comparisons', () => {
-  it('pools per-row latency per suite target (median/p95 recomputed from every ok receipt\'s samples) and keeps failures apart', async () => {
+  it("pools per-row latency per suite target (median/p95 recomputed from every ok receipt's samples) and keeps failures apart", async () => {
     const a = pageSuiteReceipt();
     const b = pageSuiteReceipt();
     b.receipt_id = `${a.receipt_id}-b`;
@@ -158,12 +175,30 @@ describe('summarize: suite targets and comparisons', () => {
     expect(summary.suite_targets).toHaveLength(1);
     const [t] = summary.suite_targets;
     expect(t.key).toMatch(/^s-[0-9a-f]{12}$/);
-    expect(t.counts).toEqual({ receipts: 3, ok: 2, failed: 1, rows_done: 3 * a.rows.done, overlap_set_aside: 0, interrupted: 0 });
-    expect(t.row_latency_ms).toEqual(summarize([...a.timings.row_latency_samples_ms, ...b.timings.row_latency_samples_ms]));
-    expect(t.receipt_medians_ms).toEqual(summarize([a.timings.row_latency_stats!.median, b.timings.row_latency_stats!.median]));
+    expect(t.counts).toEqual({
+      receipts: 3,
+      ok: 2,
+      failed: 1,
+      rows_done: 3 * a.rows.done,
+      overlap_set_aside: 0,
+      interrupted: 0,
+    });
+    expect(t.row_latency_ms).toEqual(
+      summarize([...a.timings.row_latency_samples_ms, ...b.timings.row_latency_samples_ms]),
+    );
+    expect(t.receipt_medians_ms).toEqual(
+      summarize([a.timings.row_latency_stats!.median, b.timings.row_latency_stats!.median]),
+    );
     expect(t.model_load_ms?.count).toBe(2);
-    expect(t.failures).toEqual({ by_reason: [{ stage: 'inference', reason: 'worker crashed', count: 1 }], receipt_ids: [failed.receipt_id] });
-    expect(t.suite).toMatchObject({ id: a.suite.id, items_sha256: a.suite.items.sha256, candidates_sha256: a.suite.candidates.sha256 });
+    expect(t.failures).toEqual({
+      by_reason: [{ stage: 'inference', reason: 'worker crashed', count: 1 }],
+      receipt_ids: [failed.receipt_id],
+    });
+    expect(t.suite).toMatchObject({
+      id: a.suite.id,
+      items_sha256: a.suite.items.sha256,
+      candidates_sha256: a.suite.candidates.sha256,
+    });
     expect(summary.inputs).toMatchObject({ suite_receipts_valid: 3, comparison_receipts_valid: 0, receipts_valid: 0 });
     expect(ReceiptsSummary.safeParse(summary).success).toBe(true);
   });
@@ -175,15 +210,28 @@ describe('summarize: suite targets and comparisons', () => {
     const summary = await s.finish();
     const [entry] = summary.comparisons;
     const valid = c.routes.filter((r) => r.valid).sort((x, y) => x.rank! - y.rank!);
-    expect(entry.ranked.map((r) => [r.route_id, r.rank, r.median_ms])).toEqual(valid.map((r) => [r.id, r.rank, r.stats!.median]));
+    expect(entry.ranked.map((r) => [r.route_id, r.rank, r.median_ms])).toEqual(
+      valid.map((r) => [r.id, r.rank, r.stats!.median]),
+    );
     expect(entry.invalid.map((r) => r.route_id)).toEqual(c.routes.filter((r) => !r.valid).map((r) => r.id));
-    expect(entry).toMatchObject({ receipt_id: c.receipt_id, model_id: c.model.id, baseline_route_id: c.baseline_route_id, outcome: c.outcome.status });
+    expect(entry).toMatchObject({
+      receipt_id: c.receipt_id,
+      model_id: c.model.id,
+      baseline_route_id: c.baseline_route_id,
+      outcome: c.outcome.status,
+    });
     expect(summary.inputs.comparison_receipts_valid).toBe(1);
     // Each non-baseline route carries the receipt's headline interval and verdict; the baseline is the reference.
     for (const r of entry.ranked) {
       const h = c.headline!.routes.find((x) => x.route_id === r.route_id);
-      if (r.route_id === c.baseline_route_id) expect(r).toMatchObject({ ratio_to_baseline: 1, ratio_interval: null, verdict: null });
-      else expect(r).toMatchObject({ ratio_to_baseline: h!.ratio_to_baseline, ratio_interval: h!.interval, verdict: h!.verdict });
+      if (r.route_id === c.baseline_route_id)
+        expect(r).toMatchObject({ ratio_to_baseline: 1, ratio_interval: null, verdict: null });
+      else
+        expect(r).toMatchObject({
+          ratio_to_baseline: h!.ratio_to_baseline,
+          ratio_interval: h!.interval,
+          verdict: h!.verdict,
+        });
     }
   });
 
@@ -207,21 +255,36 @@ describe('summarize: suite targets and comparisons', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(', 1 suite receipt(s) into 1 suite target(s), 1 comparison receipt(s):');
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
-    expect(summary.inputs).toMatchObject({ receipts_valid: pageReceipts().length, suite_receipts_valid: 1, comparison_receipts_valid: 1, not_receipts: 0, receipts_invalid: 0 });
+    expect(summary.inputs).toMatchObject({
+      receipts_valid: pageReceipts().length,
+      suite_receipts_valid: 1,
+      comparison_receipts_valid: 1,
+      not_receipts: 0,
+      receipts_invalid: 0,
+    });
     // The suite receipt recorded a dead comparison of the heavy model on the same device: counted there, not on the suite.
     expect(summary.suite_targets[0].counts.interrupted).toBe(0);
     // The page's own capture also recorded a dead heavy-model warm run on that device: one group, two run modes.
     const recorder = pageReceipts().find((r) => r.run.previous_run_interrupted !== null)!;
-    expect(recorder.run.previous_run_interrupted).toMatchObject({ model_id: 'ort-heavy-xenc', requested_ep: 'wasm', run_mode: 'single' });
+    expect(recorder.run.previous_run_interrupted).toMatchObject({
+      model_id: 'ort-heavy-xenc',
+      requested_ep: 'wasm',
+      run_mode: 'single',
+    });
     const group = summary.interruptions.find((g) => g.receipt_ids.includes(suite.receipt_id))!;
-    expect(group).toMatchObject({ model_id: 'ort-heavy-xenc', requested_ep: 'wasm', interrupted: 2, receipt_ids: [recorder.receipt_id, suite.receipt_id].sort() });
-    expect(group.by_run_mode).toEqual(
-      [
-        { run_mode: 'comparison', count: 1 },
-        { run_mode: 'single', count: 1 },
-      ],
+    expect(group).toMatchObject({
+      model_id: 'ort-heavy-xenc',
+      requested_ep: 'wasm',
+      interrupted: 2,
+      receipt_ids: [recorder.receipt_id, suite.receipt_id].sort(),
+    });
+    expect(group.by_run_mode).toEqual([
+      { run_mode: 'comparison', count: 1 },
+      { run_mode: 'single', count: 1 },
+    ]);
+    const heavy = summary.targets.filter(
+      (t) => t.identity.model.id === 'ort-heavy-xenc' && t.identity.route.requested_ep === 'wasm',
     );
-    const heavy = summary.targets.filter((t) => t.identity.model.id === 'ort-heavy-xenc' && t.identity.route.requested_ep === 'wasm');
     expect(heavy.length).toBeGreaterThan(0);
     for (const t of heavy) expect(t.counts.interrupted).toBe(2);
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
@@ -233,7 +296,9 @@ describe('summarize: suite targets and comparisons', () => {
     // The interval and verdict of every compared route, in 3 significant digits.
     for (const r of summary.comparisons[0].ranked.filter((x) => x.ratio_interval !== null)) {
       const verdict = r.verdict === 'no-clear-difference' ? 'no clear difference' : r.verdict;
-      expect(md).toContain(`${r.route_id} ${threeSignificant(r.ratio_to_baseline!)}x [${threeSignificant(r.ratio_interval!.low)}, ${threeSignificant(r.ratio_interval!.high)}]: ${verdict}`);
+      expect(md).toContain(
+        `${r.route_id} ${threeSignificant(r.ratio_to_baseline!)}x [${threeSignificant(r.ratio_interval!.low)}, ${threeSignificant(r.ratio_interval!.high)}]: ${verdict}`,
+      );
     }
     expect(md).toContain('1 valid suite receipt(s), 1 valid comparison receipt(s)');
   });

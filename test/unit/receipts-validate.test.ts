@@ -36,10 +36,16 @@ describe('validateReceipt', () => {
     const all = pageReceipts();
     const has = (f: (r: DeviceReceipt) => boolean) => all.some(f);
     expect(has((r) => r.run.kind === 'cold' && r.outcome.status === 'ok')).toBe(true);
-    expect(has((r) => r.run.kind === 'warm' && r.outcome.status === 'ok' && r.timings.warm_samples_ms.length > 0)).toBe(true);
+    expect(has((r) => r.run.kind === 'warm' && r.outcome.status === 'ok' && r.timings.warm_samples_ms.length > 0)).toBe(
+      true,
+    );
     expect(has((r) => r.route.completed_ep === 'wasm' && r.route.threads_effective === 1)).toBe(true);
     expect(has((r) => r.route.completed_ep === 'wasm' && r.route.threads_effective === 2)).toBe(true);
-    expect(has((r) => r.route.requested_ep === 'webgpu' && r.route.completed_ep === 'wasm' && r.route.fallback_reason !== null)).toBe(true);
+    expect(
+      has(
+        (r) => r.route.requested_ep === 'webgpu' && r.route.completed_ep === 'wasm' && r.route.fallback_reason !== null,
+      ),
+    ).toBe(true);
     expect(has((r) => r.outcome.status === 'failed')).toBe(true);
     expect(has((r) => r.run.previous_run_interrupted !== null)).toBe(true);
   });
@@ -51,7 +57,13 @@ describe('validateReceipt', () => {
     });
     expect(validateReceipt({ schema: 'drb.receipts-summary.v1' })).toMatchObject({
       kind: 'artifact',
-      problems: [{ path: 'schema', message: 'is drb.receipts-summary.v1, from an earlier drb version (this tool reads drb.receipts-summary.v3); make it again' }],
+      problems: [
+        {
+          path: 'schema',
+          message:
+            'is drb.receipts-summary.v1, from an earlier drb version (this tool reads drb.receipts-summary.v3); make it again',
+        },
+      ],
     });
     expect(validateReceipt([1, 2]).kind).toBe('not-a-receipt');
   });
@@ -84,7 +96,10 @@ describe('validateReceipt', () => {
     const counted = base() as unknown as Record<string, any>;
     counted.run.prompt_count = 3;
     counted.run.prompt = 3;
-    expect(problemsOf(counted)).toEqual(['run.prompt_count: is not a receipt field (receipts are strict)', 'run.prompt: is not a receipt field (receipts are strict)']);
+    expect(problemsOf(counted)).toEqual([
+      'run.prompt_count: is not a receipt field (receipts are strict)',
+      'run.prompt: is not a receipt field (receipts are strict)',
+    ]);
     // Any other unknown key is refused by the strict schema.
     const other = base() as unknown as Record<string, any>;
     other.model.colour = 'red';
@@ -92,7 +107,16 @@ describe('validateReceipt', () => {
   });
 
   it('names text-like keys in any casing and leaves receipt keys alone', () => {
-    for (const key of ['text', 'output_text', 'outputText', 'prompt', 'answer', 'completion', 'decoded-text', 'user_prompts']) {
+    for (const key of [
+      'text',
+      'output_text',
+      'outputText',
+      'prompt',
+      'answer',
+      'completion',
+      'decoded-text',
+      'user_prompts',
+    ]) {
       expect(isTextFieldKey(key), key).toBe(true);
     }
     for (const key of ['message', 'name', 'description', 'context_tokens', 'texture', 'reason', 'sha256', 'head']) {
@@ -106,28 +130,38 @@ describe('validateReceipt', () => {
     expect(problemsOf(r)).toContain('app.page_url: URL must be origin + path only (no query, fragment or credentials)');
     const s = base();
     s.errors.push({ stage: null, name: 'Error', message: 'fetch https://host.example/m.onnx#frag failed' });
-    expect(problemsOf(s)).toContain(`errors[${s.errors.length - 1}].message: holds a URL with a query, fragment or credentials`);
+    expect(problemsOf(s)).toContain(
+      `errors[${s.errors.length - 1}].message: holds a URL with a query, fragment or credentials`,
+    );
   });
 
   it('checks route honesty', () => {
     const noAttempt = base();
     noAttempt.route.attempts = noAttempt.route.attempts.map((a) => ({ ...a, outcome: 'failed', reason: 'x' }));
-    expect(problemsOf(noAttempt)).toContain(`route.completed_ep: claims "${noAttempt.route.completed_ep}" without a succeeded attempt on it`);
+    expect(problemsOf(noAttempt)).toContain(
+      `route.completed_ep: claims "${noAttempt.route.completed_ep}" without a succeeded attempt on it`,
+    );
 
     const silentFallback = base();
     silentFallback.route.requested_ep = silentFallback.route.completed_ep === 'wasm' ? 'webgpu' : 'wasm';
     silentFallback.route.allow_fallback = true;
-    expect(problemsOf(silentFallback)).toContain('route.fallback_reason: requested and completed EP differ but no fallback reason is given');
+    expect(problemsOf(silentFallback)).toContain(
+      'route.fallback_reason: requested and completed EP differ but no fallback reason is given',
+    );
 
     const reasonWithoutFallback = base();
     reasonWithoutFallback.route.fallback_reason = 'because';
-    expect(problemsOf(reasonWithoutFallback)).toContain('route.fallback_reason: is set although the requested EP completed');
+    expect(problemsOf(reasonWithoutFallback)).toContain(
+      'route.fallback_reason: is set although the requested EP completed',
+    );
 
     const forbidden = base();
     forbidden.route.requested_ep = forbidden.route.completed_ep === 'wasm' ? 'webgpu' : 'wasm';
     forbidden.route.fallback_reason = 'no adapter';
     forbidden.route.allow_fallback = false;
-    expect(problemsOf(forbidden)).toContain('route.completed_ep: fell back to another EP although fallback was not allowed');
+    expect(problemsOf(forbidden)).toContain(
+      'route.completed_ep: fell back to another EP although fallback was not allowed',
+    );
   });
 
   it('recomputes warm median and p95 from the samples', () => {
@@ -149,20 +183,27 @@ describe('validateReceipt', () => {
     const today = (): DeviceReceipt => {
       const c = clone(r);
       c.route = { ...c.route, requested_ep: 'wasm', completed_ep: 'wasm', fallback_reason: null };
-      c.runtime = { build: 'plain', files: [{ ...wasm, url: wasm.url.replace(/[^/]+$/, 'ort-wasm-simd-threaded-x.wasm'), sha256: 'a'.repeat(64) }] };
+      c.runtime = {
+        build: 'plain',
+        files: [{ ...wasm, url: wasm.url.replace(/[^/]+$/, 'ort-wasm-simd-threaded-x.wasm'), sha256: 'a'.repeat(64) }],
+      };
       c.timings.runtime_fetch_ms = 800;
       return c;
     };
     expect(problemsOf(today()).filter((p) => p.startsWith('runtime') || p.startsWith('timings.runtime'))).toEqual([]);
     const onGpu = today();
     onGpu.route = { ...onGpu.route, requested_ep: 'webgpu', completed_ep: 'webgpu' };
-    expect(problemsOf(onGpu)).toContain('runtime.build: is "plain", which has no WebGPU execution provider, but webgpu completed');
+    expect(problemsOf(onGpu)).toContain(
+      'runtime.build: is "plain", which has no WebGPU execution provider, but webgpu completed',
+    );
     const unhashed = today();
     unhashed.runtime.files[0].sha256 = null;
     expect(problemsOf(unhashed)).toContain("runtime.files: the plain build's .wasm has no SHA-256");
     const untimed = today();
     untimed.timings.runtime_fetch_ms = null;
-    expect(problemsOf(untimed)).toContain('timings.runtime_fetch_ms: a cold run that created a session on a fetched runtime says how long the fetch took');
+    expect(problemsOf(untimed)).toContain(
+      'timings.runtime_fetch_ms: a cold run that created a session on a fetched runtime says how long the fetch took',
+    );
   });
 
   it('refuses an ok receipt that completed no inference, and a failed one without a reason', () => {
@@ -214,7 +255,10 @@ describe('drb receipts validate', () => {
     expect(missing).toMatchObject({ code: 2, stderr: 'error: /nonexistent/receipts: no such file or folder\n' });
     const d = dir();
     const empty = await runCli(['receipts', 'validate', d]);
-    expect(empty).toMatchObject({ code: 2, stderr: `error: ${d}: no .json files found (an empty input is not a pass)\n` });
+    expect(empty).toMatchObject({
+      code: 2,
+      stderr: `error: ${d}: no .json files found (an empty input is not a pass)\n`,
+    });
   });
 
   it('runs as the real binary', () => {

@@ -14,7 +14,9 @@ describe('redaction (hand-checked)', () => {
   });
 
   it('resolves relative URLs against a base, then redacts', () => {
-    expect(redactUrl('models/m.onnx?sig=1', 'https://example.test/app/')).toBe('https://example.test/app/models/m.onnx');
+    expect(redactUrl('models/m.onnx?sig=1', 'https://example.test/app/')).toBe(
+      'https://example.test/app/models/m.onnx',
+    );
   });
 
   it('redacts every URL inside free text and detects leftovers', () => {
@@ -25,7 +27,14 @@ describe('redaction (hand-checked)', () => {
   });
 
   it('records hidden cross-origin sizes as unknown (null), never zero; same-origin zeros are real', () => {
-    const base = { initiatorType: 'fetch', startTime: 10, duration: 5, transferSize: 0, encodedBodySize: 0, decodedBodySize: 0 };
+    const base = {
+      initiatorType: 'fetch',
+      startTime: 10,
+      duration: 5,
+      transferSize: 0,
+      encodedBodySize: 0,
+      decodedBodySize: 0,
+    };
     expect(toResourceEntry({ ...base, name: 'https://cdn.test/m.onnx?x=1' }, 'https://page.test')).toEqual({
       url: 'https://cdn.test/m.onnx',
       initiator_type: 'fetch',
@@ -42,7 +51,12 @@ describe('redaction (hand-checked)', () => {
       transfer_size: 0,
       size_unknown: false,
     });
-    expect(toResourceEntry({ ...base, name: 'https://cdn.test/m', transferSize: 300, encodedBodySize: 200, decodedBodySize: 400 }, 'https://page.test')).toMatchObject({
+    expect(
+      toResourceEntry(
+        { ...base, name: 'https://cdn.test/m', transferSize: 300, encodedBodySize: 200, decodedBodySize: 400 },
+        'https://page.test',
+      ),
+    ).toMatchObject({
       transfer_size: 300,
       size_unknown: false,
     });

@@ -15,7 +15,10 @@ export function summaryValue(summary: unknown, path: string): unknown {
   let at: unknown = summary;
   for (const step of path.split('.')) {
     if (Array.isArray(at)) {
-      at = at.find((e: Record<string, unknown>) => e !== null && typeof e === 'object' && (e.key === step || e.receipt_id === step || e.route_id === step));
+      at = at.find(
+        (e: Record<string, unknown>) =>
+          e !== null && typeof e === 'object' && (e.key === step || e.receipt_id === step || e.route_id === step),
+      );
     } else if (at !== null && typeof at === 'object') {
       at = (at as Record<string, unknown>)[step];
     } else return undefined;
@@ -26,6 +29,7 @@ export function summaryValue(summary: unknown, path: string): unknown {
 /** Every `data-summary` / `data-value` pair in a page's HTML text. */
 export function summaryCells(html: string): Array<{ path: string; value: string }> {
   const cells: Array<{ path: string; value: string }> = [];
-  for (const match of html.matchAll(/<[a-z]+ [^>]*data-value="([^"]*)" data-summary="([^"]*)"/g)) cells.push({ path: match[2], value: match[1] });
+  for (const match of html.matchAll(/<[a-z]+ [^>]*data-value="([^"]*)" data-summary="([^"]*)"/g))
+    cells.push({ path: match[2], value: match[1] });
   return cells;
 }

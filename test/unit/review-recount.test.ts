@@ -61,7 +61,8 @@ async function summarised(receipts: DeviceReceipt[]) {
 function snapshot(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files[join(entry.parentPath, entry.name)] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+    if (entry.isFile())
+      files[join(entry.parentPath, entry.name)] = readFileSync(join(entry.parentPath, entry.name), 'utf8');
   }
   return files;
 }
@@ -79,7 +80,9 @@ describe('drb receipts review counts from the receipts', () => {
     const before = snapshot(out);
     const run = await runCli(['receipts', 'review', '--summary', summaryFile, '--target', target, '--answers', file]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^error: .*summary\.json: [^:]+: is \d+ in the file, but its receipts give \d+ \(the summary is not what its receipts say: summarise them again; nothing written\)\n$/);
+    expect(run.stderr).toMatch(
+      /^error: .*summary\.json: [^:]+: is \d+ in the file, but its receipts give \d+ \(the summary is not what its receipts say: summarise them again; nothing written\)\n$/,
+    );
     expect(snapshot(out)).toEqual(before);
     expect(existsSync(join(out, 'reviews'))).toBe(false);
   });
@@ -89,7 +92,17 @@ describe('drb receipts review counts from the receipts', () => {
     const edited = JSON.parse(readFileSync(summaryFile, 'utf8')) as ReceiptsSummary;
     const t = edited.targets[0];
     // Counts made to agree with each other, so only counting the receipts again shows the lie.
-    Object.assign(t.counts, { receipts: 25, cold: 5, warm: 20, ok_cold: 5, ok_warm: 20, clean_cold: 5, clean_warm: 20, cold_minimum_met: true, warm_minimum_met: true });
+    Object.assign(t.counts, {
+      receipts: 25,
+      cold: 5,
+      warm: 20,
+      ok_cold: 5,
+      ok_warm: 20,
+      clean_cold: 5,
+      clean_warm: 20,
+      cold_minimum_met: true,
+      warm_minimum_met: true,
+    });
     t.integrity.verified = 25;
     t.cold.total_ms = { count: 5, median: 306, p95: 306, min: 306, max: 306, mean: 306 };
     t.warm.receipt_medians_ms = { count: 20, median: 3, p95: 3, min: 3, max: 3, mean: 3 };
@@ -115,7 +128,9 @@ describe('drb receipts review counts from the receipts', () => {
     const before = snapshot(out);
     const run = await runCli(['receipts', 'review', '--summary', summaryFile, '--target', target, '--answers', file]);
     expect(run).toMatchObject({ code: 2, stdout: '' });
-    expect(run.stderr).toMatch(/summary\.json: targets\[0\]\.counts\.clean_cold: is 5; .*\(the summary contradicts itself: summarise the receipts again\)\n$/);
+    expect(run.stderr).toMatch(
+      /summary\.json: targets\[0\]\.counts\.clean_cold: is 5; .*\(the summary contradicts itself: summarise the receipts again\)\n$/,
+    );
     expect(snapshot(out)).toEqual(before);
     const validated = await runCli(['receipts', 'validate', summaryFile]);
     expect(validated.code).toBe(1);
@@ -127,13 +142,17 @@ describe('drb receipts review counts from the receipts', () => {
     const edited = JSON.parse(readFileSync(summaryFile, 'utf8')) as ReceiptsSummary;
     writeFileSync(summaryFile, JSON.stringify({ ...edited, sources: [] }));
     const none = await runCli(['receipts', 'review', '--summary', summaryFile, '--target', target, '--answers', file]);
-    expect(none.stderr).toBe(`error: ${summaryFile}: sources: names no input to count from (make it with drb receipts summarize)\n`);
+    expect(none.stderr).toBe(
+      `error: ${summaryFile}: sources: names no input to count from (make it with drb receipts summarize)\n`,
+    );
     writeFileSync(summaryFile, JSON.stringify({ ...edited, schema: 'drb.receipts-summary.v2' }));
     const old = await runCli(['receipts', 'review', '--summary', summaryFile, '--target', target, '--answers', file]);
-    expect(old.stderr).toBe(`error: ${summaryFile}: schema: is drb.receipts-summary.v2, from an earlier drb version; summarise the receipts again (drb receipts summarize)\n`);
+    expect(old.stderr).toBe(
+      `error: ${summaryFile}: schema: is drb.receipts-summary.v2, from an earlier drb version; summarise the receipts again (drb receipts summarize)\n`,
+    );
   });
 
-  it('writes the review and the summary together, after every check, and the state is the receipts\'', async () => {
+  it("writes the review and the summary together, after every check, and the state is the receipts'", async () => {
     const { out, summaryFile, target, file } = await summarised(procedure());
     const run = await runCli(['receipts', 'review', '--summary', summaryFile, '--target', target, '--answers', file]);
     expect(run.stdout.split('\n')[0]).toBe(`${target}: DEVICE_PASS`);
@@ -160,14 +179,29 @@ describe('drb receipts review-template', () => {
     });
     // The receipts' own commit is never offered as the revision they are checked against.
     expect(run.stdout).not.toContain('a'.repeat(40));
-    const filled: Record<string, unknown> = { ...skeleton, reviewer: 'qa-1', reviewed_at: '2026-12-01T10:00:00Z', launch_to_result_ms: 1, output_stayed_correct: true };
+    const filled: Record<string, unknown> = {
+      ...skeleton,
+      reviewer: 'qa-1',
+      reviewed_at: '2026-12-01T10:00:00Z',
+      launch_to_result_ms: 1,
+      output_stayed_correct: true,
+    };
     filled.device = { hardware_model: 'x', ram_gb: 4, os_build: 'y', browser: 'z', browser_version: '1' };
     filled.conditions = { network: 'n', battery_percent: null, charging: null, thermal_state: 'unknown' };
     filled.memory_pressure = { observed: false, behaviour: 'none' };
     const issues = DeviceReview.safeParse(filled).error?.issues.map((i) => i.path.join('.'));
     expect(issues).toEqual(['public_revision', 'tab.reloaded_or_evicted']);
     writeFileSync(join(dir, 'a.json'), JSON.stringify(filled));
-    const refused = await runCli(['receipts', 'review', '--summary', summaryFile, '--target', target, '--answers', join(dir, 'a.json')]);
+    const refused = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      summaryFile,
+      '--target',
+      target,
+      '--answers',
+      join(dir, 'a.json'),
+    ]);
     expect(refused.code).toBe(2);
   });
 });
@@ -178,9 +212,25 @@ describe('a clean field session', () => {
     const dir = testTempDir('drb-bundles-');
     mkdirSync(join(dir, 'in'));
     const parts = [receipts.slice(0, 5), receipts.slice(5, 15), receipts.slice(15)];
-    const sheet = { ...EMPTY_TESTER_SHEET, device_model: 'Pixel 8', ram_gb: 8, os_build: 'AP2A', browser: 'Chrome', browser_version: '156', network: 'Wi-Fi', public_revision: 'a'.repeat(40) };
+    const sheet = {
+      ...EMPTY_TESTER_SHEET,
+      device_model: 'Pixel 8',
+      ram_gb: 8,
+      os_build: 'AP2A',
+      browser: 'Chrome',
+      browser_version: '156',
+      network: 'Wi-Fi',
+      public_revision: 'a'.repeat(40),
+    };
     parts.forEach((part, i) => {
-      const bundle = { schema: RECEIPT_BUNDLE_SCHEMA, created_at: '2026-12-01T09:00:00Z', app: part[0].app, protocol: null, sheet, receipts: part };
+      const bundle = {
+        schema: RECEIPT_BUNDLE_SCHEMA,
+        created_at: '2026-12-01T09:00:00Z',
+        app: part[0].app,
+        protocol: null,
+        sheet,
+        receipts: part,
+      };
       writeFileSync(join(dir, 'in', `bundle-${i}.json`), JSON.stringify(bundle));
     });
     const out = join(dir, 'out');
@@ -189,8 +239,17 @@ describe('a clean field session', () => {
     const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(out, 'summary.json'), 'utf8')));
     const [target] = summary.targets;
     expect(target.counts).toMatchObject({ clean_cold: 5, clean_warm: 20 });
-    const template = JSON.parse((await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key])).stdout) as Record<string, unknown>;
-    expect(template.device).toEqual({ hardware_model: 'Pixel 8', ram_gb: 8, os_build: 'AP2A', browser: 'Chrome', browser_version: '156' });
+    const template = JSON.parse(
+      (await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]))
+        .stdout,
+    ) as Record<string, unknown>;
+    expect(template.device).toEqual({
+      hardware_model: 'Pixel 8',
+      ram_gb: 8,
+      os_build: 'AP2A',
+      browser: 'Chrome',
+      browser_version: '156',
+    });
     Object.assign(template, {
       reviewer: 'qa-1',
       reviewed_at: '2026-12-01T10:00:00Z',
@@ -201,7 +260,16 @@ describe('a clean field session', () => {
       output_stayed_correct: true,
     });
     writeFileSync(join(dir, 'answers.json'), JSON.stringify(template));
-    const review = await runCli(['receipts', 'review', '--summary', join(out, 'summary.json'), '--target', target.key, '--answers', join(dir, 'answers.json')]);
+    const review = await runCli([
+      'receipts',
+      'review',
+      '--summary',
+      join(out, 'summary.json'),
+      '--target',
+      target.key,
+      '--answers',
+      join(dir, 'answers.json'),
+    ]);
     expect(review.stdout.split('\n')[0]).toBe(`${target.key}: DEVICE_PASS`);
   });
 });

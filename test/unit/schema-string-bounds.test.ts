@@ -30,21 +30,31 @@ function boundedPattern(pattern: string): boolean {
 
 // Datasets a user brings (items, predictions, candidates) hold their own texts of any length; the scorer bounds
 // them by file size when it reads them. Every artifact drb writes, and every manifest it reads, is bounded per field.
-const DATASETS = new Set(['items-generic.schema.json', 'items-ajimee.schema.json', 'predictions.schema.json', 'candidates.schema.json']);
+const DATASETS = new Set([
+  'items-generic.schema.json',
+  'items-ajimee.schema.json',
+  'predictions.schema.json',
+  'candidates.schema.json',
+]);
 
 describe('string bounds in every artifact schema', () => {
-  it.each(jsonSchemaSources.filter((s) => !DATASETS.has(s.fileName)).map((s) => [s.fileName, s.schema] as const))('%s', (_name, schema) => {
-    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' });
-    const nodes: Array<{ path: string; node: Node }> = [];
-    stringNodes(json, '#', nodes);
-    const unbounded = nodes
-      .filter(({ node }) => {
-        if (typeof node.maxLength === 'number' || node.enum !== undefined || node.const !== undefined) return false;
-        if (node.format === 'date-time') return false;
-        const patterns = [node.pattern, ...((node.allOf as Node[] | undefined) ?? []).map((p) => p.pattern)].filter((p): p is string => typeof p === 'string');
-        return !patterns.some(boundedPattern);
-      })
-      .map(({ path }) => path);
-    expect(unbounded).toEqual([]);
-  });
+  it.each(jsonSchemaSources.filter((s) => !DATASETS.has(s.fileName)).map((s) => [s.fileName, s.schema] as const))(
+    '%s',
+    (_name, schema) => {
+      const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' });
+      const nodes: Array<{ path: string; node: Node }> = [];
+      stringNodes(json, '#', nodes);
+      const unbounded = nodes
+        .filter(({ node }) => {
+          if (typeof node.maxLength === 'number' || node.enum !== undefined || node.const !== undefined) return false;
+          if (node.format === 'date-time') return false;
+          const patterns = [node.pattern, ...((node.allOf as Node[] | undefined) ?? []).map((p) => p.pattern)].filter(
+            (p): p is string => typeof p === 'string',
+          );
+          return !patterns.some(boundedPattern);
+        })
+        .map(({ path }) => path);
+      expect(unbounded).toEqual([]);
+    },
+  );
 });

@@ -22,10 +22,19 @@ const predictions = rows.flatMap((row, i) => {
 async function scoreAjimee(itemsBytes: Uint8Array, extra: string[] = []) {
   const dir = tempDirWith({ 'evaluation_items.json': itemsBytes, 'p.json': predictions });
   const run = await runCli([
-    'score', '--items', join(dir, 'evaluation_items.json'), '--predictions', join(dir, 'p.json'), '--format', 'ajimee',
-    '--output-dir', join(dir, 'out'), ...extra,
+    'score',
+    '--items',
+    join(dir, 'evaluation_items.json'),
+    '--predictions',
+    join(dir, 'p.json'),
+    '--format',
+    'ajimee',
+    '--output-dir',
+    join(dir, 'out'),
+    ...extra,
   ]);
-  const report = run.code === 0 ? ScoreReport.parse(JSON.parse(readFileSync(join(dir, 'out', 'evaluation.json'), 'utf8'))) : null;
+  const report =
+    run.code === 0 ? ScoreReport.parse(JSON.parse(readFileSync(join(dir, 'out', 'evaluation.json'), 'utf8'))) : null;
   return { run, report };
 }
 
@@ -39,8 +48,18 @@ describe('the vendored AJIMEE-Bench file', () => {
   it('scores as pinned-sha256-match with the official name, revision and licence attached', async () => {
     const { run, report } = await scoreAjimee(bytes);
     expect(run.stderr).toBe('');
-    expect(report!.dataset).toEqual({ ...AJIMEE_OFFICIAL, format: 'ajimee', verification: 'pinned-sha256-match', pinned_sha256: AJIMEE_PINNED_SHA256 });
-    expect(report!.inputs.items).toEqual({ file: 'evaluation_items.json', bytes: 132231, sha256: AJIMEE_PINNED_SHA256, rows: 200 });
+    expect(report!.dataset).toEqual({
+      ...AJIMEE_OFFICIAL,
+      format: 'ajimee',
+      verification: 'pinned-sha256-match',
+      pinned_sha256: AJIMEE_PINNED_SHA256,
+    });
+    expect(report!.inputs.items).toEqual({
+      file: 'evaluation_items.json',
+      bytes: 132231,
+      sha256: AJIMEE_PINNED_SHA256,
+      rows: 200,
+    });
     // 67 rows (i % 3 == 0) top-1 correct, 67 at rank 2, 66 abstain; no AJIMEE input is itself a reference.
     expect(report!.metrics).toMatchObject({
       rows: 200,
@@ -62,7 +81,14 @@ describe('the vendored AJIMEE-Bench file', () => {
     expect(changed[1]).toBe(0x0a); // the newline after the opening bracket
     changed[1] = 0x20; // still the same JSON value, different bytes
     const { report } = await scoreAjimee(changed);
-    expect(report!.dataset).toEqual({ name: null, revision: null, license: null, format: 'ajimee', verification: 'compatible-unverified', pinned_sha256: AJIMEE_PINNED_SHA256 });
+    expect(report!.dataset).toEqual({
+      name: null,
+      revision: null,
+      license: null,
+      format: 'ajimee',
+      verification: 'compatible-unverified',
+      pinned_sha256: AJIMEE_PINNED_SHA256,
+    });
     expect(report!.inputs.items.sha256).not.toBe(AJIMEE_PINNED_SHA256);
     expect(report!.metrics.effective_acc_at_1).toBe(67 / 200);
   });
@@ -88,6 +114,10 @@ describe('the vendored AJIMEE-Bench file', () => {
     broken[5].expected_output = '文字列';
     const { run } = await scoreAjimee(new TextEncoder().encode(JSON.stringify(broken)));
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`^error: .*evaluation_items\\.json: id "${rows[5].index}" expected_output: .*expected array, received string\\n$`));
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: .*evaluation_items\\.json: id "${rows[5].index}" expected_output: .*expected array, received string\\n$`,
+      ),
+    );
   });
 });

@@ -3,7 +3,11 @@ import { itemRowsOf, itemTableOf, readItemTable } from '../../src/core/artifacts
 import { parseItems, type ItemFormat, type ItemRow } from '../../src/core/artifacts/items.ts';
 import { JsonScanner, numberValues } from '../../src/core/artifacts/json-scanner.ts';
 import { PROVENANCES } from '../../src/core/artifacts/artifact-enums.ts';
-import { predictionTableOf, readPredictionTable, type PredictionTable } from '../../src/core/artifacts/prediction-table.ts';
+import {
+  predictionTableOf,
+  readPredictionTable,
+  type PredictionTable,
+} from '../../src/core/artifacts/prediction-table.ts';
 import { parsePredictions, type PredictionRow } from '../../src/core/artifacts/predictions.ts';
 import { ByteSink, textOf } from '../../src/core/artifacts/text-bytes.ts';
 import { scoreRows } from '../../src/core/scoring/score-rows.ts';
@@ -66,8 +70,48 @@ const next = () => {
 const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
 // Long strings and control characters too, so that a bound or pattern added to a zod schema (and not to the byte
 // reader) makes this test fail.
-const strings = ['', 'a', 'x', 'row-1', 'clean', 'typo', 'unspecified', 'deberta', 'lfm', 'rule', 'provider', 'かな', '漢字', '𠮷野家', 'a"b', 'a\\b', 'tab\tnew\nline', '\u2028', '\u0000', '\ud800', '\udc00x', '😀', 'é', 'x'.repeat(300), '漢'.repeat(3000), '\u001b[31m', '\u202e'];
-const numbers = ['0', '-0', '1', '-1.5', '2.5e3', '1E+2', '1e-7', '0.30000000000000004', '1e999', '-1e999', '123456789012345678901234567890'];
+const strings = [
+  '',
+  'a',
+  'x',
+  'row-1',
+  'clean',
+  'typo',
+  'unspecified',
+  'deberta',
+  'lfm',
+  'rule',
+  'provider',
+  'かな',
+  '漢字',
+  '𠮷野家',
+  'a"b',
+  'a\\b',
+  'tab\tnew\nline',
+  '\u2028',
+  '\u0000',
+  '\ud800',
+  '\udc00x',
+  '😀',
+  'é',
+  'x'.repeat(300),
+  '漢'.repeat(3000),
+  '\u001b[31m',
+  '\u202e',
+];
+const numbers = [
+  '0',
+  '-0',
+  '1',
+  '-1.5',
+  '2.5e3',
+  '1E+2',
+  '1e-7',
+  '0.30000000000000004',
+  '1e999',
+  '-1e999',
+  '123456789012345678901234567890',
+];
 
 function stringToken(value: string, escapeRate = 1): string {
   // Escape some characters JSON.stringify would leave alone, to exercise the escape path.
@@ -75,9 +119,11 @@ function stringToken(value: string, escapeRate = 1): string {
   for (const char of value) {
     const code = char.codePointAt(0)!;
     const roll = next() / escapeRate;
-    if (char === '"' || char === '\\' || code < 0x20 || (code >= 0xd800 && code <= 0xdfff)) out += JSON.stringify(char).slice(1, -1);
+    if (char === '"' || char === '\\' || code < 0x20 || (code >= 0xd800 && code <= 0xdfff))
+      out += JSON.stringify(char).slice(1, -1);
     else if (roll < 0.15 && code <= 0xffff) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else if (roll < 0.2 && code > 0xffff) out += `\\u${char.charCodeAt(0).toString(16)}\\u${char.charCodeAt(1).toString(16)}`; // an escaped pair
+    else if (roll < 0.2 && code > 0xffff)
+      out += `\\u${char.charCodeAt(0).toString(16)}\\u${char.charCodeAt(1).toString(16)}`; // an escaped pair
     else if (roll < 0.22 && char === '/') out += '\\/';
     else out += char;
   }
@@ -121,7 +167,8 @@ function damage(bytes: Uint8Array): Uint8Array {
   if (roll < 0.85 || bytes.length === 0) return bytes;
   const at = Math.floor(next() * bytes.length);
   const copy = Array.from(bytes);
-  if (roll < 0.9) copy.splice(at); // truncated
+  if (roll < 0.9)
+    copy.splice(at); // truncated
   else if (roll < 0.94) copy.splice(at, 0, pick([0xff, 0xc0, 0x80, 0xed, 0xe3, 0x00, 0x0a, 0x22, 0x5c, 0x2c]));
   else if (roll < 0.97) copy.splice(at, 1);
   else copy.unshift(0xef, 0xbb, 0xbf); // a (second) byte order mark
@@ -131,15 +178,26 @@ function damage(bytes: Uint8Array): Uint8Array {
 function randomFile(keys: string[], valid: Record<string, string>): Uint8Array {
   const rows: string[] = [];
   const count = Math.floor(next() * 4);
-  for (let i = 0; i < count; i++) rows.push(objectToken(keys, { ...valid, [keys[0]]: stringToken(`${pick(['r', 'a', 'ｒ'])}${Math.floor(next() * 6)}`) }));
+  for (let i = 0; i < count; i++)
+    rows.push(
+      objectToken(keys, { ...valid, [keys[0]]: stringToken(`${pick(['r', 'a', 'ｒ'])}${Math.floor(next() * 6)}`) }),
+    );
   const bom = next() < 0.05 ? '\ufeff' : '';
   return damage(utf8(`${bom}${space()}[${space()}${rows.join(`${space()},${space()}`)}${space()}]${space()}`));
 }
 
 describe('byte readers (item and prediction tables)', () => {
   it.each([
-    ['generic', ['id', 'input', 'references', 'label', 'extra'], { input: '"x"', references: '["x", "y"]', label: '"clean"' }],
-    ['ajimee', ['index', 'input', 'expected_output', 'context_text'], { input: '"カ"', expected_output: '["か"]', context_text: '{"a": [1, {"b": null}]}' }],
+    [
+      'generic',
+      ['id', 'input', 'references', 'label', 'extra'],
+      { input: '"x"', references: '["x", "y"]', label: '"clean"' },
+    ],
+    [
+      'ajimee',
+      ['index', 'input', 'expected_output', 'context_text'],
+      { input: '"カ"', expected_output: '["か"]', context_text: '{"a": [1, {"b": null}]}' },
+    ],
   ] as const)('items (%s): never accept what parseItems refuses, and read what it reads', (format, keys, valid) => {
     let accepted = 0;
     for (let trial = 0; trial < 3000; trial++) {
@@ -212,12 +270,16 @@ describe('byte readers (item and prediction tables)', () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     const bytes = utf8(`[{"index":"1","input":"x","expected_output":["x"],"context_text":${deep}}]`);
     expect(readItemTable(bytes, 'ajimee')).toBeUndefined();
-    expect(parseItems(bytes, 'a.json', 'ajimee')).toEqual([{ id: '1', input: 'x', references: ['x'], label: 'unspecified' }]);
+    expect(parseItems(bytes, 'a.json', 'ajimee')).toEqual([
+      { id: '1', input: 'x', references: ['x'], label: 'unspecified' },
+    ]);
   });
 
   it('declines a margin that parses to Infinity (zod names it)', () => {
     expect(readPredictionTable(utf8('[{"id":"a","margin":1e999}]'))).toBeUndefined();
-    expect(slowPredictions(utf8('[{"id":"a","margin":1e999}]'))).toMatch(/margin: must be a finite number, got Infinity/);
+    expect(slowPredictions(utf8('[{"id":"a","margin":1e999}]'))).toMatch(
+      /margin: must be a finite number, got Infinity/,
+    );
   });
 
   it('reads the margins of many rows (converted in batches) as JSON.parse does; declines an Infinity late on', () => {
@@ -237,7 +299,12 @@ describe('byte readers (item and prediction tables)', () => {
   });
 
   it('compares escaped and raw spellings of one string as equal, and keeps lone surrogates apart', () => {
-    const items = readItemTable(utf8('[{"id":"a","input":"\\u3042","references":["あ"],"label":"clean"},{"id":"b","input":"x","references":["\\ud800"]}]'), 'generic');
+    const items = readItemTable(
+      utf8(
+        '[{"id":"a","input":"\\u3042","references":["あ"],"label":"clean"},{"id":"b","input":"x","references":["\\ud800"]}]',
+      ),
+      'generic',
+    );
     expect(items).toBeDefined(); // the clean row's escaped input equals its raw reference
     expect(itemRowsOf(items!)[1].references).toEqual(['\ud800']);
     const outcomes = scoreRows(
@@ -259,9 +326,49 @@ describe('byte readers (item and prediction tables)', () => {
 
 describe('JsonScanner', () => {
   const texts = [
-    '0', '-0', '1.5', '-1.5e10', '1E+2', '1e-2', '"x"', '"\\u00e9\\n\\/"', 'true', 'false', 'null', '[]', '{}', ' [ 1 , "a" , { "b" : [ null ] } ] ',
-    '01', '1.', '.5', '-', '+1', '1e', '1e+', '0x1', 'NaN', 'Infinity', 'tru', 'nul', '"\\x"', '"\\u12"', '"\\u12G4"', '"a', '[1,]', '[,1]', '{"a"}', '{"a":}',
-    '{a:1}', '{"a":1,}', "'x'", '[1 2]', '"\u0001"', '"\u007f"', '\u00a0[]', '[]\u0000', '"\ud800"',
+    '0',
+    '-0',
+    '1.5',
+    '-1.5e10',
+    '1E+2',
+    '1e-2',
+    '"x"',
+    '"\\u00e9\\n\\/"',
+    'true',
+    'false',
+    'null',
+    '[]',
+    '{}',
+    ' [ 1 , "a" , { "b" : [ null ] } ] ',
+    '01',
+    '1.',
+    '.5',
+    '-',
+    '+1',
+    '1e',
+    '1e+',
+    '0x1',
+    'NaN',
+    'Infinity',
+    'tru',
+    'nul',
+    '"\\x"',
+    '"\\u12"',
+    '"\\u12G4"',
+    '"a',
+    '[1,]',
+    '[,1]',
+    '{"a"}',
+    '{"a":}',
+    '{a:1}',
+    '{"a":1,}',
+    "'x'",
+    '[1 2]',
+    '"\u0001"',
+    '"\u007f"',
+    '\u00a0[]',
+    '[]\u0000',
+    '"\ud800"',
   ];
   it.each(texts)('accepts %j exactly when JSON.parse does', (text) => {
     let parses = true;
@@ -282,7 +389,15 @@ describe('JsonScanner', () => {
   });
 
   it('refuses malformed UTF-8 inside strings (overlong, surrogate, truncated, stray continuation)', () => {
-    for (const bad of [[0xc0, 0x80], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe3, 0x81], [0x80], [0xff]]) {
+    for (const bad of [
+      [0xc0, 0x80],
+      [0xe0, 0x80, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe3, 0x81],
+      [0x80],
+      [0xff],
+    ]) {
       const bytes = new Uint8Array([0x22, ...bad, 0x22]);
       expect(() => new JsonScanner(bytes).skipValue(), JSON.stringify(bad)).toThrow();
     }
@@ -290,7 +405,17 @@ describe('JsonScanner', () => {
   });
 
   it('converts number tokens exactly as JSON.parse does', () => {
-    const tokens = ['0', '-0', '0.1', '2.1846395577490330', '1e-7', '123456789012345678901234567890', '1e999', '5e-324', '1.7976931348623157e308'];
+    const tokens = [
+      '0',
+      '-0',
+      '0.1',
+      '2.1846395577490330',
+      '1e-7',
+      '123456789012345678901234567890',
+      '1e999',
+      '5e-324',
+      '1.7976931348623157e308',
+    ];
     const bytes = utf8(tokens.join(' '));
     const ranges: number[] = [];
     let at = 0;
@@ -298,15 +423,21 @@ describe('JsonScanner', () => {
       ranges.push(at, at + token.length);
       at += token.length + 1;
     }
-    expect(Array.from(numberValues(bytes, Uint32Array.from(ranges)))).toEqual(tokens.map((t) => JSON.parse(t) as number));
+    expect(Array.from(numberValues(bytes, Uint32Array.from(ranges)))).toEqual(
+      tokens.map((t) => JSON.parse(t) as number),
+    );
   });
 });
 
 describe('tables from parsed rows', () => {
   it('round-trips rows through WTF-8 bytes, lone surrogates included', () => {
-    const items: ItemRow[] = [{ id: '\ud800', input: '\udc00\ud800', references: ['😀', '\ud83d'], label: 'unspecified' }];
+    const items: ItemRow[] = [
+      { id: '\ud800', input: '\udc00\ud800', references: ['😀', '\ud83d'], label: 'unspecified' },
+    ];
     expect(itemRowsOf(itemTableOf(items))).toEqual(items);
-    const predictions: PredictionRow[] = [{ id: 'a', candidates: ['\udfff', ''], provenance: 'rule', reason: '\ud800', margin: 1 }];
+    const predictions: PredictionRow[] = [
+      { id: 'a', candidates: ['\udfff', ''], provenance: 'rule', reason: '\ud800', margin: 1 },
+    ];
     expect(predictionRowsOf(predictionTableOf(predictions))).toEqual(predictions);
     const sink = new ByteSink(1);
     sink.writeText('a\ud83d\ude00\ud800');

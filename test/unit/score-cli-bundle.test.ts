@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 const project = fileURLToPath(new URL('../../', import.meta.url));
 const cacheDir = join(project, 'node_modules', '.cache', 'drb-cli');
 const root = mkdtempSync(join(tmpdir(), 'drb-bundle-'));
-for (const name of ['bin', 'src', 'package.json', 'tsconfig.json']) cpSync(join(project, name), join(root, name), { recursive: true });
+for (const name of ['bin', 'src', 'package.json', 'tsconfig.json'])
+  cpSync(join(project, name), join(root, name), { recursive: true });
 symlinkSync(join(project, 'node_modules'), join(root, 'node_modules'));
 
 function drb(args: string[], env: Record<string, string> = {}) {
@@ -29,7 +30,8 @@ function ownBuilds(): { manifest: string; entryDir: string }[] {
     if (!name.startsWith('manifest-')) continue;
     try {
       const manifest = JSON.parse(readFileSync(join(cacheDir, name), 'utf8'));
-      if (manifest.root === `${root}/`) found.push({ manifest: join(cacheDir, name), entryDir: join(cacheDir, manifest.entry.split('/')[0]) });
+      if (manifest.root === `${root}/`)
+        found.push({ manifest: join(cacheDir, name), entryDir: join(cacheDir, manifest.entry.split('/')[0]) });
     } catch {
       // another process is replacing its manifest right now; it is not ours
     }
@@ -75,7 +77,10 @@ describe('bin/drb.mjs CLI bundle', () => {
     expect(viaTsx.stdout).toBe(first.stdout);
 
     const mainPath = join(root, 'src', 'cli', 'main.ts');
-    writeFileSync(mainPath, readFileSync(mainPath, 'utf8').replace('Device Receipts Bench:', 'EDITED-FOR-THE-BUNDLE-TEST:'));
+    writeFileSync(
+      mainPath,
+      readFileSync(mainPath, 'utf8').replace('Device Receipts Bench:', 'EDITED-FOR-THE-BUNDLE-TEST:'),
+    );
     const edited = drb(['--help']);
     expect(edited.stderr).toMatch(/^drb: built and running the bundle /m);
     expect(edited.stdout).toContain('EDITED-FOR-THE-BUNDLE-TEST:');

@@ -58,7 +58,9 @@ describe('the CLI hash of input files (readArtifact and openArtifact hash each c
   }
 
   it('agrees with the Web Crypto hash the core uses, and with a published test vector', async () => {
-    expect(cliHashes(encoder.encode('abc'))).toEqual(Array(2).fill('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'));
+    expect(cliHashes(encoder.encode('abc'))).toEqual(
+      Array(2).fill('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'),
+    );
     const bytes = new Uint8Array(3 * (1 << 20) + 100_003).map((_, i) => (i * 7919) & 0xff); // several read chunks
     expect(cliHashes(bytes)).toEqual(Array(2).fill(await sha256Hex(bytes)));
     const view = bytes.subarray(5, 70_000); // a view into a larger buffer: only its own bytes are written and hashed

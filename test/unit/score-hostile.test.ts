@@ -34,20 +34,25 @@ describe('drb score against the hostile fixtures', () => {
     expect(scoreCases.map((c) => c.name).sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
-  it.each(scoreCases.map((c) => [c.name, c.attack]))('refuses %s with one line naming the file, quoting none of it (%s)', async (name) => {
-    const dir = tempDirWith({ 'items.json': [{ id: 'a', input: 'x', references: ['x'] }], 'p.json': [] });
-    const [path] = writeHostileCases(dir, (c) => c.name === name);
-    const out = join(dir, 'out');
-    const run = name.startsWith('score-items') ? await score(path, join(dir, 'p.json'), out) : await score(join(dir, 'items.json'), path, out);
-    expect(run.code).toBe(2);
-    expect(run.stdout).toBe('');
-    const lines = run.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(1);
-    expect(lines[0].startsWith(`error: ${path}: `)).toBe(true);
-    expect(lines[0].slice(`error: ${path}: `.length)).toMatch(EXPECTED[name]);
-    expect(run.stderr).not.toMatch(/\u001b|DEVICE_PASS/);
-    expect(existsSync(out)).toBe(false);
-  });
+  it.each(scoreCases.map((c) => [c.name, c.attack]))(
+    'refuses %s with one line naming the file, quoting none of it (%s)',
+    async (name) => {
+      const dir = tempDirWith({ 'items.json': [{ id: 'a', input: 'x', references: ['x'] }], 'p.json': [] });
+      const [path] = writeHostileCases(dir, (c) => c.name === name);
+      const out = join(dir, 'out');
+      const run = name.startsWith('score-items')
+        ? await score(path, join(dir, 'p.json'), out)
+        : await score(join(dir, 'items.json'), path, out);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      const lines = run.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0].startsWith(`error: ${path}: `)).toBe(true);
+      expect(lines[0].slice(`error: ${path}: `.length)).toMatch(EXPECTED[name]);
+      expect(run.stderr).not.toMatch(/\u001b|DEVICE_PASS/);
+      expect(existsSync(out)).toBe(false);
+    },
+  );
 
   it.each(Object.keys(FOREIGN))('refuses the %s case as items and as predictions', async (name) => {
     const dir = tempDirWith({ 'items.json': [{ id: 'a', input: 'x', references: ['x'] }], 'p.json': [] });

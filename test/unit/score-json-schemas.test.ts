@@ -41,6 +41,8 @@ describe('drb schemas', () => {
     writeFileSync(join(out, 'score-report.schema.json'), '{}\n');
     const stale = await runCli(['schemas', '--check', '--out', out]);
     expect(stale.code).toBe(1);
-    expect(stale.stderr).toBe(`${join(out, 'score-report.schema.json')}: $: missing or stale; run \`npx drb schemas\`\n`);
+    expect(stale.stderr).toBe(
+      `${join(out, 'score-report.schema.json')}: $: missing or stale; run \`npx drb schemas\`\n`,
+    );
   });
 });

@@ -81,7 +81,12 @@ describe('CodePointLevenshtein', () => {
     for (let trial = 0; trial < 600; trial++) {
       const a = randomString(150);
       // Half the time a near copy, so long common runs and block boundaries (31/32/33, 63/64/65) get exercised.
-      const b = next() < 0.5 ? randomString(150) : Array.from(a).map((ch) => (next() < 0.1 ? alphabet[Math.floor(next() * 6)] : ch)).join('') + randomString(3);
+      const b =
+        next() < 0.5
+          ? randomString(150)
+          : Array.from(a)
+              .map((ch) => (next() < 0.1 ? alphabet[Math.floor(next() * 6)] : ch))
+              .join('') + randomString(3);
       expect(lev.distance(a, b), `${a.length} vs ${b.length}`).toBe(referenceDistance(a, b));
     }
     for (const length of [31, 32, 33, 63, 64, 65, 96, 97]) {
@@ -108,7 +113,9 @@ describe('CodePointLevenshtein', () => {
     for (let trial = 0; trial < 400; trial++) {
       const hypothesis = randomString(0, 70);
       const references = Array.from({ length: 1 + Math.floor(next() * 4) }, () => randomString(1, 70));
-      const expected = Math.min(...references.map((ref) => referenceDistance(ref, hypothesis) / Array.from(ref).length));
+      const expected = Math.min(
+        ...references.map((ref) => referenceDistance(ref, hypothesis) / Array.from(ref).length),
+      );
       expect(lev.minCer(hypothesis, references)).toBe(expected);
     }
     expect(lev.minCer('𠮷', ['𠮷田', '吉'])).toBe(0.5);

@@ -43,7 +43,15 @@ function score(k: number) {
 describe('scoreRows and computeMetrics against a hand-computed table', () => {
   it('gives the expected row outcomes at K = 2', () => {
     const { outcomes } = score(2);
-    const table = outcomes.map((o) => [o.id, o.abstained, o.correct, o.rank, o.change, o.overcorrected, o.candidatesSupplied]);
+    const table = outcomes.map((o) => [
+      o.id,
+      o.abstained,
+      o.correct,
+      o.rank,
+      o.change,
+      o.overcorrected,
+      o.candidatesSupplied,
+    ]);
     expect(table).toEqual([
       ['a', false, true, 1, 'improved', false, 1],
       ['b', false, true, 1, 'unchanged', true, 1],
@@ -120,7 +128,12 @@ describe('scoreRows and computeMetrics against a hand-computed table', () => {
   it('counts a clean row changed to a non-reference as overcorrected and worsened', () => {
     const clean: ItemRow[] = [{ id: 'x', input: 'abc', references: ['abc'], label: 'clean' }];
     const outcomes = scoreRows(clean, [{ id: 'x', candidates: ['abd'] }], 8);
-    expect(outcomes[0]).toMatchObject({ overcorrected: true, change: 'worsened', correct: false, effectiveMinCer: 1 / 3 });
+    expect(outcomes[0]).toMatchObject({
+      overcorrected: true,
+      change: 'worsened',
+      correct: false,
+      effectiveMinCer: 1 / 3,
+    });
     expect(computeMetrics(outcomes, 8).overcorrection_rate).toBe(1);
   });
 
@@ -157,23 +170,56 @@ describe('buildScoreReport', () => {
   const enc = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
   const itemsFile = { bytes: enc(items), fileName: 'dir/items.json', reportName: 'items.json' };
   const predictionsFile = { bytes: enc(predictions), fileName: 'dir/p.json', reportName: 'p.json' };
-  const options = { format: 'generic' as const, candidateLimit: 2, declared: { name: 'toy', revision: 'r1' }, toolVersion: '0.0.0', perRow: true };
+  const options = {
+    format: 'generic' as const,
+    candidateLimit: 2,
+    declared: { name: 'toy', revision: 'r1' },
+    toolVersion: '0.0.0',
+    perRow: true,
+  };
 
   it('builds a schema-valid report with hashes, declared dataset and per-row entries', async () => {
     const report = await buildScoreReport(itemsFile, predictionsFile, options);
     expect(ScoreReport.safeParse(report).success).toBe(true);
-    expect(report.dataset).toEqual({ name: 'toy', revision: 'r1', license: null, format: 'generic', verification: 'declared', pinned_sha256: null });
+    expect(report.dataset).toEqual({
+      name: 'toy',
+      revision: 'r1',
+      license: null,
+      format: 'generic',
+      verification: 'declared',
+      pinned_sha256: null,
+    });
     expect(report.inputs.items.file).toBe('items.json');
     expect(report.inputs.items.rows).toBe(8);
     expect(report.inputs.predictions.rows).toBe(7);
     expect(report.inputs.items.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(report.per_row?.[7]).toEqual({
-      id: 'h', label: 'typo', abstained: false, correct: false, rank: null, input_min_cer: 0.5, effective_min_cer: 1,
-      change: 'worsened', candidates_supplied: 1, overcorrected: false,
+      id: 'h',
+      label: 'typo',
+      abstained: false,
+      correct: false,
+      rank: null,
+      input_min_cer: 0.5,
+      effective_min_cer: 1,
+      change: 'worsened',
+      candidates_supplied: 1,
+      overcorrected: false,
     });
     expect(Object.keys(report.metrics).slice(0, 14)).toEqual([
-      'rows', 'effective_acc_at_1', 'candidate_recall_at_k', 'mean_input_min_cer', 'mean_effective_min_cer', 'abstention_rate',
-      'accepted_accuracy', 'overcorrection_rate', 'improved', 'worsened', 'unchanged', 'accepted_candidate_miss', 'selection_error', 'mrr_at_k',
+      'rows',
+      'effective_acc_at_1',
+      'candidate_recall_at_k',
+      'mean_input_min_cer',
+      'mean_effective_min_cer',
+      'abstention_rate',
+      'accepted_accuracy',
+      'overcorrection_rate',
+      'improved',
+      'worsened',
+      'unchanged',
+      'accepted_candidate_miss',
+      'selection_error',
+      'mrr_at_k',
     ]);
   });
 

@@ -51,7 +51,9 @@ describe('readArtifact (the CLI reads each input once, hashing as it reads)', ()
       }
     })();
     expect(error).toBeInstanceOf(CliError);
-    expect((error as Error).message).toBe(`${join(dir, 'p.json')}: $: too large to read: 28 bytes, over the limit of 10 bytes (the longest string JavaScript can hold)`);
+    expect((error as Error).message).toBe(
+      `${join(dir, 'p.json')}: $: too large to read: 28 bytes, over the limit of 10 bytes (the longest string JavaScript can hold)`,
+    );
     expect(messageOf(() => readArtifact('/proc/self/mountinfo', 10))).toBe(
       '/proc/self/mountinfo: $: too large to read: over the limit of 10 bytes (the longest string JavaScript can hold)',
     );
@@ -59,7 +61,9 @@ describe('readArtifact (the CLI reads each input once, hashing as it reads)', ()
 
   it('says which file cannot be read and why', () => {
     const dir = tempDirWith({});
-    expect(messageOf(() => readArtifact(join(dir, 'missing.json')))).toBe(`${join(dir, 'missing.json')}: $: cannot read the file (ENOENT)`);
+    expect(messageOf(() => readArtifact(join(dir, 'missing.json')))).toBe(
+      `${join(dir, 'missing.json')}: $: cannot read the file (ENOENT)`,
+    );
     expect(messageOf(() => readArtifact(dir))).toBe(`${dir}: $: cannot read the file (EISDIR)`);
   });
 });
@@ -69,13 +73,25 @@ describe('openArtifact (predictions read in pieces as they are scored)', () => {
     const items = [];
     const predictions = [];
     for (let r = 0; r < 9000; r++) {
-      items.push({ id: `row-${r}`, input: 'かなカナ'.repeat(1 + (r % 5)), references: ['漢字𠮷', `ref "${r}"`], label: r % 7 === 0 ? 'clean' : 'typo' });
+      items.push({
+        id: `row-${r}`,
+        input: 'かなカナ'.repeat(1 + (r % 5)),
+        references: ['漢字𠮷', `ref "${r}"`],
+        label: r % 7 === 0 ? 'clean' : 'typo',
+      });
       if (r % 7 === 0) items[r].input = '漢字𠮷';
-      predictions.push({ id: `row-${r}`, candidates: [`ref "${r}"`, '漢字\u{20bb7}', 'x'.repeat(r % 300)], reason: r % 3 === 0 ? 'quote "q"' : 'accepted', margin: r / 7 });
+      predictions.push({
+        id: `row-${r}`,
+        candidates: [`ref "${r}"`, '漢字\u{20bb7}', 'x'.repeat(r % 300)],
+        reason: r % 3 === 0 ? 'quote "q"' : 'accepted',
+        margin: r / 7,
+      });
     }
     // Unicode escapes in some rows (as other tools write them), so rows cut by the window also hold escapes.
     let seen = 0;
-    const predictionsText = JSON.stringify(predictions).replaceAll('漢', (match) => (seen++ % 3 === 0 ? '\\u6f22' : match));
+    const predictionsText = JSON.stringify(predictions).replaceAll('漢', (match) =>
+      seen++ % 3 === 0 ? '\\u6f22' : match,
+    );
     const dir = tempDirWith({ 'items.json': items, 'p.json': predictionsText });
     expect(statSync(join(dir, 'p.json')).size).toBeGreaterThan(2 * (1 << 20)); // more than two windows
     const options = { format: 'generic' as const, candidateLimit: 2, declared: {}, toolVersion: 't', perRow: true };
@@ -87,7 +103,11 @@ describe('openArtifact (predictions read in pieces as they are scored)', () => {
       stream.close();
     }
     const bytes = readFileSync(join(dir, 'p.json'));
-    const whole = await buildScoreReport(readArtifact(join(dir, 'items.json')), { bytes, fileName: 'p.json', reportName: 'p.json' }, options);
+    const whole = await buildScoreReport(
+      readArtifact(join(dir, 'items.json')),
+      { bytes, fileName: 'p.json', reportName: 'p.json' },
+      options,
+    );
     expect(streamed).toEqual(whole);
     expect(streamed.inputs.predictions.sha256).toBe(sha256(bytes));
     expect(streamed.inputs.predictions.bytes).toBe(bytes.length);
@@ -98,8 +118,19 @@ describe('openArtifact (predictions read in pieces as they are scored)', () => {
   });
 
   it('reads a declined file again, whole, so the zod path names the problem', async () => {
-    const dir = tempDirWith({ 'items.json': [{ id: 'a', input: 'x', references: ['x'] }], 'p.json': `[{"id":"a","candidates":[]},${' '.repeat(3 << 20)}{"id":"a"}]` });
-    const run = await runCli(['score', '--items', join(dir, 'items.json'), '--predictions', join(dir, 'p.json'), '--output-dir', join(dir, 'out')]);
+    const dir = tempDirWith({
+      'items.json': [{ id: 'a', input: 'x', references: ['x'] }],
+      'p.json': `[{"id":"a","candidates":[]},${' '.repeat(3 << 20)}{"id":"a"}]`,
+    });
+    const run = await runCli([
+      'score',
+      '--items',
+      join(dir, 'items.json'),
+      '--predictions',
+      join(dir, 'p.json'),
+      '--output-dir',
+      join(dir, 'out'),
+    ]);
     expect(run.stderr).toBe(`error: ${join(dir, 'p.json')}: id "a": duplicate id (rows [0] and [1])\n`);
     expect(run.code).toBe(2);
   });

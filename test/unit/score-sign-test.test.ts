@@ -46,7 +46,16 @@ describe('signTestPValue', () => {
 
   it('matches exact BigInt arithmetic for small and large runs without overflow or underflow', () => {
     for (const [better, worse] of [
-      [5, 12], [40, 60], [500, 500], [480, 520], [700, 300], [500, 560], [3000, 3100], [5000, 5100], [20000, 20500], [1200, 0],
+      [5, 12],
+      [40, 60],
+      [500, 500],
+      [480, 520],
+      [700, 300],
+      [500, 560],
+      [3000, 3100],
+      [5000, 5100],
+      [20000, 20500],
+      [1200, 0],
     ]) {
       const p = signTestPValue(better, worse);
       const exact = exactPValue(better, worse);

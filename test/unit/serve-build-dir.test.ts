@@ -3,7 +3,16 @@
  * previous build of the page and nothing else, and never for the checkout or a parent of it.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +44,7 @@ function previousBuild(): string {
 }
 
 describe('drb serve --build: which folders it may empty', () => {
-  it('refuses a folder with the user\'s notes, deletes nothing and never starts Vite', async () => {
+  it("refuses a folder with the user's notes, deletes nothing and never starts Vite", async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'notes.md'), 'my notes');
     mkdirSync(join(dir, 'drafts'));
@@ -58,7 +67,9 @@ describe('drb serve --build: which folders it may empty', () => {
       for (const dir of ['.', '..', dirname(dirname(ROOT)), '/']) {
         const run = await runCli(['serve', '--build', '--dir', dir, '--port', '0']);
         expect(run.code, dir).toBe(2);
-        expect(run.stderr).toBe(`error: --dir ${dir}: is the project folder or one of its parents; the build empties its output folder; nothing was deleted\n`);
+        expect(run.stderr).toBe(
+          `error: --dir ${dir}: is the project folder or one of its parents; the build empties its output folder; nothing was deleted\n`,
+        );
       }
       expect(readdirSync(ROOT).sort()).toEqual(tracked);
     } finally {
@@ -84,7 +95,9 @@ describe('drb serve --build: which folders it may empty', () => {
     const withLink = previousBuild();
     rmSync(join(withLink, 'index.html'));
     symlinkSync('/etc/passwd', join(withLink, 'index.html'));
-    expect(refuseBuildDir(withLink, ROOT)).toBe('holds "index.html", which is not a regular file; move it out or choose another --dir');
+    expect(refuseBuildDir(withLink, ROOT)).toBe(
+      'holds "index.html", which is not a regular file; move it out or choose another --dir',
+    );
     const forgedMarker = tempDir();
     writeFileSync(join(forgedMarker, 'thesis.tex'), 'x');
     writeFileSync(join(forgedMarker, PAGE_BUILD_MARKER), '{"schema":"something"}');
@@ -98,13 +111,18 @@ describe('drb serve --build: which folders it may empty', () => {
     const dir = join(tempDir(), 'site');
     const serveOnce = () =>
       new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, [BIN, 'serve', '--build', '--dir', dir, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [BIN, 'serve', '--build', '--dir', dir, '--port', '0'], {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let out = '';
         child.stdout.on('data', (chunk) => {
           out += chunk;
           if (/Serving .* at http:\/\/127\.0\.0\.1:\d+\//.test(out)) child.kill('SIGTERM');
         });
-        child.once('exit', (code) => (/Serving/.test(out) ? resolve() : reject(new Error(`drb serve --build exited with ${code}: ${out}`))));
+        child.once('exit', (code) =>
+          /Serving/.test(out) ? resolve() : reject(new Error(`drb serve --build exited with ${code}: ${out}`)),
+        );
       });
     await serveOnce();
     const marker = JSON.parse(readFileSync(join(dir, PAGE_BUILD_MARKER), 'utf8')) as { files: string[] };

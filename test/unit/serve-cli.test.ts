@@ -30,7 +30,9 @@ describe('drb serve', () => {
   it('the real binary serves a folder on a free port, prints its URL, and stops on SIGTERM', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'drb-serve-'));
     await writeFile(join(dir, 'index.html'), '<!doctype html><title>served</title>');
-    const child = spawn(process.execPath, [BIN, 'serve', '--dir', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'serve', '--dir', dir, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';

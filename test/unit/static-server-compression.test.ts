@@ -23,7 +23,10 @@ beforeAll(async () => {
   await writeFile(join(dir, 'noise.wasm'), noise);
   await writeFile(join(dir, 'picture.png'), script);
   await writeFile(join(dir, 'changing.json'), JSON.stringify({ text: 'a'.repeat(5000) }));
-  server = await startStaticServer({ dir, onRequest: (_m, path, status, info) => sent.push({ path, status, bytes: info?.bytes, coding: info?.coding }) });
+  server = await startStaticServer({
+    dir,
+    onRequest: (_m, path, status, info) => sent.push({ path, status, bytes: info?.bytes, coding: info?.coding }),
+  });
 });
 afterAll(async () => {
   await server.close();
@@ -31,7 +34,11 @@ afterAll(async () => {
 });
 
 /** One raw request: status, headers and the body bytes exactly as sent. */
-function get(path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${server.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -84,7 +91,11 @@ describe('static server compression', () => {
   });
 
   it('sends the file as it is without Accept-Encoding, for identity, and for a Range request, still with Vary', async () => {
-    const cases: Array<Record<string, string>> = [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'gzip, br', range: 'bytes=0-99' }];
+    const cases: Array<Record<string, string>> = [
+      {},
+      { 'accept-encoding': 'identity' },
+      { 'accept-encoding': 'gzip, br', range: 'bytes=0-99' },
+    ];
     for (const headers of cases) {
       const r = await get('app.js', headers);
       expect(r.status).toBe(200);
@@ -132,7 +143,7 @@ describe('static server compression', () => {
     expect(other.body.equals(script)).toBe(true);
   });
 
-  it('makes a file version\'s encoded bytes once, and again when the file changes', async () => {
+  it("makes a file version's encoded bytes once, and again when the file changes", async () => {
     const path = join(dir, 'changing.json');
     const first = await get('changing.json', { 'accept-encoding': 'gzip' });
     expect(JSON.parse(gunzipSync(first.body).toString())).toEqual({ text: 'a'.repeat(5000) });

@@ -64,7 +64,9 @@ function rawRequest(bytes: string): Promise<{ status: number; headers: Map<strin
     socket.on('close', () => {
       const [head] = answer.split('\r\n\r\n');
       const [statusLine, ...lines] = head.split('\r\n');
-      const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = new Map(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers });
     });
     socket.write(bytes);
@@ -122,7 +124,7 @@ describe('static server against hostile input', () => {
     expect((await fetch(server.url)).status).toBe(200);
   });
 
-  it('answers an HTTP/1.1 request without Host with 400 and every header (Node\'s own answer carried none)', async () => {
+  it("answers an HTTP/1.1 request without Host with 400 and every header (Node's own answer carried none)", async () => {
     const noHost = await rawRequest('GET / HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(noHost.status).toBe(400);
     for (const [name, value] of [
@@ -130,7 +132,8 @@ describe('static server against hostile input', () => {
       ['cross-origin-embedder-policy', 'require-corp'],
       ['cross-origin-resource-policy', 'same-origin'],
       ['x-content-type-options', 'nosniff'],
-    ]) expect(noHost.headers.get(name), name).toBe(value);
+    ])
+      expect(noHost.headers.get(name), name).toBe(value);
     expect(noHost.headers.get('content-security-policy')).toMatch(/^default-src 'self'/);
     // HTTP/1.0 needs no Host: it is served.
     expect((await rawRequest('GET / HTTP/1.0\r\n\r\n')).status).toBe(200);
@@ -156,7 +159,9 @@ describe('static server against hostile input', () => {
       socket.on('error', reject);
       socket.on('close', () => resolve(Buffer.concat(chunks)));
       // Two pipelined requests on one connection: the second answer must start right after the first's body.
-      socket.write('GET /assets/growing.bin HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\nGET /assets/app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      socket.write(
+        'GET /assets/growing.bin HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\nGET /assets/app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
     });
     const headEnd = answer.indexOf('\r\n\r\n');
     const head = answer.subarray(0, headEnd).toString('latin1');
@@ -169,7 +174,7 @@ describe('static server against hostile input', () => {
     expect(next.endsWith('\r\n\r\nexport {};')).toBe(true);
   });
 
-  it('closes the connection instead of finishing a file that shrank while it was streamed (a short body, never the next answer\'s bytes)', async () => {
+  it("closes the connection instead of finishing a file that shrank while it was streamed (a short body, never the next answer's bytes)", async () => {
     const big = join(dir, 'assets', 'shrinking.bin');
     const size = 6 * 2 ** 20;
     await writeFile(big, Buffer.alloc(size, 0x61));
@@ -187,7 +192,9 @@ describe('static server against hostile input', () => {
       });
       socket.on('error', reject);
       socket.on('close', () => resolve(Buffer.concat(chunks)));
-      socket.write('GET /assets/shrinking.bin HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\nGET /assets/app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      socket.write(
+        'GET /assets/shrinking.bin HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\nGET /assets/app.js HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
     });
     const headEnd = answer.indexOf('\r\n\r\n');
     expect(answer.subarray(0, headEnd).toString('latin1')).toContain(`Content-Length: ${size}`);

@@ -18,7 +18,10 @@ beforeAll(async () => {
   await writeFile(join(dir, 'secret.txt'), 'outside');
   // Far more than the socket buffers hold, so a client that stops reading leaves the server mid-file. Random bytes: a
   // .bin is never compressed, so the server streams it from an open file.
-  await writeFile(join(dir, 'assets', 'big.bin'), new Uint8Array(32 * 1024 * 1024).map((_, i) => (i * 2654435761) >>> 24));
+  await writeFile(
+    join(dir, 'assets', 'big.bin'),
+    new Uint8Array(32 * 1024 * 1024).map((_, i) => (i * 2654435761) >>> 24),
+  );
   server = await startStaticServer({ dir: join(dir, 'assets', '..'), modelHosts: ['https://huggingface.co'] });
 });
 afterAll(async () => {
@@ -56,7 +59,9 @@ describe('static server', () => {
 
   it('uses the right MIME types', async () => {
     expect((await fetch(`${server.url}assets/ort.wasm`)).headers.get('content-type')).toBe('application/wasm');
-    expect((await fetch(`${server.url}assets/ort.mjs`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await fetch(`${server.url}assets/ort.mjs`)).headers.get('content-type')).toBe(
+      'text/javascript; charset=utf-8',
+    );
   });
 
   it('answers 404 for a missing file (no SPA fallback) and never leaves the folder', async () => {
@@ -84,7 +89,8 @@ function openDescriptors(path: string): number {
 /** `openDescriptors(path)` once it reaches 0, or after 5 s (the server closes a file a moment after its last byte). */
 async function descriptorsAfterSettling(path: string): Promise<number> {
   const deadline = Date.now() + 5_000;
-  while (openDescriptors(path) > 0 && Date.now() < deadline) await new Promise((resolveWait) => setTimeout(resolveWait, 20));
+  while (openDescriptors(path) > 0 && Date.now() < deadline)
+    await new Promise((resolveWait) => setTimeout(resolveWait, 20));
   return openDescriptors(path);
 }
 

@@ -8,7 +8,9 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { canCompress, decodeRecord, encodeRecord } from '../../src/page/stored-item-codec.ts';
 
-const receipt = JSON.parse(readFileSync(new URL('../fixtures/receipts/05-ort-heavy-wasm-t2-cold-ok.json', import.meta.url), 'utf8')) as unknown;
+const receipt = JSON.parse(
+  readFileSync(new URL('../fixtures/receipts/05-ort-heavy-wasm-t2-cold-ok.json', import.meta.url), 'utf8'),
+) as unknown;
 const AT = '2026-12-01T20:00:00.000Z';
 
 afterEach(() => {
@@ -32,7 +34,11 @@ describe('stored item records', () => {
   });
 
   it('reads a record of the older plain form as it was stored', async () => {
-    expect(await decodeRecord({ kind: 'receipt', data: receipt, saved_at: AT })).toEqual({ kind: 'receipt', data: receipt, saved_at: AT });
+    expect(await decodeRecord({ kind: 'receipt', data: receipt, saved_at: AT })).toEqual({
+      kind: 'receipt',
+      data: receipt,
+      saved_at: AT,
+    });
   });
 
   it('stores the plain value where the browser has no CompressionStream, and refuses to guess at compressed records there', async () => {
@@ -50,9 +56,21 @@ describe('stored item records', () => {
     ['no time', { kind: 'receipt', data: 1 }, /^saved_at is not a string$/],
     ['no data at all', { kind: 'receipt', saved_at: AT }, /^neither gzip nor data$/],
     ['gzip that is not bytes', { kind: 'receipt', saved_at: AT, gzip: 'H4sI' }, /^gzip is not bytes$/],
-    ['bytes that are not gzip', { kind: 'receipt', saved_at: AT, gzip: new Uint8Array([1, 2, 3, 4]) }, /^gzip does not decompress \(not gzip, or cut short\)$/],
-    ['a truncated gzip', { kind: 'receipt', saved_at: AT, gzip: new Uint8Array(gzipSync('{"a":1}').subarray(0, 12)) }, /^gzip does not decompress \(not gzip, or cut short\)$/],
-    ['gzip of something else than JSON', { kind: 'receipt', saved_at: AT, gzip: new Uint8Array(gzipSync('<html>')) }, /^gzip does not hold JSON$/],
+    [
+      'bytes that are not gzip',
+      { kind: 'receipt', saved_at: AT, gzip: new Uint8Array([1, 2, 3, 4]) },
+      /^gzip does not decompress \(not gzip, or cut short\)$/,
+    ],
+    [
+      'a truncated gzip',
+      { kind: 'receipt', saved_at: AT, gzip: new Uint8Array(gzipSync('{"a":1}').subarray(0, 12)) },
+      /^gzip does not decompress \(not gzip, or cut short\)$/,
+    ],
+    [
+      'gzip of something else than JSON',
+      { kind: 'receipt', saved_at: AT, gzip: new Uint8Array(gzipSync('<html>')) },
+      /^gzip does not hold JSON$/,
+    ],
   ])('refuses %s with one line', async (_what, record, message) => {
     await expect(decodeRecord(record)).rejects.toThrow(message);
   });

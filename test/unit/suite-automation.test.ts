@@ -6,7 +6,10 @@ const context = { modelIds: ['tfjs-tiny-reranker', 'tfjs-tiny-causal-lm'] };
 
 describe('autorun=suite parameters', () => {
   it('reads suite, model, ep, threads and min_margin', () => {
-    const { settings, errors } = parseAutomation('?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=webgpu&threads=2&suite=ajimee-demo-24&min_margin=0.25', context);
+    const { settings, errors } = parseAutomation(
+      '?autorun=suite&engine=transformers&model=tfjs-tiny-reranker&ep=webgpu&threads=2&suite=ajimee-demo-24&min_margin=0.25',
+      context,
+    );
     expect(errors).toEqual([]);
     expect(settings).toMatchObject({
       autorun: ['suite'],

@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { planScoringChunks, sumContinuationLogProbs } from '../../src/core/suite/candidate-scoring.ts';
-import { cacheInputName, planContinuationChunks, scoreWithPromptOnce, takesCache, type PrefixScoringRuntime } from '../../src/core/suite/prefix-scoring.ts';
+import {
+  cacheInputName,
+  planContinuationChunks,
+  scoreWithPromptOnce,
+  takesCache,
+  type PrefixScoringRuntime,
+} from '../../src/core/suite/prefix-scoring.ts';
 import { logSoftmaxAt } from '../../src/core/suite/engine-inputs.ts';
 import { scorePrompt } from '../../src/core/suite/scoring-text.ts';
 import { loadTransformers } from './transformers-node.ts';
@@ -29,16 +35,31 @@ beforeAll(async () => {
   model = await rt.AutoModelForCausalLM.from_pretrained('tfjs-tiny-causal-lm', { dtype: 'fp32' });
 }, 60_000);
 
-async function runChunks(prompt: number[], continuations: number[][], budgetBytes: number): Promise<{ scores: number[]; calls: number }> {
+async function runChunks(
+  prompt: number[],
+  continuations: number[][],
+  budgetBytes: number,
+): Promise<{ scores: number[]; calls: number }> {
   const vocab = (model.config as unknown as { vocab_size: number }).vocab_size;
   const chunks = planScoringChunks(prompt, continuations, tokenizer.pad_token_id ?? 0, vocab, budgetBytes);
   const scores: number[] = [];
   for (const chunk of chunks) {
     const dims = [chunk.rows.length, chunk.length];
-    const out = (await model({ input_ids: new rt.Tensor('int64', chunk.inputIds, dims), attention_mask: new rt.Tensor('int64', chunk.attentionMask, dims) })) as {
+    const out = (await model({
+      input_ids: new rt.Tensor('int64', chunk.inputIds, dims),
+      attention_mask: new rt.Tensor('int64', chunk.attentionMask, dims),
+    })) as {
       logits: InstanceType<Runtime['Tensor']>;
     };
-    scores.push(...sumContinuationLogProbs(out.logits.data as Float32Array, chunk, prompt.length, continuations, out.logits.dims[2]));
+    scores.push(
+      ...sumContinuationLogProbs(
+        out.logits.data as Float32Array,
+        chunk,
+        prompt.length,
+        continuations,
+        out.logits.dims[2],
+      ),
+    );
   }
   return { scores, calls: chunks.length };
 }
@@ -61,10 +82,13 @@ describe('causal-LM candidate scoring', () => {
       const sequence = [...prompt, ...cont];
       const ids = new rt.Tensor('int64', BigInt64Array.from(sequence.map(BigInt)), [1, sequence.length]);
       const mask = new rt.Tensor('int64', new BigInt64Array(sequence.length).fill(1n), [1, sequence.length]);
-      const { logits } = (await model({ input_ids: ids, attention_mask: mask })) as { logits: InstanceType<Runtime['Tensor']> };
+      const { logits } = (await model({ input_ids: ids, attention_mask: mask })) as {
+        logits: InstanceType<Runtime['Tensor']>;
+      };
       const vocab = logits.dims[2];
       let expected = 0;
-      for (let p = prompt.length; p < sequence.length; p++) expected += logSoftmaxAt(logits.data as Float32Array, (p - 1) * vocab, vocab, sequence[p]);
+      for (let p = prompt.length; p < sequence.length; p++)
+        expected += logSoftmaxAt(logits.data as Float32Array, (p - 1) * vocab, vocab, sequence[p]);
       expect(oneCall.scores[i]).toBeCloseTo(expected, 4);
       expect(perRow.scores[i]).toBeCloseTo(expected, 4);
       expect(expected).toBeLessThan(0);
@@ -99,20 +123,34 @@ describe('causal-LM candidate scoring with the prompt computed once', () => {
   });
 
   /** Each candidate's score from a full pass over the prompt and it alone (no cache given), summed from its own logits. */
-  async function reference(forward: (ids: number[]) => Promise<Float32Array>, prompt: number[], cont: number[], vocab: number): Promise<number> {
+  async function reference(
+    forward: (ids: number[]) => Promise<Float32Array>,
+    prompt: number[],
+    cont: number[],
+    vocab: number,
+  ): Promise<number> {
     const sequence = [...prompt, ...cont];
     const logits = await forward(sequence);
     let expected = 0;
-    for (let p = prompt.length; p < sequence.length; p++) expected += logSoftmaxAt(logits, (p - 1) * vocab, vocab, sequence[p]);
+    for (let p = prompt.length; p < sequence.length; p++)
+      expected += logSoftmaxAt(logits, (p - 1) * vocab, vocab, sequence[p]);
     return expected;
   }
 
   /** Scores the five candidates both ways (one chunk, one row per chunk) and holds them to the reference. */
-  async function expectSameAsAlone(runtime: PrefixScoringRuntime<any>, forward: (ids: number[]) => Promise<Float32Array>, tok: typeof tokenizer, vocab: number): Promise<void> {
+  async function expectSameAsAlone(
+    runtime: PrefixScoringRuntime<any>,
+    forward: (ids: number[]) => Promise<Float32Array>,
+    tok: typeof tokenizer,
+    vocab: number,
+  ): Promise<void> {
     const prompt = tok.encode(scorePrompt('男性', 'セイネンシ'), { add_special_tokens: true });
     const eos = tok.eos_token_id;
     const candidates = ['青年誌', 'せいねんし', '', 'セイネンシデカク', '成年詞'];
-    const continuations = candidates.map((c) => [...tok.encode(c, { add_special_tokens: false }), ...(eos === null || eos === undefined ? [] : [eos])]);
+    const continuations = candidates.map((c) => [
+      ...tok.encode(c, { add_special_tokens: false }),
+      ...(eos === null || eos === undefined ? [] : [eos]),
+    ]);
     const pad = tok.pad_token_id ?? 0;
     const oneCall = await scoreWithPromptOnce(runtime, prompt, continuations, pad, vocab, 1 << 30);
     const perRow = await scoreWithPromptOnce(runtime, prompt, continuations, pad, vocab, 1);
@@ -129,30 +167,40 @@ describe('causal-LM candidate scoring with the prompt computed once', () => {
   it.each([
     ['tfjs-tiny-causal-lm', 'fp32'],
     ['tfjs-tiny-qwen3', 'q4'],
-  ] as const)('%s (%s) through transformers.js: every candidate scores as it does alone after the whole prompt, in one chunk or one row per chunk', async (id, dtype) => {
-    const tok = id === 'tfjs-tiny-causal-lm' ? tokenizer : await rt.AutoTokenizer.from_pretrained(id);
-    const lm = id === 'tfjs-tiny-causal-lm' ? model : await rt.AutoModelForCausalLM.from_pretrained(id, { dtype });
-    expect(takesCache((lm as unknown as { sessions: { model: { inputNames: string[] } } }).sessions.model.inputNames)).toBe(true);
-    const vocab = (lm.config as unknown as { vocab_size: number }).vocab_size;
-    const forward = async (ids: number[]) => {
-      const input = new rt.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]);
-      const mask = new rt.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]);
-      return ((await lm({ input_ids: input, attention_mask: mask })) as { logits: Tensor }).logits.data as Float32Array;
-    };
-    await expectSameAsAlone(runtimeOf(lm), forward, tok, vocab);
-  });
+  ] as const)(
+    '%s (%s) through transformers.js: every candidate scores as it does alone after the whole prompt, in one chunk or one row per chunk',
+    async (id, dtype) => {
+      const tok = id === 'tfjs-tiny-causal-lm' ? tokenizer : await rt.AutoTokenizer.from_pretrained(id);
+      const lm = id === 'tfjs-tiny-causal-lm' ? model : await rt.AutoModelForCausalLM.from_pretrained(id, { dtype });
+      expect(
+        takesCache((lm as unknown as { sessions: { model: { inputNames: string[] } } }).sessions.model.inputNames),
+      ).toBe(true);
+      const vocab = (lm.config as unknown as { vocab_size: number }).vocab_size;
+      const forward = async (ids: number[]) => {
+        const input = new rt.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]);
+        const mask = new rt.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]);
+        return ((await lm({ input_ids: input, attention_mask: mask })) as { logits: Tensor }).logits
+          .data as Float32Array;
+      };
+      await expectSameAsAlone(runtimeOf(lm), forward, tok, vocab);
+    },
+  );
 
   it('tfjs-tiny-lfm2 (fp32, external data, convolution states beside attention caches) in onnxruntime-web, fed as transformers.js feeds it: the same', async () => {
     const dir = fileURLToPath(new URL('../../public/models/tfjs-tiny-lfm2/', import.meta.url));
     const session = await ort.InferenceSession.create(new Uint8Array(readFileSync(join(dir, 'onnx/model.onnx'))), {
       executionProviders: ['wasm'],
-      externalData: [{ path: 'model.onnx_data', data: new Uint8Array(readFileSync(join(dir, 'onnx/model.onnx_data'))) }],
+      externalData: [
+        { path: 'model.onnx_data', data: new Uint8Array(readFileSync(join(dir, 'onnx/model.onnx_data'))) },
+      ],
     });
     const tok = await rt.AutoTokenizer.from_pretrained('tfjs-tiny-lfm2');
     const vocab = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size as number;
     // transformers.js's decoder_forward: position ids from the mask (cumsum - 1, the new positions only), and an empty
     // cache (attention caches of length 0, zeroed convolution windows) when none is given.
-    const run = async (feeds: Record<string, ort.Tensor | Record<string, ort.Tensor>>): Promise<Record<string, ort.Tensor>> => {
+    const run = async (
+      feeds: Record<string, ort.Tensor | Record<string, ort.Tensor>>,
+    ): Promise<Record<string, ort.Tensor>> => {
       const ids = feeds.input_ids as ort.Tensor;
       const mask = feeds.attention_mask as ort.Tensor;
       const [rows, length] = ids.dims;
@@ -170,9 +218,15 @@ describe('causal-LM candidate scoring with the prompt computed once', () => {
       for (const meta of session.inputMetadata) {
         if (!meta.name.startsWith('past') || !meta.isTensor) continue;
         const shape = meta.shape.map((d) => (typeof d === 'number' ? d : d === 'batch_size' ? rows : 0));
-        cache[meta.name] = past[meta.name] ?? new ort.Tensor('float32', new Float32Array(shape.reduce((a, b) => a * b, 1)), shape);
+        cache[meta.name] =
+          past[meta.name] ?? new ort.Tensor('float32', new Float32Array(shape.reduce((a, b) => a * b, 1)), shape);
       }
-      return session.run({ input_ids: ids, attention_mask: mask, position_ids: new ort.Tensor('int64', positions, [rows, length]), ...cache });
+      return session.run({
+        input_ids: ids,
+        attention_mask: mask,
+        position_ids: new ort.Tensor('int64', positions, [rows, length]),
+        ...cache,
+      });
     };
     const runtime: PrefixScoringRuntime<ort.Tensor> = {
       run,
@@ -183,7 +237,10 @@ describe('causal-LM candidate scoring with the prompt computed once', () => {
       now: () => performance.now(),
     };
     const forward = async (ids: number[]) => {
-      const out = await run({ input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]), attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]) });
+      const out = await run({
+        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]),
+        attention_mask: new ort.Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
+      });
       return out.logits.data as Float32Array;
     };
     await expectSameAsAlone(runtime, forward, tok, vocab);

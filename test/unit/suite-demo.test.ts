@@ -12,7 +12,9 @@ const read = (path: string) => new Uint8Array(readFileSync(new URL(`public/suite
 describe('demo suite', () => {
   it('regenerates byte-identical to the committed files', async () => {
     const files = await generateDemoSuite();
-    expect(files.map((f) => f.publicPath)).toEqual(['items.json', 'candidates.json', 'suite.json', 'NOTICE.md'].map((n) => `suites/${DEMO_SUITE_ID}/${n}`));
+    expect(files.map((f) => f.publicPath)).toEqual(
+      ['items.json', 'candidates.json', 'suite.json', 'NOTICE.md'].map((n) => `suites/${DEMO_SUITE_ID}/${n}`),
+    );
     for (const file of files) {
       const committed = readFileSync(new URL(`public/${file.publicPath}`, root));
       expect(Buffer.from(file.bytes).equals(committed), file.publicPath).toBe(true);
@@ -32,14 +34,20 @@ describe('demo suite', () => {
   });
 
   it('is a valid suite: 24 AJIMEE rows (12 with context), candidates for 23, a single-candidate row and candidate misses', async () => {
-    const plan = await planSuite({ bytes: read('items.json'), fileName: 'items.json' }, { bytes: read('candidates.json'), fileName: 'candidates.json' }, 'ajimee');
+    const plan = await planSuite(
+      { bytes: read('items.json'), fileName: 'items.json' },
+      { bytes: read('candidates.json'), fileName: 'candidates.json' },
+      'ajimee',
+    );
     expect(plan.rows.length).toBe(24);
     expect(plan.rows.filter((r) => r.context !== '').length).toBe(12);
     expect(plan.rows.filter((r) => !r.hasCandidatesRow).length).toBe(1);
     expect(plan.rows.filter((r) => r.candidates.length === 1).length).toBe(1);
     expect(plan.rows.every((r) => r.candidates.length <= 8)).toBe(true);
     // AJIMEE rows copied unchanged: every demo item is byte-for-byte a row of the vendored file.
-    const vendored = JSON.parse(readFileSync(new URL('data/ajimee-jwtd-v2-v1/evaluation_items.json', root), 'utf8')) as { index: string }[];
+    const vendored = JSON.parse(
+      readFileSync(new URL('data/ajimee-jwtd-v2-v1/evaluation_items.json', root), 'utf8'),
+    ) as { index: string }[];
     const items = JSON.parse(new TextDecoder().decode(read('items.json'))) as { index: string }[];
     for (const item of items) expect(vendored.find((v) => v.index === item.index)).toEqual(item);
   });

@@ -26,9 +26,23 @@ function receipt(): SuiteReceipt {
     provenance: 'deberta',
     policy: { name: 'margin-threshold', min_margin: 0.5 },
     route: wasmRoute(),
-    model: { id: 'tfjs-tiny-reranker', kind: 'fixture', task: 'rerank', dtype: 'fp32', source: 'page-origin', revision: null, integrity: 'verified', files: [] },
+    model: {
+      id: 'tfjs-tiny-reranker',
+      kind: 'fixture',
+      task: 'rerank',
+      dtype: 'fp32',
+      source: 'page-origin',
+      revision: null,
+      integrity: 'verified',
+      files: [],
+    },
     rows: { total: 5, done: 5, accepted: 2, low_margin: 1, single_candidate: 1, no_candidates: 1 },
-    timings: { model_load_ms: 100, row_latency_samples_ms: samples, row_latency_stats: summarize(samples), total_ms: 200 },
+    timings: {
+      model_load_ms: 100,
+      row_latency_samples_ms: samples,
+      row_latency_stats: summarize(samples),
+      total_ms: 200,
+    },
     predictions: { sha256: sha, bytes: 100, rows: 5 },
     capabilities: null,
     previous_run_interrupted: null,
@@ -52,16 +66,29 @@ describe('suite receipt', () => {
   });
 
   it.each([
-    ['stats not from samples', (r: SuiteReceipt) => (r.timings.row_latency_stats!.median = 99), 'timings.row_latency_stats.median'],
+    [
+      'stats not from samples',
+      (r: SuiteReceipt) => (r.timings.row_latency_stats!.median = 99),
+      'timings.row_latency_stats.median',
+    ],
     ['counts not adding up', (r: SuiteReceipt) => (r.rows.accepted = 3), 'rows.done'],
-    ['sample count != inferred rows', (r: SuiteReceipt) => r.timings.row_latency_samples_ms.pop(), 'timings.row_latency_samples_ms'],
+    [
+      'sample count != inferred rows',
+      (r: SuiteReceipt) => r.timings.row_latency_samples_ms.pop(),
+      'timings.row_latency_samples_ms',
+    ],
     ['ok without predictions', (r: SuiteReceipt) => (r.predictions = null), 'predictions'],
     ['ok despite integrity mismatch', (r: SuiteReceipt) => (r.model.integrity = 'mismatch'), 'outcome.status'],
-    ['failed without a reason', (r: SuiteReceipt) => (r.outcome = { status: 'failed', reason: null, failed_stage: 'load' }), 'outcome.reason'],
+    [
+      'failed without a reason',
+      (r: SuiteReceipt) => (r.outcome = { status: 'failed', reason: null, failed_stage: 'load' }),
+      'outcome.reason',
+    ],
   ])('flags %s', (_name, mutate, path) => {
     const r = receipt();
     mutate(r);
-    if (r.timings.row_latency_samples_ms.length !== 4 && r.timings.row_latency_stats) r.timings.row_latency_stats = summarize(r.timings.row_latency_samples_ms);
+    if (r.timings.row_latency_samples_ms.length !== 4 && r.timings.row_latency_stats)
+      r.timings.row_latency_stats = summarize(r.timings.row_latency_samples_ms);
     expect(checkSuiteReceipt(r).map((p) => p.path)).toContain(path);
   });
 });

@@ -8,7 +8,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 type Runtime = typeof import('@huggingface/transformers');
 
-const ORT_DIST = pathToFileURL(fileURLToPath(new URL('../../node_modules/onnxruntime-web/dist/', import.meta.url))).href;
+const ORT_DIST = pathToFileURL(
+  fileURLToPath(new URL('../../node_modules/onnxruntime-web/dist/', import.meta.url)),
+).href;
 
 /** Imports transformers.js with onnxruntime-web's WASM files served from node_modules. */
 export async function loadTransformers(): Promise<Runtime> {

@@ -11,8 +11,14 @@ describe('probeWebGpu', () => {
   it('records an adapter request that never answers as an adapter error after its limit', async () => {
     const silent: GpuLike = { requestAdapter: () => new Promise(() => {}) };
     const facts = await probeWebGpu(silent, 50);
-    expect(facts).toMatchObject({ navigator_gpu: true, adapter_granted: false, adapter_error: 'NoAnswerError: requestAdapter did not answer within 50 ms' });
-    expect(webgpuUnavailableReason(facts)).toBe('WebGPU is not available: requestAdapter failed (NoAnswerError: requestAdapter did not answer within 50 ms)');
+    expect(facts).toMatchObject({
+      navigator_gpu: true,
+      adapter_granted: false,
+      adapter_error: 'NoAnswerError: requestAdapter did not answer within 50 ms',
+    });
+    expect(webgpuUnavailableReason(facts)).toBe(
+      'WebGPU is not available: requestAdapter failed (NoAnswerError: requestAdapter did not answer within 50 ms)',
+    );
   });
 
   it('records a refused request with its error, and a granted adapter with its facts', async () => {
@@ -21,14 +27,26 @@ describe('probeWebGpu', () => {
     const granted = await probeWebGpu(
       {
         requestAdapter: async () => ({
-          info: { vendor: 'google', architecture: 'swiftshader', device: '', description: 'SwiftShader', isFallbackAdapter: true },
+          info: {
+            vendor: 'google',
+            architecture: 'swiftshader',
+            device: '',
+            description: 'SwiftShader',
+            isFallbackAdapter: true,
+          },
           features: ['shader-f16', 'float32-filterable'],
           limits: { maxBufferSize: 1024, unknownLimit: 3 },
         }),
       },
       50,
     );
-    expect(granted).toMatchObject({ adapter_granted: true, adapter_error: null, is_fallback_adapter: true, features: ['float32-filterable', 'shader-f16'], limits: { maxBufferSize: 1024 } });
+    expect(granted).toMatchObject({
+      adapter_granted: true,
+      adapter_error: null,
+      is_fallback_adapter: true,
+      features: ['float32-filterable', 'shader-f16'],
+      limits: { maxBufferSize: 1024 },
+    });
     expect(webgpuUnavailableReason(granted)).toBeNull();
   });
 });

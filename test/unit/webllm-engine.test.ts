@@ -25,7 +25,12 @@ import {
   type WebLlmDeps,
   type WebLlmModule,
 } from '../../workers/engines/webllm-engine.ts';
-import { hashWebLlmFiles, WEBLLM_CACHE_NAMES, webLlmModelFolderUrl, type CacheStorageLike } from '../../workers/engines/webllm-cache.ts';
+import {
+  hashWebLlmFiles,
+  WEBLLM_CACHE_NAMES,
+  webLlmModelFolderUrl,
+  type CacheStorageLike,
+} from '../../workers/engines/webllm-cache.ts';
 
 const model = (over: Partial<CatalogModel> = {}): CatalogModel => ({
   id: 'webllm-qwen2.5-0.5b-instruct-q4f16_1',
@@ -54,11 +59,25 @@ const request = (over: Partial<LoadRequest> = {}): LoadRequest => ({
 
 const prebuilt: MlcModelRecord[] = [
   // The library URL carries a query so the receipt's redaction (origin + path) is visible.
-  { model: 'https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_id: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC', model_lib: 'https://example.invalid/libs/qwen.wasm?token=secret' },
-  { model: 'https://huggingface.co/mlc-ai/X-q4f32_1-MLC', model_id: 'X-q4f32_1-MLC', model_lib: 'https://example.invalid/x.wasm', required_features: ['timestamp-query'] },
+  {
+    model: 'https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC',
+    model_id: 'Qwen2.5-0.5B-Instruct-q4f16_1-MLC',
+    model_lib: 'https://example.invalid/libs/qwen.wasm?token=secret',
+  },
+  {
+    model: 'https://huggingface.co/mlc-ai/X-q4f32_1-MLC',
+    model_id: 'X-q4f32_1-MLC',
+    model_lib: 'https://example.invalid/x.wasm',
+    required_features: ['timestamp-query'],
+  },
 ];
 
-const f16Gpu: WebGpuProbe = { navigator_gpu: true, adapter_granted: true, adapter_error: null, features: ['shader-f16'] };
+const f16Gpu: WebGpuProbe = {
+  navigator_gpu: true,
+  adapter_granted: true,
+  adapter_error: null,
+  features: ['shader-f16'],
+};
 
 /** A fake Cache API: named caches of URL -> bytes, answering `match` with a real `Response` like the browser's. */
 class FakeCacheStorage implements CacheStorageLike {
@@ -87,18 +106,53 @@ const shardBytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (
 /** The entries WebLLM 0.2.86's reload() leaves in its caches for the Qwen record, plus unrelated ones it did not load. */
 function webLlmEntries(): Array<{ cache: string; url: string; path: string | null; bytes: Uint8Array }> {
   return [
-    { cache: WEBLLM_CACHE_NAMES.config, url: `${FOLDER}mlc-chat-config.json`, path: 'mlc-chat-config.json', bytes: json({ tokenizer_files: ['tokenizer.json', 'vocab.json'], context_window_size: 4096 }) },
+    {
+      cache: WEBLLM_CACHE_NAMES.config,
+      url: `${FOLDER}mlc-chat-config.json`,
+      path: 'mlc-chat-config.json',
+      bytes: json({ tokenizer_files: ['tokenizer.json', 'vocab.json'], context_window_size: 4096 }),
+    },
     { cache: WEBLLM_CACHE_NAMES.wasm, url: LIB, path: null, bytes: shardBytes(3000, 9) },
-    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}tokenizer.json`, path: 'tokenizer.json', bytes: json({ model: { vocab: { a: 0 } } }) },
-    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}tensor-cache.json`, path: 'tensor-cache.json', bytes: json({ metadata: {}, records: [{ dataPath: 'params_shard_0.bin', nbytes: 70000 }, { dataPath: 'params_shard_1.bin', nbytes: 50000 }] }) },
-    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}params_shard_0.bin`, path: 'params_shard_0.bin', bytes: shardBytes(70000, 1) },
-    { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}params_shard_1.bin`, path: 'params_shard_1.bin', bytes: shardBytes(50000, 2) },
+    {
+      cache: WEBLLM_CACHE_NAMES.model,
+      url: `${FOLDER}tokenizer.json`,
+      path: 'tokenizer.json',
+      bytes: json({ model: { vocab: { a: 0 } } }),
+    },
+    {
+      cache: WEBLLM_CACHE_NAMES.model,
+      url: `${FOLDER}tensor-cache.json`,
+      path: 'tensor-cache.json',
+      bytes: json({
+        metadata: {},
+        records: [
+          { dataPath: 'params_shard_0.bin', nbytes: 70000 },
+          { dataPath: 'params_shard_1.bin', nbytes: 50000 },
+        ],
+      }),
+    },
+    {
+      cache: WEBLLM_CACHE_NAMES.model,
+      url: `${FOLDER}params_shard_0.bin`,
+      path: 'params_shard_0.bin',
+      bytes: shardBytes(70000, 1),
+    },
+    {
+      cache: WEBLLM_CACHE_NAMES.model,
+      url: `${FOLDER}params_shard_1.bin`,
+      path: 'params_shard_1.bin',
+      bytes: shardBytes(50000, 2),
+    },
   ];
 }
 
 /** Entries in the same caches that this load did not use: another model's shard, and a tokenizer WebLLM skipped. */
 const unrelatedEntries = [
-  { cache: WEBLLM_CACHE_NAMES.model, url: 'https://huggingface.co/mlc-ai/Other-MLC/resolve/main/params_shard_0.bin', bytes: shardBytes(10, 3) },
+  {
+    cache: WEBLLM_CACHE_NAMES.model,
+    url: 'https://huggingface.co/mlc-ai/Other-MLC/resolve/main/params_shard_0.bin',
+    bytes: shardBytes(10, 3),
+  },
   { cache: WEBLLM_CACHE_NAMES.model, url: `${FOLDER}tokenizer.model`, bytes: shardBytes(10, 4) },
 ];
 
@@ -112,7 +166,10 @@ const CACHE_FACTS = {
   cached: { cache_state: 'cache-storage', cache_note: "the engine's own storage held this file before the run" },
   download: { cache_state: 'unknown', cache_note: 'no resource timing entry for this file' },
 } as const;
-const expectedFiles = (pins: Record<string, { bytes: number | null; sha256: string | null }> = {}, cache: keyof typeof CACHE_FACTS = 'cached') =>
+const expectedFiles = (
+  pins: Record<string, { bytes: number | null; sha256: string | null }> = {},
+  cache: keyof typeof CACHE_FACTS = 'cached',
+) =>
   webLlmEntries().map((e) => ({
     url: e.url === LIB ? 'https://example.invalid/libs/qwen.wasm' : e.url,
     bytes: e.bytes.byteLength,
@@ -144,9 +201,17 @@ class FakeMlcEngine implements MlcEngineLike {
     // Like WebLLM's reload: download into the cache (when the test says so), then load from it.
     this.onReload();
     this.clock.t += 100;
-    this.onProgress({ progress: 0.5, timeElapsed: 0.1, text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed.' });
+    this.onProgress({
+      progress: 0.5,
+      timeElapsed: 0.1,
+      text: 'Fetching param cache[1/2]: 150MB fetched. 50% completed, 1 secs elapsed.',
+    });
     this.clock.t += 400;
-    this.onProgress({ progress: 1, timeElapsed: 0.5, text: 'Loading model from cache[1/2]: 300MB loaded. 100% completed, 1 secs elapsed.' });
+    this.onProgress({
+      progress: 1,
+      timeElapsed: 0.5,
+      text: 'Loading model from cache[1/2]: 300MB loaded. 100% completed, 1 secs elapsed.',
+    });
     this.clock.t += 250;
     if (this.reloadError) throw this.reloadError;
   }
@@ -191,17 +256,28 @@ function setup(opts: SetupOptions = {}) {
     for (const e of webLlmEntries()) storage.put(e.cache, e.url, e.bytes);
   };
   if (mode === 'cached') fill();
-  const importWebLlm = vi.fn(async (): Promise<WebLlmModule> => ({
-    prebuiltAppConfig: { model_list: prebuilt },
-    MLCEngine: class {
-      constructor(config: { appConfig: { model_list: MlcModelRecord[] }; initProgressCallback: (r: MlcInitProgress) => void }) {
-        const fake = new FakeMlcEngine(clock, config.initProgressCallback, opts.script ?? [], opts.reloadError ?? null, mode === 'download' ? fill : () => {});
-        (fake as unknown as { config: unknown }).config = config;
-        created.push(fake);
-        return fake;
-      }
-    } as unknown as WebLlmModule['MLCEngine'],
-  }));
+  const importWebLlm = vi.fn(
+    async (): Promise<WebLlmModule> => ({
+      prebuiltAppConfig: { model_list: prebuilt },
+      MLCEngine: class {
+        constructor(config: {
+          appConfig: { model_list: MlcModelRecord[] };
+          initProgressCallback: (r: MlcInitProgress) => void;
+        }) {
+          const fake = new FakeMlcEngine(
+            clock,
+            config.initProgressCallback,
+            opts.script ?? [],
+            opts.reloadError ?? null,
+            mode === 'download' ? fill : () => {},
+          );
+          (fake as unknown as { config: unknown }).config = config;
+          created.push(fake);
+          return fake;
+        }
+      } as unknown as WebLlmModule['MLCEngine'],
+    }),
+  );
   const deps: WebLlmDeps = {
     probeWebGpu: async () => opts.probe ?? f16Gpu,
     importWebLlm,
@@ -227,8 +303,12 @@ describe('WebLLM capability gate (pure)', () => {
   });
 
   it('gives a code and a reason for each missing capability', () => {
-    expect(webLlmGate({ navigator_gpu: false, adapter_granted: false, adapter_error: null, features: [] }, 'q4f32_1')).toMatchObject({ ok: false, code: 'no-webgpu' });
-    expect(webLlmGate({ navigator_gpu: true, adapter_granted: false, adapter_error: 'blocked', features: [] }, 'q4f32_1')).toMatchObject({
+    expect(
+      webLlmGate({ navigator_gpu: false, adapter_granted: false, adapter_error: null, features: [] }, 'q4f32_1'),
+    ).toMatchObject({ ok: false, code: 'no-webgpu' });
+    expect(
+      webLlmGate({ navigator_gpu: true, adapter_granted: false, adapter_error: 'blocked', features: [] }, 'q4f32_1'),
+    ).toMatchObject({
       ok: false,
       code: 'no-adapter',
       reason: expect.stringContaining('(blocked)'),
@@ -243,13 +323,22 @@ describe('WebLLM capability gate (pure)', () => {
 });
 
 describe('WebLLM catalog entry and CSP', () => {
-  const catalog = parseCatalog(JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')), 'catalog.json');
+  const catalog = parseCatalog(
+    JSON.parse(readFileSync(new URL('../../src/catalog/catalog.json', import.meta.url), 'utf8')),
+    'catalog.json',
+  );
 
   it('lists one small WebLLM model with a licence, unpinned, whose quantisation the gate understands', () => {
     const webllm = catalog.models.filter((m) => m.engine === 'webllm');
-    expect(webllm.map((m) => [m.id, m.task, m.kind, m.dtype])).toEqual([['webllm-qwen2.5-0.5b-instruct-q4f16_1', 'generate', 'real', 'q4f16_1']]);
+    expect(webllm.map((m) => [m.id, m.task, m.kind, m.dtype])).toEqual([
+      ['webllm-qwen2.5-0.5b-instruct-q4f16_1', 'generate', 'real', 'q4f16_1'],
+    ]);
     expect(webllm[0].licence).toMatch(/^Apache-2\.0/);
-    expect(webllm[0].source).toEqual({ type: 'huggingface', repo: 'mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', revision: null });
+    expect(webllm[0].source).toEqual({
+      type: 'huggingface',
+      repo: 'mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC',
+      revision: null,
+    });
     expect(webllm[0].files.every((f) => f.bytes === null && f.sha256 === null)).toBe(true);
     expect(quantizationNeedsShaderF16(webllm[0].dtype)).toBe(true);
   });
@@ -263,11 +352,17 @@ describe('WebLLM catalog entry and CSP', () => {
 
 describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
   it('fails the gate without WebGPU before importing WebLLM', async () => {
-    const { engine, importWebLlm } = setup({ probe: { navigator_gpu: false, adapter_granted: false, adapter_error: null, features: [] } });
+    const { engine, importWebLlm } = setup({
+      probe: { navigator_gpu: false, adapter_granted: false, adapter_error: null, features: [] },
+    });
     const error = await engine.load(request(), {}).catch((e) => e);
     expect(error.name).toBe('RouteError');
-    expect(error.message).toBe('WebLLM capability gate: WebLLM needs WebGPU, and this browser has no navigator.gpu; nothing was downloaded');
-    expect(error.attempts).toEqual([expect.objectContaining({ ep: 'webgpu', outcome: 'failed', reason: error.message })]);
+    expect(error.message).toBe(
+      'WebLLM capability gate: WebLLM needs WebGPU, and this browser has no navigator.gpu; nothing was downloaded',
+    );
+    expect(error.attempts).toEqual([
+      expect.objectContaining({ ep: 'webgpu', outcome: 'failed', reason: error.message }),
+    ]);
     expect(importWebLlm).not.toHaveBeenCalled();
   });
 
@@ -281,13 +376,21 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
 
   it('says there is no wasm route to fall back to', async () => {
     const { engine } = setup({ probe: { ...f16Gpu, features: [] } });
-    await expect(engine.load(request({ allowFallback: true }), {})).rejects.toThrow(/has no wasm route to fall back to/);
-    await expect(setup().engine.load(request({ ep: 'wasm' }), {})).rejects.toThrow('WebLLM runs on WebGPU only; choose ep=webgpu');
+    await expect(engine.load(request({ allowFallback: true }), {})).rejects.toThrow(
+      /has no wasm route to fall back to/,
+    );
+    await expect(setup().engine.load(request({ ep: 'wasm' }), {})).rejects.toThrow(
+      'WebLLM runs on WebGPU only; choose ep=webgpu',
+    );
   });
 
   it("applies the model record's own required features before creating an engine", async () => {
     const { engine, created } = setup({ probe: { ...f16Gpu, features: [] } });
-    const m = model({ id: 'webllm-x', source: { type: 'huggingface', repo: 'mlc-ai/X-q4f32_1-MLC', revision: null }, dtype: 'q4f32_1' });
+    const m = model({
+      id: 'webllm-x',
+      source: { type: 'huggingface', repo: 'mlc-ai/X-q4f32_1-MLC', revision: null },
+      dtype: 'q4f32_1',
+    });
     await expect(engine.load(request({ model: m }), {})).rejects.toThrow(/lacks timestamp-query/);
     expect(created).toHaveLength(0);
   });
@@ -308,7 +411,9 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
     });
     expect(result.model.files).toHaveLength(6);
     expect(result.engine).toEqual({ name: 'webllm', version: '0.2.86' });
-    expect(result.route.attempts).toEqual([{ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1000, ended_at_ms: 1750 }]);
+    expect(result.route.attempts).toEqual([
+      { ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: 1000, ended_at_ms: 1750 },
+    ]);
     expect(stages).toEqual(['probe:start', 'probe:end', 'fetch:start', 'fetch:end', 'session:start', 'session:end']);
     expect(progress[0]).toEqual({ bytesDone: 150 * 1048576, bytesTotal: 300 * 1048576 });
   });
@@ -319,7 +424,9 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
     const error = await engine.load(request(), {}).catch((e) => e);
     expect(error.name).toBe('RouteError');
     expect(error.message).toBe('WebLLM: DeviceLostError: GPU device lost');
-    const other = await setup({ reloadError: new TypeError('Failed to fetch') }).engine.load(request(), {}).catch((e) => e);
+    const other = await setup({ reloadError: new TypeError('Failed to fetch') })
+      .engine.load(request(), {})
+      .catch((e) => e);
     expect(other.name).toBe('TypeError');
   });
 
@@ -327,13 +434,21 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
     const hex = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
     expect(hexToSri(hex)).toBe('sha256-n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=');
     const record = modelRecordFor(
-      model({ source: { type: 'huggingface', repo: 'mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', revision: 'abc123' }, files: [{ path: 'mlc-chat-config.json', bytes: 10, sha256: hex }] }),
+      model({
+        source: { type: 'huggingface', repo: 'mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC', revision: 'abc123' },
+        files: [{ path: 'mlc-chat-config.json', bytes: 10, sha256: hex }],
+      }),
       prebuilt,
     );
     expect(record.model).toBe('https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f16_1-MLC/resolve/abc123');
-    expect(record.integrity).toEqual({ onFailure: 'error', config: 'sha256-n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=' });
+    expect(record.integrity).toEqual({
+      onFailure: 'error',
+      config: 'sha256-n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=',
+    });
     expect(modelRecordFor(model(), prebuilt).integrity).toBeUndefined();
-    expect(() => modelRecordFor(model({ source: { type: 'huggingface', repo: 'mlc-ai/Nope-MLC', revision: null } }), prebuilt)).toThrow(/no prebuilt model library for "Nope-MLC"/);
+    expect(() =>
+      modelRecordFor(model({ source: { type: 'huggingface', repo: 'mlc-ai/Nope-MLC', revision: null } }), prebuilt),
+    ).toThrow(/no prebuilt model library for "Nope-MLC"/);
   });
 });
 
@@ -392,18 +507,26 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     const { engine, created } = setup();
     const error = await engine.load(request({ model: m }), {}).catch((e) => e);
     expect(error.name).toBe('IntegrityError');
-    expect(error.message).toBe(`integrity failure: params_shard_1.bin has SHA-256 ${expectedFiles()[5].sha256}, the catalog pins ${pinned}`);
+    expect(error.message).toBe(
+      `integrity failure: params_shard_1.bin has SHA-256 ${expectedFiles()[5].sha256}, the catalog pins ${pinned}`,
+    );
     expect(created[0].calls.at(-1)).toBe('unload');
     // A size pin is checked too, with the same rule as every engine (model-fetch.ts checkPins).
     const sized = model({ files: [{ path: 'tokenizer.json', bytes: 1, sha256: null }] });
-    await expect(setup().engine.load(request({ model: sized }), {})).rejects.toThrow(/^integrity failure: tokenizer\.json has \d+ bytes, the catalog pins 1$/);
+    await expect(setup().engine.load(request({ model: sized }), {})).rejects.toThrow(
+      /^integrity failure: tokenizer\.json has \d+ bytes, the catalog pins 1$/,
+    );
   });
 
   it('refuses a pinned file that WebLLM did not load', async () => {
     const m = model({ files: [{ path: 'tokenizer_config.json', bytes: null, sha256: 'b'.repeat(64) }] });
-    const error = await setup().engine.load(request({ model: m }), {}).catch((e) => e);
+    const error = await setup()
+      .engine.load(request({ model: m }), {})
+      .catch((e) => e);
     expect(error.name).toBe('IntegrityError');
-    expect(error.message).toBe('integrity failure: the catalog pins tokenizer_config.json, but WebLLM did not load that file');
+    expect(error.message).toBe(
+      'integrity failure: the catalog pins tokenizer_config.json, but WebLLM did not load that file',
+    );
   });
 
   it('without the Cache API: files [], unpinned, and a load error saying why (never verified)', async () => {
@@ -411,12 +534,21 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     const result = await engine.load(request(), {});
     expect(result.model.files).toEqual([]);
     expect(result.model.integrity).toBe('unpinned');
-    expect(result.loadErrors).toEqual([{ name: 'WebLlmFilesNotHashed', message: "the Cache API is not available here, so WebLLM's files could not be read back and hashed" }]);
+    expect(result.loadErrors).toEqual([
+      {
+        name: 'WebLlmFilesNotHashed',
+        message: "the Cache API is not available here, so WebLLM's files could not be read back and hashed",
+      },
+    ]);
     // A pinned entry cannot be checked then: the run is refused rather than recorded as verified or unpinned.
     const m = model({ files: [{ path: 'mlc-chat-config.json', bytes: null, sha256: 'c'.repeat(64) }] });
-    const refused = await setup({ cache: 'unavailable' }).engine.load(request({ model: m }), {}).catch((e) => e);
+    const refused = await setup({ cache: 'unavailable' })
+      .engine.load(request({ model: m }), {})
+      .catch((e) => e);
     expect(refused.name).toBe('Error');
-    expect(refused.message).toMatch(/^integrity unverifiable: the catalog pins mlc-chat-config\.json, which could not be read back from WebLLM's cache \(the Cache API is not available here/);
+    expect(refused.message).toMatch(
+      /^integrity unverifiable: the catalog pins mlc-chat-config\.json, which could not be read back from WebLLM's cache \(the Cache API is not available here/,
+    );
   });
 
   it('names each file missing from the cache (redacted) and keeps the ones it could hash', async () => {
@@ -424,11 +556,22 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     storage.stores.get(WEBLLM_CACHE_NAMES.model)!.delete(`${FOLDER}params_shard_0.bin`);
     storage.stores.get(WEBLLM_CACHE_NAMES.wasm)!.delete(LIB);
     const result = await engine.load(request(), {});
-    expect(result.model.files.map((f) => f.url)).toEqual([`${FOLDER}mlc-chat-config.json`, `${FOLDER}tokenizer.json`, `${FOLDER}tensor-cache.json`, `${FOLDER}params_shard_1.bin`]);
+    expect(result.model.files.map((f) => f.url)).toEqual([
+      `${FOLDER}mlc-chat-config.json`,
+      `${FOLDER}tokenizer.json`,
+      `${FOLDER}tensor-cache.json`,
+      `${FOLDER}params_shard_1.bin`,
+    ]);
     expect(result.model.integrity).toBe('unpinned');
     expect(result.loadErrors).toEqual([
-      { name: 'WebLlmFilesNotHashed', message: `https://example.invalid/libs/qwen.wasm is not in WebLLM's cache "webllm/wasm", so it was not hashed` },
-      { name: 'WebLlmFilesNotHashed', message: `${FOLDER}params_shard_0.bin is not in WebLLM's cache "webllm/model", so it was not hashed` },
+      {
+        name: 'WebLlmFilesNotHashed',
+        message: `https://example.invalid/libs/qwen.wasm is not in WebLLM's cache "webllm/wasm", so it was not hashed`,
+      },
+      {
+        name: 'WebLlmFilesNotHashed',
+        message: `${FOLDER}params_shard_0.bin is not in WebLLM's cache "webllm/model", so it was not hashed`,
+      },
     ]);
   });
 
@@ -441,24 +584,51 @@ describe('WebLLM model files: hashed from its cache after load (contract test wi
     };
     expect(await hashWebLlmFiles(record, broken)).toEqual({
       files: [],
-      problems: ["WebLLM's cache could not be read back (SecurityError: denied for https://example.invalid/libs/qwen.wasm), so no file was hashed"],
+      problems: [
+        "WebLLM's cache could not be read back (SecurityError: denied for https://example.invalid/libs/qwen.wasm), so no file was hashed",
+      ],
     });
     const storage = new FakeCacheStorage();
     for (const e of webLlmEntries()) storage.put(e.cache, e.url, e.bytes);
     storage.put(WEBLLM_CACHE_NAMES.model, `${FOLDER}tensor-cache.json`, json({ records: [{ nbytes: 1 }] }));
     const partial = await hashWebLlmFiles(record, storage);
-    expect(partial.files.map((f) => f.path)).toEqual(['mlc-chat-config.json', null, 'tokenizer.json', 'tensor-cache.json']);
-    expect(partial.problems).toEqual([expect.stringMatching(new RegExp(`^${FOLDER.replace(/[.]/g, '\\.')}tensor-cache\\.json: records\\[0\\]\\.dataPath: .*, so the files it names were not hashed$`))]);
+    expect(partial.files.map((f) => f.path)).toEqual([
+      'mlc-chat-config.json',
+      null,
+      'tokenizer.json',
+      'tensor-cache.json',
+    ]);
+    expect(partial.problems).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${FOLDER.replace(/[.]/g, '\\.')}tensor-cache\\.json: records\\[0\\]\\.dataPath: .*, so the files it names were not hashed$`,
+        ),
+      ),
+    ]);
   });
 
   it("finds the model folder as WebLLM's cleanModelUrl does", () => {
-    expect(webLlmModelFolderUrl('https://huggingface.co/mlc-ai/X-MLC')).toBe('https://huggingface.co/mlc-ai/X-MLC/resolve/main/');
-    expect(webLlmModelFolderUrl('https://huggingface.co/mlc-ai/X-MLC/resolve/abc123')).toBe('https://huggingface.co/mlc-ai/X-MLC/resolve/abc123/');
+    expect(webLlmModelFolderUrl('https://huggingface.co/mlc-ai/X-MLC')).toBe(
+      'https://huggingface.co/mlc-ai/X-MLC/resolve/main/',
+    );
+    expect(webLlmModelFolderUrl('https://huggingface.co/mlc-ai/X-MLC/resolve/abc123')).toBe(
+      'https://huggingface.co/mlc-ai/X-MLC/resolve/abc123/',
+    );
   });
 });
 
 describe('WebLlmEngine run (contract test with a fake MLC engine)', () => {
-  const usage = { completion_tokens: 5, prompt_tokens: 12, extra: { e2e_latency_s: 0.33, prefill_tokens_per_s: 200, decode_tokens_per_s: 20, time_to_first_token_s: 0.06, time_per_output_token_s: 0.05 } };
+  const usage = {
+    completion_tokens: 5,
+    prompt_tokens: 12,
+    extra: {
+      e2e_latency_s: 0.33,
+      prefill_tokens_per_s: 200,
+      decode_tokens_per_s: 20,
+      time_to_first_token_s: 0.06,
+      time_per_output_token_s: 0.05,
+    },
+  };
   const script = [
     { afterMs: 70, chunk: chunk('こん') },
     { afterMs: 50, chunk: chunk('にち') },
@@ -467,7 +637,14 @@ describe('WebLlmEngine run (contract test with a fake MLC engine)', () => {
     { afterMs: 50, chunk: chunk('。', 'stop') },
     { afterMs: 10, chunk: chunk(null, null, usage) },
   ];
-  const step = { task: 'generate' as const, prompt_id: 'ja-1', text: '挨拶して', max_new_tokens: 64, temperature: 0.1, seed: 29 };
+  const step = {
+    task: 'generate' as const,
+    prompt_id: 'ja-1',
+    text: '挨拶して',
+    max_new_tokens: 64,
+    temperature: 0.1,
+    seed: 29,
+  };
 
   it('times the stream with its own clock and keeps usage.extra beside it with the difference', async () => {
     const { engine, created } = setup({ script });
@@ -501,22 +678,45 @@ describe('WebLlmEngine run (contract test with a fake MLC engine)', () => {
     expect(result.generation!.text).toBe('こんにちは、世界。');
     expect(result.generation!.finish_reason).toBe('stop');
     // The digest is a hash of the text and a token count: no text in `output`.
-    expect(result.output).toEqual({ name: 'generated_tokens', dims: [5], head: [], sha256: await sha256Hex(new TextEncoder().encode('こんにちは、世界。')) });
+    expect(result.output).toEqual({
+      name: 'generated_tokens',
+      dims: [5],
+      head: [],
+      sha256: await sha256Hex(new TextEncoder().encode('こんにちは、世界。')),
+    });
   });
 
   it('marks a stream that stopped at the token limit as truncated and sends no seed without seed control', async () => {
-    const { engine, created } = setup({ script: [{ afterMs: 5, chunk: chunk('a') }, { afterMs: 5, chunk: chunk('b', 'length') }] });
+    const { engine, created } = setup({
+      script: [
+        { afterMs: 5, chunk: chunk('a') },
+        { afterMs: 5, chunk: chunk('b', 'length') },
+      ],
+    });
     await engine.load(request(), {});
-    const result = await engine.run({ id: 'x', data: { ...step, seed: null, max_new_tokens: 2 } }, { digest: true }, {});
-    expect(result.generation!.sample).toMatchObject({ truncated: true, output_tokens: 2, engine_reported: null, clock_minus_engine: null });
+    const result = await engine.run(
+      { id: 'x', data: { ...step, seed: null, max_new_tokens: 2 } },
+      { digest: true },
+      {},
+    );
+    expect(result.generation!.sample).toMatchObject({
+      truncated: true,
+      output_tokens: 2,
+      engine_reported: null,
+      clock_minus_engine: null,
+    });
     expect(created[0].requests[0]).not.toHaveProperty('seed');
   });
 
   it('refuses a malformed step and a run before load', async () => {
     const { engine } = setup({ script });
-    await expect(engine.run({ id: 'x', data: step }, { digest: true }, {})).rejects.toThrow('no WebLLM model is loaded');
+    await expect(engine.run({ id: 'x', data: step }, { digest: true }, {})).rejects.toThrow(
+      'no WebLLM model is loaded',
+    );
     await engine.load(request(), {});
-    await expect(engine.run({ id: 'x', data: { ...step, max_new_tokens: 0 } }, { digest: true }, {})).rejects.toThrow(/^generate input: max_new_tokens: /);
+    await expect(engine.run({ id: 'x', data: { ...step, max_new_tokens: 0 } }, { digest: true }, {})).rejects.toThrow(
+      /^generate input: max_new_tokens: /,
+    );
   });
 
   it('unloads on dispose', async () => {

@@ -15,7 +15,15 @@
  */
 import type { EngineName } from '../../src/core/receipt/receipt.ts';
 import type { SessionPlacement } from '../../src/core/receipt/ep-placement.ts';
-import type { EngineHooks, EngineInput, FetchedFacts, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
+import type {
+  EngineHooks,
+  EngineInput,
+  FetchedFacts,
+  LoadRequest,
+  LoadResult,
+  RunOptions,
+  RunResult,
+} from '../../src/worker-api/worker-messages.ts';
 
 /** What every engine adapter implements. Errors thrown carry a message fit for a receipt (URLs redacted by the caller). */
 export interface Engine {

@@ -13,7 +13,15 @@ import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import { fetchedFacts, fetchModelFiles, readUserFiles } from '../model-fetch.ts';
 import { buildInputValues, planInputs, type GraphInputMetadata } from '../../src/core/user-model/synthesized-inputs.ts';
 import type { SynthesizedInputRequest } from '../../src/core/user-model/user-run.ts';
-import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult, UserSuppliedFile } from '../../src/worker-api/worker-messages.ts';
+import type {
+  EngineHooks,
+  EngineInput,
+  LoadRequest,
+  LoadResult,
+  RunOptions,
+  RunResult,
+  UserSuppliedFile,
+} from '../../src/worker-api/worker-messages.ts';
 import type { Engine } from './engine.ts';
 import { createOnRoute, effectiveThreads, localLoadResult, planRoute } from './route.ts';
 import { fetchOrtRuntime } from '../ort-runtime.ts';
@@ -53,17 +61,29 @@ export class OrtEngine implements Engine {
     hooks.onStage?.('fetch', 'start');
     const user = request.model.source.type === 'user-supplied';
     if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
-    const fetched = user ? await readUserFiles(request.model, request.userFiles!, hooks) : await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
+    const fetched = user
+      ? await readUserFiles(request.model, request.userFiles!, hooks)
+      : await fetchModelFiles(request.model, request.pageBaseUrl, hooks);
     hooks.onStage?.('fetch', 'end');
     hooks.onFetched?.(fetchedFacts(fetched));
     // One graph; a user's graph may bring external data files, which the runtime finds by the names the graph gives
     // them (the picked names, relative to the graph's folder).
-    const graphAt = user ? request.model.files.findIndex((f) => f.path === 'onnx-graph') : request.model.files.findIndex((f) => f.path.endsWith('.onnx'));
+    const graphAt = user
+      ? request.model.files.findIndex((f) => f.path === 'onnx-graph')
+      : request.model.files.findIndex((f) => f.path.endsWith('.onnx'));
     const externalData = user ? externalDataOf(request.userFiles!, graphAt, fetched.buffers) : [];
     // A catalog model may bring other files beside its graph (a recognition dictionary): kept for the run's check.
-    this.auxFiles = new Map(user ? [] : request.model.files.flatMap((f, i) => (i === graphAt ? [] : [[f.path, fetched.buffers[i]] as const])));
-    if (graphAt === -1 || fetched.buffers.length !== 1 + externalData.length + this.auxFiles.size || [...this.auxFiles.keys()].some((p) => p.endsWith('.onnx'))) {
-      throw new Error(`the ort engine expects one .onnx file (and its external data), the model lists ${fetched.buffers.length} files`);
+    this.auxFiles = new Map(
+      user ? [] : request.model.files.flatMap((f, i) => (i === graphAt ? [] : [[f.path, fetched.buffers[i]] as const])),
+    );
+    if (
+      graphAt === -1 ||
+      fetched.buffers.length !== 1 + externalData.length + this.auxFiles.size ||
+      [...this.auxFiles.keys()].some((p) => p.endsWith('.onnx'))
+    ) {
+      throw new Error(
+        `the ort engine expects one .onnx file (and its external data), the model lists ${fetched.buffers.length} files`,
+      );
     }
     // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor). The
     // build is the route's, or the plain one where only a wasm fallback can run (planRoute).
@@ -80,7 +100,8 @@ export class OrtEngine implements Engine {
         // The runtime is instantiated by the first session: its WebAssembly memory is caught then (runtime-observer.ts).
         armWasmMemoryWatch();
         // On WebGPU the runtime gets a device whose buffers the worker counts (the receipt's memory.gpu_buffers).
-        const provider = ep === 'webgpu' ? { name: 'webgpu' as const, device: (await observedGpuDevice()) as never } : ep;
+        const provider =
+          ep === 'webgpu' ? { name: 'webgpu' as const, device: (await observedGpuDevice()) as never } : ep;
         this.session = await withOrtLog(() =>
           ort.InferenceSession.create(fetched.buffers[graphAt], {
             executionProviders: [provider],
@@ -107,7 +128,9 @@ export class OrtEngine implements Engine {
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {
     if (this.session === null) throw new Error('no ORT session: load a model first');
-    const result = isTrainedInput(input.data) ? await this.runTrained(input, options) : await this.runFeeds(input, options);
+    const result = isTrainedInput(input.data)
+      ? await this.runTrained(input, options)
+      : await this.runFeeds(input, options);
     if (this.profiling) {
       // After the first run's timed window: the profile is read and profiling ends, so later runs run unprofiled.
       this.profiling = false;
@@ -135,7 +158,11 @@ export class OrtEngine implements Engine {
       tensor: (type, data, dims) => new ort.Tensor(type, data, dims),
       outputNames: session.outputNames,
     };
-    if (this.trained?.id !== input.id) this.trained = { id: input.id, feeds: trainedFeeds(trained, parseTrainedInput(input.data, `input ${input.id}`), this.auxFiles) };
+    if (this.trained?.id !== input.id)
+      this.trained = {
+        id: input.id,
+        feeds: trainedFeeds(trained, parseTrainedInput(input.data, `input ${input.id}`), this.auxFiles),
+      };
     return trainedRun(trained, this.trained.feeds, options.digest);
   }
 
@@ -150,7 +177,9 @@ export class OrtEngine implements Engine {
     const data = tensor.data as (Float32Array | Int32Array | BigInt64Array | Uint8Array) & ArrayBufferView;
     const head = Array.from({ length: Math.min(OUTPUT_HEAD_LENGTH, data.length) }, (_, i) => Number(data[i]));
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    const output = options.digest ? { name, dims: tensor.dims.map(Number), head, sha256: await sha256Hex(bytes) } : null;
+    const output = options.digest
+      ? { name, dims: tensor.dims.map(Number), head, sha256: await sha256Hex(bytes) }
+      : null;
     for (const t of Object.values(results)) t.dispose();
     return { durationMs, output };
   }
@@ -174,7 +203,12 @@ export class OrtEngine implements Engine {
     }
     const fixed: FixedInput = parseFixedInput(input.data, `input ${input.id}`);
     const dims = [fixed.input_ids.length, fixed.input_ids[0].length];
-    const tensor = (rows: number[][]) => new ort.Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), dims);
+    const tensor = (rows: number[][]) =>
+      new ort.Tensor(
+        'int64',
+        BigInt64Array.from(rows.flat(), (v) => BigInt(v)),
+        dims,
+      );
     const feeds = {
       input_ids: tensor(fixed.input_ids),
       attention_mask: tensor(fixed.attention_mask),
@@ -205,7 +239,11 @@ export class OrtEngine implements Engine {
  * @param graphAt the graph's index among them
  * @param buffers the files' bytes, in the same order
  */
-function externalDataOf(picked: readonly UserSuppliedFile[], graphAt: number, buffers: readonly Uint8Array[]): Array<{ path: string; data: Uint8Array }> {
+function externalDataOf(
+  picked: readonly UserSuppliedFile[],
+  graphAt: number,
+  buffers: readonly Uint8Array[],
+): Array<{ path: string; data: Uint8Array }> {
   const graphPath = picked[graphAt]?.path ?? '';
   const folder = graphPath.includes('/') ? graphPath.slice(0, graphPath.lastIndexOf('/') + 1) : '';
   return picked

@@ -7,7 +7,13 @@
 import { probeWebGpu, webgpuUnavailableReason, type WebGpuFacts } from '../../src/browser/webgpu-probe.ts';
 import type { ExecutionProvider, RouteAttempt } from '../../src/core/receipt/receipt.ts';
 import { routeFailureReason, sessionFailedReason } from '../../src/core/engines/route-reasons.ts';
-import type { EngineHooks, FetchedFacts, LoadedRoute, LoadRequest, LoadResult } from '../../src/worker-api/worker-messages.ts';
+import type {
+  EngineHooks,
+  FetchedFacts,
+  LoadedRoute,
+  LoadRequest,
+  LoadResult,
+} from '../../src/worker-api/worker-messages.ts';
 import { RouteError } from './engine.ts';
 import type { FetchedRuntime } from '../ort-runtime.ts';
 
@@ -37,8 +43,13 @@ export function effectiveThreads(requested: number | null): number {
  * @param request the route asked for
  * @param webgpu what this context's WebGPU probe found (null where none was made: a wasm request)
  */
-export function runtimeEpFor(request: Pick<LoadRequest, 'ep' | 'allowFallback'>, webgpu: Pick<WebGpuFacts, 'navigator_gpu' | 'adapter_granted' | 'adapter_error'> | null): ExecutionProvider {
-  return request.ep === 'webgpu' && request.allowFallback && webgpu !== null && webgpuUnavailableReason(webgpu) !== null ? 'wasm' : request.ep;
+export function runtimeEpFor(
+  request: Pick<LoadRequest, 'ep' | 'allowFallback'>,
+  webgpu: Pick<WebGpuFacts, 'navigator_gpu' | 'adapter_granted' | 'adapter_error'> | null,
+): ExecutionProvider {
+  return request.ep === 'webgpu' && request.allowFallback && webgpu !== null && webgpuUnavailableReason(webgpu) !== null
+    ? 'wasm'
+    : request.ep;
 }
 
 /** What a load settles from its route before it downloads anything (`planRoute`). */
@@ -62,11 +73,17 @@ export interface RoutePlan {
  * @param hooks the load's hooks (the refusal is announced as the `session` stage)
  * @throws RouteError when the route cannot run here (its receipt lists no file: none was fetched)
  */
-export async function planRoute(request: Pick<LoadRequest, 'ep' | 'allowFallback'>, threads: number, hooks: EngineHooks): Promise<RoutePlan> {
+export async function planRoute(
+  request: Pick<LoadRequest, 'ep' | 'allowFallback'>,
+  threads: number,
+  hooks: EngineHooks,
+): Promise<RoutePlan> {
   const webgpu = request.ep === 'webgpu' ? await probeWebGpu() : null;
   if (webgpu !== null && !request.allowFallback && webgpuUnavailableReason(webgpu) !== null) {
     // Its only attempt fails on the probe's facts before the runtime would be asked, so `create` is never called.
-    await createOnRoute(request, threads, () => Promise.reject(new Error('no runtime was loaded')), null, hooks, { webgpu });
+    await createOnRoute(request, threads, () => Promise.reject(new Error('no runtime was loaded')), null, hooks, {
+      webgpu,
+    });
   }
   return { webgpu, runtimeEp: runtimeEpFor(request, webgpu) };
 }
@@ -110,15 +127,32 @@ export async function createOnRoute(
     // Checked before the runtime is asked, so the reason is ours (and the same words as the capability probe's).
     const unavailable = ep === 'webgpu' ? webgpuUnavailableReason(options.webgpu ?? (await probeWebGpu())) : null;
     if (unavailable) {
-      attempts.push({ ep, threads, outcome: 'failed', reason: unavailable, started_at_ms: started, ended_at_ms: performance.now() });
+      attempts.push({
+        ep,
+        threads,
+        outcome: 'failed',
+        reason: unavailable,
+        started_at_ms: started,
+        ended_at_ms: performance.now(),
+      });
       return false;
     }
     try {
       await create(ep);
-      attempts.push({ ep, threads, outcome: 'succeeded', reason: null, started_at_ms: started, ended_at_ms: performance.now() });
+      attempts.push({
+        ep,
+        threads,
+        outcome: 'succeeded',
+        reason: null,
+        started_at_ms: started,
+        ended_at_ms: performance.now(),
+      });
       return true;
     } catch (error) {
-      const reason = sessionFailedReason(ep, `${error instanceof Error ? error.message : String(error)}${failureDetail()}`);
+      const reason = sessionFailedReason(
+        ep,
+        `${error instanceof Error ? error.message : String(error)}${failureDetail()}`,
+      );
       attempts.push({ ep, threads, outcome: 'failed', reason, started_at_ms: started, ended_at_ms: performance.now() });
       return false;
     }
@@ -127,12 +161,20 @@ export async function createOnRoute(
   const completed = (completedEp: ExecutionProvider, fallbackReason: string | null): RouteOutcome => {
     const sessionMs = performance.now() - sessionStarted;
     hooks.onStage?.('session', 'end');
-    return { route: { completed_ep: completedEp, fallback_reason: fallbackReason, threads_effective: threads, attempts }, sessionMs };
+    return {
+      route: { completed_ep: completedEp, fallback_reason: fallbackReason, threads_effective: threads, attempts },
+      sessionMs,
+    };
   };
   if (await tryEp(request.ep)) return completed(request.ep, null);
-  if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm'))) return completed('wasm', attempts[0].reason);
+  if (request.allowFallback && request.ep !== 'wasm' && (await tryEp('wasm')))
+    return completed('wasm', attempts[0].reason);
   // An allowed fallback that failed too is the run's last word: the reason says so, not only the attempts.
-  const reason = routeFailureReason(attempts[0]?.reason ?? 'unknown failure', request.ep !== 'wasm' && !request.allowFallback, attempts[1]?.reason ?? null);
+  const reason = routeFailureReason(
+    attempts[0]?.reason ?? 'unknown failure',
+    request.ep !== 'wasm' && !request.allowFallback,
+    attempts[1]?.reason ?? null,
+  );
   throw new RouteError(reason, attempts, fetched);
 }
 
@@ -143,12 +185,21 @@ export async function createOnRoute(
  * @param outcome what `createOnRoute` returned
  * @param runtime the runtime build the session loaded and its fetch (workers/ort-runtime.ts)
  */
-export function localLoadResult(engine: LoadResult['engine'], fetched: FetchedFacts, outcome: RouteOutcome, runtime: Pick<FetchedRuntime, 'info' | 'fetchMs'>): LoadResult {
+export function localLoadResult(
+  engine: LoadResult['engine'],
+  fetched: FetchedFacts,
+  outcome: RouteOutcome,
+  runtime: Pick<FetchedRuntime, 'info' | 'fetchMs'>,
+): LoadResult {
   return {
     engine,
     route: outcome.route,
     model: fetched.model,
     runtime: runtime.info,
-    timings: { model_fetch_ms: fetched.timings.model_fetch_ms, runtime_fetch_ms: runtime.fetchMs, session_create_ms: outcome.sessionMs },
+    timings: {
+      model_fetch_ms: fetched.timings.model_fetch_ms,
+      runtime_fetch_ms: runtime.fetchMs,
+      session_create_ms: outcome.sessionMs,
+    },
   };
 }

@@ -14,7 +14,14 @@ import { scoreWithPromptOnce, takesCache, type PrefixScoringRuntime } from '../.
 import { ScoringInput, type RerankInput, type ScoreCandidatesInput } from '../../src/core/suite/engine-inputs.ts';
 import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import { firstIssueLine } from '../../src/core/text/zod-issues.ts';
-import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
+import type {
+  EngineHooks,
+  EngineInput,
+  LoadRequest,
+  LoadResult,
+  RunOptions,
+  RunResult,
+} from '../../src/worker-api/worker-messages.ts';
 import type { Engine } from './engine.ts';
 import { loadTransformersModel, type TransformersModel } from './transformers-loader.ts';
 import type { SessionPlacement } from '../../src/core/receipt/ep-placement.ts';
@@ -40,7 +47,10 @@ function float32Data(tensor: Tensor): Float32Array {
 
 /** A tensor's elements on the host: downloaded when the runtime kept it on the GPU (WebGPU keeps the cache there). */
 async function hostData(tensor: Tensor): Promise<ArrayLike<number> | ArrayLike<bigint>> {
-  if (tensor.location === 'gpu-buffer') return (await (tensor as unknown as { ort_tensor: { getData(): Promise<ArrayLike<number> | ArrayLike<bigint>> } }).ort_tensor.getData());
+  if (tensor.location === 'gpu-buffer')
+    return await (
+      tensor as unknown as { ort_tensor: { getData(): Promise<ArrayLike<number> | ArrayLike<bigint>> } }
+    ).ort_tensor.getData();
   return tensor.data as ArrayLike<number> | ArrayLike<bigint>;
 }
 
@@ -49,7 +59,12 @@ function cacheRuntime(loaded: TransformersModel): PrefixScoringRuntime<Tensor> {
   return {
     run: async (feeds) => (await loaded.model(feeds as Record<string, Tensor>)) as Record<string, Tensor>,
     tensor: (type, data, dims) => new Tensor(type as 'int64', data as BigInt64Array, dims),
-    logits: async (tensor) => float32Data(tensor.location === 'gpu-buffer' ? new Tensor(tensor.type as 'float32', (await hostData(tensor)) as Float32Array, tensor.dims) : tensor),
+    logits: async (tensor) =>
+      float32Data(
+        tensor.location === 'gpu-buffer'
+          ? new Tensor(tensor.type as 'float32', (await hostData(tensor)) as Float32Array, tensor.dims)
+          : tensor,
+      ),
     data: hostData,
     release: (tensor) => {
       if (tensor.location === 'gpu-buffer') void tensor.dispose();
@@ -72,7 +87,11 @@ export class TransformersEngine implements Engine {
     if (task !== 'rerank' && task !== 'score-candidates' && task !== 'generate') {
       throw new Error(`the transformers engine runs rerank, score-candidates and generate models, not "${task}"`);
     }
-    const { loaded, result } = await loadTransformersModel(request, hooks, task === 'rerank' ? 'sequence-classification' : 'causal-lm');
+    const { loaded, result } = await loadTransformersModel(
+      request,
+      hooks,
+      task === 'rerank' ? 'sequence-classification' : 'causal-lm',
+    );
     this.loaded = loaded;
     this.profiling = true;
     this.placements = null;
@@ -85,8 +104,12 @@ export class TransformersEngine implements Engine {
     if (this.profiling) {
       // After the first run's timed window: every session's profile is read and profiling ends.
       this.profiling = false;
-      const sessions = (this.ready().model as unknown as { sessions: Record<string, ProfiledSession['session'] | undefined> }).sessions;
-      const profile = await finishProfiling(Object.entries(sessions).flatMap(([name, session]) => (session ? [{ name, session }] : [])));
+      const sessions = (
+        this.ready().model as unknown as { sessions: Record<string, ProfiledSession['session'] | undefined> }
+      ).sessions;
+      const profile = await finishProfiling(
+        Object.entries(sessions).flatMap(([name, session]) => (session ? [{ name, session }] : [])),
+      );
       this.placements = profile.placements;
       this.profileProblem = profile.problem;
     }
@@ -108,13 +131,15 @@ export class TransformersEngine implements Engine {
       // Streamed generation lives in its own module, imported on first use, on this same loaded model.
       return (await import('./transformers-generate.ts')).runTransformersGenerate(loaded, input, options, hooks);
     }
-    if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA) return this.runTokens(loaded, input, options);
+    if ((input.data as { schema?: unknown } | null)?.schema === FIXED_INPUT_SCHEMA)
+      return this.runTokens(loaded, input, options);
     const parsed = ScoringInput.safeParse(input.data);
     if (!parsed.success) throw new Error(`input ${input.id}: ${firstIssueLine(parsed.error)}`);
     const data = parsed.data;
     let scored: Scored;
     if (data.task === 'rerank') {
-      if (loaded.kind !== 'sequence-classification') throw new Error('a rerank input needs a rerank (cross-encoder) model');
+      if (loaded.kind !== 'sequence-classification')
+        throw new Error('a rerank input needs a rerank (cross-encoder) model');
       scored = await this.rerank(loaded, data);
     } else {
       if (loaded.kind !== 'causal-lm') throw new Error('a score-candidates input needs a causal LM');
@@ -124,7 +149,12 @@ export class TransformersEngine implements Engine {
     return {
       durationMs: scored.modelMs,
       output: options.digest
-        ? { name: 'scores', dims: [scored.scores.length], head: scored.scores.slice(0, OUTPUT_HEAD_LENGTH), sha256: await sha256Hex(new Uint8Array(raw.buffer)) }
+        ? {
+            name: 'scores',
+            dims: [scored.scores.length],
+            head: scored.scores.slice(0, OUTPUT_HEAD_LENGTH),
+            sha256: await sha256Hex(new Uint8Array(raw.buffer)),
+          }
         : null,
       values: scored.scores,
       metrics: {
@@ -151,8 +181,16 @@ export class TransformersEngine implements Engine {
   private async runTokens(loaded: TransformersModel, input: EngineInput, options: RunOptions): Promise<RunResult> {
     const fixed = parseFixedInput(input.data, `input ${input.id}`);
     const dims = [fixed.input_ids.length, fixed.input_ids[0].length];
-    const tensor = (rows: number[][]) => new Tensor('int64', BigInt64Array.from(rows.flat(), (v) => BigInt(v)), dims);
-    const feeds: Record<string, Tensor> = { input_ids: tensor(fixed.input_ids), attention_mask: tensor(fixed.attention_mask) };
+    const tensor = (rows: number[][]) =>
+      new Tensor(
+        'int64',
+        BigInt64Array.from(rows.flat(), (v) => BigInt(v)),
+        dims,
+      );
+    const feeds: Record<string, Tensor> = {
+      input_ids: tensor(fixed.input_ids),
+      attention_mask: tensor(fixed.attention_mask),
+    };
     // A cross-encoder reads the segment ids; a causal LM has no such input.
     if (loaded.kind === 'sequence-classification') feeds.token_type_ids = tensor(fixed.token_type_ids);
     const started = performance.now();
@@ -195,7 +233,9 @@ export class TransformersEngine implements Engine {
     const t2 = performance.now();
     const logits = float32Data(output.logits);
     const labels = output.logits.dims[1] ?? 1;
-    const scores = data.candidates.map((_, i) => (labels === 1 ? logits[i] : logits[i * labels + 1] - logits[i * labels]));
+    const scores = data.candidates.map((_, i) =>
+      labels === 1 ? logits[i] : logits[i * labels + 1] - logits[i * labels],
+    );
     const tokens = encoded.input_ids.dims.reduce((a, b) => a * b, 1);
     for (const tensor of [...Object.values(encoded), output.logits]) tensor.dispose();
     return { scores, modelMs: t2 - t1, tokenizeMs: t1 - t0, postprocessMs: performance.now() - t2, tokens };
@@ -224,12 +264,26 @@ export class TransformersEngine implements Engine {
     const padId = tokenizer.pad_token_id ?? 0;
     // A model that takes a cache computes the prompt once (src/core/suite/prefix-scoring.ts); one without (an export
     // with no past inputs) gets every row as prompt + candidate.
-    const sessions = (loaded.model as unknown as { sessions: Record<string, { inputNames: string[] } | undefined> }).sessions;
+    const sessions = (loaded.model as unknown as { sessions: Record<string, { inputNames: string[] } | undefined> })
+      .sessions;
     const decoder = sessions.model ?? sessions.decoder_model_merged;
     if (decoder && takesCache(decoder.inputNames)) {
       const t1 = performance.now();
-      const scored = await scoreWithPromptOnce(cacheRuntime(loaded), prompt, continuations, padId, vocabSize, LOGITS_BUDGET_BYTES);
-      return { scores: scored.scores, modelMs: scored.modelMs, tokenizeMs: t1 - t0, postprocessMs: scored.postprocessMs, tokens: scored.tokens };
+      const scored = await scoreWithPromptOnce(
+        cacheRuntime(loaded),
+        prompt,
+        continuations,
+        padId,
+        vocabSize,
+        LOGITS_BUDGET_BYTES,
+      );
+      return {
+        scores: scored.scores,
+        modelMs: scored.modelMs,
+        tokenizeMs: t1 - t0,
+        postprocessMs: scored.postprocessMs,
+        tokens: scored.tokens,
+      };
     }
     const chunks = planScoringChunks(prompt, continuations, padId, vocabSize, LOGITS_BUDGET_BYTES);
     const scores: number[] = [];
@@ -242,10 +296,21 @@ export class TransformersEngine implements Engine {
       const inputIds = new Tensor('int64', chunk.inputIds, dims);
       const attentionMask = new Tensor('int64', chunk.attentionMask, dims);
       const called = performance.now();
-      const output = (await loaded.model({ input_ids: inputIds, attention_mask: attentionMask })) as Record<string, Tensor>;
+      const output = (await loaded.model({ input_ids: inputIds, attention_mask: attentionMask })) as Record<
+        string,
+        Tensor
+      >;
       const returned = performance.now();
       modelMs += returned - called;
-      scores.push(...sumContinuationLogProbs(float32Data(output.logits), chunk, prompt.length, continuations, output.logits.dims[2]));
+      scores.push(
+        ...sumContinuationLogProbs(
+          float32Data(output.logits),
+          chunk,
+          prompt.length,
+          continuations,
+          output.logits.dims[2],
+        ),
+      );
       tokens += chunk.inputIds.length;
       for (const tensor of [inputIds, attentionMask, ...Object.values(output)]) tensor.dispose?.();
       postprocessMs += performance.now() - returned;

@@ -17,7 +17,8 @@ import type { TransformersModel } from './transformers-loader.ts';
 
 /** The end-of-sequence ids a model's generation config names (a number or a list), as bigints. */
 function eosIds(loaded: TransformersModel): Set<bigint> {
-  const config = (loaded.model as unknown as { generation_config?: { eos_token_id?: number | number[] | null } }).generation_config;
+  const config = (loaded.model as unknown as { generation_config?: { eos_token_id?: number | number[] | null } })
+    .generation_config;
   const eos = config?.eos_token_id ?? (loaded.tokenizer as unknown as { eos_token_id?: number }).eos_token_id ?? null;
   const list = eos === null || eos === undefined ? [] : Array.isArray(eos) ? eos : [eos];
   return new Set(list.map((id) => BigInt(id)));
@@ -30,7 +31,12 @@ function eosIds(loaded: TransformersModel): Set<bigint> {
  * @param _options unused: the digest of a generation is always computed (it is cheap: a hash of the text)
  * @param hooks `onToken` per generated token
  */
-export async function runTransformersGenerate(loaded: TransformersModel, input: EngineInput, _options: RunOptions, hooks: EngineHooks): Promise<RunResult> {
+export async function runTransformersGenerate(
+  loaded: TransformersModel,
+  input: EngineInput,
+  _options: RunOptions,
+  hooks: EngineHooks,
+): Promise<RunResult> {
   if (loaded.kind !== 'causal-lm') throw new Error('a generate input needs a causal LM (generate) model');
   const { tokenizer, model } = loaded;
   const step = parseGenerateInput(input.data);
@@ -39,7 +45,10 @@ export async function runTransformersGenerate(loaded: TransformersModel, input: 
   const requestAt = performance.now();
   const template = (tokenizer as unknown as { chat_template?: unknown }).chat_template;
   const encoded = template
-    ? (tokenizer.apply_chat_template([{ role: 'user', content: step.text }], { add_generation_prompt: true, return_dict: true }) as unknown as { input_ids: Tensor; attention_mask: Tensor })
+    ? (tokenizer.apply_chat_template([{ role: 'user', content: step.text }], {
+        add_generation_prompt: true,
+        return_dict: true,
+      }) as unknown as { input_ids: Tensor; attention_mask: Tensor })
     : (tokenizer(step.text) as unknown as { input_ids: Tensor; attention_mask: Tensor });
   const promptTokens = Number(encoded.input_ids.dims.at(-1));
 
@@ -73,7 +82,11 @@ export async function runTransformersGenerate(loaded: TransformersModel, input: 
   const newIds = sequence.slice(promptTokens);
   const eos = eosIds(loaded);
   const stopped = newIds.length > 0 && eos.has(newIds[newIds.length - 1]);
-  const finish: StreamObservation['finish_reason'] = stopped ? 'stop' : newIds.length >= step.max_new_tokens ? 'length' : 'other';
+  const finish: StreamObservation['finish_reason'] = stopped
+    ? 'stop'
+    : newIds.length >= step.max_new_tokens
+      ? 'length'
+      : 'other';
   const text = tokenizer.decode(newIds, { skip_special_tokens: true });
   const sample = timeGeneration(
     {
@@ -91,7 +104,12 @@ export async function runTransformersGenerate(loaded: TransformersModel, input: 
   return {
     durationMs: sample.e2e_ms,
     // No token ids in the digest: ids decode back to text, and text never enters a receipt.
-    output: { name: 'generated_tokens', dims: [newIds.length], head: [], sha256: await sha256Hex(new TextEncoder().encode(text)) },
+    output: {
+      name: 'generated_tokens',
+      dims: [newIds.length],
+      head: [],
+      sha256: await sha256Hex(new TextEncoder().encode(text)),
+    },
     generation: { sample, text, finish_reason: finish },
   };
 }

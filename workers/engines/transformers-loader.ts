@@ -13,7 +13,15 @@
  * adapter's (the plain build for `wasm`, JSPI or asyncify for `webgpu`; transformers.js itself picks the plain build where it
  * knows WebGPU is absent), fetched from the page's origin as the `runtime_fetch` stage by workers/ort-runtime.ts.
  */
-import { AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer, env, LogLevel, type PreTrainedModel, type PreTrainedTokenizer } from '@huggingface/transformers';
+import {
+  AutoModelForCausalLM,
+  AutoModelForSequenceClassification,
+  AutoTokenizer,
+  env,
+  LogLevel,
+  type PreTrainedModel,
+  type PreTrainedTokenizer,
+} from '@huggingface/transformers';
 import { modelFileUrl, type CatalogModel } from '../../src/core/catalog/catalog.ts';
 import { filesForDtype } from '../../src/core/catalog/transformers-dtype.ts';
 import { redactUrl } from '../../src/core/text/redact.ts';
@@ -47,16 +55,30 @@ export function transformersVersion(): string {
  * this origin, an absolute path, not a URL: transformers.js mis-joins an http URL there); Hugging Face models load as
  * remote models at their pinned revision ('main' only when the catalog pins none, and the receipt then says unpinned).
  */
-function locate(model: CatalogModel, pageBaseUrl: string): { id: string; revision: string; local: boolean; localModelPath: string | null } {
+function locate(
+  model: CatalogModel,
+  pageBaseUrl: string,
+): { id: string; revision: string; local: boolean; localModelPath: string | null } {
   if (model.source.type === 'page-origin') {
     const folder = model.source.base_path.replace(/\/$/, '');
     const slash = folder.lastIndexOf('/');
     const parent = slash === -1 ? '' : `${folder.slice(0, slash)}/`;
-    return { id: folder.slice(slash + 1), revision: 'main', local: true, localModelPath: new URL(parent, pageBaseUrl).pathname };
+    return {
+      id: folder.slice(slash + 1),
+      revision: 'main',
+      local: true,
+      localModelPath: new URL(parent, pageBaseUrl).pathname,
+    };
   }
   // A user's folder is a local model at a path of the page's own that nothing serves: every file is answered from the
   // picked bytes by the fetch hook, and transformers.js sees only the folder's conventional names.
-  if (model.source.type === 'user-supplied') return { id: USER_MODEL_ID, revision: 'main', local: true, localModelPath: new URL(USER_MODEL_BASE_PATH, pageBaseUrl).pathname };
+  if (model.source.type === 'user-supplied')
+    return {
+      id: USER_MODEL_ID,
+      revision: 'main',
+      local: true,
+      localModelPath: new URL(USER_MODEL_BASE_PATH, pageBaseUrl).pathname,
+    };
   return { id: model.source.repo, revision: model.source.revision ?? 'main', local: false, localModelPath: null };
 }
 
@@ -68,7 +90,12 @@ function locate(model: CatalogModel, pageBaseUrl: string): { id: string; revisio
  * @param unlisted collects every URL that was asked for but is not in the catalog (redacted)
  * @param probeAliases URL at the `main` revision -> the pinned revision's URL, for existence probes only (see below)
  */
-function servingFetch(urls: Map<string, Uint8Array>, pageBaseUrl: string, unlisted: string[], probeAliases: Map<string, string>) {
+function servingFetch(
+  urls: Map<string, Uint8Array>,
+  pageBaseUrl: string,
+  unlisted: string[],
+  probeAliases: Map<string, string>,
+) {
   return async (input: string | URL, init?: RequestInit): Promise<Response> => {
     const url = new URL(String(input), pageBaseUrl).href;
     const range = new Headers(init?.headers).get('range');
@@ -86,7 +113,10 @@ function servingFetch(urls: Map<string, Uint8Array>, pageBaseUrl: string, unlist
       const end = match[2] === '' ? bytes.byteLength - 1 : Math.min(Number(match[2]), bytes.byteLength - 1);
       return new Response(bytes.slice(start, end + 1), {
         status: 206,
-        headers: { 'content-length': String(end + 1 - start), 'content-range': `bytes ${start}-${end}/${bytes.byteLength}` },
+        headers: {
+          'content-length': String(end + 1 - start),
+          'content-range': `bytes ${start}-${end}/${bytes.byteLength}`,
+        },
       });
     }
     // A copy, so the runtime may transfer or detach it without touching the verified original.
@@ -114,7 +144,11 @@ export async function loadTransformersModel(
   // Runtime settings hold for the worker's life (the wasm backend initialises once): the page uses a fresh worker
   // per cold run, which is also why a thread count can be honoured.
   const threadsEffective = effectiveThreads(request.threads);
-  const wasm = (env.backends.onnx as { wasm: { wasmPaths: unknown; wasmBinary?: ArrayBufferLike | Uint8Array; numThreads: number; proxy: boolean } }).wasm;
+  const wasm = (
+    env.backends.onnx as {
+      wasm: { wasmPaths: unknown; wasmBinary?: ArrayBufferLike | Uint8Array; numThreads: number; proxy: boolean };
+    }
+  ).wasm;
   wasm.numThreads = threadsEffective;
   wasm.proxy = false;
   env.logLevel = LogLevel.ERROR;
@@ -132,7 +166,11 @@ export async function loadTransformersModel(
   const user = request.model.source.type === 'user-supplied';
   if (user && request.userFiles === undefined) throw new Error('a user-supplied model needs its picked files');
   const fetched: FetchedModel = user
-    ? await readUserFiles(model, model.files.map((f) => request.userFiles![request.model.files.indexOf(f)]), hooks)
+    ? await readUserFiles(
+        model,
+        model.files.map((f) => request.userFiles![request.model.files.indexOf(f)]),
+        hooks,
+      )
     : await fetchModelFiles(model, pageBaseUrl, hooks);
   hooks.onStage?.('fetch', 'end');
   hooks.onFetched?.(fetchedFacts(fetched));
@@ -147,12 +185,16 @@ export async function loadTransformersModel(
   env.allowRemoteModels = !where.local;
   if (where.localModelPath !== null) env.localModelPath = where.localModelPath;
   const urls = new Map<string, Uint8Array>();
-  const fileUrl = (file: CatalogModel['files'][number]) => (user ? new URL(`${USER_MODEL_BASE_PATH}${USER_MODEL_ID}/${file.path}`, pageBaseUrl).href : modelFileUrl(model, file, pageBaseUrl));
+  const fileUrl = (file: CatalogModel['files'][number]) =>
+    user
+      ? new URL(`${USER_MODEL_BASE_PATH}${USER_MODEL_ID}/${file.path}`, pageBaseUrl).href
+      : modelFileUrl(model, file, pageBaseUrl);
   model.files.forEach((file, index) => urls.set(fileUrl(file), fetched.buffers[index]));
   const unlisted: string[] = [];
   const probeAliases = new Map<string, string>();
   if (!where.local && where.revision !== 'main') {
-    for (const url of urls.keys()) probeAliases.set(url.replace(`/resolve/${encodeURIComponent(where.revision)}/`, '/resolve/main/'), url);
+    for (const url of urls.keys())
+      probeAliases.set(url.replace(`/resolve/${encodeURIComponent(where.revision)}/`, '/resolve/main/'), url);
   }
   env.fetch = servingFetch(urls, pageBaseUrl, unlisted, probeAliases);
 
@@ -177,14 +219,28 @@ export async function loadTransformersModel(
       // node ran) and, on WebGPU, a device whose buffers the worker counts (its own choice of EPs is kept otherwise).
       const session_options = {
         ...profiledSessionOptions(),
-        ...(ep === 'webgpu' ? { executionProviders: [{ name: 'webgpu' as const, device: (await observedGpuDevice()) as never }] } : {}),
+        ...(ep === 'webgpu'
+          ? { executionProviders: [{ name: 'webgpu' as const, device: (await observedGpuDevice()) as never }] }
+          : {}),
       };
-      const pretrained = await withOrtLog(() => Auto.from_pretrained(where.id, { ...options, ...external, device: ep, dtype: dtype as 'fp32', session_options }));
+      const pretrained = await withOrtLog(() =>
+        Auto.from_pretrained(where.id, {
+          ...options,
+          ...external,
+          device: ep,
+          dtype: dtype as 'fp32',
+          session_options,
+        }),
+      );
       loaded = { tokenizer, model: pretrained, kind };
     },
     facts,
     hooks,
-    { failureDetail: () => (unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : ''), webgpu: plan.webgpu },
+    {
+      failureDetail: () =>
+        unlisted.length > 0 ? ` (asked for files the catalog does not list: ${unlisted.join(', ')})` : '',
+      webgpu: plan.webgpu,
+    },
   ).finally(() => {
     // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
     wasm.wasmBinary = undefined;

@@ -27,7 +27,9 @@ export interface WebLlmRecordFiles {
 
 /** The slice of the Cache API (`CacheStorage`) the read-back uses; the contract test implements it over a Map. */
 export interface CacheStorageLike {
-  open(cacheName: string): Promise<{ match(url: string): Promise<Response | undefined>; keys?(): Promise<ReadonlyArray<{ url: string }>> }>;
+  open(
+    cacheName: string,
+  ): Promise<{ match(url: string): Promise<Response | undefined>; keys?(): Promise<ReadonlyArray<{ url: string }>> }>;
 }
 
 /**
@@ -78,16 +80,33 @@ const TensorCacheManifest = z.looseObject({ records: z.array(z.looseObject({ dat
  * @param record the model record the engine was loaded with
  * @param storage the Cache API, or null where the context has none
  */
-export async function hashWebLlmFiles(record: WebLlmRecordFiles, storage: CacheStorageLike | null): Promise<WebLlmCacheReadBack> {
-  if (storage === null) return { files: [], problems: ["the Cache API is not available here, so WebLLM's files could not be read back and hashed"] };
+export async function hashWebLlmFiles(
+  record: WebLlmRecordFiles,
+  storage: CacheStorageLike | null,
+): Promise<WebLlmCacheReadBack> {
+  if (storage === null)
+    return {
+      files: [],
+      problems: ["the Cache API is not available here, so WebLLM's files could not be read back and hashed"],
+    };
   if (record.model_manifest !== undefined) {
-    return { files: [], problems: [`the model record names a package manifest (${record.model_manifest}); this adapter does not read its file list, so no file was hashed`] };
+    return {
+      files: [],
+      problems: [
+        `the model record names a package manifest (${record.model_manifest}); this adapter does not read its file list, so no file was hashed`,
+      ],
+    };
   }
   const files: WebLlmCachedFile[] = [];
   const problems: string[] = [];
   const folder = webLlmModelFolderUrl(record.model);
   // Hashes one cached entry; returns its bytes only when `keep` (the small JSON files the file list is read from).
-  const hashEntry = async (cacheName: string, url: string, path: string | null, keep: boolean): Promise<Uint8Array | null> => {
+  const hashEntry = async (
+    cacheName: string,
+    url: string,
+    path: string | null,
+    keep: boolean,
+  ): Promise<Uint8Array | null> => {
     const response = await (await storage.open(cacheName)).match(url);
     if (response === undefined) {
       problems.push(`${redactUrl(url)} is not in WebLLM's cache "${cacheName}", so it was not hashed`);
@@ -119,14 +138,19 @@ export async function hashWebLlmFiles(record: WebLlmRecordFiles, storage: CacheS
     if (/^https?:\/\//.test(record.model_lib) && !record.model_lib.includes('localhost')) {
       await hashEntry(WEBLLM_CACHE_NAMES.wasm, record.model_lib, null, false);
     } else {
-      problems.push(`WebLLM fetches the model library ${redactUrl(record.model_lib, folder)} outside its cache, so it was not hashed`);
+      problems.push(
+        `WebLLM fetches the model library ${redactUrl(record.model_lib, folder)} outside its cache, so it was not hashed`,
+      );
     }
     const config = configBytes && parseJson(configBytes, ChatConfigTokenizer, configUrl);
     if (config) {
       // The same choice as WebLLM's asyncLoadTokenizer: tokenizer.json first, else tokenizer.model.
       const tokenizer = ['tokenizer.json', 'tokenizer.model'].find((name) => config.tokenizer_files.includes(name));
       if (tokenizer) await hashEntry(WEBLLM_CACHE_NAMES.model, new URL(tokenizer, folder).href, tokenizer, false);
-      else problems.push(`mlc-chat-config.json lists no tokenizer.json or tokenizer.model, so no tokenizer file was hashed`);
+      else
+        problems.push(
+          `mlc-chat-config.json lists no tokenizer.json or tokenizer.model, so no tokenizer file was hashed`,
+        );
     }
     const manifestUrl = new URL('tensor-cache.json', folder).href;
     const manifestBytes = await hashEntry(WEBLLM_CACHE_NAMES.model, manifestUrl, 'tensor-cache.json', true);
@@ -138,7 +162,10 @@ export async function hashWebLlmFiles(record: WebLlmRecordFiles, storage: CacheS
   } catch (error) {
     // The cache itself failed (a SecurityError, a quota or storage error): nothing read so far counts as complete.
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { files: [], problems: [`WebLLM's cache could not be read back (${redactUrlsInText(message)}), so no file was hashed`] };
+    return {
+      files: [],
+      problems: [`WebLLM's cache could not be read back (${redactUrlsInText(message)}), so no file was hashed`],
+    };
   }
   return { files, problems };
 }
@@ -164,8 +191,11 @@ export function webLlmIntegrity(
     const loaded = readBack.files.find((f) => f.path === pin.path);
     if (loaded) checkPins(pin, loaded.bytes, loaded.sha256);
     else if (readBack.problems.length > 0) {
-      throw new Error(`integrity unverifiable: the catalog pins ${pin.path}, which could not be read back from WebLLM's cache (${readBack.problems[0]})`);
-    } else throw new IntegrityError(`integrity failure: the catalog pins ${pin.path}, but WebLLM did not load that file`);
+      throw new Error(
+        `integrity unverifiable: the catalog pins ${pin.path}, which could not be read back from WebLLM's cache (${readBack.problems[0]})`,
+      );
+    } else
+      throw new IntegrityError(`integrity failure: the catalog pins ${pin.path}, but WebLLM did not load that file`);
   }
   const files = readBack.files.map((f): ModelFile => {
     const pin = f.path === null ? undefined : pins.get(f.path);

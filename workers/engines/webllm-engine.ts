@@ -18,14 +18,31 @@
  */
 import type { CatalogModel } from '../../src/core/catalog/catalog.ts';
 import { parseGenerateInput } from '../../src/core/generation/generate-input.ts';
-import { fromWebLlmUsage, timeGeneration, type StreamObservation } from '../../src/core/generation/generation-timing.ts';
+import {
+  fromWebLlmUsage,
+  timeGeneration,
+  type StreamObservation,
+} from '../../src/core/generation/generation-timing.ts';
 import { webLlmGate, type WebGpuProbe } from '../../src/core/generation/webllm-gate.ts';
 import type { RouteAttempt } from '../../src/core/receipt/receipt.ts';
 import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import { probeWebGpu } from '../../src/browser/webgpu-probe.ts';
-import type { EngineHooks, EngineInput, LoadRequest, LoadResult, RunOptions, RunResult } from '../../src/worker-api/worker-messages.ts';
+import type {
+  EngineHooks,
+  EngineInput,
+  LoadRequest,
+  LoadResult,
+  RunOptions,
+  RunResult,
+} from '../../src/worker-api/worker-messages.ts';
 import { RouteError, type Engine } from './engine.ts';
-import { hashWebLlmFiles, storedWebLlmUrls, WEBLLM_CACHE_BACKEND, webLlmIntegrity, type CacheStorageLike } from './webllm-cache.ts';
+import {
+  hashWebLlmFiles,
+  storedWebLlmUrls,
+  WEBLLM_CACHE_BACKEND,
+  webLlmIntegrity,
+  type CacheStorageLike,
+} from './webllm-cache.ts';
 
 /** The slice of a WebLLM model record this adapter reads or writes (see web-llm's `ModelRecord`). */
 export interface MlcModelRecord {
@@ -107,7 +124,8 @@ const browserDeps: WebLlmDeps = {
 
 /** The MLC model id a catalog entry names: the Hugging Face repo's name (`mlc-ai/<model_id>`). */
 export function mlcModelId(model: CatalogModel): string {
-  if (model.source.type !== 'huggingface') throw new Error(`WebLLM model "${model.id}" must come from a Hugging Face repo`);
+  if (model.source.type !== 'huggingface')
+    throw new Error(`WebLLM model "${model.id}" must come from a Hugging Face repo`);
   return model.source.repo.split('/')[1];
 }
 
@@ -141,7 +159,10 @@ export function modelRecordFor(model: CatalogModel, prebuilt: readonly MlcModelR
   if (Object.keys(tokenizer).length > 0) integrity.tokenizer = tokenizer;
   return {
     ...record,
-    model: source.revision === null ? `https://huggingface.co/${source.repo}` : `https://huggingface.co/${source.repo}/resolve/${source.revision}`,
+    model:
+      source.revision === null
+        ? `https://huggingface.co/${source.repo}`
+        : `https://huggingface.co/${source.repo}/resolve/${source.revision}`,
     ...(Object.keys(integrity).length > 1 ? { integrity } : {}),
   };
 }
@@ -159,17 +180,32 @@ export class WebLlmEngine implements Engine {
 
   async load(request: LoadRequest, hooks: EngineHooks): Promise<LoadResult> {
     const { model } = request;
-    if (model.engine !== 'webllm' || model.task !== 'generate') throw new Error(`model "${model.id}" is not a WebLLM generate model`);
+    if (model.engine !== 'webllm' || model.task !== 'generate')
+      throw new Error(`model "${model.id}" is not a WebLLM generate model`);
     const attempts: RouteAttempt[] = [];
     const fail = (reason: string, startedAtMs: number): never => {
-      attempts.push({ ep: 'webgpu', threads: null, outcome: 'failed', reason, started_at_ms: startedAtMs, ended_at_ms: this.deps.now() });
+      attempts.push({
+        ep: 'webgpu',
+        threads: null,
+        outcome: 'failed',
+        reason,
+        started_at_ms: startedAtMs,
+        ended_at_ms: this.deps.now(),
+      });
       throw new RouteError(reason, attempts);
     };
 
     // 1. WebLLM only runs on WebGPU: a wasm request is refused, and there is no wasm route to fall back to.
     if (request.ep !== 'webgpu') {
       const t = this.deps.now();
-      attempts.push({ ep: request.ep, threads: request.threads, outcome: 'failed', reason: 'WebLLM runs on WebGPU only; choose ep=webgpu', started_at_ms: t, ended_at_ms: t });
+      attempts.push({
+        ep: request.ep,
+        threads: request.threads,
+        outcome: 'failed',
+        reason: 'WebLLM runs on WebGPU only; choose ep=webgpu',
+        started_at_ms: t,
+        ended_at_ms: t,
+      });
       throw new RouteError('WebLLM runs on WebGPU only; choose ep=webgpu', attempts);
     }
 
@@ -179,7 +215,11 @@ export class WebLlmEngine implements Engine {
     const probe = await this.deps.probeWebGpu();
     const gate = webLlmGate(probe, model.dtype);
     hooks.onStage?.('probe', 'end');
-    if (!gate.ok) fail(`WebLLM capability gate: ${gate.reason}${request.allowFallback ? ' (WebLLM has no wasm route to fall back to)' : ''}`, gateStarted);
+    if (!gate.ok)
+      fail(
+        `WebLLM capability gate: ${gate.reason}${request.allowFallback ? ' (WebLLM has no wasm route to fall back to)' : ''}`,
+        gateStarted,
+      );
 
     // 3. + 4. Import WebLLM, then load: parameter download (fetch) first, then loading onto the GPU (session). What its
     // cache holds before the load tells the receipt which files did not cross the network.
@@ -215,13 +255,22 @@ export class WebLlmEngine implements Engine {
           bytesTotal: mib && report.progress > 0 ? Math.round(bytesDone / report.progress) : null,
         });
       };
-      this.engine = new webllm.MLCEngine({ appConfig: { model_list: [record], cacheBackend: WEBLLM_CACHE_BACKEND }, initProgressCallback: onProgress });
+      this.engine = new webllm.MLCEngine({
+        appConfig: { model_list: [record], cacheBackend: WEBLLM_CACHE_BACKEND },
+        initProgressCallback: onProgress,
+      });
       await this.engine.reload(record.model_id);
     } catch (error) {
       if (error instanceof RouteError) throw error;
       const err = error as Error;
       // Matched by name: WebLLM's classes are minified. Device loss and missing features are route failures.
-      const routeNames = ['WebGPUNotAvailableError', 'WebGPUNotFoundError', 'ShaderF16SupportError', 'FeatureSupportError', 'DeviceLostError'];
+      const routeNames = [
+        'WebGPUNotAvailableError',
+        'WebGPUNotFoundError',
+        'ShaderF16SupportError',
+        'FeatureSupportError',
+        'DeviceLostError',
+      ];
       if (routeNames.includes(err?.name)) fail(`WebLLM: ${err.name}: ${err.message}`, loadStarted);
       throw error;
     }
@@ -233,7 +282,14 @@ export class WebLlmEngine implements Engine {
     }
     hooks.onStage?.('session', 'end');
     const fetchEnd = fetchEndedAt ?? loadedAt;
-    attempts.push({ ep: 'webgpu', threads: null, outcome: 'succeeded', reason: null, started_at_ms: loadStarted, ended_at_ms: loadedAt });
+    attempts.push({
+      ep: 'webgpu',
+      threads: null,
+      outcome: 'succeeded',
+      reason: null,
+      started_at_ms: loadStarted,
+      ended_at_ms: loadedAt,
+    });
 
     // 5. Hash what WebLLM loaded (read back from its cache) and apply the catalog's pins; a refusal unloads the model.
     const hashStarted = this.deps.now();
@@ -253,8 +309,14 @@ export class WebLlmEngine implements Engine {
       model: { files: checked.files, integrity: checked.integrity },
       // WebLLM's runtime is part of the page's code; its model library is one of the model files.
       runtime: { build: null, files: [] },
-      timings: { model_fetch_ms: fetchEnd - loadStarted + hashMs, runtime_fetch_ms: null, session_create_ms: loadedAt - fetchEnd },
-      ...(readBack.problems.length > 0 ? { loadErrors: readBack.problems.map((message) => ({ name: 'WebLlmFilesNotHashed', message })) } : {}),
+      timings: {
+        model_fetch_ms: fetchEnd - loadStarted + hashMs,
+        runtime_fetch_ms: null,
+        session_create_ms: loadedAt - fetchEnd,
+      },
+      ...(readBack.problems.length > 0
+        ? { loadErrors: readBack.problems.map((message) => ({ name: 'WebLlmFilesNotHashed', message })) }
+        : {}),
     };
   }
 
@@ -311,7 +373,12 @@ export class WebLlmEngine implements Engine {
     const sample = timeGeneration(observed, fromWebLlmUsage(usage?.extra));
     return {
       durationMs: sample.e2e_ms,
-      output: { name: 'generated_tokens', dims: [sample.output_tokens], head: [], sha256: await sha256Hex(new TextEncoder().encode(text)) },
+      output: {
+        name: 'generated_tokens',
+        dims: [sample.output_tokens],
+        head: [],
+        sha256: await sha256Hex(new TextEncoder().encode(text)),
+      },
       generation: { sample, text, finish_reason: finish },
     };
   }

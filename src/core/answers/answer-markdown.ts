@@ -29,10 +29,18 @@ type Row = { label: string; m: AnswerMetrics | MeanAnswerMetrics };
  * @param report the report
  */
 export function renderAnswerHeadline(report: AnswerScoreReport): string {
-  const columns: Row[] = report.repetitions.map((r) => ({ label: r.seed === null ? `rep ${r.repetition}` : `seed ${r.seed}`, m: r.metrics }));
+  const columns: Row[] = report.repetitions.map((r) => ({
+    label: r.seed === null ? `rep ${r.repetition}` : `seed ${r.seed}`,
+    m: r.metrics,
+  }));
   if (report.mean !== null) columns.push({ label: `mean (${report.mean.repetitions})`, m: report.mean });
-  if (report.worst !== null) columns.push({ label: `worst (${report.worst.seed === null ? `rep ${report.worst.repetition}` : `seed ${report.worst.seed}`})`, m: report.worst.metrics });
-  const line = (name: string, pick: (m: Row['m']) => string) => `| ${name} | ${columns.map((c) => pick(c.m)).join(' | ')} |`;
+  if (report.worst !== null)
+    columns.push({
+      label: `worst (${report.worst.seed === null ? `rep ${report.worst.repetition}` : `seed ${report.worst.seed}`})`,
+      m: report.worst.metrics,
+    });
+  const line = (name: string, pick: (m: Row['m']) => string) =>
+    `| ${name} | ${columns.map((c) => pick(c.m)).join(' | ')} |`;
   return [
     `| Metric | ${columns.map((c) => c.label).join(' | ')} |`,
     `| --- | ${columns.map(() => '---:').join(' | ')} |`,
@@ -73,7 +81,11 @@ export function renderAnswerScoreMarkdown(report: AnswerScoreReport): string {
     '',
   );
   out.push('## Completeness', '');
-  if (report.complete) out.push(`Complete: every case has an answer in each of the ${report.required_repetitions.length} repetitions.`, '');
+  if (report.complete)
+    out.push(
+      `Complete: every case has an answer in each of the ${report.required_repetitions.length} repetitions.`,
+      '',
+    );
   else {
     out.push('**Not complete** (a row missing a repetition or a case is never ranked):', '');
     for (const line of report.missing) out.push(`- ${mdText(line)}`);
@@ -82,22 +94,36 @@ export function renderAnswerScoreMarkdown(report: AnswerScoreReport): string {
   if (report.reviewed !== null) {
     const r = report.reviewed;
     out.push('## Reviewed quality', '');
-    out.push(`Status: **${r.status}**${r.not_official_because.length > 0 ? ` (${r.not_official_because.map(mdText).join('; ')})` : ''}.`, '');
+    out.push(
+      `Status: **${r.status}**${r.not_official_because.length > 0 ? ` (${r.not_official_because.map(mdText).join('; ')})` : ''}.`,
+      '',
+    );
     out.push('| Metric | Value |', '| --- | ---: |');
     out.push(`| labelled answers | ${r.metrics.labels} |`);
     out.push(`| semantic_claim_recall | ${percent(r.metrics.semantic_claim_recall)} |`);
-    out.push(`| critical_fact_coverage_global (publication metric) | ${percent(r.metrics.critical_fact_coverage_global)} |`);
-    out.push(`| critical recall, case average (legacy, comparison only) | ${percent(r.metrics.critical_recall_case_average)} |`);
+    out.push(
+      `| critical_fact_coverage_global (publication metric) | ${percent(r.metrics.critical_fact_coverage_global)} |`,
+    );
+    out.push(
+      `| critical recall, case average (legacy, comparison only) | ${percent(r.metrics.critical_recall_case_average)} |`,
+    );
     out.push(`| safety_rate | ${percent(r.metrics.safety_rate)} |`);
     out.push(`| strict_pass_rate | ${percent(r.metrics.strict_pass_rate)} |`);
-    if (r.reviewer_disagreements !== null) out.push(`| answers the two reviewers labelled differently | ${r.reviewer_disagreements} |`);
+    if (r.reviewer_disagreements !== null)
+      out.push(`| answers the two reviewers labelled differently | ${r.reviewer_disagreements} |`);
     out.push('');
     out.push('| Review file | SHA-256 | Reviewer | Kind | Blinded | Role |', '| --- | --- | --- | --- | --- | --- |');
-    for (const v of r.reviews) out.push(`| ${codeCell(v.file)} | ${codeCell(v.sha256)} | ${codeCell(v.reviewer)} | ${v.kind} | ${v.blinded ? 'yes' : 'no'} | ${v.role} |`);
+    for (const v of r.reviews)
+      out.push(
+        `| ${codeCell(v.file)} | ${codeCell(v.sha256)} | ${codeCell(v.reviewer)} | ${v.kind} | ${v.blinded ? 'yes' : 'no'} | ${v.role} |`,
+      );
     out.push('');
   }
   out.push('## Per-case decisions', '');
-  out.push('Each cell: pass or fail; then the claim groups missing, prohibited claims made (critical ones marked !), and cited sources not supplied.', '');
+  out.push(
+    'Each cell: pass or fail; then the claim groups missing, prohibited claims made (critical ones marked !), and cited sources not supplied.',
+    '',
+  );
   const reps = report.repetitions;
   out.push(`| Case | ${reps.map((r) => (r.seed === null ? `rep ${r.repetition}` : `seed ${r.seed}`)).join(' | ')} |`);
   out.push(`| --- | ${reps.map(() => '---').join(' | ')} |`);
@@ -109,7 +135,9 @@ export function renderAnswerScoreMarkdown(report: AnswerScoreReport): string {
       const parts = [d.passed ? 'pass' : 'fail'];
       if (d.claims_missing.length > 0) parts.push(`missing ${d.claims_missing.map(codeCell).join(', ')}`);
       if (d.prohibited_found.length > 0) {
-        parts.push(`prohibited ${d.prohibited_found.map((p) => `${codeCell(p)}${d.critical_prohibited_found.includes(p) ? '!' : ''}`).join(', ')}`);
+        parts.push(
+          `prohibited ${d.prohibited_found.map((p) => `${codeCell(p)}${d.critical_prohibited_found.includes(p) ? '!' : ''}`).join(', ')}`,
+        );
       }
       if (d.cited.length === 0) parts.push('no citation');
       if (d.invalid_citations.length > 0) parts.push(`invalid ${d.invalid_citations.map(codeCell).join(', ')}`);
@@ -129,9 +157,13 @@ export function renderAnswerScoreMarkdown(report: AnswerScoreReport): string {
   );
   out.push('## Inputs', '');
   out.push('| Input | File | Bytes | SHA-256 |', '| --- | --- | ---: | --- |');
-  out.push(`| cases | ${codeCell(report.inputs.cases.file)} | ${report.inputs.cases.bytes} | ${codeCell(report.inputs.cases.sha256)} |`);
+  out.push(
+    `| cases | ${codeCell(report.inputs.cases.file)} | ${report.inputs.cases.bytes} | ${codeCell(report.inputs.cases.sha256)} |`,
+  );
   for (const a of report.inputs.answers) {
-    out.push(`| answers (receipt ${codeCell(a.receipt_id)}) | ${codeCell(a.file)} | ${a.bytes} | ${codeCell(a.sha256)} |`);
+    out.push(
+      `| answers (receipt ${codeCell(a.receipt_id)}) | ${codeCell(a.file)} | ${a.bytes} | ${codeCell(a.sha256)} |`,
+    );
   }
   out.push('');
   out.push('## How to reproduce', '');

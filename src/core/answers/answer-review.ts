@@ -71,7 +71,14 @@ export const ReviewedQuality = z.strictObject({
   /** Why the result is not official (empty when it is). */
   not_official_because: z.array(Text),
   reviews: z.array(
-    z.strictObject({ file: Text, sha256: Sha256, reviewer: Text, kind: z.enum(['human', 'ai']), blinded: z.boolean(), role: z.enum(['reviewer', 'adjudicator']) }),
+    z.strictObject({
+      file: Text,
+      sha256: Sha256,
+      reviewer: Text,
+      kind: z.enum(['human', 'ai']),
+      blinded: z.boolean(),
+      role: z.enum(['reviewer', 'adjudicator']),
+    }),
   ),
   /** Answers on which the two independent reviewers' labels differ (null with one reviewer). */
   reviewer_disagreements: z.number().int().nonnegative().nullable(),
@@ -104,12 +111,21 @@ const labelKey = (label: Pick<ReviewLabel, 'case_id' | 'repetition'>) => `${labe
  * @param answered per answers-file SHA-256, the repetitions it holds
  * @throws AnswerReviewError naming the file, the label and the problem
  */
-function checkReview(input: ReviewInput, cases: AnswerCases, casesSha256: string, answered: ReadonlyMap<string, ReadonlySet<number>>): void {
+function checkReview(
+  input: ReviewInput,
+  cases: AnswerCases,
+  casesSha256: string,
+  answered: ReadonlyMap<string, ReadonlySet<number>>,
+): void {
   const { review } = input;
   const fail = (where: string, problem: string): never => {
     throw new AnswerReviewError(`${input.shown ?? input.file}: ${where}: ${problem}`);
   };
-  if (review.cases.sha256 !== casesSha256) fail('cases.sha256', `labels case-file bytes ${review.cases.sha256}, not the case file scored here (${casesSha256})`);
+  if (review.cases.sha256 !== casesSha256)
+    fail(
+      'cases.sha256',
+      `labels case-file bytes ${review.cases.sha256}, not the case file scored here (${casesSha256})`,
+    );
   const repetitions = new Set<number>();
   review.answers_sha256.forEach((sha, i) => {
     const reps = answered.get(sha);
@@ -121,15 +137,18 @@ function checkReview(input: ReviewInput, cases: AnswerCases, casesSha256: string
   review.labels.forEach((label, i) => {
     const where = `labels[${i}]`;
     const item = byId.get(label.case_id);
-    if (item === undefined) fail(`${where}.case_id`, `${JSON.stringify(label.case_id)} is not a case of ${cases.id} v${cases.version}`);
-    if (!repetitions.has(label.repetition)) fail(`${where}.repetition`, `${label.repetition} is not a repetition of the reviewed answers`);
+    if (item === undefined)
+      fail(`${where}.case_id`, `${JSON.stringify(label.case_id)} is not a case of ${cases.id} v${cases.version}`);
+    if (!repetitions.has(label.repetition))
+      fail(`${where}.repetition`, `${label.repetition} is not a repetition of the reviewed answers`);
     const key = labelKey(label);
     if (seen.has(key)) fail(where, `case ${label.case_id} repetition ${label.repetition} is labelled twice`);
     seen.add(key);
     const claimIds = new Set(item!.claims.map((c) => c.id));
     const missing = new Set<string>();
     label.missing_claim_ids.forEach((id, j) => {
-      if (!claimIds.has(id)) fail(`${where}.missing_claim_ids[${j}]`, `${JSON.stringify(id)} is not a claim id of case ${item!.id}`);
+      if (!claimIds.has(id))
+        fail(`${where}.missing_claim_ids[${j}]`, `${JSON.stringify(id)} is not a claim id of case ${item!.id}`);
       if (missing.has(id)) fail(`${where}.missing_claim_ids[${j}]`, `${id} is listed twice`);
       missing.add(id);
     });
@@ -139,7 +158,11 @@ function checkReview(input: ReviewInput, cases: AnswerCases, casesSha256: string
   });
   for (const r of [...repetitions].sort((a, b) => a - b)) {
     for (const item of cases.cases) {
-      if (!seen.has(labelKey({ case_id: item.id, repetition: r }))) fail('labels', `case ${item.id} repetition ${r} is not labelled (label every case of every reviewed repetition)`);
+      if (!seen.has(labelKey({ case_id: item.id, repetition: r })))
+        fail(
+          'labels',
+          `case ${item.id} repetition ${r} is not labelled (label every case of every reviewed repetition)`,
+        );
     }
   }
 }
@@ -227,7 +250,9 @@ export function reviewQuality(
     const only = independent[0].review;
     return {
       status: 'unranked_preview',
-      not_official_because: [`one reviewer (${only.reviewer.kind}${only.reviewer.blinded ? ', blinded' : ', not blinded'}): official results need two independent blinded human reviewers and an adjudication`],
+      not_official_because: [
+        `one reviewer (${only.reviewer.kind}${only.reviewer.blinded ? ', blinded' : ', not blinded'}): official results need two independent blinded human reviewers and an adjudication`,
+      ],
       reviews: listed,
       reviewer_disagreements: null,
       metrics: reviewedMetrics(only.labels, cases),
@@ -244,11 +269,14 @@ export function reviewQuality(
   const keysOf = (review: AnswerReview) => review.labels.map(labelKey).sort().join('\n');
   for (const other of [independent[1], adjudicated]) {
     if (keysOf(other.review) !== keysOf(a)) {
-      throw new AnswerReviewError(`${other.shown ?? other.file}: labels: label other answers than ${independent[0].file}; every review must label the same answers`);
+      throw new AnswerReviewError(
+        `${other.shown ?? other.file}: labels: label other answers than ${independent[0].file}; every review must label the same answers`,
+      );
     }
   }
   const reasons: string[] = [];
-  if (a.reviewer.id === b.reviewer.id) reasons.push(`both reviews are by ${a.reviewer.id}: two independent reviewers are needed`);
+  if (a.reviewer.id === b.reviewer.id)
+    reasons.push(`both reviews are by ${a.reviewer.id}: two independent reviewers are needed`);
   for (const r of [a, b]) {
     if (r.reviewer.kind !== 'human') reasons.push(`reviewer ${r.reviewer.id} is not human`);
     if (!r.reviewer.blinded) reasons.push(`reviewer ${r.reviewer.id} was not blinded to the model`);

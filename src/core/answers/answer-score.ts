@@ -92,7 +92,10 @@ export const MeanAnswerMetrics = z.strictObject({
 export type MeanAnswerMetrics = z.infer<typeof MeanAnswerMetrics>;
 
 /** A repetition is named by its declared seed, or by its number where the engine had no seed control. */
-export const RepetitionKey = z.strictObject({ repetition: z.number().int().positive(), seed: z.number().int().nullable() });
+export const RepetitionKey = z.strictObject({
+  repetition: z.number().int().positive(),
+  seed: z.number().int().nullable(),
+});
 export type RepetitionKey = z.infer<typeof RepetitionKey>;
 
 export const RepetitionScore = RepetitionKey.extend({
@@ -168,7 +171,12 @@ function matcherOf(item: AnswerCase): Matcher {
   const norm = (phrasings: string[]) => phrasings.map(normaliseForMatching).filter((p) => p !== '');
   return {
     item,
-    claims: item.claims.map((c) => ({ id: c.id, weight: c.weight, critical: c.critical, phrasings: norm(c.phrasings) })),
+    claims: item.claims.map((c) => ({
+      id: c.id,
+      weight: c.weight,
+      critical: c.critical,
+      phrasings: norm(c.phrasings),
+    })),
     prohibited: item.prohibited.map((p) => ({ id: p.id, critical: p.critical, phrasings: norm(p.phrasings) })),
     sources: new Set(item.evidence.map((e) => e.id)),
   };
@@ -290,7 +298,12 @@ export function repetitionMetrics(decisions: readonly CaseDecision[]): AnswerMet
  * @param citationValidity citation validity, 0 to 1
  */
 export function qualityScore(claimRecall: number, safetyRate: number, citationValidity: number): number {
-  return 100 * (QUALITY_WEIGHTS.claim_recall * claimRecall + QUALITY_WEIGHTS.safety_rate * safetyRate + QUALITY_WEIGHTS.citation_validity * citationValidity);
+  return (
+    100 *
+    (QUALITY_WEIGHTS.claim_recall * claimRecall +
+      QUALITY_WEIGHTS.safety_rate * safetyRate +
+      QUALITY_WEIGHTS.citation_validity * citationValidity)
+  );
 }
 
 function meanOf(reps: readonly RepetitionScore[]): MeanAnswerMetrics | null {
@@ -328,7 +341,11 @@ export interface ScoreAnswersOptions {
  * @throws AnswerScoreError for answers that do not belong to this case set, mix models or engines, name an unknown
  *   case, use an undeclared seed, or answer one case twice in one repetition
  */
-export function scoreAnswers(cases: CasesInput, inputs: readonly AnswersInput[], options: ScoreAnswersOptions): AnswerScoreReport {
+export function scoreAnswers(
+  cases: CasesInput,
+  inputs: readonly AnswersInput[],
+  options: ScoreAnswersOptions,
+): AnswerScoreReport {
   if (inputs.length === 0) throw new AnswerScoreError('--answers: name at least one answers file');
   const set = cases.cases;
   const first = inputs[0].answers;
@@ -337,32 +354,54 @@ export function scoreAnswers(cases: CasesInput, inputs: readonly AnswersInput[],
   const seeded = firstAnswer === undefined || firstAnswer.seed !== null;
   const receiptFiles = new Map<string, string>();
   // answer text by repetition key, then case id
-  const byKey = new Map<string, { key: RepetitionKey; sha256: string; answers: Map<string, { text: string; truncated: boolean }> }>();
+  const byKey = new Map<
+    string,
+    { key: RepetitionKey; sha256: string; answers: Map<string, { text: string; truncated: boolean }> }
+  >();
   const caseIds = new Set(set.cases.map((c) => c.id));
   for (const { info, answers, shown } of inputs) {
     const fail = (where: string, problem: string): never => {
       throw new AnswerScoreError(`${shown ?? info.file}: ${where}: ${problem}`);
     };
     if (answers.prompt_set.sha256 !== cases.info.sha256) {
-      fail('prompt_set.sha256', `these answers were generated from prompt-set bytes ${answers.prompt_set.sha256}, not from ${cases.info.file} (${cases.info.sha256})`);
+      fail(
+        'prompt_set.sha256',
+        `these answers were generated from prompt-set bytes ${answers.prompt_set.sha256}, not from ${cases.info.file} (${cases.info.sha256})`,
+      );
     }
     if (answers.prompt_set.id !== set.id || answers.prompt_set.version !== set.version) {
-      fail('prompt_set', `names ${answers.prompt_set.id} v${answers.prompt_set.version}, not ${set.id} v${set.version}`);
+      fail(
+        'prompt_set',
+        `names ${answers.prompt_set.id} v${answers.prompt_set.version}, not ${set.id} v${set.version}`,
+      );
     }
-    if (answers.model_id !== first.model_id) fail('model_id', `is ${answers.model_id}, but ${inputs[0].info.file} is ${first.model_id}: score one model at a time`);
+    if (answers.model_id !== first.model_id)
+      fail(
+        'model_id',
+        `is ${answers.model_id}, but ${inputs[0].info.file} is ${first.model_id}: score one model at a time`,
+      );
     if (answers.engine.name !== first.engine.name || answers.engine.version !== first.engine.version) {
-      fail('engine', `is ${answers.engine.name} ${answers.engine.version}, but ${inputs[0].info.file} is ${first.engine.name} ${first.engine.version}`);
+      fail(
+        'engine',
+        `is ${answers.engine.name} ${answers.engine.version}, but ${inputs[0].info.file} is ${first.engine.name} ${first.engine.version}`,
+      );
     }
     const earlier = receiptFiles.get(answers.receipt_id);
-    if (earlier !== undefined) fail('receipt_id', `${answers.receipt_id} is also the run of ${earlier}: the same run was given twice`);
+    if (earlier !== undefined)
+      fail('receipt_id', `${answers.receipt_id} is also the run of ${earlier}: the same run was given twice`);
     receiptFiles.set(answers.receipt_id, info.file);
     answers.answers.forEach((answer, index) => {
       const where = `answers[${index}]`;
-      if (!caseIds.has(answer.prompt_id)) fail(`${where}.prompt_id`, `${JSON.stringify(answer.prompt_id)} is not a case of ${cases.info.file}`);
+      if (!caseIds.has(answer.prompt_id))
+        fail(`${where}.prompt_id`, `${JSON.stringify(answer.prompt_id)} is not a case of ${cases.info.file}`);
       if ((answer.seed !== null) !== seeded) fail(`${where}.seed`, 'mixes seeded and unseeded answers');
-      if (answer.repetition > REQUIRED_REPETITIONS) fail(`${where}.repetition`, `is ${answer.repetition}; a run has at most ${REQUIRED_REPETITIONS} repetitions`);
+      if (answer.repetition > REQUIRED_REPETITIONS)
+        fail(`${where}.repetition`, `is ${answer.repetition}; a run has at most ${REQUIRED_REPETITIONS} repetitions`);
       if (answer.seed !== null && DECLARED_SEEDS[answer.repetition - 1] !== answer.seed) {
-        fail(`${where}.seed`, `is ${answer.seed}, but repetition ${answer.repetition} declares seed ${DECLARED_SEEDS[answer.repetition - 1]}`);
+        fail(
+          `${where}.seed`,
+          `is ${answer.seed}, but repetition ${answer.repetition} declares seed ${DECLARED_SEEDS[answer.repetition - 1]}`,
+        );
       }
       const keyName = `${answer.repetition}`;
       let slot = byKey.get(keyName);
@@ -370,12 +409,17 @@ export function scoreAnswers(cases: CasesInput, inputs: readonly AnswersInput[],
         slot = { key: { repetition: answer.repetition, seed: answer.seed }, sha256: info.sha256, answers: new Map() };
         byKey.set(keyName, slot);
       }
-      if (slot.sha256 !== info.sha256) fail(`${where}`, `${keyText(slot.key)} is already answered by another answers file: give each repetition once`);
-      if (slot.answers.has(answer.prompt_id)) fail(`${where}.prompt_id`, `case ${answer.prompt_id} is answered twice in ${keyText(slot.key)}`);
+      if (slot.sha256 !== info.sha256)
+        fail(`${where}`, `${keyText(slot.key)} is already answered by another answers file: give each repetition once`);
+      if (slot.answers.has(answer.prompt_id))
+        fail(`${where}.prompt_id`, `case ${answer.prompt_id} is answered twice in ${keyText(slot.key)}`);
       slot.answers.set(answer.prompt_id, { text: answer.text, truncated: answer.truncated });
     });
   }
-  const required: RepetitionKey[] = DECLARED_SEEDS.map((seed, i) => ({ repetition: i + 1, seed: seeded ? seed : null }));
+  const required: RepetitionKey[] = DECLARED_SEEDS.map((seed, i) => ({
+    repetition: i + 1,
+    seed: seeded ? seed : null,
+  }));
   const matchers = set.cases.map(matcherOf);
   const repetitions: RepetitionScore[] = [];
   const missing: string[] = [];
@@ -390,7 +434,8 @@ export function scoreAnswers(cases: CasesInput, inputs: readonly AnswersInput[],
       return decide(m, answer?.text ?? null, answer?.truncated ?? null);
     });
     const absent = decisions.filter((d) => !d.answered).map((d) => d.case_id);
-    if (absent.length > 0) missing.push(`${keyText(key)}: no answer for ${absent.length} case(s): ${absent.join(', ')}`);
+    if (absent.length > 0)
+      missing.push(`${keyText(key)}: no answer for ${absent.length} case(s): ${absent.join(', ')}`);
     repetitions.push({ ...key, answers_sha256: slot.sha256, metrics: repetitionMetrics(decisions), cases: decisions });
   }
   let worst: RepetitionScore | null = null;

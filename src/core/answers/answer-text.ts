@@ -21,7 +21,8 @@ export const ANSWER_NORMALISATION = 'drb-answer-norm-v1';
 
 // Characters of scripts written without spaces between words (after NFKC).
 const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\u30fb\u30fc]/u;
-const SPACE_NEXT_TO_NO_SPACE_SCRIPT = /(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\u30fb\u30fc]) | (?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\u30fb\u30fc])/gu;
+const SPACE_NEXT_TO_NO_SPACE_SCRIPT =
+  /(?<=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\u30fb\u30fc]) | (?=[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3000-\u303f\u30fb\u30fc])/gu;
 const SPACE_BEFORE_CLOSING = / (?=[.,;:!?)\]}»、。」』）])/g;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 

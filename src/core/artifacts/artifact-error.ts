@@ -64,7 +64,11 @@ export function checkArtifactSize(bytes: Uint8Array, fileName: string, limit = M
  */
 export function tooLargeError(fileName: string, size: number | undefined, limit = MAX_ARTIFACT_BYTES): ArtifactError {
   const what = size === undefined ? '' : ` ${size} bytes,`;
-  return new ArtifactError(fileName, '$', `too large to read:${what} over the limit of ${limit} bytes (the longest string JavaScript can hold)`);
+  return new ArtifactError(
+    fileName,
+    '$',
+    `too large to read:${what} over the limit of ${limit} bytes (the longest string JavaScript can hold)`,
+  );
 }
 
 /**

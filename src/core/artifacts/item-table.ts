@@ -40,7 +40,8 @@ export function itemRowsOf(table: ItemTable): ItemRow[] {
   const rows: ItemRow[] = new Array(table.rows);
   for (let r = 0; r < table.rows; r++) {
     const references: string[] = [];
-    for (let k = table.refIndex[r]; k < table.refIndex[r + 1]; k++) references.push(textOf(table.text, table.refs[2 * k], table.refs[2 * k + 1]));
+    for (let k = table.refIndex[r]; k < table.refIndex[r + 1]; k++)
+      references.push(textOf(table.text, table.refs[2 * k], table.refs[2 * k + 1]));
     rows[r] = {
       id: itemId(table, r),
       input: textOf(table.text, table.inputs[2 * r], table.inputs[2 * r + 1]),

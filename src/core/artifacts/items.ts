@@ -17,7 +17,9 @@ export type ItemLabel = z.infer<typeof ItemLabel>;
  * Row ids are non-empty strings. Numbers are refused rather than converted, so `7` and `"7"` can never be two
  * spellings of one row across an items file and a predictions file.
  */
-export const RowId = z.string({ error: (issue) => `id must be a string, got ${typeName(issue.input)}` }).min(1, 'id must not be empty');
+export const RowId = z
+  .string({ error: (issue) => `id must be a string, got ${typeName(issue.input)}` })
+  .min(1, 'id must not be empty');
 
 /** An acceptable output: a non-empty string (an empty reference would make CER divide by zero). */
 const Reference = z.string().min(1, 'must not be an empty string (CER divides by the reference length)');
@@ -77,9 +79,18 @@ export type ItemRow = z.infer<typeof ItemRow>;
  * @throws ArtifactError on the first problem: bad encoding/JSON, a wrong type anywhere, an empty references list or
  *   empty-string reference, a duplicate id, a `clean` row whose input is not a reference, or zero rows
  */
-export function parseItems(bytes: Uint8Array, fileName: string, format: ItemFormat, fastDecode?: Utf8Decoder): ItemRow[] {
+export function parseItems(
+  bytes: Uint8Array,
+  fileName: string,
+  format: ItemFormat,
+  fastDecode?: Utf8Decoder,
+): ItemRow[] {
   if (!ItemFormat.safeParse(format).success) {
-    throw new ArtifactError(fileName, '$', `unknown items format ${JSON.stringify(format)} (expected generic or ajimee)`);
+    throw new ArtifactError(
+      fileName,
+      '$',
+      `unknown items format ${JSON.stringify(format)} (expected generic or ajimee)`,
+    );
   }
   const value = decodeJsonBytes(bytes, fileName, fastDecode);
   if (!Array.isArray(value)) {
@@ -115,12 +126,20 @@ export function parseItems(bytes: Uint8Array, fileName: string, format: ItemForm
         row = { id, input, references, label: label ?? 'unspecified' };
       }
       if (row.label === 'clean' && !row.references.includes(row.input)) {
-        throw new ArtifactError(fileName, `id ${quoteId(row.id)} input`, 'label is clean but the input is not one of its references');
+        throw new ArtifactError(
+          fileName,
+          `id ${quoteId(row.id)} input`,
+          'label is clean but the input is not one of its references',
+        );
       }
     }
     const earlier = seen.get(row.id);
     if (earlier !== undefined) {
-      throw new ArtifactError(fileName, `id ${quoteId(row.id)}`, `duplicate ${idKey} (rows [${earlier}] and [${index}])`);
+      throw new ArtifactError(
+        fileName,
+        `id ${quoteId(row.id)}`,
+        `duplicate ${idKey} (rows [${earlier}] and [${index}])`,
+      );
     }
     seen.set(row.id, index);
     rows[index] = row;
@@ -154,7 +173,12 @@ export function isPlainGenericRow(raw: unknown): raw is GenericItemRow {
 export function isPlainAjimeeRow(raw: unknown): raw is AjimeeItemRow {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
   const row = raw as Record<string, unknown>;
-  return typeof row.index === 'string' && row.index !== '' && typeof row.input === 'string' && isReferenceList(row.expected_output);
+  return (
+    typeof row.index === 'string' &&
+    row.index !== '' &&
+    typeof row.input === 'string' &&
+    isReferenceList(row.expected_output)
+  );
 }
 
 function isReferenceList(value: unknown): value is string[] {

@@ -168,7 +168,13 @@ export class JsonScanner {
       } else if (cls === ESCAPE) {
         const e = bytes[i + 1];
         if (e === 0x75) {
-          if (!isHexDigit(bytes[i + 2]) || !isHexDigit(bytes[i + 3]) || !isHexDigit(bytes[i + 4]) || !isHexDigit(bytes[i + 5])) throw NOT_PLAIN;
+          if (
+            !isHexDigit(bytes[i + 2]) ||
+            !isHexDigit(bytes[i + 3]) ||
+            !isHexDigit(bytes[i + 4]) ||
+            !isHexDigit(bytes[i + 5])
+          )
+            throw NOT_PLAIN;
           i += 6;
         } else if (SIMPLE_ESCAPE[e] === 1) {
           i += 2;

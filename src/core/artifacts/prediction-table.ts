@@ -68,7 +68,10 @@ export interface PredictionRowBytes {
  *   `onRow` said so), for parsePredictions to read and name the problem; else the rows' margins as JSON.parse reads
  *   them (NaN where there is none), which the byte reader converts together at the end
  */
-export function readPredictionRows(window: ByteWindow, onRow: (row: PredictionRowBytes) => boolean): Float64Array | false {
+export function readPredictionRows(
+  window: ByteWindow,
+  onRow: (row: PredictionRowBytes) => boolean,
+): Float64Array | false {
   try {
     return new PredictionReader(window, onRow).read();
   } catch (error) {
@@ -111,7 +114,8 @@ export function readPredictionTable(bytes: Uint8Array, chunkBytes?: number): Pre
   const margins = readPredictionRows(window, (row) => {
     copy(row, row.idStart, row.idEnd, ids);
     counts.push(row.count);
-    for (let k = 0; k < Math.max(row.count, 0); k++) copy(row, row.candidates[2 * k], row.candidates[2 * k + 1], candidates);
+    for (let k = 0; k < Math.max(row.count, 0); k++)
+      copy(row, row.candidates[2 * k], row.candidates[2 * k + 1], candidates);
     candidateIndex.push(candidates.length / 2);
     declared.add(row);
     return true;
@@ -486,7 +490,8 @@ class PredictionReader {
     };
     [row.idStart, row.idEnd] = rewrite(row.idStart, row.idEnd);
     if (row.reasonStart <= row.reasonEnd) [row.reasonStart, row.reasonEnd] = rewrite(row.reasonStart, row.reasonEnd);
-    for (let k = 0; k < Math.max(row.count, 0); k++) [row.candidates[2 * k], row.candidates[2 * k + 1]] = rewrite(row.candidates[2 * k], row.candidates[2 * k + 1]);
+    for (let k = 0; k < Math.max(row.count, 0); k++)
+      [row.candidates[2 * k], row.candidates[2 * k + 1]] = rewrite(row.candidates[2 * k], row.candidates[2 * k + 1]);
     row.marginStart = 1; // recorded already, from the window
     row.marginEnd = 0;
     row.bytes = arena.data;

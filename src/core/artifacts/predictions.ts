@@ -83,7 +83,8 @@ export function isPlainPredictionRow(raw: unknown): raw is PredictionRow {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
   const row = raw as Record<string, unknown>;
   for (const key in row) {
-    if (key !== 'id' && key !== 'candidates' && key !== 'provenance' && key !== 'reason' && key !== 'margin') return false;
+    if (key !== 'id' && key !== 'candidates' && key !== 'provenance' && key !== 'reason' && key !== 'margin')
+      return false;
   }
   if (typeof row.id !== 'string' || row.id === '') return false;
   const candidates = row.candidates;

@@ -131,7 +131,14 @@ export class WordCodes {
 }
 
 /** True when a[aStart, aEnd) and b[bStart, bEnd) hold the same bytes. */
-export function bytesEqual(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): boolean {
+export function bytesEqual(
+  a: Uint8Array,
+  aStart: number,
+  aEnd: number,
+  b: Uint8Array,
+  bStart: number,
+  bEnd: number,
+): boolean {
   const length = aEnd - aStart;
   if (length !== bEnd - bStart) return false;
   for (let k = 0; k < length; k++) if (a[aStart + k] !== b[bStart + k]) return false;
@@ -157,7 +164,8 @@ export function decodeCodePoints(bytes: Uint8Array, start: number, end: number, 
       out[at + count] = ((b & 0x0f) << 12) | ((bytes[i + 1] & 0x3f) << 6) | (bytes[i + 2] & 0x3f);
       i += 3;
     } else {
-      out[at + count] = ((b & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6) | (bytes[i + 3] & 0x3f);
+      out[at + count] =
+        ((b & 0x07) << 18) | ((bytes[i + 1] & 0x3f) << 12) | ((bytes[i + 2] & 0x3f) << 6) | (bytes[i + 3] & 0x3f);
       i += 4;
     }
     count++;
@@ -186,7 +194,10 @@ export function textOf(bytes: Uint8Array, start: number, end: number): string {
       i += 4;
     }
     // fromCharCode, not fromCodePoint: a lone surrogate must come back as itself.
-    text += c < 0x10000 ? String.fromCharCode(c) : String.fromCharCode(0xd800 + ((c - 0x10000) >> 10), 0xdc00 + ((c - 0x10000) & 0x3ff));
+    text +=
+      c < 0x10000
+        ? String.fromCharCode(c)
+        : String.fromCharCode(0xd800 + ((c - 0x10000) >> 10), 0xdc00 + ((c - 0x10000) & 0x3ff));
   }
   return text;
 }

@@ -12,7 +12,12 @@
  * Table-driven so later run kinds extend it in one place: add a value to `AUTORUN_VALUES` and, for a new parameter,
  * one entry in `PARAMS` (its parser and its writer) plus its field in `AutomationSettings` and `DEFAULT_SETTINGS`.
  */
-import { DEFAULT_COMPARISON_ROUTES, parseRouteSpec, ROUTE_SPEC_EXPECTED, type RouteSpec } from '../comparison/route-spec.ts';
+import {
+  DEFAULT_COMPARISON_ROUTES,
+  parseRouteSpec,
+  ROUTE_SPEC_EXPECTED,
+  type RouteSpec,
+} from '../comparison/route-spec.ts';
 import { DeviceDetails, EngineName, ExecutionProvider } from '../receipt/receipt.ts';
 import { TRANSFORMERS_DTYPE_SUFFIX } from '../catalog/transformers-dtype.ts';
 
@@ -129,7 +134,8 @@ class ParamError extends Error {}
 
 function intIn(min: number, max: number): ParamParser {
   return (raw) => {
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ParamError(`an integer from ${min} to ${max}`);
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+      throw new ParamError(`an integer from ${min} to ${max}`);
     return Number(raw);
   };
 }
@@ -169,7 +175,8 @@ export const PARAMS: Record<string, Param> = {
     parse: (raw) => {
       const parts = raw.split(',');
       const expected = `a comma-separated list of ${AUTORUN_VALUES.join(', ')} (each at most once)`;
-      if (parts.some((p) => !AUTORUN_VALUES.includes(p)) || new Set(parts).size !== parts.length) throw new ParamError(expected);
+      if (parts.some((p) => !AUTORUN_VALUES.includes(p)) || new Set(parts).size !== parts.length)
+        throw new ParamError(expected);
       return Object.freeze(parts);
     },
     write: (value: readonly string[]) => value.join(','),
@@ -192,7 +199,8 @@ export const PARAMS: Record<string, Param> = {
   prompts: {
     field: 'prompts',
     parse: (raw) => {
-      if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(raw)) throw new ParamError('a prompt set id (lowercase letters, digits and dashes)');
+      if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(raw))
+        throw new ParamError('a prompt set id (lowercase letters, digits and dashes)');
       return raw;
     },
     write: text,
@@ -223,7 +231,8 @@ export const PARAMS: Record<string, Param> = {
     field: 'tolerance',
     parse: (raw) => {
       const value = Number(raw);
-      if (!/^[0-9.eE+-]+$/.test(raw) || !Number.isFinite(value) || value < 0 || value > 1) throw new ParamError('a number from 0 to 1, e.g. 1e-4');
+      if (!/^[0-9.eE+-]+$/.test(raw) || !Number.isFinite(value) || value < 0 || value > 1)
+        throw new ParamError('a number from 0 to 1, e.g. 1e-4');
       return value;
     },
     write: number,
@@ -231,7 +240,8 @@ export const PARAMS: Record<string, Param> = {
   suite: {
     field: 'suite',
     parse: (raw) => {
-      if (!/^[a-z0-9][a-z0-9._-]{0,79}$/.test(raw)) throw new ParamError('a suite id (lowercase letters, digits, ".", "_" or "-")');
+      if (!/^[a-z0-9][a-z0-9._-]{0,79}$/.test(raw))
+        throw new ParamError('a suite id (lowercase letters, digits, ".", "_" or "-")');
       return raw;
     },
     write: text,
@@ -242,7 +252,8 @@ export const PARAMS: Record<string, Param> = {
   protocol: {
     field: 'protocol',
     parse: (raw) => {
-      if (!/^[a-z0-9][a-z0-9.-]{0,63}$/.test(raw)) throw new ParamError('a protocol id (lowercase letters, digits, "." and "-")');
+      if (!/^[a-z0-9][a-z0-9.-]{0,63}$/.test(raw))
+        throw new ParamError('a protocol id (lowercase letters, digits, "." and "-")');
       return raw;
     },
     write: text,
@@ -308,7 +319,9 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
     settings.autorun = DEFAULT_SETTINGS.autorun;
   }
   if (settings.baseline !== null && !settings.compareRoutes.some((r) => r.id === settings.baseline)) {
-    errors.push(`Invalid baseline param: '${shown(settings.baseline)}', expected one of the routes (${settings.compareRoutes.map((r) => r.id).join(', ')})`);
+    errors.push(
+      `Invalid baseline param: '${shown(settings.baseline)}', expected one of the routes (${settings.compareRoutes.map((r) => r.id).join(', ')})`,
+    );
     settings.baseline = null;
   }
   return { settings: Object.freeze(settings), errors, given: Object.freeze(given) };

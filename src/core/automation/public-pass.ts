@@ -70,7 +70,11 @@ export const PublicPassRecord = z
   .superRefine((record, ctx) => {
     const ok = record.outcome.status === 'ok';
     if (ok !== (record.evidence_state === 'PUBLIC_PASS')) {
-      ctx.addIssue({ code: 'custom', path: ['evidence_state'], message: 'is PUBLIC_PASS exactly when the outcome is ok' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['evidence_state'],
+        message: 'is PUBLIC_PASS exactly when the outcome is ok',
+      });
     }
     if (ok && record.outcome.reason !== null) {
       ctx.addIssue({ code: 'custom', path: ['outcome', 'reason'], message: 'an ok pass carries no failure reason' });
@@ -79,7 +83,8 @@ export const PublicPassRecord = z
       ctx.addIssue({ code: 'custom', path: ['outcome', 'reason'], message: 'a failed pass must say why' });
     }
     if (ok) {
-      for (const problem of passProblems(record)) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
+      for (const problem of passProblems(record))
+        ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
     }
   });
 export type PublicPassRecord = z.infer<typeof PublicPassRecord>;
@@ -99,15 +104,23 @@ export function passProblems(evidence: PassEvidence): Array<{ path: Array<string
   if (evidence.revision.app_version === null || evidence.revision.commit === null) {
     problems.push({ path: ['revision'], message: 'the page did not report its app version and commit' });
   }
-  if (evidence.page_state !== 'done') problems.push({ path: ['page_state'], message: `the page ended "${evidence.page_state}", not "done"` });
+  if (evidence.page_state !== 'done')
+    problems.push({ path: ['page_state'], message: `the page ended "${evidence.page_state}", not "done"` });
   for (const kind of ['cold', 'warm'] as const) {
-    if (!evidence.receipts.some((r) => r.run_kind === kind)) problems.push({ path: ['receipts'], message: `no ${kind} receipt` });
+    if (!evidence.receipts.some((r) => r.run_kind === kind))
+      problems.push({ path: ['receipts'], message: `no ${kind} receipt` });
   }
   evidence.receipts.forEach((receipt, index) => {
     if (receipt.problems.length > 0) {
-      problems.push({ path: ['receipts', index, 'problems'], message: `${receipt.file} is invalid: ${receipt.problems[0]}` });
+      problems.push({
+        path: ['receipts', index, 'problems'],
+        message: `${receipt.file} is invalid: ${receipt.problems[0]}`,
+      });
     } else if (receipt.outcome !== 'ok') {
-      problems.push({ path: ['receipts', index, 'outcome'], message: `${receipt.file} records a failed run: ${receipt.reason ?? 'no reason given'}` });
+      problems.push({
+        path: ['receipts', index, 'outcome'],
+        message: `${receipt.file} records a failed run: ${receipt.reason ?? 'no reason given'}`,
+      });
     } else if (evidence.revision.commit !== null && receipt.app_commit !== evidence.revision.commit) {
       problems.push({
         path: ['receipts', index, 'app_commit'],
@@ -158,7 +171,12 @@ export function buildPublicPassRecord(findings: PassFindings): PublicPassRecord 
     started_at: findings.startedAt,
     finished_at: findings.finishedAt,
     duration_ms: findings.durationMs,
-    browser: { name: findings.browser.name, version: findings.browser.version, user_agent: findings.browser.userAgent, fresh_profile: true },
+    browser: {
+      name: findings.browser.name,
+      version: findings.browser.version,
+      user_agent: findings.browser.userAgent,
+      fresh_profile: true,
+    },
     run_params: findings.runParams,
     page_state: findings.page_state,
     receipts: findings.receipts.map((r) => ({

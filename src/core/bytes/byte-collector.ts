@@ -36,7 +36,11 @@ export class ByteCollector {
    * @param declaredBytes the length the response declared for its decoded body, or null when unknown
    */
   constructor(declaredBytes: number | null) {
-    const usable = declaredBytes !== null && Number.isSafeInteger(declaredBytes) && declaredBytes > 0 && declaredBytes <= MAX_PREALLOCATED_BYTES;
+    const usable =
+      declaredBytes !== null &&
+      Number.isSafeInteger(declaredBytes) &&
+      declaredBytes > 0 &&
+      declaredBytes <= MAX_PREALLOCATED_BYTES;
     this.buffer = usable ? new Uint8Array(declaredBytes) : null;
   }
 
@@ -82,7 +86,12 @@ export class ByteCollector {
       return this.copied ? whole.slice(0, this.filled) : whole;
     }
     const only = this.chunks.length === 1 ? this.chunks[0] : null;
-    if (only !== null && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength && only.buffer instanceof ArrayBuffer) {
+    if (
+      only !== null &&
+      only.byteOffset === 0 &&
+      only.byteLength === only.buffer.byteLength &&
+      only.buffer instanceof ArrayBuffer
+    ) {
       this.copied = false;
       return only.buffer;
     }

@@ -4,7 +4,9 @@
  */
 export async function sha256Hex(bytes: ArrayBuffer | ArrayBufferView): Promise<string> {
   const view =
-    bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    bytes instanceof ArrayBuffer
+      ? new Uint8Array(bytes)
+      : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const digest = await crypto.subtle.digest('SHA-256', view as Uint8Array<ArrayBuffer>);
   let hex = '';
   for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, '0');

@@ -78,9 +78,12 @@ export function applyCatalogPins(catalog: ModelCatalog, pins: CatalogPins, fileN
     const model = findModel(next, id);
     if (!model) throw new CatalogError(`${where}: names no catalog model`);
     if (model.source.type === 'huggingface') {
-      if (modelPins.revision === null) throw new CatalogError(`${where}.revision: a Hugging Face model's pins need the commit they were taken at`);
+      if (modelPins.revision === null)
+        throw new CatalogError(`${where}.revision: a Hugging Face model's pins need the commit they were taken at`);
       if (model.source.revision !== null && model.source.revision !== modelPins.revision) {
-        throw new CatalogError(`${where}.revision: ${modelPins.revision} differs from the catalog's revision ${model.source.revision}`);
+        throw new CatalogError(
+          `${where}.revision: ${modelPins.revision} differs from the catalog's revision ${model.source.revision}`,
+        );
       }
       model.source = { ...model.source, revision: modelPins.revision };
     } else if (modelPins.revision !== null) {

@@ -25,7 +25,6 @@ const RelativePath = z
     message: 'expected a relative path inside the model folder (no "/" prefix, "..", "?", "#" or "\\")',
   });
 
-
 /** One file a model needs; `bytes`/`sha256` null when not known in advance (unpinned). */
 export const CatalogFile = z.strictObject({
   path: RelativePath,
@@ -39,20 +38,32 @@ export const ModelSource = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('page-origin'),
     /** Folder relative to the page's base URL, e.g. `models/ort-tiny-xenc/` (ends with "/"). */
-    base_path: z.string().regex(/^[a-z0-9][a-z0-9._/-]*\/$/, 'expected a relative folder ending in "/"').max(256),
+    base_path: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._/-]*\/$/, 'expected a relative folder ending in "/"')
+      .max(256),
     /** Files that an npm package (a dependency of this project, installed at exactly this version) ships: each file's
      *  `path` is relative to the package's folder, and the page build serves and copies it to `base_path` + path
      *  (src/node/package-models-plugin.ts). Absent: the files are under `public/` (the generated fixtures). */
     package: z
       .strictObject({
-        name: z.string().regex(/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/, 'expected an npm package name').max(214),
-        version: z.string().regex(/^\d{1,9}\.\d{1,9}\.\d{1,9}$/, 'expected an exact version (x.y.z)').max(29),
+        name: z
+          .string()
+          .regex(/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/, 'expected an npm package name')
+          .max(214),
+        version: z
+          .string()
+          .regex(/^\d{1,9}\.\d{1,9}\.\d{1,9}$/, 'expected an exact version (x.y.z)')
+          .max(29),
       })
       .optional(),
   }),
   z.strictObject({
     type: z.literal('huggingface'),
-    repo: z.string().regex(/^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/, 'expected "owner/name"').max(256),
+    repo: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/, 'expected "owner/name"')
+      .max(256),
     revision: detailText(4096).min(1).nullable(),
   }),
   /** Files a developer picked on their own device (src/core/user-model/): never in a catalog file, only built by
@@ -103,21 +114,41 @@ export const ModelCatalog = z
   .superRefine((catalog, ctx) => {
     const seen = new Set<string>();
     catalog.models.forEach((m, i) => {
-      if (seen.has(m.id)) ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
-      if (m.source.type === 'user-supplied') ctx.addIssue({ code: 'custom', path: ['models', i, 'source', 'type'], message: 'a catalog model comes from the page origin or Hugging Face, never "user-supplied"' });
-      if (m.kind === 'user') ctx.addIssue({ code: 'custom', path: ['models', i, 'kind'], message: 'a catalog model is a fixture or real, never "user"' });
+      if (seen.has(m.id))
+        ctx.addIssue({ code: 'custom', path: ['models', i, 'id'], message: `duplicate model id "${m.id}"` });
+      if (m.source.type === 'user-supplied')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'source', 'type'],
+          message: 'a catalog model comes from the page origin or Hugging Face, never "user-supplied"',
+        });
+      if (m.kind === 'user')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'kind'],
+          message: 'a catalog model is a fixture or real, never "user"',
+        });
       seen.add(m.id);
       const tasks = ENGINE_CAPABILITIES[m.engine].tasks;
       if (!tasks.includes(m.task)) {
-        ctx.addIssue({ code: 'custom', path: ['models', i, 'task'], message: `engine ${m.engine} runs no "${m.task}" models (its tasks: ${tasks.join(', ')})` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'task'],
+          message: `engine ${m.engine} runs no "${m.task}" models (its tasks: ${tasks.join(', ')})`,
+        });
       }
       if (m.default_input !== null && !catalog.inputs.some((input) => input.id === m.default_input)) {
-        ctx.addIssue({ code: 'custom', path: ['models', i, 'default_input'], message: `names no input "${m.default_input}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['models', i, 'default_input'],
+          message: `names no input "${m.default_input}"`,
+        });
       }
     });
     const inputIds = new Set<string>();
     catalog.inputs.forEach((input, i) => {
-      if (inputIds.has(input.id)) ctx.addIssue({ code: 'custom', path: ['inputs', i, 'id'], message: `duplicate input id "${input.id}"` });
+      if (inputIds.has(input.id))
+        ctx.addIssue({ code: 'custom', path: ['inputs', i, 'id'], message: `duplicate input id "${input.id}"` });
       inputIds.add(input.id);
     });
     if (!seen.has(catalog.default_model)) {
@@ -141,7 +172,11 @@ export const FixedInput = z
     const seq = input.input_ids[0].length;
     for (const key of ['input_ids', 'attention_mask', 'token_type_ids'] as const) {
       if (input[key].length !== input.input_ids.length || input[key].some((row) => row.length !== seq)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `must be ${input.input_ids.length} x ${seq} like input_ids` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `must be ${input.input_ids.length} x ${seq} like input_ids`,
+        });
       }
     }
   });
@@ -190,7 +225,12 @@ export function findModel(catalog: ModelCatalog, id: string): CatalogModel | und
  * @param preferred the panel's default model
  * @returns a model id ('' when the panel offers none and the URL names none)
  */
-export function initialPanelModel(models: readonly CatalogModel[], urlModel: string | null, autorun: boolean, preferred: (model: CatalogModel) => boolean): string {
+export function initialPanelModel(
+  models: readonly CatalogModel[],
+  urlModel: string | null,
+  autorun: boolean,
+  preferred: (model: CatalogModel) => boolean,
+): string {
   if (urlModel !== null && (autorun || models.some((m) => m.id === urlModel))) return urlModel;
   return models.find(preferred)?.id ?? models[0]?.id ?? '';
 }
@@ -203,7 +243,10 @@ export function initialPanelModel(models: readonly CatalogModel[], urlModel: str
  */
 export function modelFileUrl(model: CatalogModel, file: CatalogFile, pageBaseUrl: string): string {
   if (model.source.type === 'page-origin') return new URL(model.source.base_path + file.path, pageBaseUrl).href;
-  if (model.source.type === 'user-supplied') throw new CatalogError(`model ${model.id} is user-supplied: its files are read from the picked files, never fetched`);
+  if (model.source.type === 'user-supplied')
+    throw new CatalogError(
+      `model ${model.id} is user-supplied: its files are read from the picked files, never fetched`,
+    );
   const revision = encodeURIComponent(model.source.revision ?? 'main');
   return `https://huggingface.co/${model.source.repo}/resolve/${revision}/${file.path}`;
 }

@@ -21,9 +21,11 @@ export const HUGGINGFACE_HOSTS: readonly string[] = [
  */
 export function modelHosts(catalog: ModelCatalog): string[] {
   const hosts = new Set<string>();
-  if (catalog.models.some((m) => m.source.type === 'huggingface')) for (const host of HUGGINGFACE_HOSTS) hosts.add(host);
+  if (catalog.models.some((m) => m.source.type === 'huggingface'))
+    for (const host of HUGGINGFACE_HOSTS) hosts.add(host);
   // Hosts an engine's runtime fetches from (the capability table), for the engines the catalog uses.
-  for (const model of catalog.models) for (const host of ENGINE_CAPABILITIES[model.engine].runtimeHosts) hosts.add(host);
+  for (const model of catalog.models)
+    for (const host of ENGINE_CAPABILITIES[model.engine].runtimeHosts) hosts.add(host);
   return [...hosts].sort();
 }
 

@@ -18,7 +18,8 @@ export const TRANSFORMERS_DTYPE_SUFFIX: Readonly<Record<string, string>> = Objec
 });
 
 // onnx/<name><suffix>.onnx or .onnx_data (external data may be split: .onnx_data_1, ...).
-const ONNX_FILE = /^(?:.*\/)?onnx\/([A-Za-z0-9_-]+?)(_fp16|_int8|_uint8|_quantized|_q4f16|_q4|_bnb4)?\.onnx(?:_data(?:_\d+)?)?$/;
+const ONNX_FILE =
+  /^(?:.*\/)?onnx\/([A-Za-z0-9_-]+?)(_fp16|_int8|_uint8|_quantized|_q4f16|_q4|_bnb4)?\.onnx(?:_data(?:_\d+)?)?$/;
 
 /**
  * The dtype an ONNX file of the catalog is for, or null for a non-ONNX file (config, tokenizer, ...).
@@ -49,7 +50,9 @@ export function availableDtypes(model: CatalogModel): string[] {
 export function filesForDtype(model: CatalogModel, dtype: string): CatalogFile[] {
   const onnx = model.files.filter((f) => dtypeOfFile(f.path) === dtype);
   if (onnx.length === 0) {
-    throw new Error(`model ${model.id} has no ${dtype} files in the catalog (it lists: ${availableDtypes(model).join(', ') || 'none'})`);
+    throw new Error(
+      `model ${model.id} has no ${dtype} files in the catalog (it lists: ${availableDtypes(model).join(', ') || 'none'})`,
+    );
   }
   return model.files.filter((f) => dtypeOfFile(f.path) === null || dtypeOfFile(f.path) === dtype);
 }

@@ -33,8 +33,14 @@ export interface ComparisonRows {
  * @param count how many rows to take (fewer when the suite has fewer rows with candidates)
  * @throws RangeError when count is not a positive integer or no row has a candidate
  */
-export function comparisonRows(suiteId: string, rows: readonly SuiteRow[], task: 'rerank' | 'score-candidates', count: number): ComparisonRows {
-  if (!Number.isInteger(count) || count < 1) throw new RangeError(`the row count must be a positive integer, got ${count}`);
+export function comparisonRows(
+  suiteId: string,
+  rows: readonly SuiteRow[],
+  task: 'rerank' | 'score-candidates',
+  count: number,
+): ComparisonRows {
+  if (!Number.isInteger(count) || count < 1)
+    throw new RangeError(`the row count must be a positive integer, got ${count}`);
   const picked = rows.filter((row) => row.candidates.length > 0).slice(0, count);
   if (picked.length === 0) throw new RangeError(`suite ${suiteId} has no row with candidates to compare on`);
   return {

@@ -16,11 +16,33 @@
  * schema that `drb receipts validate` and the page check.
  */
 import { z } from 'zod';
-import { boundDetail, Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, textLine, Version } from '../text/bounded-text.ts';
+import {
+  boundDetail,
+  Detail,
+  EngineVersion,
+  ErrorCode,
+  Identifier,
+  ReceiptId,
+  textLine,
+  Version,
+} from '../text/bounded-text.ts';
 
 // An item row's id comes from the user's items file: any one line of text, bounded.
 const ItemId = textLine(256).pipe(z.string().min(1));
-import { AppInfo, Capabilities, EngineInfo, ExecutionProvider, InputInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, RuntimeInfo, SampleStats } from '../receipt/receipt.ts';
+import {
+  AppInfo,
+  Capabilities,
+  EngineInfo,
+  ExecutionProvider,
+  InputInfo,
+  InterruptedRun,
+  RunOverlap,
+  IsoTime,
+  Lifecycle,
+  ModelInfo,
+  RuntimeInfo,
+  SampleStats,
+} from '../receipt/receipt.ts';
 import { Placement } from '../receipt/ep-placement.ts';
 import { OutputCheck } from '../catalog/output-check.ts';
 import { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
@@ -49,7 +71,13 @@ export const ComparisonRoute = z.strictObject({
   samples_ms: z.array(Ms),
   stats: SampleStats.nullable(),
   /** The scores this route produced (at most 16 shown; the agreement check used all of them) and their digest. */
-  output: z.strictObject({ count: z.number().int().nonnegative(), head: z.array(z.number().finite()).max(16), sha256: z.string().regex(SHA256_PATTERN) }).nullable(),
+  output: z
+    .strictObject({
+      count: z.number().int().nonnegative(),
+      head: z.array(z.number().finite()).max(16),
+      sha256: z.string().regex(SHA256_PATTERN),
+    })
+    .nullable(),
   agreement: z
     .strictObject({
       max_abs_diff: z.number().finite().nonnegative(),
@@ -206,11 +234,15 @@ function placementLabel(id: string, placement: Placement): string {
  * routes of the same EP whose CPU node counts differ; null when no route says, or they do not differ so.
  * @param routes the comparison's routes
  */
-export function placementNote(routes: ReadonlyArray<Pick<ComparisonRoute, 'id' | 'completed_ep' | 'placement'>>): string | null {
+export function placementNote(
+  routes: ReadonlyArray<Pick<ComparisonRoute, 'id' | 'completed_ep' | 'placement'>>,
+): string | null {
   const placed = routes.flatMap((r) => (r.placement ? [{ id: r.id, ep: r.completed_ep, placement: r.placement }] : []));
   if (placed.length === 0) return null;
   const partial = placed.some((r) => r.placement.partial_fallback);
-  const sameEpDiffers = placed.some((a) => placed.some((b) => a.ep === b.ep && a.placement.cpu_nodes !== b.placement.cpu_nodes));
+  const sameEpDiffers = placed.some((a) =>
+    placed.some((b) => a.ep === b.ep && a.placement.cpu_nodes !== b.placement.cpu_nodes),
+  );
   if (!partial && !sameEpDiffers) return null;
   return boundDetail(
     `the routes differ in where their work ran (${placed.map((r) => placementLabel(r.id, r.placement)).join('; ')}): a route's time includes the work it ran on the CPU and the copies between CPU and GPU`,

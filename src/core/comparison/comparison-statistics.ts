@@ -64,13 +64,20 @@ function sameOrder(a: readonly number[], b: readonly number[]): boolean {
  * @param groups the candidate rows the scores are made of, in order (their counts sum to the score count); null for
  *   a fixed input
  */
-export function agreement(baseline: readonly number[], scores: readonly number[], groups: readonly ScoreGroup[] | null = null): Agreement {
-  if (baseline.length !== scores.length) throw new RangeError(`score counts differ: ${baseline.length} vs ${scores.length}`);
+export function agreement(
+  baseline: readonly number[],
+  scores: readonly number[],
+  groups: readonly ScoreGroup[] | null = null,
+): Agreement {
+  if (baseline.length !== scores.length)
+    throw new RangeError(`score counts differ: ${baseline.length} vs ${scores.length}`);
   let maxAbsDiff = 0;
   for (let i = 0; i < scores.length; i++) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(scores[i] - baseline[i]));
-  if (groups === null) return { max_abs_diff: maxAbsDiff, same_order: sameOrder(baseline, scores), rows_in_other_order: null };
+  if (groups === null)
+    return { max_abs_diff: maxAbsDiff, same_order: sameOrder(baseline, scores), rows_in_other_order: null };
   const total = groups.reduce((sum, g) => sum + g.count, 0);
-  if (total !== scores.length) throw new RangeError(`the rows hold ${total} candidates, the scores are ${scores.length}`);
+  if (total !== scores.length)
+    throw new RangeError(`the rows hold ${total} candidates, the scores are ${scores.length}`);
   const other: string[] = [];
   let start = 0;
   for (const group of groups) {
@@ -103,21 +110,30 @@ export function compareRoutes(
     let agree: ComparisonRoute['agreement'] = null;
     let invalid: string | null = null;
     if (m.error !== null || m.completed_ep === null) invalid = `route failed: ${m.error?.message ?? 'no EP completed'}`;
-    else if (m.completed_ep !== m.requested_ep) invalid = `ran on ${m.completed_ep}, not the requested ${m.requested_ep}`;
+    else if (m.completed_ep !== m.requested_ep)
+      invalid = `ran on ${m.completed_ep}, not the requested ${m.requested_ep}`;
     else if (stats === null) invalid = 'no timed samples';
     else if (m.scores === null) invalid = 'produced no scores';
     else if (baseline.scores === null) invalid = 'the baseline produced no scores to agree with';
-    else if (m.scores.length !== baseline.scores.length) invalid = `produced ${m.scores.length} scores, the baseline ${baseline.scores.length}`;
-    else if (expectedCount !== null && m.scores.length !== expectedCount) invalid = `produced ${m.scores.length} scores for rows holding ${expectedCount} candidates`;
+    else if (m.scores.length !== baseline.scores.length)
+      invalid = `produced ${m.scores.length} scores, the baseline ${baseline.scores.length}`;
+    else if (expectedCount !== null && m.scores.length !== expectedCount)
+      invalid = `produced ${m.scores.length} scores for rows holding ${expectedCount} candidates`;
     else {
       agree = agreement(baseline.scores, m.scores, groups);
-      if (agree.max_abs_diff > toleranceAbs) invalid = `scores differ from the baseline by ${agree.max_abs_diff} (tolerance ${toleranceAbs})`;
+      if (agree.max_abs_diff > toleranceAbs)
+        invalid = `scores differ from the baseline by ${agree.max_abs_diff} (tolerance ${toleranceAbs})`;
       else if (agree.rows_in_other_order !== null && agree.rows_in_other_order.length > 0) {
-        invalid = boundDetail(`orders the candidates of row ${agree.rows_in_other_order.map((id) => JSON.stringify(id)).join(', ')} differently from the baseline`);
+        invalid = boundDetail(
+          `orders the candidates of row ${agree.rows_in_other_order.map((id) => JSON.stringify(id)).join(', ')} differently from the baseline`,
+        );
       } else if (!agree.same_order) invalid = 'orders the candidates differently from the baseline';
     }
     const valid = invalid === null;
-    const ratio = valid && baselineMedian !== null && baselineMedian > 0 && stats!.median > 0 ? stats!.median / baselineMedian : null;
+    const ratio =
+      valid && baselineMedian !== null && baselineMedian > 0 && stats!.median > 0
+        ? stats!.median / baselineMedian
+        : null;
     return {
       id: m.id,
       requested_ep: m.requested_ep,
@@ -128,7 +144,10 @@ export function compareRoutes(
       runtime: m.runtime ?? null,
       samples_ms: [...m.samples_ms],
       stats,
-      output: m.scores === null || m.scores_sha256 === null ? null : { count: m.scores.length, head: m.scores.slice(0, 16), sha256: m.scores_sha256 },
+      output:
+        m.scores === null || m.scores_sha256 === null
+          ? null
+          : { count: m.scores.length, head: m.scores.slice(0, 16), sha256: m.scores_sha256 },
       agreement: agree,
       ratio_to_baseline: ratio,
       speedup_vs_baseline: ratio === null ? null : 1 / ratio,

@@ -36,7 +36,10 @@ export interface RouteVerdict {
  * @param route the compared route
  * @param capabilities the receipt's capabilities
  */
-export function routeOnSoftwareAdapter(route: Pick<ComparisonRoute, 'completed_ep' | 'software_adapter'>, capabilities: Capabilities): boolean | null {
+export function routeOnSoftwareAdapter(
+  route: Pick<ComparisonRoute, 'completed_ep' | 'software_adapter'>,
+  capabilities: Capabilities,
+): boolean | null {
   if (route.software_adapter !== undefined) return route.software_adapter;
   return route.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null;
 }
@@ -56,14 +59,22 @@ export function comparisonVerdicts(receipt: ComparisonReceipt): { lead: string[]
     if (receipt.headline === null) return { ...base, standing: 'no-interval', ratio: null };
     const head = heads.get(route.id);
     const ratio = head?.ratio_to_baseline ?? route.ratio_to_baseline;
-    if (ratio === null) return { ...base, standing: 'no-interval', ratio: null, sentence: `${route.id}: no ratio to ${receipt.baseline_route_id} (a zero or missing sample)` };
+    if (ratio === null)
+      return {
+        ...base,
+        standing: 'no-interval',
+        ratio: null,
+        sentence: `${route.id}: no ratio to ${receipt.baseline_route_id} (a zero or missing sample)`,
+      };
     const interval = head?.interval ?? null;
     const verdict = head?.verdict ?? null;
-    const standing: RouteStanding = verdict === null ? 'no-interval' : verdict === 'no-clear-difference' ? 'tie' : verdict;
+    const standing: RouteStanding =
+      verdict === null ? 'no-interval' : verdict === 'no-clear-difference' ? 'tie' : verdict;
     let sentence = ratioSentence(route.id, receipt.baseline_route_id, ratio, interval);
     const baseline = receipt.routes.find((r) => r.id === receipt.baseline_route_id);
     const softwareBaseline = baseline !== undefined && routeOnSoftwareAdapter(baseline, receipt.capabilities) === true;
-    if (software_adapter || softwareBaseline) sentence += ` (${software_adapter ? route.id : receipt.baseline_route_id}: ${SOFTWARE_ADAPTER_MARK})`;
+    if (software_adapter || softwareBaseline)
+      sentence += ` (${software_adapter ? route.id : receipt.baseline_route_id}: ${SOFTWARE_ADAPTER_MARK})`;
     return { ...base, standing, ratio, interval, sentence };
   });
   const lead = routes.flatMap((r) => (r.sentence === null ? [] : [r.sentence]));
@@ -72,11 +83,16 @@ export function comparisonVerdicts(receipt: ComparisonReceipt): { lead: string[]
   if (placed !== null) lead.push(`Where the work ran: ${placed}`);
   // A trained model's routes each carry their correctness check: one that failed is named.
   for (const route of receipt.routes) {
-    if (route.check && !route.check.passed) lead.push(`${route.id}: its output failed the model's correctness check (${route.check.cases_passed} of ${route.check.cases} cases passed)`);
+    if (route.check && !route.check.passed)
+      lead.push(
+        `${route.id}: its output failed the model's correctness check (${route.check.cases_passed} of ${route.check.cases} cases passed)`,
+      );
   }
   if (receipt.headline === null) {
     const baseline = routes.find((r) => r.route_id === receipt.baseline_route_id);
-    lead.unshift(`No verdict: the baseline ${receipt.baseline_route_id} is not valid (${baseline?.reason ?? 'no reason'}), so nothing is compared with it`);
+    lead.unshift(
+      `No verdict: the baseline ${receipt.baseline_route_id} is not valid (${baseline?.reason ?? 'no reason'}), so nothing is compared with it`,
+    );
   }
   return { lead, routes };
 }

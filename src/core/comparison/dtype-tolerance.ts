@@ -17,27 +17,42 @@ export interface DtypeTolerance {
 }
 
 const LOGITS: Readonly<Record<string, DtypeTolerance>> = {
-  fp32: { max_abs_diff: 1e-4, reason: 'float32 everywhere: only summation order and fused operations differ (about 1e-6 here)' },
-  fp16: { max_abs_diff: 1e-2, reason: 'half precision keeps 11 significant bits (relative step 5e-4), and each layer adds its rounding' },
+  fp32: {
+    max_abs_diff: 1e-4,
+    reason: 'float32 everywhere: only summation order and fused operations differ (about 1e-6 here)',
+  },
+  fp16: {
+    max_abs_diff: 1e-2,
+    reason: 'half precision keeps 11 significant bits (relative step 5e-4), and each layer adds its rounding',
+  },
   q8: {
     max_abs_diff: 1e-3,
-    reason: 'activations are re-quantized to 8 bits at run time, so an upstream difference can move a value across a rounding boundary and shift a score by one quantization step',
+    reason:
+      'activations are re-quantized to 8 bits at run time, so an upstream difference can move a value across a rounding boundary and shift a score by one quantization step',
   },
-  q4: { max_abs_diff: 1e-3, reason: 'the same 4-bit weights are dequantized by different kernels, which may accumulate in another order or in half precision' },
+  q4: {
+    max_abs_diff: 1e-3,
+    reason:
+      'the same 4-bit weights are dequantized by different kernels, which may accumulate in another order or in half precision',
+  },
 };
 
 const SUMMED: Readonly<Record<string, DtypeTolerance>> = {
   fp32: {
     max_abs_diff: 1e-2,
-    reason: 'a candidate score sums one log-probability per token, each from a softmax over the whole vocabulary, so provider rounding adds up with candidate length (up to 2.4e-3 here on scores near -125)',
+    reason:
+      'a candidate score sums one log-probability per token, each from a softmax over the whole vocabulary, so provider rounding adds up with candidate length (up to 2.4e-3 here on scores near -125)',
   },
   fp16: { max_abs_diff: 1e-1, reason: 'half precision (relative step 5e-4) summed over every token of a candidate' },
   q8: {
     max_abs_diff: 1,
     reason:
-      'activations are re-quantized to 8 bits at run time with a scale from each tensor\'s range, so a last-bit difference upstream can flip a value by a whole quantization step, and the flips add up over every token of a candidate (0.40 here on scores of -114 to -188, while either provider\'s q8 scores sit up to 0.8 from the fp32 ones)',
+      "activations are re-quantized to 8 bits at run time with a scale from each tensor's range, so a last-bit difference upstream can flip a value by a whole quantization step, and the flips add up over every token of a candidate (0.40 here on scores of -114 to -188, while either provider's q8 scores sit up to 0.8 from the fp32 ones)",
   },
-  q4: { max_abs_diff: 1e-2, reason: '4-bit weights dequantized by different kernels, summed over every token of a candidate (3.3e-3 here)' },
+  q4: {
+    max_abs_diff: 1e-2,
+    reason: '4-bit weights dequantized by different kernels, summed over every token of a candidate (3.3e-3 here)',
+  },
 };
 
 /** Dtypes that share another's bounds. */

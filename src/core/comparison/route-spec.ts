@@ -20,7 +20,8 @@ export const DEFAULT_COMPARISON_ROUTES: readonly RouteSpec[] = Object.freeze([
 ] as RouteSpec[]);
 
 /** What a route list must look like, for error messages. */
-export const ROUTE_SPEC_EXPECTED = 'a comma-separated list of 2 to 6 distinct routes, each wasm-<threads 1..64> or webgpu';
+export const ROUTE_SPEC_EXPECTED =
+  'a comma-separated list of 2 to 6 distinct routes, each wasm-<threads 1..64> or webgpu';
 
 /**
  * Parses a route list; null when it is not valid (the caller reports ROUTE_SPEC_EXPECTED). Spaces around each route

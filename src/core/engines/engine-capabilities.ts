@@ -51,7 +51,17 @@ export interface EngineCapabilities {
 
 /** The table: one row per engine. Its keys are the engine names receipts and URL parameters use. */
 const TABLE = {
-  ort: { tasks: ['raw'], coldWarm: true, compare: true, suite: false, generate: false, devices: ['wasm', 'webgpu'], runtimeHosts: [], dtypeChoice: false, seedControl: false },
+  ort: {
+    tasks: ['raw'],
+    coldWarm: true,
+    compare: true,
+    suite: false,
+    generate: false,
+    devices: ['wasm', 'webgpu'],
+    runtimeHosts: [],
+    dtypeChoice: false,
+    seedControl: false,
+  },
   transformers: {
     tasks: ['rerank', 'score-candidates', 'generate'],
     coldWarm: true,
@@ -84,7 +94,9 @@ export const EngineName = z.enum(Object.keys(TABLE) as [EngineName, ...EngineNam
 export const ENGINE_CAPABILITIES: Readonly<Record<EngineName, Readonly<EngineCapabilities>>> = Object.freeze(TABLE);
 
 /** The engines that offer run kind `kind` (for messages that name them). */
-export function enginesFor(kind: keyof Pick<EngineCapabilities, 'coldWarm' | 'compare' | 'suite' | 'generate'>): EngineName[] {
+export function enginesFor(
+  kind: keyof Pick<EngineCapabilities, 'coldWarm' | 'compare' | 'suite' | 'generate'>,
+): EngineName[] {
   return EngineName.options.filter((name) => ENGINE_CAPABILITIES[name][kind]);
 }
 

@@ -38,7 +38,10 @@ export function failureAdvice(reason: string, panel: FailurePanel): string | nul
     // run: workers/engines/route.ts `runtimeEpFor`); the WebGPU-capable builds (so also the fallback of a webgpu
     // session that failed) lack some of its CPU kernels, GatherBlockQuantized among them (docs/models.md). A failure
     // on the plain build means it lacks the kernel too.
-    if (reason.startsWith(sessionFailedPrefix('wasm')) || (reason.startsWith(WEBGPU_UNAVAILABLE) && reason.includes(FALLBACK_FAILED_TOO))) {
+    if (
+      reason.startsWith(sessionFailedPrefix('wasm')) ||
+      (reason.startsWith(WEBGPU_UNAVAILABLE) && reason.includes(FALLBACK_FAILED_TOO))
+    ) {
       return panel === 'protocol'
         ? `This browser's runtime cannot run the protocol's model (no ${kernel[1]} kernel): tell the person who sent you the protocol; nothing here can change the model.`
         : `Not even onnxruntime-web's plain build (the one a wasm route loads) has a ${kernel[1]} kernel: choose another dtype of the model.`;
@@ -59,7 +62,9 @@ export function failureAdvice(reason: string, panel: FailurePanel): string | nul
     // adapter without shader-f16, an operator the WebGPU provider lacks): the advice says which, and only the second
     // can be helped by another dtype.
     const unavailable = reason.startsWith(WEBGPU_UNAVAILABLE);
-    const cause = unavailable ? 'This browser gave no usable WebGPU' : 'WebGPU could not run this model here (the reason is above)';
+    const cause = unavailable
+      ? 'This browser gave no usable WebGPU'
+      : 'WebGPU could not run this model here (the reason is above)';
     const dtype = unavailable ? '' : ' or another dtype of the model';
     switch (panel) {
       case 'run':
@@ -70,12 +75,14 @@ export function failureAdvice(reason: string, panel: FailurePanel): string | nul
       case 'comparison':
         return `${cause}: remove webgpu from Routes (for example wasm-1,wasm-2), or ${unavailable ? 'compare on a device whose browser offers WebGPU' : 'choose another dtype of the model'}.`;
       case 'protocol':
-        return 'This device cannot run the protocol\'s WebGPU route: tell the person who sent you the protocol; nothing here can change the route.';
+        return "This device cannot run the protocol's WebGPU route: tell the person who sent you the protocol; nothing here can change the route.";
     }
   }
   const offline = OFFLINE.exec(reason);
-  if (offline) return `Check that this device is online and that nothing blocks ${offline[1]}, then press ${RUN_BUTTON[panel]} again.`;
+  if (offline)
+    return `Check that this device is online and that nothing blocks ${offline[1]}, then press ${RUN_BUTTON[panel]} again.`;
   const status = HTTP_STATUS.exec(reason);
-  if (status && status[1] === '404') return 'The server has no such file: the page and its models are out of step; reload the page, and if it stays, report it with this receipt.';
+  if (status && status[1] === '404')
+    return 'The server has no such file: the page and its models are out of step; reload the page, and if it stays, report it with this receipt.';
   return null;
 }

@@ -27,17 +27,23 @@ function formatMs(value: number): string {
  * @param target the target's summary (its `evidence` field is ignored)
  * @param review the reviewer's answers for this target, or null when none is stored
  */
-export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review: DeviceReview | null): EvidenceVerdict {
+export function evaluateEvidence(
+  target: Omit<TargetSummary, 'evidence'>,
+  review: DeviceReview | null,
+): EvidenceVerdict {
   const reasons: string[] = [];
   const { counts } = target;
   if (review === null) reasons.push(`no device review stored (drb receipts review --target ${target.key})`);
-  if (review !== null && review.target !== target.key) reasons.push(`the stored review names target ${review.target}, not ${target.key}`);
+  if (review !== null && review.target !== target.key)
+    reasons.push(`the stored review names target ${review.target}, not ${target.key}`);
   if (counts.ok_cold + counts.ok_warm === 0) reasons.push('no run completed ok');
   if (!counts.cold_minimum_met) {
     const aside = target.cold_set_aside;
     const why = [
       aside.served_from_cache.length > 0 ? `${aside.served_from_cache.length} served from a cache` : '',
-      aside.cache_state_unknown.length > 0 ? `${aside.cache_state_unknown.length} with a file of unknown cache state` : '',
+      aside.cache_state_unknown.length > 0
+        ? `${aside.cache_state_unknown.length} with a file of unknown cache state`
+        : '',
     ].filter(Boolean);
     reasons.push(
       `${counts.clean_cold} truly cold clean ok run(s), the protocol needs at least ${counts.min_cold}` +
@@ -48,7 +54,9 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
     reasons.push(`${counts.clean_warm} clean ok warm run(s), the protocol needs at least ${counts.min_warm}`);
   }
   if (counts.overlap_set_aside > 0 && (!counts.cold_minimum_met || !counts.warm_minimum_met)) {
-    reasons.push(`${counts.overlap_set_aside} ok run(s) set aside because another run overlapped them (run one at a time, in one tab)`);
+    reasons.push(
+      `${counts.overlap_set_aside} ok run(s) set aside because another run overlapped them (run one at a time, in one tab)`,
+    );
   }
   if (target.duplicate_receipt_ids.length > 0) {
     reasons.push(
@@ -57,21 +65,32 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
     );
   }
   const explained = new Set(review?.failure_explanations.map((e) => e.receipt_id) ?? []);
-  const failed = [...target.failures.receipt_ids, ...target.related.failed_receipt_ids].filter((id) => !explained.has(id));
+  const failed = [...target.failures.receipt_ids, ...target.related.failed_receipt_ids].filter(
+    (id) => !explained.has(id),
+  );
   const interrupted = [...target.interrupted.receipt_ids].filter((id) => !explained.has(id));
-  if (failed.length > 0) reasons.push(`${failed.length} failed run(s) not explained in a review: ${failed.sort().join(', ')}`);
+  if (failed.length > 0)
+    reasons.push(`${failed.length} failed run(s) not explained in a review: ${failed.sort().join(', ')}`);
   if (interrupted.length > 0) {
-    reasons.push(`${interrupted.length} interrupted run(s) not explained in a review (recorded by ${interrupted.sort().join(', ')})`);
+    reasons.push(
+      `${interrupted.length} interrupted run(s) not explained in a review (recorded by ${interrupted.sort().join(', ')})`,
+    );
   }
   if (review !== null) {
     const commit = target.identity.app.commit;
     const revision = review.public_revision.trim().toLowerCase();
     // A git-looking revision must name the commit the receipts recorded (either may be abbreviated); other
     // revision formats (a hosting platform's own ids) cannot be compared and are left to the reviewer.
-    if (commit !== null && /^[0-9a-f]{7,40}$/.test(revision) && !commit.toLowerCase().startsWith(revision) && !revision.startsWith(commit.toLowerCase())) {
+    if (
+      commit !== null &&
+      /^[0-9a-f]{7,40}$/.test(revision) &&
+      !commit.toLowerCase().startsWith(revision) &&
+      !revision.startsWith(commit.toLowerCase())
+    ) {
       reasons.push(`the reviewed public revision ${revision} is not the commit the receipts recorded (${commit})`);
     }
-    if (review.tab.reloaded_or_evicted) reasons.push('the reviewer saw the tab reloaded or evicted during the procedure');
+    if (review.tab.reloaded_or_evicted)
+      reasons.push('the reviewer saw the tab reloaded or evicted during the procedure');
     if (!review.output_stayed_correct) reasons.push('the reviewer saw the output change during the procedure');
     const { thresholds } = review;
     if (thresholds.profile !== null) {
@@ -88,7 +107,9 @@ export function evaluateEvidence(target: Omit<TargetSummary, 'evidence'>, review
     if (thresholds.cold_total_p95_ms !== null) {
       if (coldP95 === null) reasons.push('declared cold total p95 threshold, but no clean cold run measured it');
       else if (coldP95 > thresholds.cold_total_p95_ms) {
-        reasons.push(`cold total p95 ${formatMs(coldP95)} is over the declared ${formatMs(thresholds.cold_total_p95_ms)}`);
+        reasons.push(
+          `cold total p95 ${formatMs(coldP95)} is over the declared ${formatMs(thresholds.cold_total_p95_ms)}`,
+        );
       }
     }
     const warmP95 = target.warm.pooled_ms?.p95 ?? null;

@@ -10,7 +10,12 @@ import { overlapped } from '../receipt/receipt.ts';
 import { summarize } from '../stats/stats.ts';
 import { findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { evaluateProfile, type BudgetProfiles } from './profiles.ts';
-import { generationEligibility, rowClass, type GenerationRowEvidence, type RowQuality } from './generation-eligibility.ts';
+import {
+  generationEligibility,
+  rowClass,
+  type GenerationRowEvidence,
+  type RowQuality,
+} from './generation-eligibility.ts';
 import type { GenerationTargetSummary } from './receipts-summary.ts';
 import { targetLabel, type TargetIdentity } from './target-identity.ts';
 
@@ -80,8 +85,10 @@ export function newGenerationAccumulator(identity: TargetIdentity): GenerationAc
 export function foldGeneration(acc: GenerationAccumulator, receipt: GenerationReceipt): void {
   acc.receipts++;
   acc.receiptIds.push(receipt.receipt_id);
-  if (receipt.route.completed_ep === 'webgpu' && receipt.capabilities.webgpu.is_fallback_adapter === true) acc.softwareAdapterIds.push(receipt.receipt_id);
-  if (receipt.capabilities.js_heap !== null) acc.heapMax = Math.max(acc.heapMax ?? 0, receipt.capabilities.js_heap.used_js_heap_size);
+  if (receipt.route.completed_ep === 'webgpu' && receipt.capabilities.webgpu.is_fallback_adapter === true)
+    acc.softwareAdapterIds.push(receipt.receipt_id);
+  if (receipt.capabilities.js_heap !== null)
+    acc.heapMax = Math.max(acc.heapMax ?? 0, receipt.capabilities.js_heap.used_js_heap_size);
   let bytes = 0;
   for (const file of receipt.model.files) bytes += file.bytes;
   if (receipt.model.files.length > 0) acc.modelBytes = Math.max(acc.modelBytes ?? 0, bytes);
@@ -158,11 +165,16 @@ export function buildGenerationTarget(
   };
   const config = findLlmConfig(llmConfigs, acc.identity.model.id);
   const estimate = config === null ? null : memoryFit(config);
-  const reasons = ['DEVICE_PASS is defined for the cold/warm procedure of device receipts; generation runs are evidence beside it'];
+  const reasons = [
+    'DEVICE_PASS is defined for the cold/warm procedure of device receipts; generation runs are evidence beside it',
+  ];
   if (acc.ok === 0) reasons.push('no generation run completed ok');
-  if (acc.failed > 0) reasons.push(`${acc.failed} failed generation run(s): ${[...acc.failedIds].sort(byString).join(', ')}`);
+  if (acc.failed > 0)
+    reasons.push(`${acc.failed} failed generation run(s): ${[...acc.failedIds].sort(byString).join(', ')}`);
   if (interrupted.receipt_ids.length > 0) {
-    reasons.push(`${interrupted.receipt_ids.length} interrupted run(s) of this model and route (recorded by ${interrupted.receipt_ids.join(', ')})`);
+    reasons.push(
+      `${interrupted.receipt_ids.length} interrupted run(s) of this model and route (recorded by ${interrupted.receipt_ids.join(', ')})`,
+    );
   }
   const sustained = summarize(acc.sustained);
   const decode = summarize(acc.decode);
@@ -217,7 +229,11 @@ export function buildGenerationTarget(
     memory_fit:
       config === null || estimate === null
         ? null
-        : { config_source: config.source, estimate, status: fitStatus(estimate, acc.failed + acc.failedSamples + interrupted.receipt_ids.length) },
+        : {
+            config_source: config.source,
+            estimate,
+            status: fitStatus(estimate, acc.failed + acc.failedSamples + interrupted.receipt_ids.length),
+          },
     evidence: { state: 'DEVICE_RECEIPT', not_higher_because: reasons },
     software_adapter_receipt_ids: [...acc.softwareAdapterIds].sort(byString),
     quality: quality.quality,

@@ -27,7 +27,14 @@ import { evaluateProfile, ProfileName, type BudgetProfile } from './profiles.ts'
 const Text = detailText(4096);
 
 /** The fit weights (posa-bench-methodology). */
-export const FIT_WEIGHTS = Object.freeze({ quality: 0.6, ttft: 0.15, decode: 0.1, memory: 0.07, artifact_size: 0.05, sustained_speed: 0.03 });
+export const FIT_WEIGHTS = Object.freeze({
+  quality: 0.6,
+  ttft: 0.15,
+  decode: 0.1,
+  memory: 0.07,
+  artifact_size: 0.05,
+  sustained_speed: 0.03,
+});
 
 /** The quality thresholds a ranked row meets (quality score in points, critical-claim recall as a fraction). */
 export const RANKING_THRESHOLDS = Object.freeze({ quality_score: 70, critical_claim_recall: 0.9 });
@@ -131,7 +138,9 @@ export type RowClass = z.infer<typeof RowClass>;
 export function rowClass(row: Pick<GenerationRowEvidence, 'user_agent' | 'software_adapter_receipts'>): RowClass {
   const because: string[] = [];
   if (row.software_adapter_receipts > 0) {
-    because.push(`${row.software_adapter_receipts} run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing`);
+    because.push(
+      `${row.software_adapter_receipts} run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing`,
+    );
   }
   if (/headless/i.test(row.user_agent)) because.push('a headless browser: functional only, not a physical device run');
   return { class: because.length === 0 ? 'physical' : 'functional_only', because };
@@ -150,23 +159,31 @@ export function generationEligibility(row: GenerationRowEvidence, profile: Budge
   for (const why of rowClass(row).because) reasons.push(`functional_only: ${why}`);
   const q = row.quality;
   if (row.quality_reports > 1) reasons.push(`${row.quality_reports} answer-score reports match this row: give one`);
-  else if (q === null) reasons.push("no answer-score report of this row's answers (drb score-answers, then summarise the report with the receipts)");
+  else if (q === null)
+    reasons.push(
+      "no answer-score report of this row's answers (drb score-answers, then summarise the report with the receipts)",
+    );
   if (q !== null && row.quality_reports === 1) {
     if (!q.complete) reasons.push(`not every case answered in every repetition: ${q.missing.join('; ')}`);
     if (q.quality_score === null || q.quality_score < RANKING_THRESHOLDS.quality_score) {
-      reasons.push(`quality_score ${q.quality_score === null ? 'not measured' : n3(q.quality_score)} < ${RANKING_THRESHOLDS.quality_score}`);
+      reasons.push(
+        `quality_score ${q.quality_score === null ? 'not measured' : n3(q.quality_score)} < ${RANKING_THRESHOLDS.quality_score}`,
+      );
     }
     if (q.critical_claim_recall === null || q.critical_claim_recall < RANKING_THRESHOLDS.critical_claim_recall) {
       const shown = q.critical_claim_recall === null ? 'not measured' : `${n3(q.critical_claim_recall * 100)}%`;
       reasons.push(`critical_claim_recall ${shown} < ${RANKING_THRESHOLDS.critical_claim_recall * 100}%`);
     }
-    if (q.critical_prohibited_answers > 0) reasons.push(`${q.critical_prohibited_answers} answer(s) made a critical prohibited claim`);
+    if (q.critical_prohibited_answers > 0)
+      reasons.push(`${q.critical_prohibited_answers} answer(s) made a critical prohibited claim`);
   }
   if (row.route.completed_ep === null) reasons.push('no execution provider completed');
-  else if (row.route.completed_ep !== row.route.requested_ep) reasons.push(`fell back from ${row.route.requested_ep} to ${row.route.completed_ep}`);
+  else if (row.route.completed_ep !== row.route.requested_ep)
+    reasons.push(`fell back from ${row.route.requested_ep} to ${row.route.completed_ep}`);
   if (row.failed_runs > 0) reasons.push(`${row.failed_runs} failed run(s) (crash or error)`);
   if (row.failed_samples > 0) reasons.push(`${row.failed_samples} failed prompt(s)`);
-  if (row.interrupted_runs > 0) reasons.push(`${row.interrupted_runs} interrupted run(s) (the tab died: the out-of-memory signal)`);
+  if (row.interrupted_runs > 0)
+    reasons.push(`${row.interrupted_runs} interrupted run(s) (the tab died: the out-of-memory signal)`);
   const required: Array<[string, number | null]> = [
     ['cold load p95', row.load_p95_ms],
     ['TTFT p95', row.ttft_p95_ms],
@@ -174,13 +191,22 @@ export function generationEligibility(row: GenerationRowEvidence, profile: Budge
     ['sustained decode ratio', row.sustained_ratio_median],
     ['model bytes', row.model_bytes],
   ];
-  for (const [name, value] of required) if (value === null) reasons.push(`${name} not measured: missing performance data makes a row ineligible`);
+  for (const [name, value] of required)
+    if (value === null) reasons.push(`${name} not measured: missing performance data makes a row ineligible`);
   const verdict = evaluateProfile(
-    { cold_load_p95_ms: row.load_p95_ms, warm_p95_ms: row.ttft_p95_ms, model_bytes: row.model_bytes, js_heap_bytes: row.js_heap_bytes },
+    {
+      cold_load_p95_ms: row.load_p95_ms,
+      warm_p95_ms: row.ttft_p95_ms,
+      model_bytes: row.model_bytes,
+      js_heap_bytes: row.js_heap_bytes,
+    },
     profile,
   );
   for (const gate of verdict.gates) {
-    if (gate.status === 'fail') reasons.push(`${profile.name} budget: ${gate.gate === 'warm_p95_ms' ? 'TTFT p95 ms' : gate.gate} ${n3(gate.measured!)} > ${n3(gate.limit)}`);
+    if (gate.status === 'fail')
+      reasons.push(
+        `${profile.name} budget: ${gate.gate === 'warm_p95_ms' ? 'TTFT p95 ms' : gate.gate} ${n3(gate.measured!)} > ${n3(gate.limit)}`,
+      );
   }
   const decodeTarget = profile.decode_tokens_per_s ?? null;
   if (decodeTarget === null) reasons.push(`the ${profile.name} profile declares no decode-rate target`);
@@ -190,9 +216,27 @@ export function generationEligibility(row: GenerationRowEvidence, profile: Budge
   if (reasons.length > 0) return { profile: profile.name, ranked: false, not_ranked_because: reasons, fit: null };
   // Ranked: every value below is measured (checked above).
   const components: FitComponent[] = [
-    { name: 'quality', weight: FIT_WEIGHTS.quality, attainment: cap(q!.quality_score!), measured: q!.quality_score, target: 100 },
-    { name: 'ttft', weight: FIT_WEIGHTS.ttft, attainment: cap((100 * profile.warm_p95_ms) / row.ttft_p95_ms!), measured: row.ttft_p95_ms, target: profile.warm_p95_ms },
-    { name: 'decode', weight: FIT_WEIGHTS.decode, attainment: cap((100 * row.decode_tokens_per_s_median!) / decodeTarget!), measured: row.decode_tokens_per_s_median, target: decodeTarget },
+    {
+      name: 'quality',
+      weight: FIT_WEIGHTS.quality,
+      attainment: cap(q!.quality_score!),
+      measured: q!.quality_score,
+      target: 100,
+    },
+    {
+      name: 'ttft',
+      weight: FIT_WEIGHTS.ttft,
+      attainment: cap((100 * profile.warm_p95_ms) / row.ttft_p95_ms!),
+      measured: row.ttft_p95_ms,
+      target: profile.warm_p95_ms,
+    },
+    {
+      name: 'decode',
+      weight: FIT_WEIGHTS.decode,
+      attainment: cap((100 * row.decode_tokens_per_s_median!) / decodeTarget!),
+      measured: row.decode_tokens_per_s_median,
+      target: decodeTarget,
+    },
     {
       name: 'memory',
       weight: FIT_WEIGHTS.memory,
@@ -200,8 +244,20 @@ export function generationEligibility(row: GenerationRowEvidence, profile: Budge
       measured: row.js_heap_bytes,
       target: profile.js_heap_bytes,
     },
-    { name: 'artifact_size', weight: FIT_WEIGHTS.artifact_size, attainment: cap((100 * profile.model_bytes) / row.model_bytes!), measured: row.model_bytes, target: profile.model_bytes },
-    { name: 'sustained_speed', weight: FIT_WEIGHTS.sustained_speed, attainment: cap(100 * row.sustained_ratio_median!), measured: row.sustained_ratio_median, target: 1 },
+    {
+      name: 'artifact_size',
+      weight: FIT_WEIGHTS.artifact_size,
+      attainment: cap((100 * profile.model_bytes) / row.model_bytes!),
+      measured: row.model_bytes,
+      target: profile.model_bytes,
+    },
+    {
+      name: 'sustained_speed',
+      weight: FIT_WEIGHTS.sustained_speed,
+      attainment: cap(100 * row.sustained_ratio_median!),
+      measured: row.sustained_ratio_median,
+      target: 1,
+    },
   ];
   const score = components.reduce((sum, c) => sum + c.weight * c.attainment, 0);
   return { profile: profile.name, ranked: true, not_ranked_because: [], fit: { score, components } };

@@ -63,7 +63,9 @@ export type MemoryFit = z.infer<typeof MemoryFit>;
  */
 export function kvCacheBytes(config: LlmConfig, contextTokens: number): number {
   const headDim = config.head_dim ?? config.hidden_size / config.num_attention_heads;
-  return 2 * config.num_hidden_layers * config.num_key_value_heads * headDim * contextTokens * (config.kv_cache_bits / 8);
+  return (
+    2 * config.num_hidden_layers * config.num_key_value_heads * headDim * contextTokens * (config.kv_cache_bits / 8)
+  );
 }
 
 /** Weight bytes at the deployed precision (parameters * bits / 8). */
@@ -77,11 +79,22 @@ export function weightsBytes(config: LlmConfig): number {
  * @param contextTokens context length for the KV cache (default 8192)
  * @param budgetBytes the memory budget (default 8 GiB)
  */
-export function memoryFit(config: LlmConfig, contextTokens = DEFAULT_CONTEXT_TOKENS, budgetBytes = DEFAULT_MEMORY_BUDGET_BYTES): MemoryFit {
+export function memoryFit(
+  config: LlmConfig,
+  contextTokens = DEFAULT_CONTEXT_TOKENS,
+  budgetBytes = DEFAULT_MEMORY_BUDGET_BYTES,
+): MemoryFit {
   const weights = weightsBytes(config);
   const kv = kvCacheBytes(config, contextTokens);
   const total = weights + kv;
-  return { weights_bytes: weights, kv_cache_bytes: kv, total_bytes: total, context_tokens: contextTokens, budget_bytes: budgetBytes, fits: total <= budgetBytes };
+  return {
+    weights_bytes: weights,
+    kv_cache_bytes: kv,
+    total_bytes: total,
+    context_tokens: contextTokens,
+    budget_bytes: budgetBytes,
+    fits: total <= budgetBytes,
+  };
 }
 
 /** The config that names `modelId`, or null (not an LLM the tool knows). */

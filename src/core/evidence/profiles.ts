@@ -94,7 +94,14 @@ export function evaluateProfile(measured: GateMeasurements, profile: BudgetProfi
     const value = measured[gate] ?? null;
     const limit = profile[gate];
     if (limit === undefined) return [];
-    return [{ gate, limit, measured: value, status: value === null ? ('not-measured' as const) : value <= limit ? ('pass' as const) : ('fail' as const) }];
+    return [
+      {
+        gate,
+        limit,
+        measured: value,
+        status: value === null ? ('not-measured' as const) : value <= limit ? ('pass' as const) : ('fail' as const),
+      },
+    ];
   });
   const failed = gates.some((g) => g.status === 'fail');
   const missing = gates.some((g) => g.status === 'not-measured' && !OPTIONAL_GATES.has(g.gate));

@@ -65,7 +65,10 @@ export function idKey(id: string): string {
 export class ReceiptIdLedger {
   private readonly first = new Map<string, ReceiptSource & { id: string }>();
   private readonly runs = new Map<string, string>();
-  private readonly copies = new Map<string, Array<{ file: string; identical: boolean; matched_by: 'receipt_id' | 'run_id' }>>();
+  private readonly copies = new Map<
+    string,
+    Array<{ file: string; identical: boolean; matched_by: 'receipt_id' | 'run_id' }>
+  >();
 
   /**
    * Records a receipt as seen in `source`.
@@ -80,7 +83,12 @@ export class ReceiptIdLedger {
     if (first !== undefined) {
       const identical = first.fingerprint === source.fingerprint;
       this.addCopy(key, { file: source.file, identical, matched_by: 'receipt_id' });
-      return { kind: identical ? 'identical' : 'conflict', firstFile: first.file, firstId: first.id, matchedBy: 'receipt_id' };
+      return {
+        kind: identical ? 'identical' : 'conflict',
+        firstFile: first.file,
+        firstId: first.id,
+        matchedBy: 'receipt_id',
+      };
     }
     if (runId !== null) {
       const owner = this.runs.get(idKey(runId));
@@ -110,7 +118,11 @@ export class ReceiptIdLedger {
   /** Every receipt held by more than one file, sorted by id (copies in the order they were seen). */
   duplicates(): DuplicateReceipt[] {
     return [...this.copies.entries()]
-      .map(([key, copies]) => ({ receipt_id: this.first.get(key)!.id, counted_file: this.first.get(key)!.file, copies }))
+      .map(([key, copies]) => ({
+        receipt_id: this.first.get(key)!.id,
+        counted_file: this.first.get(key)!.file,
+        copies,
+      }))
       .sort((a, b) => (a.receipt_id < b.receipt_id ? -1 : a.receipt_id > b.receipt_id ? 1 : 0));
   }
 }

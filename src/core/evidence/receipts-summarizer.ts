@@ -13,12 +13,25 @@ import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { summarize, type SampleStats } from '../stats/stats.ts';
 import type { DeviceReview } from './device-review.ts';
 import { evaluateEvidence } from './evidence.ts';
-import { buildGenerationTarget, foldGeneration, newGenerationAccumulator, type GenerationAccumulator } from './generation-accumulator.ts';
+import {
+  buildGenerationTarget,
+  foldGeneration,
+  newGenerationAccumulator,
+  type GenerationAccumulator,
+} from './generation-accumulator.ts';
 import { BUILTIN_LLM_CONFIGS, findLlmConfig, fitStatus, memoryFit, type LlmConfigs } from './memory-fit.ts';
 import { BUILTIN_PROFILES, evaluateProfile, type BudgetProfiles } from './profiles.ts';
 import { measuredModelBytes, peakWasmBytes } from '../receipt/memory-figures.ts';
 import type { Placement } from '../receipt/ep-placement.ts';
-import { buildSuiteTarget, comparisonEntry, foldSuite, newSuiteAccumulator, suiteDevice, suiteTargetIdentity, type SuiteAccumulator } from './suite-accumulator.ts';
+import {
+  buildSuiteTarget,
+  comparisonEntry,
+  foldSuite,
+  newSuiteAccumulator,
+  suiteDevice,
+  suiteTargetIdentity,
+  type SuiteAccumulator,
+} from './suite-accumulator.ts';
 import {
   PROTOCOL_MIN_COLD,
   PROTOCOL_MIN_WARM,
@@ -157,7 +170,8 @@ function foldMemoryAndPlacement(acc: Accumulator, receipt: DeviceReceipt): void 
     acc.wasmPeak = maxOrNull(acc.wasmPeak, peakWasmBytes(receipt.memory));
     acc.gpuPeak = maxOrNull(acc.gpuPeak, receipt.memory?.gpu_buffers.peak_live_bytes ?? null);
   } else {
-    const why = receipt.memory?.wasm.not_available ?? 'the receipt has no memory figures (written before the page recorded them)';
+    const why =
+      receipt.memory?.wasm.not_available ?? 'the receipt has no memory figures (written before the page recorded them)';
     acc.memoryMissing.set(why, (acc.memoryMissing.get(why) ?? 0) + 1);
   }
   const placement = receipt.placement ?? null;
@@ -192,7 +206,10 @@ function interruptionCanonical(device: DeviceIdentity, modelId: string, requeste
 }
 
 /** Counts sorted by count (descending), then name. */
-function countList<K extends string>(counts: ReadonlyMap<string, number>, name: K): Array<Record<K, string> & { count: number }> {
+function countList<K extends string>(
+  counts: ReadonlyMap<string, number>,
+  name: K,
+): Array<Record<K, string> & { count: number }> {
   return [...counts.entries()]
     .sort(([a, m], [b, n]) => n - m || byString(a, b))
     .map(([value, count]) => ({ [name]: value, count }) as Record<K, string> & { count: number });
@@ -311,7 +328,8 @@ export class ReceiptsSummarizer {
       this.suiteGroups.set(canonical, acc);
     }
     foldSuite(acc, receipt);
-    if (receipt.previous_run_interrupted !== null) this.addInterruption(suiteDevice(receipt), receipt.previous_run_interrupted, receipt.receipt_id);
+    if (receipt.previous_run_interrupted !== null)
+      this.addInterruption(suiteDevice(receipt), receipt.previous_run_interrupted, receipt.receipt_id);
     return true;
   }
 
@@ -326,7 +344,8 @@ export class ReceiptsSummarizer {
     this.files++;
     const entry = comparisonEntry(receipt);
     this.comparisons.push(entry);
-    if (receipt.previous_run_interrupted !== null) this.addInterruption(entry.device, receipt.previous_run_interrupted, receipt.receipt_id);
+    if (receipt.previous_run_interrupted !== null)
+      this.addInterruption(entry.device, receipt.previous_run_interrupted, receipt.receipt_id);
     return true;
   }
 
@@ -366,7 +385,14 @@ export class ReceiptsSummarizer {
     const canonical = interruptionCanonical(device, run.model_id, run.requested_ep);
     let acc = this.interruptionGroups.get(canonical);
     if (!acc) {
-      acc = { device, modelId: run.model_id, requestedEp: run.requested_ep, byStage: new Map(), byMode: new Map(), recorderIds: [] };
+      acc = {
+        device,
+        modelId: run.model_id,
+        requestedEp: run.requested_ep,
+        byStage: new Map(),
+        byMode: new Map(),
+        recorderIds: [],
+      };
       this.interruptionGroups.set(canonical, acc);
     }
     acc.byStage.set(run.stage, (acc.byStage.get(run.stage) ?? 0) + 1);
@@ -449,11 +475,19 @@ export class ReceiptsSummarizer {
       seen.keys.push(key);
       seen.receipts += receipts;
       matched.set(canonical, seen);
-      return { group_key: groupKeys.get(canonical)!, by_stage: countList(group.byStage, 'stage'), receipt_ids: [...group.recorderIds].sort(byString) };
+      return {
+        group_key: groupKeys.get(canonical)!,
+        by_stage: countList(group.byStage, 'stage'),
+        receipt_ids: [...group.recorderIds].sort(byString),
+      };
     };
     const keyed: Array<{ key: string; requestKey: string; acc: Accumulator }> = [];
     for (const [canonical, acc] of this.groups) {
-      keyed.push({ key: await identityKey(canonical, 't'), requestKey: await identityKey(acc.requestCanonical, 'r'), acc });
+      keyed.push({
+        key: await identityKey(canonical, 't'),
+        requestKey: await identityKey(acc.requestCanonical, 'r'),
+        acc,
+      });
     }
     const byRequest = new Map<string, typeof keyed>();
     for (const entry of keyed) {
@@ -465,12 +499,25 @@ export class ReceiptsSummarizer {
     for (const { key, requestKey, acc } of keyed) {
       const siblings = (byRequest.get(requestKey) ?? []).filter((s) => s.key !== key);
       const base = {
-        ...buildTarget(key, requestKey, acc, siblings, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs),
+        ...buildTarget(
+          key,
+          requestKey,
+          acc,
+          siblings,
+          interruptionsOf(acc.identity, key, acc.receipts),
+          profiles,
+          llmConfigs,
+        ),
         session_sheets: this.testerSheetsOf(acc),
       };
       const stored = reviews.get(key) ?? null;
       const review = stored
-        ? { file: stored.file, sha256: stored.sha256, reviewer: stored.review.reviewer, reviewed_at: stored.review.reviewed_at }
+        ? {
+            file: stored.file,
+            sha256: stored.sha256,
+            reviewer: stored.review.reviewer,
+            reviewed_at: stored.review.reviewed_at,
+          }
         : null;
       const withReview = { ...base, review };
       targets.push({ ...withReview, evidence: evaluateEvidence(withReview, stored?.review ?? null) });
@@ -485,17 +532,34 @@ export class ReceiptsSummarizer {
         byString(a.key, b.key),
     );
     const generationTargets = [];
-    const scoresSorted = [...this.answerScores].sort((a, b) => byString(a.file, b.file) || byString(a.sha256, b.sha256));
+    const scoresSorted = [...this.answerScores].sort(
+      (a, b) => byString(a.file, b.file) || byString(a.sha256, b.sha256),
+    );
     const scoreTargets = new Map<(typeof scoresSorted)[number], string[]>(scoresSorted.map((s) => [s, []]));
     for (const [canonical, acc] of this.generationGroups) {
       const key = await identityKey(canonical, 'g');
       const own = new Set(acc.receiptIds);
       const matching = scoresSorted.filter(
-        (s) => s.report.inputs.cases.sha256 === acc.identity.input.sha256 && s.report.inputs.answers.length > 0 && s.report.inputs.answers.every((a) => own.has(a.receipt_id)),
+        (s) =>
+          s.report.inputs.cases.sha256 === acc.identity.input.sha256 &&
+          s.report.inputs.answers.length > 0 &&
+          s.report.inputs.answers.every((a) => own.has(a.receipt_id)),
       );
       for (const s of matching) scoreTargets.get(s)!.push(key);
-      const quality = { quality: matching.length === 1 ? rowQualityOf(matching[0].report, matching[0].file, matching[0].sha256) : null, reports: matching.length };
-      generationTargets.push(buildGenerationTarget(key, acc, interruptionsOf(acc.identity, key, acc.receipts), profiles, llmConfigs, quality));
+      const quality = {
+        quality: matching.length === 1 ? rowQualityOf(matching[0].report, matching[0].file, matching[0].sha256) : null,
+        reports: matching.length,
+      };
+      generationTargets.push(
+        buildGenerationTarget(
+          key,
+          acc,
+          interruptionsOf(acc.identity, key, acc.receipts),
+          profiles,
+          llmConfigs,
+          quality,
+        ),
+      );
     }
     const suiteTargets = [];
     for (const [canonical, acc] of this.suiteGroups) {
@@ -521,7 +585,9 @@ export class ReceiptsSummarizer {
         receipts: seen.receipts,
       });
     }
-    interruptions.sort((a, b) => byString(a.model_id, b.model_id) || byString(a.requested_ep, b.requested_ep) || byString(a.key, b.key));
+    interruptions.sort(
+      (a, b) => byString(a.model_id, b.model_id) || byString(a.requested_ep, b.requested_ep) || byString(a.key, b.key),
+    );
     generationTargets.sort((a, b) => byString(a.identity.model.id, b.identity.model.id) || byString(a.key, b.key));
     const known = new Set(targets.map((t) => t.key));
     const duplicates = this.ledger.duplicates();
@@ -550,13 +616,20 @@ export class ReceiptsSummarizer {
       targets,
       generation_targets: generationTargets,
       suite_targets: suiteTargets,
-      comparisons: [...this.comparisons].sort((a, b) => byString(a.model_id, b.model_id) || byString(a.receipt_id, b.receipt_id)),
+      comparisons: [...this.comparisons].sort(
+        (a, b) => byString(a.model_id, b.model_id) || byString(a.receipt_id, b.receipt_id),
+      ),
       interruptions,
       orphan_reviews: [...reviews.entries()]
         .filter(([key]) => !known.has(key))
         .map(([, stored]) => stored.file)
         .sort(byString),
-      answer_scores: scoresSorted.map((s) => ({ file: s.file, sha256: s.sha256, model_id: s.report.model_id, target_keys: [...scoreTargets.get(s)!].sort(byString) })),
+      answer_scores: scoresSorted.map((s) => ({
+        file: s.file,
+        sha256: s.sha256,
+        model_id: s.report.model_id,
+        target_keys: [...scoreTargets.get(s)!].sort(byString),
+      })),
     };
   }
 }
@@ -648,7 +721,10 @@ function buildTarget(
     pooled_ms: statsOrNull(acc.warmPooled),
     median_interval: bootstrapPooledMedian(acc.warmByReceipt)?.interval ?? null,
     receipt_medians_ms: medians,
-    receipt_median_ratio: medians !== null && medians.count >= 2 && medians.min > 0 && Number.isFinite(medians.max / medians.min) ? medians.max / medians.min : null,
+    receipt_median_ratio:
+      medians !== null && medians.count >= 2 && medians.min > 0 && Number.isFinite(medians.max / medians.min)
+        ? medians.max / medians.min
+        : null,
     thermal_slope: statsOrNull(acc.warmThermal),
     drift_ms_per_run: statsOrNull(acc.warmDrift),
   };
@@ -701,7 +777,10 @@ function buildTarget(
     },
     integrity: { ...acc.integrity },
     noisy: { hidden: acc.hidden, frozen: acc.frozen, receipt_ids: [...acc.noisyIds].sort(byString) },
-    cold_set_aside: { served_from_cache: [...acc.coldFromCacheIds].sort(byString), cache_state_unknown: [...acc.coldUnknownIds].sort(byString) },
+    cold_set_aside: {
+      served_from_cache: [...acc.coldFromCacheIds].sort(byString),
+      cache_state_unknown: [...acc.coldUnknownIds].sort(byString),
+    },
     overlap_set_aside: [...acc.overlapIds].sort(byString),
     failures: {
       by_reason: [...acc.failures.values()]
@@ -722,7 +801,9 @@ function buildTarget(
       wasm_peak_bytes: acc.wasmPeak,
       gpu_peak_live_bytes: acc.gpuPeak,
       receipts_measured: acc.memoryReceipts,
-      not_available: [...acc.memoryMissing.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
+      not_available: [...acc.memoryMissing.entries()]
+        .map(([reason, count]) => ({ reason, count }))
+        .sort((a, b) => b.count - a.count || byString(a.reason, b.reason)),
     },
     placement:
       acc.placement === null
@@ -740,4 +821,3 @@ function buildTarget(
     memory_fit: memory,
   };
 }
-

@@ -80,7 +80,10 @@ export const TargetFailures = z.strictObject({
  */
 export const TargetInterruptions = z.strictObject({
   /** The interruption group (see ReceiptsSummary.interruptions) these runs come from; null when there are none. */
-  group_key: z.string().regex(/^i-[0-9a-f]{12}$/).nullable(),
+  group_key: z
+    .string()
+    .regex(/^i-[0-9a-f]{12}$/)
+    .nullable(),
   by_stage: z.array(z.strictObject({ stage: Text, count: Count })),
   /** The receipts that recorded them (each records one interruption: its `previous_run_interrupted`). */
   receipt_ids: z.array(Text),
@@ -221,9 +224,7 @@ export const TargetSummary = z.strictObject({
     .nullable()
     .optional(),
   profiles: z.array(ProfileVerdict),
-  memory_fit: z
-    .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
-    .nullable(),
+  memory_fit: z.strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus }).nullable(),
   review: z
     .strictObject({
       file: Text,
@@ -285,9 +286,7 @@ export const GenerationTargetSummary = z.strictObject({
   js_heap_max_used_bytes: z.number().nonnegative().nullable(),
   /** Gates with cold load = load p95 and warm latency = TTFT p95. */
   profiles: z.array(ProfileVerdict),
-  memory_fit: z
-    .strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus })
-    .nullable(),
+  memory_fit: z.strictObject({ config_source: Text, estimate: MemoryFit, status: FitStatus }).nullable(),
   evidence: z.strictObject({ state: z.literal('DEVICE_RECEIPT'), not_higher_because: z.array(Text) }),
   // Added after drb.receipts-summary.v2 was first published: optional, so earlier v2 summaries stay valid; this
   // version always writes them.
@@ -432,6 +431,15 @@ export const ReceiptsSummary = z.strictObject({
   orphan_reviews: z.array(Text),
   /** Answer-score reports (drb score-answers) read with the receipts, and the generation targets each matched
    *  (optional: absent in summaries written before answers were scored). */
-  answer_scores: z.array(z.strictObject({ file: Text, sha256: z.string().regex(SHA256_PATTERN), model_id: Text, target_keys: z.array(Text) })).optional(),
+  answer_scores: z
+    .array(
+      z.strictObject({
+        file: Text,
+        sha256: z.string().regex(SHA256_PATTERN),
+        model_id: Text,
+        target_keys: z.array(Text),
+      }),
+    )
+    .optional(),
 });
 export type ReceiptsSummary = z.infer<typeof ReceiptsSummary>;

@@ -8,7 +8,13 @@ import { overlapped } from '../receipt/receipt.ts';
 import { summarize } from '../stats/stats.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import type { ComparisonEntry, SuiteTargetSummary } from './receipts-summary.ts';
-import { deviceIdentity, recordedTargetIdentity, targetLabel, type DeviceIdentity, type TargetIdentity } from './target-identity.ts';
+import {
+  deviceIdentity,
+  recordedTargetIdentity,
+  targetLabel,
+  type DeviceIdentity,
+  type TargetIdentity,
+} from './target-identity.ts';
 
 /** The device of a suite receipt refused before the probe ran (`capabilities` null): nothing is known about it. */
 export const UNKNOWN_DEVICE: DeviceIdentity = Object.freeze({
@@ -120,13 +126,24 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * @param acc its accumulator
  * @param interrupted interruptions attributed to its device, model and requested route
  */
-export function buildSuiteTarget(key: string, acc: SuiteAccumulator, interrupted: SuiteTargetSummary['interrupted']): SuiteTargetSummary {
+export function buildSuiteTarget(
+  key: string,
+  acc: SuiteAccumulator,
+  interrupted: SuiteTargetSummary['interrupted'],
+): SuiteTargetSummary {
   return {
     key,
     label: `suite ${acc.suite.id ?? '(picked files)'}: ${targetLabel(acc.identity)}`,
     identity: acc.identity,
     suite: acc.suite,
-    counts: { receipts: acc.receipts, ok: acc.ok, failed: acc.failed, rows_done: acc.rowsDone, overlap_set_aside: acc.overlapSetAside, interrupted: interrupted.receipt_ids.length },
+    counts: {
+      receipts: acc.receipts,
+      ok: acc.ok,
+      failed: acc.failed,
+      rows_done: acc.rowsDone,
+      overlap_set_aside: acc.overlapSetAside,
+      interrupted: interrupted.receipt_ids.length,
+    },
     row_latency_ms: summarize(acc.rowSamples),
     receipt_medians_ms: summarize(acc.receiptMedians),
     model_load_ms: summarize(acc.load),
@@ -173,7 +190,9 @@ export function comparisonEntry(receipt: ComparisonReceipt): ComparisonEntry {
     runtime_note: runtimeBuildNote(receipt.routes),
     placement_note: placementNote(receipt.routes),
     ranked,
-    invalid: receipt.routes.filter((r) => !r.valid).map((r) => ({ route_id: r.id, reason: r.invalid_reason ?? '(no reason)' })),
+    invalid: receipt.routes
+      .filter((r) => !r.valid)
+      .map((r) => ({ route_id: r.id, reason: r.invalid_reason ?? '(no reason)' })),
     overlapped: overlapped(receipt.overlap),
   };
 }

@@ -25,19 +25,40 @@ interface StatsLike {
   mean: number;
 }
 
-function statsProblems(stats: StatsLike | null, path: string, expectedCount: number | null, problems: SummaryProblem[]): void {
+function statsProblems(
+  stats: StatsLike | null,
+  path: string,
+  expectedCount: number | null,
+  problems: SummaryProblem[],
+): void {
   if (stats === null) {
-    if (expectedCount !== null && expectedCount > 0) problems.push({ path, message: `is null, but ${expectedCount} value(s) are counted for it` });
+    if (expectedCount !== null && expectedCount > 0)
+      problems.push({ path, message: `is null, but ${expectedCount} value(s) are counted for it` });
     return;
   }
-  if (expectedCount !== null && stats.count !== expectedCount) problems.push({ path: `${path}.count`, message: `is ${stats.count}, but ${expectedCount} value(s) are counted for it` });
+  if (expectedCount !== null && stats.count !== expectedCount)
+    problems.push({
+      path: `${path}.count`,
+      message: `is ${stats.count}, but ${expectedCount} value(s) are counted for it`,
+    });
   // Median and p95 are order statistics (values of the sample, exact); the mean is a sum divided, so it may sit a
   // rounding error outside [min, max] (three samples of 0.1 ms have a mean of 0.10000000000000002): that is no
   // contradiction, so the mean gets a relative tolerance of 1e-12.
   const slack = Math.max(Math.abs(stats.min), Math.abs(stats.max)) * 1e-12;
   const meanInRange = stats.min - slack <= stats.mean && stats.mean <= stats.max + slack;
-  if (!(stats.min <= stats.median && stats.median <= stats.max && stats.min <= stats.p95 && stats.p95 <= stats.max && meanInRange)) {
-    problems.push({ path, message: 'its min, median, p95, mean and max are not in order (min <= median, p95, mean <= max)' });
+  if (
+    !(
+      stats.min <= stats.median &&
+      stats.median <= stats.max &&
+      stats.min <= stats.p95 &&
+      stats.p95 <= stats.max &&
+      meanInRange
+    )
+  ) {
+    problems.push({
+      path,
+      message: 'its min, median, p95, mean and max are not in order (min <= median, p95, mean <= max)',
+    });
   }
 }
 
@@ -57,28 +78,85 @@ export function checkReceiptsSummary(summary: ReceiptsSummary): SummaryProblem[]
     const at = (field: string) => `targets[${i}].${field}`;
     const c = t.counts;
     equal(problems, at('counts.receipts'), c.receipts, c.cold + c.warm, 'counts.cold + counts.warm');
-    equal(problems, at('counts.receipts'), c.receipts, c.ok_cold + c.ok_warm + c.failed, 'counts.ok_cold + counts.ok_warm + counts.failed');
-    if (c.ok_cold > c.cold) problems.push({ path: at('counts.ok_cold'), message: `is ${c.ok_cold}, more than counts.cold (${c.cold})` });
-    if (c.ok_warm > c.warm) problems.push({ path: at('counts.ok_warm'), message: `is ${c.ok_warm}, more than counts.warm (${c.warm})` });
-    if (c.clean_cold + c.cold_set_aside > c.ok_cold) problems.push({ path: at('counts.clean_cold'), message: `is ${c.clean_cold}; with ${c.cold_set_aside} set aside that is more than counts.ok_cold (${c.ok_cold})` });
-    if (c.clean_warm > c.ok_warm) problems.push({ path: at('counts.clean_warm'), message: `is ${c.clean_warm}, more than counts.ok_warm (${c.ok_warm})` });
+    equal(
+      problems,
+      at('counts.receipts'),
+      c.receipts,
+      c.ok_cold + c.ok_warm + c.failed,
+      'counts.ok_cold + counts.ok_warm + counts.failed',
+    );
+    if (c.ok_cold > c.cold)
+      problems.push({ path: at('counts.ok_cold'), message: `is ${c.ok_cold}, more than counts.cold (${c.cold})` });
+    if (c.ok_warm > c.warm)
+      problems.push({ path: at('counts.ok_warm'), message: `is ${c.ok_warm}, more than counts.warm (${c.warm})` });
+    if (c.clean_cold + c.cold_set_aside > c.ok_cold)
+      problems.push({
+        path: at('counts.clean_cold'),
+        message: `is ${c.clean_cold}; with ${c.cold_set_aside} set aside that is more than counts.ok_cold (${c.ok_cold})`,
+      });
+    if (c.clean_warm > c.ok_warm)
+      problems.push({
+        path: at('counts.clean_warm'),
+        message: `is ${c.clean_warm}, more than counts.ok_warm (${c.ok_warm})`,
+      });
     // Every ok run is exactly one of: clean, noisy, set aside (not truly cold) or overlapped.
     const sorted = c.clean_cold + c.clean_warm + c.noisy + c.cold_set_aside + c.overlap_set_aside;
     if (sorted !== c.ok_cold + c.ok_warm) {
-      problems.push({ path: at('counts'), message: `clean, noisy, cold_set_aside and overlap_set_aside add up to ${sorted}, but ok_cold + ok_warm is ${c.ok_cold + c.ok_warm} (each ok run is exactly one of them)` });
+      problems.push({
+        path: at('counts'),
+        message: `clean, noisy, cold_set_aside and overlap_set_aside add up to ${sorted}, but ok_cold + ok_warm is ${c.ok_cold + c.ok_warm} (each ok run is exactly one of them)`,
+      });
     }
     equal(problems, at('counts.min_cold'), c.min_cold, summary.protocol.min_cold, 'protocol.min_cold');
     equal(problems, at('counts.min_warm'), c.min_warm, summary.protocol.min_warm, 'protocol.min_warm');
-    if (c.cold_minimum_met !== c.clean_cold >= c.min_cold) problems.push({ path: at('counts.cold_minimum_met'), message: `is ${c.cold_minimum_met}, but counts.clean_cold is ${c.clean_cold} of ${c.min_cold}` });
-    if (c.warm_minimum_met !== c.clean_warm >= c.min_warm) problems.push({ path: at('counts.warm_minimum_met'), message: `is ${c.warm_minimum_met}, but counts.clean_warm is ${c.clean_warm} of ${c.min_warm}` });
+    if (c.cold_minimum_met !== c.clean_cold >= c.min_cold)
+      problems.push({
+        path: at('counts.cold_minimum_met'),
+        message: `is ${c.cold_minimum_met}, but counts.clean_cold is ${c.clean_cold} of ${c.min_cold}`,
+      });
+    if (c.warm_minimum_met !== c.clean_warm >= c.min_warm)
+      problems.push({
+        path: at('counts.warm_minimum_met'),
+        message: `is ${c.warm_minimum_met}, but counts.clean_warm is ${c.clean_warm} of ${c.min_warm}`,
+      });
     equal(problems, at('counts.failed'), c.failed, t.failures.receipt_ids.length, 'the length of failures.receipt_ids');
-    equal(problems, at('counts.failed'), c.failed, t.failures.by_reason.reduce((n, r) => n + r.count, 0), 'the sum of failures.by_reason');
+    equal(
+      problems,
+      at('counts.failed'),
+      c.failed,
+      t.failures.by_reason.reduce((n, r) => n + r.count, 0),
+      'the sum of failures.by_reason',
+    );
     equal(problems, at('counts.noisy'), c.noisy, t.noisy.receipt_ids.length, 'the length of noisy.receipt_ids');
-    equal(problems, at('counts.cold_set_aside'), c.cold_set_aside, t.cold_set_aside.served_from_cache.length + t.cold_set_aside.cache_state_unknown.length, 'the length of the cold_set_aside lists');
-    equal(problems, at('counts.overlap_set_aside'), c.overlap_set_aside, t.overlap_set_aside.length, 'the length of overlap_set_aside');
-    equal(problems, at('counts.interrupted'), c.interrupted, t.interrupted.receipt_ids.length, 'the length of interrupted.receipt_ids');
+    equal(
+      problems,
+      at('counts.cold_set_aside'),
+      c.cold_set_aside,
+      t.cold_set_aside.served_from_cache.length + t.cold_set_aside.cache_state_unknown.length,
+      'the length of the cold_set_aside lists',
+    );
+    equal(
+      problems,
+      at('counts.overlap_set_aside'),
+      c.overlap_set_aside,
+      t.overlap_set_aside.length,
+      'the length of overlap_set_aside',
+    );
+    equal(
+      problems,
+      at('counts.interrupted'),
+      c.interrupted,
+      t.interrupted.receipt_ids.length,
+      'the length of interrupted.receipt_ids',
+    );
     equal(problems, at('counts.warm_samples'), c.warm_samples, t.warm.pooled_ms?.count ?? 0, 'warm.pooled_ms.count');
-    equal(problems, at('fallbacks.count'), t.fallbacks.count, t.fallbacks.reasons.reduce((n, r) => n + r.count, 0), 'the sum of fallbacks.reasons');
+    equal(
+      problems,
+      at('fallbacks.count'),
+      t.fallbacks.count,
+      t.fallbacks.reasons.reduce((n, r) => n + r.count, 0),
+      'the sum of fallbacks.reasons',
+    );
     const integrity = t.integrity.verified + t.integrity.unpinned + t.integrity.mismatch + t.integrity['not-loaded'];
     equal(problems, at('integrity'), integrity, c.receipts, 'counts.receipts');
     statsProblems(t.cold.total_ms, at('cold.total_ms'), c.clean_cold, problems);
@@ -95,28 +173,103 @@ export function checkReceiptsSummary(summary: ReceiptsSummary): SummaryProblem[]
       if (t.evidence.not_higher_because.length > 0) why.push('not_higher_because lists reasons');
       for (const reason of why) problems.push({ path: at('evidence.state'), message: `is DEVICE_PASS, but ${reason}` });
     } else if (t.evidence.not_higher_because.length === 0) {
-      problems.push({ path: at('evidence.not_higher_because'), message: 'is empty, but the state is not DEVICE_PASS (every reason it is not higher is listed)' });
+      problems.push({
+        path: at('evidence.not_higher_because'),
+        message: 'is empty, but the state is not DEVICE_PASS (every reason it is not higher is listed)',
+      });
     }
   });
   summary.generation_targets.forEach((t, i) => {
     const c = t.counts;
-    equal(problems, `generation_targets[${i}].counts.receipts`, c.receipts, c.ok + c.failed, 'counts.ok + counts.failed');
-    equal(problems, `generation_targets[${i}].counts.noisy`, c.noisy, t.noisy_receipt_ids.length, 'the length of noisy_receipt_ids');
-    equal(problems, `generation_targets[${i}].counts.overlap_set_aside`, c.overlap_set_aside, t.overlap_set_aside.length, 'the length of overlap_set_aside');
+    equal(
+      problems,
+      `generation_targets[${i}].counts.receipts`,
+      c.receipts,
+      c.ok + c.failed,
+      'counts.ok + counts.failed',
+    );
+    equal(
+      problems,
+      `generation_targets[${i}].counts.noisy`,
+      c.noisy,
+      t.noisy_receipt_ids.length,
+      'the length of noisy_receipt_ids',
+    );
+    equal(
+      problems,
+      `generation_targets[${i}].counts.overlap_set_aside`,
+      c.overlap_set_aside,
+      t.overlap_set_aside.length,
+      'the length of overlap_set_aside',
+    );
   });
   summary.suite_targets.forEach((t, i) => {
-    equal(problems, `suite_targets[${i}].counts.receipts`, t.counts.receipts, t.counts.ok + t.counts.failed, 'counts.ok + counts.failed');
+    equal(
+      problems,
+      `suite_targets[${i}].counts.receipts`,
+      t.counts.receipts,
+      t.counts.ok + t.counts.failed,
+      'counts.ok + counts.failed',
+    );
   });
   const inputs = summary.inputs;
-  equal(problems, 'inputs.receipts_valid', inputs.receipts_valid, summary.targets.reduce((n, t) => n + t.counts.receipts, 0), 'the sum of the targets\' counts.receipts');
-  equal(problems, 'inputs.generation_receipts_valid', inputs.generation_receipts_valid, summary.generation_targets.reduce((n, t) => n + t.counts.receipts, 0), 'the sum of the generation targets\' receipts');
-  equal(problems, 'inputs.suite_receipts_valid', inputs.suite_receipts_valid, summary.suite_targets.reduce((n, t) => n + t.counts.receipts, 0), 'the sum of the suite targets\' receipts');
-  equal(problems, 'inputs.comparison_receipts_valid', inputs.comparison_receipts_valid, summary.comparisons.length, 'the number of comparisons');
+  equal(
+    problems,
+    'inputs.receipts_valid',
+    inputs.receipts_valid,
+    summary.targets.reduce((n, t) => n + t.counts.receipts, 0),
+    "the sum of the targets' counts.receipts",
+  );
+  equal(
+    problems,
+    'inputs.generation_receipts_valid',
+    inputs.generation_receipts_valid,
+    summary.generation_targets.reduce((n, t) => n + t.counts.receipts, 0),
+    "the sum of the generation targets' receipts",
+  );
+  equal(
+    problems,
+    'inputs.suite_receipts_valid',
+    inputs.suite_receipts_valid,
+    summary.suite_targets.reduce((n, t) => n + t.counts.receipts, 0),
+    "the sum of the suite targets' receipts",
+  );
+  equal(
+    problems,
+    'inputs.comparison_receipts_valid',
+    inputs.comparison_receipts_valid,
+    summary.comparisons.length,
+    'the number of comparisons',
+  );
   equal(problems, 'inputs.receipts_invalid', inputs.receipts_invalid, summary.invalid.length, 'the length of invalid');
-  equal(problems, 'inputs.not_receipts', inputs.not_receipts, summary.not_receipts.length, 'the length of not_receipts');
-  equal(problems, 'inputs.interruptions', inputs.interruptions, summary.interruptions.reduce((n, g) => n + g.interrupted, 0), 'the sum of interruptions[].interrupted');
+  equal(
+    problems,
+    'inputs.not_receipts',
+    inputs.not_receipts,
+    summary.not_receipts.length,
+    'the length of not_receipts',
+  );
+  equal(
+    problems,
+    'inputs.interruptions',
+    inputs.interruptions,
+    summary.interruptions.reduce((n, g) => n + g.interrupted, 0),
+    'the sum of interruptions[].interrupted',
+  );
   const copies = summary.duplicates.flatMap((d) => d.copies);
-  equal(problems, 'inputs.duplicates_identical', inputs.duplicates_identical, copies.filter((c) => c.identical).length, 'the identical copies listed in duplicates');
-  equal(problems, 'inputs.duplicates_conflicting', inputs.duplicates_conflicting, copies.filter((c) => !c.identical).length, 'the conflicting copies listed in duplicates');
+  equal(
+    problems,
+    'inputs.duplicates_identical',
+    inputs.duplicates_identical,
+    copies.filter((c) => c.identical).length,
+    'the identical copies listed in duplicates',
+  );
+  equal(
+    problems,
+    'inputs.duplicates_conflicting',
+    inputs.duplicates_conflicting,
+    copies.filter((c) => !c.identical).length,
+    'the conflicting copies listed in duplicates',
+  );
   return problems;
 }

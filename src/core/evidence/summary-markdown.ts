@@ -14,12 +14,17 @@ type Stats = { count: number; median: number; p95: number; min: number; max: num
 
 /** An interval as `[low, high]` (3 significant digits), or `[no interval]`. */
 function intervalText(interval: ConfidenceInterval | null): string {
-  return interval === null ? '[no interval]' : `[${threeSignificant(interval.low)}, ${threeSignificant(interval.high)}]`;
+  return interval === null
+    ? '[no interval]'
+    : `[${threeSignificant(interval.low)}, ${threeSignificant(interval.high)}]`;
 }
 
 /** "95% interval [a, b] ms (bootstrap, 3 receipts resampled)": the interval of a median, with what was resampled. */
 function medianIntervalText(interval: ConfidenceInterval, unit: string): string {
-  const what = interval.resampled === 'receipts' ? 'whole receipts resampled' : 'one receipt: its samples resampled, noise within that run only';
+  const what =
+    interval.resampled === 'receipts'
+      ? 'whole receipts resampled'
+      : 'one receipt: its samples resampled, noise within that run only';
   return `${Math.round(interval.level * 100)}% interval ${intervalText(interval)} ${unit} (bootstrap, ${what})`;
 }
 
@@ -51,7 +56,9 @@ function cells(values: readonly string[], separator = ', '): string {
 
 /** The route as a table cell: the requested EP, or `requested->completed` (`none` when no EP completed). */
 function routeCell(route: TargetSummary['identity']['route']): string {
-  return route.completed_ep === route.requested_ep ? cell(route.requested_ep) : `${cell(route.requested_ep)}->${route.completed_ep === null ? 'none' : cell(route.completed_ep)}`;
+  return route.completed_ep === route.requested_ep
+    ? cell(route.requested_ep)
+    : `${cell(route.requested_ep)}->${route.completed_ep === null ? 'none' : cell(route.completed_ep)}`;
 }
 
 /** Where a target's work ran, in a few words for the route cell ('' when no receipt said, or nothing ran on the CPU). */
@@ -63,7 +70,8 @@ function placementCell(placement: TargetSummary['placement']): string {
 
 /** The target's placement line for its section. */
 function placementLine(placement: NonNullable<TargetSummary['placement']>): string {
-  if (placement.source === 'webgpu-by-construction') return '- Where the work ran: all on WebGPU by construction (WebLLM compiles the model into WebGPU shaders; nothing is counted)';
+  if (placement.source === 'webgpu-by-construction')
+    return '- Where the work ran: all on WebGPU by construction (WebLLM compiles the model into WebGPU shaders; nothing is counted)';
   const ops = placement.cpu_ops.map((o) => `${cell(o.op)} x${o.count}`).join(', ');
   const share = placement.kernel_time_share.map((k) => `${cell(k.provider)} ${(k.share * 100).toFixed(1)}%`).join(', ');
   return (
@@ -94,9 +102,16 @@ function gateValue(gate: string, value: number | null): string {
 
 function profileLines(verdicts: ProfileVerdict[]): string[] {
   const gates = verdicts[0]?.gates.map((g) => g.gate) ?? [];
-  const lines = [`| profile | verdict | ${cells(gates, ' | ')} |`, `| --- | --- | ${gates.map(() => '---').join(' | ')} |`];
+  const lines = [
+    `| profile | verdict | ${cells(gates, ' | ')} |`,
+    `| --- | --- | ${gates.map(() => '---').join(' | ')} |`,
+  ];
   for (const v of verdicts) {
-    const gateCells = v.gates.map((g) => (g.status === 'not-measured' ? 'not measured' : `${cell(g.status)} (${gateValue(g.gate, g.measured)} / ${gateValue(g.gate, g.limit)})`));
+    const gateCells = v.gates.map((g) =>
+      g.status === 'not-measured'
+        ? 'not measured'
+        : `${cell(g.status)} (${gateValue(g.gate, g.measured)} / ${gateValue(g.gate, g.limit)})`,
+    );
     lines.push(`| ${cell(v.profile)} | ${cell(v.verdict)} | ${gateCells.join(' | ')} |`);
   }
   return lines;
@@ -108,7 +123,8 @@ function targetSection(t: TargetSummary): string[] {
   lines.push(`### ${t.key}: ${cell(t.label)}`, '');
   lines.push(`- Evidence: **${cell(t.evidence.state)}**`);
   for (const reason of t.evidence.not_higher_because) lines.push(`  - not higher: ${cell(reason)}`);
-  if (t.evidence.state === 'DEVICE_PASS') lines.push('  - HUMAN_GO stays a separate human decision; this tool never sets it.');
+  if (t.evidence.state === 'DEVICE_PASS')
+    lines.push('  - HUMAN_GO stays a separate human decision; this tool never sets it.');
   lines.push(`- Device: ${cell(id.device.user_agent)}`);
   const adapter = id.device.webgpu_adapter;
   lines.push(
@@ -116,7 +132,9 @@ function targetSection(t: TargetSummary): string[] {
       `${id.device.hardware_concurrency ?? '?'} logical cores, device memory ${id.device.device_memory_gb ?? 'not exposed'}, ` +
       `WebGPU adapter ${adapter ? `${cell(adapter.vendor)}/${cell(adapter.architecture)}${adapter.device ? `/${cell(adapter.device)}` : ''}` : 'none'}`,
   );
-  lines.push(`- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(engineLabel(id.engine))}`);
+  lines.push(
+    `- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(engineLabel(id.engine))}`,
+  );
   lines.push(
     `- Model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')}), files ${cells(id.model.file_sha256.map((h) => h.slice(0, 12))) || 'none loaded'}; ` +
       `input ${cell(id.input.id)}`,
@@ -133,10 +151,16 @@ function targetSection(t: TargetSummary): string[] {
   lines.push('', '| stage (ms) | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
   lines.push(statsRow('cold fetch', t.cold.fetch_ms), statsRow('cold session', t.cold.session_ms));
   lines.push(statsRow('cold first inference', t.cold.first_inference_ms), statsRow('cold total', t.cold.total_ms));
-  lines.push(statsRow('warm (all samples)', t.warm.pooled_ms), statsRow('warm per-receipt medians', t.warm.receipt_medians_ms));
+  lines.push(
+    statsRow('warm (all samples)', t.warm.pooled_ms),
+    statsRow('warm per-receipt medians', t.warm.receipt_medians_ms),
+  );
   lines.push('');
   if (t.warm.median_interval !== null) lines.push(`- Warm median ${medianIntervalText(t.warm.median_interval, 'ms')}`);
-  if (t.warm.receipt_median_ratio !== null) lines.push(`- Warm spread between receipts: slowest median / fastest median = ${t.warm.receipt_median_ratio.toFixed(2)}`);
+  if (t.warm.receipt_median_ratio !== null)
+    lines.push(
+      `- Warm spread between receipts: slowest median / fastest median = ${t.warm.receipt_median_ratio.toFixed(2)}`,
+    );
   if (t.warm.thermal_slope !== null) {
     const drift = t.warm.drift_ms_per_run;
     lines.push(
@@ -148,28 +172,49 @@ function targetSection(t: TargetSummary): string[] {
   lines.push(
     `- Fallbacks: ${t.fallbacks.count}${t.fallbacks.reasons.length ? ` (${t.fallbacks.reasons.map((r) => `${r.count}x ${cell(r.reason)}`).join('; ')})` : ''}`,
   );
-  lines.push(`- Integrity: ${Object.entries(t.integrity).filter(([, n]) => n > 0).map(([k, n]) => `${cell(k)} ${n}`).join(', ') || 'none'}`);
-  if (t.noisy.receipt_ids.length) lines.push(`- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${cells(t.noisy.receipt_ids)}`);
+  lines.push(
+    `- Integrity: ${
+      Object.entries(t.integrity)
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${cell(k)} ${n}`)
+        .join(', ') || 'none'
+    }`,
+  );
+  if (t.noisy.receipt_ids.length)
+    lines.push(
+      `- Noisy (hidden ${t.noisy.hidden}, frozen ${t.noisy.frozen}), kept out of statistics: ${cells(t.noisy.receipt_ids)}`,
+    );
   if (t.cold_set_aside.served_from_cache.length) {
-    lines.push(`- Cold runs set aside, served from a cache (not truly cold): ${cells(t.cold_set_aside.served_from_cache)}`);
+    lines.push(
+      `- Cold runs set aside, served from a cache (not truly cold): ${cells(t.cold_set_aside.served_from_cache)}`,
+    );
   }
   if (t.cold_set_aside.cache_state_unknown.length) {
-    lines.push(`- Cold runs set aside, a file's cache state unknown (not proven cold): ${cells(t.cold_set_aside.cache_state_unknown)}`);
+    lines.push(
+      `- Cold runs set aside, a file's cache state unknown (not proven cold): ${cells(t.cold_set_aside.cache_state_unknown)}`,
+    );
   }
   if (t.overlap_set_aside.length) {
-    lines.push(`- Runs set aside, another run overlapped them (timings not representative): ${cells(t.overlap_set_aside)}`);
+    lines.push(
+      `- Runs set aside, another run overlapped them (timings not representative): ${cells(t.overlap_set_aside)}`,
+    );
   }
-  for (const f of t.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
-  if (t.duplicate_receipt_ids.length) lines.push(`- Receipts repeated by other files (copies not counted): ${cells(t.duplicate_receipt_ids)}`);
+  for (const f of t.failures.by_reason)
+    lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
+  if (t.duplicate_receipt_ids.length)
+    lines.push(`- Receipts repeated by other files (copies not counted): ${cells(t.duplicate_receipt_ids)}`);
   lines.push(...interruptedLines(t.interrupted));
   if (t.related.failed_receipt_ids.length) {
-    lines.push(`- Related failures (same request, targets ${cells(t.related.target_keys)}): failed ${t.related.failed_receipt_ids.length}`);
+    lines.push(
+      `- Related failures (same request, targets ${cells(t.related.target_keys)}): failed ${t.related.failed_receipt_ids.length}`,
+    );
   }
   if (t.placement) lines.push(placementLine(t.placement));
   lines.push(`- Model bytes ${bytes(t.model_bytes)}; JS heap (max used) ${bytes(t.js_heap_max_used_bytes)}`);
   if (t.memory) lines.push(memoryLine(t.memory));
   if (t.memory_fit) lines.push(memoryFitLine(t.memory_fit));
-  if (t.review) lines.push(`- Review: ${cell(t.review.file)} by ${cell(t.review.reviewer)} at ${cell(t.review.reviewed_at)}`);
+  if (t.review)
+    lines.push(`- Review: ${cell(t.review.file)} by ${cell(t.review.reviewer)} at ${cell(t.review.reviewed_at)}`);
   lines.push('', ...profileLines(t.profiles), '');
   return lines;
 }
@@ -177,7 +222,9 @@ function targetSection(t: TargetSummary): string[] {
 function interruptedLines(i: TargetSummary['interrupted']): string[] {
   if (i.group_key === null) return [];
   const stages = i.by_stage.map((s) => `${s.count}x at ${cell(s.stage)}`).join(', ');
-  return [`- Interrupted runs of this model and requested route on this device (${i.group_key}): ${stages}; recorded by ${cells(i.receipt_ids)}`];
+  return [
+    `- Interrupted runs of this model and requested route on this device (${i.group_key}): ${stages}; recorded by ${cells(i.receipt_ids)}`,
+  ];
 }
 
 function memoryFitLine(m: NonNullable<TargetSummary['memory_fit']>): string {
@@ -203,12 +250,18 @@ function generationSection(g: GenerationTargetSummary): string[] {
     `- App ${cell(id.app.version)} at commit ${cell(id.app.commit ?? 'unknown')}; engine ${cell(engineLabel(id.engine))}; ` +
       `model ${cell(id.model.id)} (${cell(id.model.kind)}, dtype ${cell(id.model.dtype ?? 'n/a')})`,
   );
-  lines.push(`- Prompts ${cell(id.input.id)}; route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}`);
+  lines.push(
+    `- Prompts ${cell(id.input.id)}; route requested ${cell(id.route.requested_ep)}, completed ${cell(id.route.completed_ep ?? 'none')}`,
+  );
   lines.push(
     `- Runs ${c.receipts}: ok ${c.ok}, failed ${c.failed}, noisy ${c.noisy}, overlapping set aside ${c.overlap_set_aside}; samples ok ${c.ok_samples}, failed ${c.failed_samples}, truncated ${c.truncations}`,
   );
   lines.push('', '| measure | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
-  lines.push(statsRow('cold load (ms)', g.load_ms), statsRow('TTFT (ms)', g.ttft_ms), statsRow('end to end (ms)', g.e2e_ms));
+  lines.push(
+    statsRow('cold load (ms)', g.load_ms),
+    statsRow('TTFT (ms)', g.ttft_ms),
+    statsRow('end to end (ms)', g.e2e_ms),
+  );
   lines.push(rateRow('decode (tokens/s)', g.decode_tokens_per_s), '');
   if (g.ttft_median_interval !== null) lines.push(`- TTFT median ${medianIntervalText(g.ttft_median_interval, 'ms')}`);
   if (g.decode_sustained_ratio !== null) {
@@ -217,7 +270,8 @@ function generationSection(g: GenerationTargetSummary): string[] {
         `min ${threeSignificant(g.decode_sustained_ratio.min)} over ${g.decode_sustained_ratio.count} run(s)`,
     );
   }
-  for (const f of g.failures.by_reason) lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
+  for (const f of g.failures.by_reason)
+    lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
   lines.push(...interruptedLines(g.interrupted));
   lines.push(`- Model bytes ${bytes(g.model_bytes)}; JS heap (max used) ${bytes(g.js_heap_max_used_bytes)}`);
   if (g.memory_fit) lines.push(memoryFitLine(g.memory_fit));
@@ -238,9 +292,14 @@ function pts(value: number | null | undefined): string {
 function rankingLines(g: GenerationTargetSummary): string[] {
   const ranking = g.ranking;
   if (ranking === undefined) return [];
-  const lines = [`- Row class: **${ranking.row_class.class}**${ranking.row_class.because.length ? ` (${cells(ranking.row_class.because, '; ')})` : ''}`];
+  const lines = [
+    `- Row class: **${ranking.row_class.class}**${ranking.row_class.because.length ? ` (${cells(ranking.row_class.because, '; ')})` : ''}`,
+  ];
   const q = g.quality ?? null;
-  if (q === null) lines.push(`- Answer quality: ${ranking.quality_reports > 1 ? `${ranking.quality_reports} answer-score reports match (ambiguous)` : 'no answer-score report given'}`);
+  if (q === null)
+    lines.push(
+      `- Answer quality: ${ranking.quality_reports > 1 ? `${ranking.quality_reports} answer-score reports match (ambiguous)` : 'no answer-score report given'}`,
+    );
   else {
     lines.push(
       `- Answer quality (${cell(q.file)}, mean of ${q.repetitions} repetition(s)): quality ${pts(q.quality_score)} (worst ${pts(q.worst_quality_score)}), ` +
@@ -249,7 +308,10 @@ function rankingLines(g: GenerationTargetSummary): string[] {
     );
   }
   for (const p of ranking.profiles) {
-    if (p.ranked) lines.push(`- ${p.profile}: **ranked**, fit ${p.fit!.score.toFixed(1)} (a secondary ordering within one device and profile)`);
+    if (p.ranked)
+      lines.push(
+        `- ${p.profile}: **ranked**, fit ${p.fit!.score.toFixed(1)} (a secondary ordering within one device and profile)`,
+      );
     else lines.push(`- ${p.profile}: not ranked: ${cells(p.not_ranked_because, '; ')}`);
   }
   return lines;
@@ -290,11 +352,18 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
   }
   lines.push('');
-  const unmeasured = summary.targets.filter((t) => t.memory !== undefined && t.memory.measured_bytes === null && t.counts.ok_cold + t.counts.ok_warm > 0);
-  if (unmeasured.length) lines.push(`Targets with no measured memory figure (the memory budget gate is not measured for them): ${cells(unmeasured.map((t) => t.key))}`, '');
+  const unmeasured = summary.targets.filter(
+    (t) => t.memory !== undefined && t.memory.measured_bytes === null && t.counts.ok_cold + t.counts.ok_warm > 0,
+  );
+  if (unmeasured.length)
+    lines.push(
+      `Targets with no measured memory figure (the memory budget gate is not measured for them): ${cells(unmeasured.map((t) => t.key))}`,
+      '',
+    );
   if (summary.invalid.length) {
     lines.push('## Invalid receipts (excluded)', '');
-    for (const i of summary.invalid) lines.push(`- ${cell(i.file)}: ${i.problems} problem(s), first: ${cell(i.first_problem)}`);
+    for (const i of summary.invalid)
+      lines.push(`- ${cell(i.file)}: ${i.problems} problem(s), first: ${cell(i.first_problem)}`);
     lines.push('');
   }
   if (summary.duplicates.length) {
@@ -308,7 +377,10 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
     for (const d of summary.duplicates) {
       const copies = d.copies
-        .map((c) => `${cell(c.file)} (${c.matched_by === 'run_id' ? '**another receipt of the same run**' : c.identical ? 'the same content' : '**different content**'})`)
+        .map(
+          (c) =>
+            `${cell(c.file)} (${c.matched_by === 'run_id' ? '**another receipt of the same run**' : c.identical ? 'the same content' : '**different content**'})`,
+        )
         .join(', ');
       lines.push(`- ${cell(d.receipt_id)}: counted ${cell(d.counted_file)}; copies ${copies}`);
     }
@@ -342,29 +414,42 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     }
     lines.push('');
     for (const s of summary.suite_targets) {
-      for (const f of s.failures.by_reason) lines.push(`- ${s.key}: failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
+      for (const f of s.failures.by_reason)
+        lines.push(`- ${s.key}: failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
       for (const line of interruptedLines(s.interrupted)) lines.push(`- ${s.key}: ${line.slice(2)}`);
-      if (s.counts.overlap_set_aside > 0) lines.push(`- ${s.key}: ${s.counts.overlap_set_aside} ok run(s) set aside, another run overlapped them`);
+      if (s.counts.overlap_set_aside > 0)
+        lines.push(`- ${s.key}: ${s.counts.overlap_set_aside} ok run(s) set aside, another run overlapped them`);
     }
-    if (summary.suite_targets.some((s) => s.failures.by_reason.length || s.interrupted.group_key || s.counts.overlap_set_aside)) lines.push('');
+    if (
+      summary.suite_targets.some(
+        (s) => s.failures.by_reason.length || s.interrupted.group_key || s.counts.overlap_set_aside,
+      )
+    )
+      lines.push('');
   }
   if (summary.comparisons.length) {
     lines.push(
       '## Comparisons',
       '',
       'One row per comparison receipt (`drb.comparison-receipt.v2`): valid routes ranked by median; a route that failed or disagreed with the baseline is never ranked. ' +
-        'Each route\'s time ratio to the baseline comes with its bootstrap 95% interval over the interleaved rounds; an interval that contains 1 is no clear difference (a tie), whatever the rank.',
+        "Each route's time ratio to the baseline comes with its bootstrap 95% interval over the interleaved rounds; an interval that contains 1 is no clear difference (a tie), whatever the rank.",
       '',
       '| receipt | model | engine | outcome | baseline | ranked valid routes (median / p95 ms, speed-up vs baseline) | time ratio vs baseline [95% interval]: verdict | invalid routes |',
       '| --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const c of summary.comparisons) {
       const ranked = c.ranked
-        .map((r) => `${r.rank}. ${cell(r.route_id)} ${ms(r.median_ms)} / ${ms(r.p95_ms)}${r.speedup_vs_baseline === null ? '' : ` x${r.speedup_vs_baseline.toFixed(2)}`}`)
+        .map(
+          (r) =>
+            `${r.rank}. ${cell(r.route_id)} ${ms(r.median_ms)} / ${ms(r.p95_ms)}${r.speedup_vs_baseline === null ? '' : ` x${r.speedup_vs_baseline.toFixed(2)}`}`,
+        )
         .join('; ');
       const ratios = c.ranked
         .filter((r) => r.route_id !== c.baseline_route_id && r.ratio_to_baseline !== null)
-        .map((r) => `${cell(r.route_id)} ${threeSignificant(r.ratio_to_baseline!)}x ${intervalText(r.ratio_interval)}: ${verdictText(r.verdict)}`)
+        .map(
+          (r) =>
+            `${cell(r.route_id)} ${threeSignificant(r.ratio_to_baseline!)}x ${intervalText(r.ratio_interval)}: ${verdictText(r.verdict)}`,
+        )
         .join('; ');
       const invalid = c.invalid.map((r) => `${cell(r.route_id)}: ${cell(r.reason)}`).join('; ');
       lines.push(
@@ -373,8 +458,10 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
       );
     }
     lines.push('');
-    for (const c of summary.comparisons.filter((x) => x.runtime_note !== null)) lines.push(`- ${cell(c.receipt_id)}: ${cell(c.runtime_note!)}.`);
-    for (const c of summary.comparisons.filter((x) => (x.placement_note ?? null) !== null)) lines.push(`- ${cell(c.receipt_id)}: ${cell(c.placement_note!)}.`);
+    for (const c of summary.comparisons.filter((x) => x.runtime_note !== null))
+      lines.push(`- ${cell(c.receipt_id)}: ${cell(c.runtime_note!)}.`);
+    for (const c of summary.comparisons.filter((x) => (x.placement_note ?? null) !== null))
+      lines.push(`- ${cell(c.receipt_id)}: ${cell(c.placement_note!)}.`);
     if (summary.comparisons.some((x) => x.runtime_note !== null || (x.placement_note ?? null) !== null)) lines.push('');
   }
   if (summary.interruptions.length) {
@@ -429,7 +516,9 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     );
     for (const g of summary.generation_targets) {
       const q = g.quality ?? null;
-      const ranked = (g.ranking?.profiles ?? []).filter((p) => p.ranked).map((p) => `${p.profile} (${p.fit!.score.toFixed(1)})`);
+      const ranked = (g.ranking?.profiles ?? [])
+        .filter((p) => p.ranked)
+        .map((p) => `${p.profile} (${p.fit!.score.toFixed(1)})`);
       lines.push(
         `| ${g.key} | ${g.ranking ? g.ranking.row_class.class : '–'} | ${q ? `${pts(q.quality_score)} / ${pts(q.worst_quality_score)}` : '–'} | ${pct(q?.critical_claim_recall)} | ` +
           `${pct(q?.claim_recall)} | ${pct(q?.safety_rate)} | ${pct(q?.citation_validity)} | ${q ? `${pct(q.pass_rate)} / ${pct(q.worst_pass_rate)}` : '–'} | ` +
@@ -441,7 +530,10 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   const unmatched = (summary.answer_scores ?? []).filter((a) => a.target_keys.length === 0);
   if (unmatched.length) {
     lines.push('## Answer-score reports that match no generation target', '');
-    lines.push('A report matches the target whose receipts made every answers file it scored and whose prompt set is its case file.', '');
+    lines.push(
+      'A report matches the target whose receipts made every answers file it scored and whose prompt set is its case file.',
+      '',
+    );
     for (const a of unmatched) lines.push(`- ${cell(a.file)} (model ${cell(a.model_id)})`);
     lines.push('');
   }

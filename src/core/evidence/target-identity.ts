@@ -55,13 +55,18 @@ export function deviceIdentity(receipt: Pick<DeviceReceipt, 'capabilities'>): De
     mobile: hints ? hints.mobile : null,
     hardware_concurrency: caps.hardware_concurrency,
     device_memory_gb: caps.device_memory_gb,
-    webgpu_adapter: adapter ? { vendor: adapter.vendor, architecture: adapter.architecture, device: adapter.device } : null,
+    webgpu_adapter: adapter
+      ? { vendor: adapter.vendor, architecture: adapter.architecture, device: adapter.device }
+      : null,
   };
 }
 
 /** The full target identity of `receipt`. */
 export function targetIdentity(receipt: DeviceReceipt): TargetIdentity {
-  return recordedTargetIdentity(receipt, deviceIdentity(receipt), { id: receipt.input.id, sha256: receipt.input.sha256 });
+  return recordedTargetIdentity(receipt, deviceIdentity(receipt), {
+    id: receipt.input.id,
+    sha256: receipt.input.sha256,
+  });
 }
 
 /** The fields every receipt kind records alike and a target is keyed on. */
@@ -79,7 +84,11 @@ export interface RecordedRun {
  * @param device the device the receipt recorded
  * @param input what the run measured on (for generation and suite receipts a description of the prompt set or suite)
  */
-export function recordedTargetIdentity(receipt: RecordedRun, device: DeviceIdentity, input: TargetIdentity['input']): TargetIdentity {
+export function recordedTargetIdentity(
+  receipt: RecordedRun,
+  device: DeviceIdentity,
+  input: TargetIdentity['input'],
+): TargetIdentity {
   const fileHashes = [...new Set(receipt.model.files.map((file) => file.sha256))].sort();
   return {
     device,
@@ -137,7 +146,10 @@ export function requestIdentity(identity: TargetIdentity): unknown {
  * equal identities give equal strings and the string is its own byte sequence (see identityKey).
  */
 export function canonicalJson(value: unknown): string {
-  return canonicalJsonUnicode(value).replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return canonicalJsonUnicode(value).replace(
+    /[\u0080-\uffff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function canonicalJsonUnicode(value: unknown): string {

@@ -44,7 +44,16 @@ export function isProtocolReceipt(value: unknown, protocol: Protocol): value is 
  * @param protocol the protocol
  */
 export function protocolProgress(receipts: readonly unknown[], protocol: Protocol): ProtocolProgress {
-  const p: ProtocolProgress = { cold: 0, coldFromCache: 0, coldUnknown: 0, warm: 0, failed: 0, noisy: 0, minCold: protocol.min_cold, minWarm: protocol.min_warm };
+  const p: ProtocolProgress = {
+    cold: 0,
+    coldFromCache: 0,
+    coldUnknown: 0,
+    warm: 0,
+    failed: 0,
+    noisy: 0,
+    minCold: protocol.min_cold,
+    minWarm: protocol.min_warm,
+  };
   for (const r of receipts) {
     if (!isProtocolReceipt(r, protocol)) continue;
     if (r.outcome.status !== 'ok') p.failed++;
@@ -62,10 +71,15 @@ export function protocolProgress(receipts: readonly unknown[], protocol: Protoco
 
 /** The progress in one line, e.g. `cold 2 of 5 (1 not counted: cache), warm 11 of 20`. */
 export function progressLine(p: ProtocolProgress): string {
-  const aside = [p.coldFromCache > 0 ? `${p.coldFromCache} not counted: cache` : '', p.coldUnknown > 0 ? `${p.coldUnknown} not counted: cache state unknown` : '']
+  const aside = [
+    p.coldFromCache > 0 ? `${p.coldFromCache} not counted: cache` : '',
+    p.coldUnknown > 0 ? `${p.coldUnknown} not counted: cache state unknown` : '',
+  ]
     .filter(Boolean)
     .join('; ');
-  const other = [p.failed > 0 ? `${p.failed} failed` : '', p.noisy > 0 ? `${p.noisy} not counted: page hidden` : ''].filter(Boolean).join(', ');
+  const other = [p.failed > 0 ? `${p.failed} failed` : '', p.noisy > 0 ? `${p.noisy} not counted: page hidden` : '']
+    .filter(Boolean)
+    .join(', ');
   return `cold ${p.cold} of ${p.minCold}${aside ? ` (${aside})` : ''}, warm ${p.warm} of ${p.minWarm}${other ? `; ${other}` : ''}`;
 }
 

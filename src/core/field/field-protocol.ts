@@ -19,7 +19,9 @@ export const PROTOCOL_MIN_COLD = 5;
 export const PROTOCOL_MIN_WARM = 20;
 
 /** A protocol id: the file name under public/protocols/ without `.json`. */
-export const ProtocolId = z.string().regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, 'expected a protocol id (lowercase letters, digits, . and -; at most 64)');
+export const ProtocolId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9.-]{0,63}$/, 'expected a protocol id (lowercase letters, digits, . and -; at most 64)');
 
 export const Protocol = z.strictObject({
   schema: z.literal(PROTOCOL_SCHEMA),
@@ -39,15 +41,28 @@ export const Protocol = z.strictObject({
   /** Timed runs in each warm receipt. */
   warm_runs: z.number().int().min(1).max(1000),
   /** Minimum receipts for the target: never below the evidence rules' own (5 cold, 20 warm). */
-  min_cold: z.number().int().min(PROTOCOL_MIN_COLD, `must be at least ${PROTOCOL_MIN_COLD}, the device procedure's minimum`).max(1000),
-  min_warm: z.number().int().min(PROTOCOL_MIN_WARM, `must be at least ${PROTOCOL_MIN_WARM}, the device procedure's minimum`).max(1000),
+  min_cold: z
+    .number()
+    .int()
+    .min(PROTOCOL_MIN_COLD, `must be at least ${PROTOCOL_MIN_COLD}, the device procedure's minimum`)
+    .max(1000),
+  min_warm: z
+    .number()
+    .int()
+    .min(PROTOCOL_MIN_WARM, `must be at least ${PROTOCOL_MIN_WARM}, the device procedure's minimum`)
+    .max(1000),
   /** Why a phone can hold this model (the catalog's size and memory facts), in a sentence. */
   memory_note: textLine(600).min(1),
 });
 export type Protocol = z.infer<typeof Protocol>;
 
 /** The protocols shipped in public/protocols/, the first the default (the embedded fixture: runs offline). */
-export const SHIPPED_PROTOCOL_IDS = ['ort-tiny-xenc-wasm', 'lfm2.5-350m-q4-wasm', 'qwen3-0.6b-q4-wasm', 'bge-reranker-v2-m3-q8-wasm'] as const;
+export const SHIPPED_PROTOCOL_IDS = [
+  'ort-tiny-xenc-wasm',
+  'lfm2.5-350m-q4-wasm',
+  'qwen3-0.6b-q4-wasm',
+  'bge-reranker-v2-m3-q8-wasm',
+] as const;
 export const DEFAULT_PROTOCOL_ID: string = SHIPPED_PROTOCOL_IDS[0];
 
 /** The page path of a protocol file (relative to the page's base URL). */
@@ -63,11 +78,18 @@ export function protocolPath(id: string): string {
  * @param file the file as shown (`public/protocols/x.json`)
  * @param expectedId the id the file's name gives (`protocolPath(id)`); omitted when the file has no such name
  */
-export function parseProtocol(value: unknown, file: string, expectedId?: string): { ok: true; protocol: Protocol } | { ok: false; line: string } {
+export function parseProtocol(
+  value: unknown,
+  file: string,
+  expectedId?: string,
+): { ok: true; protocol: Protocol } | { ok: false; line: string } {
   const parsed = Protocol.safeParse(value);
   if (!parsed.success) return { ok: false, line: `${file}: ${firstIssueLine(parsed.error)}` };
   if (expectedId !== undefined && parsed.data.id !== expectedId) {
-    return { ok: false, line: `${file}: id: is "${parsed.data.id}", but the file is named for protocol "${expectedId}" (a protocol's id is its file name)` };
+    return {
+      ok: false,
+      line: `${file}: id: is "${parsed.data.id}", but the file is named for protocol "${expectedId}" (a protocol's id is its file name)`,
+    };
   }
   return { ok: true, protocol: parsed.data };
 }
@@ -79,15 +101,22 @@ export function parseProtocol(value: unknown, file: string, expectedId?: string)
  * @param catalog the page's catalog
  * @param file the file as shown
  */
-export function protocolCatalogProblems(protocol: Protocol, catalog: Pick<ModelCatalog, 'models' | 'inputs'>, file: string): string[] {
+export function protocolCatalogProblems(
+  protocol: Protocol,
+  catalog: Pick<ModelCatalog, 'models' | 'inputs'>,
+  file: string,
+): string[] {
   const problems: string[] = [];
   const model: CatalogModel | undefined = catalog.models.find((m) => m.id === protocol.model);
   if (!model) problems.push(`${file}: model: no catalog model "${protocol.model}"`);
   else {
-    if (model.engine !== protocol.engine) problems.push(`${file}: engine: is ${protocol.engine}, but ${model.id} runs on ${model.engine}`);
+    if (model.engine !== protocol.engine)
+      problems.push(`${file}: engine: is ${protocol.engine}, but ${model.id} runs on ${model.engine}`);
     // A protocol names its own input, so the model needs no default input; the engine must offer cold/warm runs.
-    if (!canRun({ ...model, default_input: protocol.input }, 'cold-warm')) problems.push(`${file}: model: ${model.id} has no cold/warm runs on this page`);
+    if (!canRun({ ...model, default_input: protocol.input }, 'cold-warm'))
+      problems.push(`${file}: model: ${model.id} has no cold/warm runs on this page`);
   }
-  if (!catalog.inputs.some((i) => i.id === protocol.input)) problems.push(`${file}: input: no catalog input "${protocol.input}"`);
+  if (!catalog.inputs.some((i) => i.id === protocol.input))
+    problems.push(`${file}: input: no catalog input "${protocol.input}"`);
   return problems;
 }

@@ -109,14 +109,23 @@ export interface LoadContext {
  * @param context this tab and the runs still alive
  * @returns the journal to store, and the interrupted run to show (the pending one, new or from an earlier load)
  */
-export function onPageLoad(journal: RunJournal, context: LoadContext): { journal: RunJournal; interrupted: InterruptedRun | null } {
+export function onPageLoad(
+  journal: RunJournal,
+  context: LoadContext,
+): { journal: RunJournal; interrupted: InterruptedRun | null } {
   const isDead = (entry: JournalEntry) =>
     entry.tab_id === context.tabId || context.liveRunIds === null || !context.liveRunIds.has(entry.run_id);
   const dead = journal.active.filter(isDead);
   // ISO times with the same offset sort as strings.
-  const newest = dead.reduce<JournalEntry | null>((a, b) => (a === null || b.stage_started_at > a.stage_started_at ? b : a), null);
+  const newest = dead.reduce<JournalEntry | null>(
+    (a, b) => (a === null || b.stage_started_at > a.stage_started_at ? b : a),
+    null,
+  );
   const interrupted = newest !== null ? toInterruptedRun(newest) : journal.interrupted;
-  return { journal: { schema: RUN_JOURNAL_SCHEMA, active: journal.active.filter((e) => !isDead(e)), interrupted }, interrupted };
+  return {
+    journal: { schema: RUN_JOURNAL_SCHEMA, active: journal.active.filter((e) => !isDead(e)), interrupted },
+    interrupted,
+  };
 }
 
 /**
@@ -129,7 +138,12 @@ export function onPageLoad(journal: RunJournal, context: LoadContext): { journal
  * @throws Error when the run's open entry is at a later stage (a controller bug that would make the journal name
  *   the wrong stage after a crash)
  */
-export function enterStage(journal: RunJournal, run: JournalRun, stage: JournalStage, startedAtIso: string): RunJournal {
+export function enterStage(
+  journal: RunJournal,
+  run: JournalRun,
+  stage: JournalStage,
+  startedAtIso: string,
+): RunJournal {
   const open = journal.active.find((e) => e.run_id === run.runId);
   if (open !== undefined && STAGE_ORDER.indexOf(stage) < STAGE_ORDER.indexOf(open.stage)) {
     throw new Error(`run journal: stage "${stage}" cannot follow "${open.stage}" in run ${run.runId}`);
@@ -168,7 +182,10 @@ export function endRun(journal: RunJournal, runId: string): RunJournal {
  * @param onlyRunId clear only if the pending interruption is this run (another tab may have replaced it since)
  * @returns the value for `run.previous_run_interrupted` and the journal to store
  */
-export function takeInterrupted(journal: RunJournal, onlyRunId?: string): { journal: RunJournal; interrupted: InterruptedRun | null } {
+export function takeInterrupted(
+  journal: RunJournal,
+  onlyRunId?: string,
+): { journal: RunJournal; interrupted: InterruptedRun | null } {
   if (onlyRunId !== undefined && journal.interrupted?.run_id !== onlyRunId) return { journal, interrupted: null };
   return { journal: { ...journal, interrupted: null }, interrupted: journal.interrupted };
 }

@@ -28,7 +28,10 @@ export class GateInputError extends Error {
  * @param text any string from an input
  */
 export function quoteForTerminal(text: string): string {
-  const quoted = JSON.stringify(text).replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const quoted = JSON.stringify(text).replace(
+    /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return quoted.length > 82 ? `${quoted.slice(0, 80)}…"` : quoted;
 }
 
@@ -42,13 +45,25 @@ const short = (sha: string) => sha.slice(0, 12);
  */
 export function checkScoreReportAgainstPlan(plan: GatePlan, report: ScoreReport, file: string): void {
   if (report.inputs.items.sha256 !== plan.artifact.items.sha256) {
-    throw new GateInputError(file, 'inputs.items.sha256', `scored items ${short(report.inputs.items.sha256)}…, not the plan's fixed items ${short(plan.artifact.items.sha256)}…`);
+    throw new GateInputError(
+      file,
+      'inputs.items.sha256',
+      `scored items ${short(report.inputs.items.sha256)}…, not the plan's fixed items ${short(plan.artifact.items.sha256)}…`,
+    );
   }
   if (report.candidate_limit !== plan.candidate_limit) {
-    throw new GateInputError(file, 'candidate_limit', `is ${report.candidate_limit}, the plan fixes K = ${plan.candidate_limit}`);
+    throw new GateInputError(
+      file,
+      'candidate_limit',
+      `is ${report.candidate_limit}, the plan fixes K = ${plan.candidate_limit}`,
+    );
   }
   if (report.dataset.format !== plan.artifact.items.format) {
-    throw new GateInputError(file, 'dataset.format', `is ${report.dataset.format}, the plan's items are ${plan.artifact.items.format}`);
+    throw new GateInputError(
+      file,
+      'dataset.format',
+      `is ${report.dataset.format}, the plan's items are ${plan.artifact.items.format}`,
+    );
   }
 }
 
@@ -72,7 +87,8 @@ export function checkPredictionsAgainstArtifact(
   for (const row of predictions) {
     const where = `id ${quoteForTerminal(row.id)}`;
     const artifact = byId.get(row.id);
-    if (artifact === undefined) throw new GateInputError(file, where, `names no row of the candidate artifact ${candidatesFile}`);
+    if (artifact === undefined)
+      throw new GateInputError(file, where, `names no row of the candidate artifact ${candidatesFile}`);
     const list = row.candidates ?? [];
     if (list.length === 0) continue;
     const left = new Map<string, number>();
@@ -80,13 +96,23 @@ export function checkPredictionsAgainstArtifact(
     list.forEach((candidate, j) => {
       const count = left.get(candidate) ?? 0;
       if (count === 0) {
-        const why = artifact.includes(candidate) ? 'appears more often than in the artifact' : 'is not one of the artifact\'s candidates for this row';
-        throw new GateInputError(file, `${where} candidates[${j}]`, `${quoteForTerminal(candidate)} ${why}: generated free text may never enter the candidate list (the model returns scores or ranks only)`);
+        const why = artifact.includes(candidate)
+          ? 'appears more often than in the artifact'
+          : "is not one of the artifact's candidates for this row";
+        throw new GateInputError(
+          file,
+          `${where} candidates[${j}]`,
+          `${quoteForTerminal(candidate)} ${why}: generated free text may never enter the candidate list (the model returns scores or ranks only)`,
+        );
       }
       left.set(candidate, count - 1);
     });
     if (list.length !== artifact.length) {
-      throw new GateInputError(file, `${where} candidates`, `lists ${list.length} of the row's ${artifact.length} candidates: the candidate count is fixed; a reranker reorders all of them`);
+      throw new GateInputError(
+        file,
+        `${where} candidates`,
+        `lists ${list.length} of the row's ${artifact.length} candidates: the candidate count is fixed; a reranker reorders all of them`,
+      );
     }
   }
 }
@@ -125,21 +151,43 @@ function sameMetrics(a: unknown, b: unknown): boolean {
  * @param sha256 the report file's SHA-256
  * @param runs the labelled runs
  */
-export function placeComparison(plan: GatePlan, report: CompareReport, file: string, sha256: string, runs: readonly LadderRun[]): LadderComparison {
+export function placeComparison(
+  plan: GatePlan,
+  report: CompareReport,
+  file: string,
+  sha256: string,
+  runs: readonly LadderRun[],
+): LadderComparison {
   if (report.inputs.items.sha256 !== plan.artifact.items.sha256) {
-    throw new GateInputError(file, 'inputs.items.sha256', `compared runs on items ${short(report.inputs.items.sha256)}…, not the plan's fixed items ${short(plan.artifact.items.sha256)}…`);
+    throw new GateInputError(
+      file,
+      'inputs.items.sha256',
+      `compared runs on items ${short(report.inputs.items.sha256)}…, not the plan's fixed items ${short(plan.artifact.items.sha256)}…`,
+    );
   }
   if (report.candidate_limit !== plan.candidate_limit) {
-    throw new GateInputError(file, 'candidate_limit', `is ${report.candidate_limit}, the plan fixes K = ${plan.candidate_limit}`);
+    throw new GateInputError(
+      file,
+      'candidate_limit',
+      `is ${report.candidate_limit}, the plan fixes K = ${plan.candidate_limit}`,
+    );
   }
   const find = (side: 'baseline' | 'candidate'): LadderRun => {
     const sha = report.inputs[side].sha256;
     const run = runs.find((r) => r.report.inputs.predictions.sha256 === sha || r.sha256 === sha);
     if (run === undefined) {
-      throw new GateInputError(file, `inputs.${side}.sha256`, `${short(sha)}… is none of the labelled runs given with --runs (give the run's score report as <ladder id>=<file>)`);
+      throw new GateInputError(
+        file,
+        `inputs.${side}.sha256`,
+        `${short(sha)}… is none of the labelled runs given with --runs (give the run's score report as <ladder id>=<file>)`,
+      );
     }
     if (!sameMetrics(report.runs[side], run.report.metrics)) {
-      throw new GateInputError(file, `runs.${side}`, `its metrics differ from ${run.file}'s: the reports were not made from the same run`);
+      throw new GateInputError(
+        file,
+        `runs.${side}`,
+        `its metrics differ from ${run.file}'s: the reports were not made from the same run`,
+      );
     }
     return run;
   };
@@ -184,7 +232,8 @@ function mismatch(entry: SummaryTarget, device: DeviceTarget, modelId: string): 
   const absent = device.user_agent_includes.filter((part) => !lower.includes(part.toLowerCase()));
   if (absent.length > 0) return `its user agent lacks ${absent.map((a) => JSON.stringify(a)).join(', ')}`;
   if (review === null) return 'no device review stored';
-  if (review.device.browser.trim().toLowerCase() !== device.browser.trim().toLowerCase()) return `reviewed on ${review.device.browser}, not ${device.browser}`;
+  if (review.device.browser.trim().toLowerCase() !== device.browser.trim().toLowerCase())
+    return `reviewed on ${review.device.browser}, not ${device.browser}`;
   if (!review.device.hardware_model.toLowerCase().includes(device.hardware_model.trim().toLowerCase())) {
     return `reviewed on ${review.device.hardware_model}, not ${device.hardware_model}`;
   }
@@ -199,19 +248,39 @@ function mismatch(entry: SummaryTarget, device: DeviceTarget, modelId: string): 
  * @param modelId the catalog id of the model being promoted
  * @param targets every device target of the summaries given
  */
-export function deviceVerdict(device: DeviceTarget, modelId: string, targets: readonly SummaryTarget[]): DeviceTargetVerdict {
+export function deviceVerdict(
+  device: DeviceTarget,
+  modelId: string,
+  targets: readonly SummaryTarget[],
+): DeviceTargetVerdict {
   let closest: { key: string; why: string } | null = null;
   for (const entry of targets) {
     const why = mismatch(entry, device, modelId);
     if (why !== null) {
-      if (closest === null && entry.target.identity.model.id === modelId) closest = { key: entry.target.key, why: `target ${entry.target.key} does not count: ${why}` };
+      if (closest === null && entry.target.identity.model.id === modelId)
+        closest = { key: entry.target.key, why: `target ${entry.target.key} does not count: ${why}` };
       continue;
     }
     const verdict = evaluateEvidence(entry.target, entry.review);
     if (verdict.state === 'DEVICE_PASS') {
-      return { device_target: device.id, model_id: modelId, state: 'DEVICE_PASS', target_key: entry.target.key, why: `target ${entry.target.key} is DEVICE_PASS` };
+      return {
+        device_target: device.id,
+        model_id: modelId,
+        state: 'DEVICE_PASS',
+        target_key: entry.target.key,
+        why: `target ${entry.target.key} is DEVICE_PASS`,
+      };
     }
-    closest = { key: entry.target.key, why: `target ${entry.target.key} is ${verdict.state}: ${verdict.not_higher_because[0] ?? 'not reviewed'}` };
+    closest = {
+      key: entry.target.key,
+      why: `target ${entry.target.key} is ${verdict.state}: ${verdict.not_higher_because[0] ?? 'not reviewed'}`,
+    };
   }
-  return { device_target: device.id, model_id: modelId, state: 'missing', target_key: closest?.key ?? null, why: closest?.why ?? 'no device receipts of this model on this device' };
+  return {
+    device_target: device.id,
+    model_id: modelId,
+    state: 'missing',
+    target_key: closest?.key ?? null,
+    why: closest?.why ?? 'no device receipts of this model on this device',
+  };
 }

@@ -17,7 +17,9 @@ export const LICENCE_REVIEW_SCHEMA = 'drb.licence-review.v1';
 
 const Text = detailText(2000).refine((value) => value.trim().length > 0, { message: 'must not be empty' });
 const Sha256 = z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256');
-const StepId = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'expected a lowercase id of letters, digits, . _ - (at most 64)');
+const StepId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'expected a lowercase id of letters, digits, . _ - (at most 64)');
 
 /**
  * Score-report metrics a quality target may name, with the direction that is better. Effective Acc@1 and MRR@K
@@ -88,14 +90,25 @@ export const GatePlan = z
     const unique = (values: string[], path: string) => {
       const seen = new Set<string>();
       values.forEach((value, i) => {
-        if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [path, i, 'id'], message: `duplicate id ${JSON.stringify(value)}` });
+        if (seen.has(value))
+          ctx.addIssue({ code: 'custom', path: [path, i, 'id'], message: `duplicate id ${JSON.stringify(value)}` });
         seen.add(value);
       });
     };
-    unique(plan.ladder.map((s) => s.id), 'ladder');
-    unique(plan.device_targets.map((t) => t.id), 'device_targets');
+    unique(
+      plan.ladder.map((s) => s.id),
+      'ladder',
+    );
+    unique(
+      plan.device_targets.map((t) => t.id),
+      'device_targets',
+    );
     if (QUALITY_TARGET_METRICS[plan.quality_target.metric] === 'higher' && plan.quality_target.value > 1) {
-      ctx.addIssue({ code: 'custom', path: ['quality_target', 'value'], message: `${plan.quality_target.metric} is a fraction from 0 to 1` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quality_target', 'value'],
+        message: `${plan.quality_target.metric} is a fraction from 0 to 1`,
+      });
     }
   });
 export type GatePlan = z.infer<typeof GatePlan>;

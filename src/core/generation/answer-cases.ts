@@ -27,13 +27,21 @@ export const MIN_ANSWER_CASES = 12;
  */
 export const CASE_PROMPT_FORMAT = 'drb-case-prompt-v1';
 
-const CaseId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes').max(256);
-const ClaimId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes').max(128);
+const CaseId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes')
+  .max(256);
+const ClaimId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes')
+  .max(128);
 /** A source id as the model cites it: `S1` ... `S999`. */
 export const SOURCE_ID_PATTERN = /^S[1-9][0-9]{0,2}$/;
 const SourceId = z.string().regex(SOURCE_ID_PATTERN, 'expected a source id S1 ... S999');
 const Text = detailText(20000);
-const Phrasing = detailText(1000).refine((value) => value.trim().length > 0, { message: 'must not be empty or only spaces' });
+const Phrasing = detailText(1000).refine((value) => value.trim().length > 0, {
+  message: 'must not be empty or only spaces',
+});
 
 /** One evidence passage the model receives, with where it comes from. */
 export const Evidence = z.strictObject({
@@ -122,12 +130,16 @@ export function answerCasesFromJson(json: unknown, fileName: string): AnswerCase
     ids.add(item.id);
     const sources = new Set<string>();
     for (const evidence of item.evidence) {
-      if (sources.has(evidence.id)) throw new AnswerCasesError(`${fileName}: ${item.id}: evidence ${evidence.id}: duplicate source id`);
+      if (sources.has(evidence.id))
+        throw new AnswerCasesError(`${fileName}: ${item.id}: evidence ${evidence.id}: duplicate source id`);
       sources.add(evidence.id);
     }
     const claims = new Set<string>();
     for (const claim of [...item.claims, ...item.prohibited]) {
-      if (claims.has(claim.id)) throw new AnswerCasesError(`${fileName}: ${item.id}: claim ${claim.id}: duplicate claim id (claims and prohibited claims share one namespace)`);
+      if (claims.has(claim.id))
+        throw new AnswerCasesError(
+          `${fileName}: ${item.id}: claim ${claim.id}: duplicate claim id (claims and prohibited claims share one namespace)`,
+        );
       claims.add(claim.id);
     }
   }
@@ -156,7 +168,10 @@ export function parseAnswerCases(text: string, fileName: string): AnswerCases {
  * @param set the case set (its instructions)
  * @param item the case
  */
-export function casePromptText(set: Pick<AnswerCases, 'instructions'>, item: Pick<AnswerCase, 'lang' | 'evidence' | 'question'>): string {
+export function casePromptText(
+  set: Pick<AnswerCases, 'instructions'>,
+  item: Pick<AnswerCase, 'lang' | 'evidence' | 'question'>,
+): string {
   const label = item.lang === 'ja' ? '質問:' : 'Question:';
   const evidence = item.evidence.map((passage) => `[${passage.id}] ${passage.text}`).join('\n');
   return `${set.instructions[item.lang]}\n\n${evidence}\n\n${label} ${item.question}`;

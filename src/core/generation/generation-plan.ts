@@ -63,7 +63,9 @@ export function buildGenerationPlan(
     throw new RangeError(`max new tokens must be a positive integer, got ${maxNewTokensOverride}`);
   }
   if (!Number.isInteger(repetitions) || repetitions < 1 || repetitions > seeds.length) {
-    throw new RangeError(`repetitions must be an integer from 1 to ${seeds.length} (one declared seed each), got ${repetitions}`);
+    throw new RangeError(
+      `repetitions must be an integer from 1 to ${seeds.length} (one declared seed each), got ${repetitions}`,
+    );
   }
   const used = seeds.slice(0, repetitions);
   const seedFor = (repetition: number) => (engineSupportsSeed ? used[repetition - 1] : null);
@@ -73,7 +75,13 @@ export function buildGenerationPlan(
   ];
   for (let repetition = 1; repetition <= repetitions; repetition++) {
     promptSet.prompts.forEach((prompt, index) => {
-      steps.push({ kind: 'measured', prompt_id: prompt.id, repetition, prompt_index: index, seed: seedFor(repetition) });
+      steps.push({
+        kind: 'measured',
+        prompt_id: prompt.id,
+        repetition,
+        prompt_index: index,
+        seed: seedFor(repetition),
+      });
     });
   }
   return {
@@ -83,7 +91,8 @@ export function buildGenerationPlan(
     seed_control: engineSupportsSeed ? 'seeded' : 'no-seed-control',
     seeds: engineSupportsSeed ? [...used] : null,
     max_new_tokens: maxNewTokensOverride ?? promptSet.controls.max_new_tokens,
-    max_new_tokens_overridden: maxNewTokensOverride !== null && maxNewTokensOverride !== promptSet.controls.max_new_tokens,
+    max_new_tokens_overridden:
+      maxNewTokensOverride !== null && maxNewTokensOverride !== promptSet.controls.max_new_tokens,
     temperature: temperatureOverride ?? promptSet.controls.temperature,
     warmup_prompt_id: promptSet.warmup.id,
     steps,

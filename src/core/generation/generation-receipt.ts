@@ -9,7 +9,18 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../text/bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, Lifecycle, ModelInfo, Route, RuntimeInfo } from '../receipt/receipt.ts';
+import {
+  AppInfo,
+  Capabilities,
+  EngineInfo,
+  InterruptedRun,
+  RunOverlap,
+  IsoTime,
+  Lifecycle,
+  ModelInfo,
+  Route,
+  RuntimeInfo,
+} from '../receipt/receipt.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { median, percentile } from '../stats/stats.ts';
 
@@ -47,7 +58,9 @@ export const GenerationSample = z.strictObject({
   prefill_tokens_per_s: Rate.nullable(),
   decode_tokens_per_s: Rate.nullable(),
   engine_reported: EngineReportedTiming.nullable(),
-  clock_minus_engine: z.strictObject({ ttft_ms: Diff.nullable(), e2e_ms: Diff, decode_tokens_per_s: Diff.nullable() }).nullable(),
+  clock_minus_engine: z
+    .strictObject({ ttft_ms: Diff.nullable(), e2e_ms: Diff, decode_tokens_per_s: Diff.nullable() })
+    .nullable(),
   error: z.strictObject({ name: ErrorCode, message: Detail }).nullable(),
 });
 export type GenerationSample = z.infer<typeof GenerationSample>;
@@ -217,7 +230,10 @@ export function checkGenerationReceipt(receipt: GenerationReceipt): GenerationPr
   const { plan, samples, summary, outcome } = receipt;
   const planned = plan.repetitions * receipt.prompt_set.measured_prompts;
   if (summary.measured_planned !== planned) {
-    problems.push({ path: 'summary.measured_planned', message: `is ${summary.measured_planned} but the plan gives ${planned}` });
+    problems.push({
+      path: 'summary.measured_planned',
+      message: `is ${summary.measured_planned} but the plan gives ${planned}`,
+    });
   }
   if (plan.seed_control === 'seeded' && (plan.seeds === null || plan.seeds.length !== plan.repetitions)) {
     problems.push({ path: 'plan.seeds', message: 'a seeded plan declares one seed per repetition' });
@@ -236,7 +252,8 @@ export function checkGenerationReceipt(receipt: GenerationReceipt): GenerationPr
     }
     previous = order;
     const expectedSeed = plan.seeds === null ? null : (plan.seeds[s.repetition - 1] ?? null);
-    if (s.seed !== expectedSeed) problems.push({ path: `${at}.seed`, message: `is ${s.seed} but the plan gives ${expectedSeed}` });
+    if (s.seed !== expectedSeed)
+      problems.push({ path: `${at}.seed`, message: `is ${s.seed} but the plan gives ${expectedSeed}` });
     if (s.outcome === 'ok') {
       for (const key of ['output_tokens', 'truncated', 'e2e_ms'] as const) {
         if (s[key] === null) problems.push({ path: `${at}.${key}`, message: 'an ok sample must have it' });
@@ -255,7 +272,8 @@ export function checkGenerationReceipt(receipt: GenerationReceipt): GenerationPr
         problems.push({ path: 'summary.engine_reported', message: 'does not match the samples' });
       } else if (a !== null && b !== null) {
         for (const k of Object.keys(b) as Array<keyof typeof b>) {
-          if (!close(a[k], b[k])) problems.push({ path: `summary.engine_reported.${k}`, message: `is ${a[k]} but the samples give ${b[k]}` });
+          if (!close(a[k], b[k]))
+            problems.push({ path: `summary.engine_reported.${k}`, message: `is ${a[k]} but the samples give ${b[k]}` });
         }
       }
     } else if (!close(summary[key], recomputed[key])) {
@@ -263,10 +281,15 @@ export function checkGenerationReceipt(receipt: GenerationReceipt): GenerationPr
     }
   }
   if (outcome.status === 'ok') {
-    if (samples.length !== planned) problems.push({ path: 'samples', message: `an ok run holds all ${planned} planned samples, not ${samples.length}` });
+    if (samples.length !== planned)
+      problems.push({
+        path: 'samples',
+        message: `an ok run holds all ${planned} planned samples, not ${samples.length}`,
+      });
     if (recomputed.failures > 0) problems.push({ path: 'outcome.status', message: 'is "ok" although samples failed' });
     if (outcome.reason !== null) problems.push({ path: 'outcome.reason', message: 'an ok outcome carries no reason' });
-    if (receipt.route.completed_ep === null) problems.push({ path: 'route.completed_ep', message: 'an ok run completed on some EP' });
+    if (receipt.route.completed_ep === null)
+      problems.push({ path: 'route.completed_ep', message: 'an ok run completed on some EP' });
   } else if (outcome.reason === null || outcome.reason.trim() === '') {
     problems.push({ path: 'outcome.reason', message: 'a failed run must say why' });
   }

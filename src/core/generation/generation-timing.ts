@@ -56,7 +56,8 @@ export function timeGeneration(observed: StreamObservation, reported: EngineRepo
   const ttftMs = first_token_at_ms === null ? null : first_token_at_ms - request_at_ms;
   // Decode speed counts the tokens after the first over the time between first and last token: the first token's
   // time belongs to prefill (that is what TTFT measures), so counting it here would mix the two phases.
-  const decodeSpanMs = first_token_at_ms !== null && last_token_at_ms !== null ? last_token_at_ms - first_token_at_ms : 0;
+  const decodeSpanMs =
+    first_token_at_ms !== null && last_token_at_ms !== null ? last_token_at_ms - first_token_at_ms : 0;
   const decodeTokensPerS = output_tokens >= 2 && decodeSpanMs > 0 ? ((output_tokens - 1) * 1000) / decodeSpanMs : null;
   const prefillTokensPerS =
     observed.prompt_tokens !== null && ttftMs !== null && ttftMs > 0 ? (observed.prompt_tokens * 1000) / ttftMs : null;

@@ -9,14 +9,23 @@ import { z } from 'zod';
 import { detailText } from '../text/bounded-text.ts';
 import { jsonSyntaxProblem } from '../text/json-syntax.ts';
 import { firstIssueLine } from '../text/zod-issues.ts';
-import { ANSWER_CASES_SCHEMA, answerCasesFromJson, AnswerCasesError, casePromptText, type AnswerCases } from './answer-cases.ts';
+import {
+  ANSWER_CASES_SCHEMA,
+  answerCasesFromJson,
+  AnswerCasesError,
+  casePromptText,
+  type AnswerCases,
+} from './answer-cases.ts';
 
 export const PROMPT_SET_SCHEMA = 'drb.prompt-set.v1';
 
 /** The fewest measured prompts a set may hold: the sustained-speed ratio compares the first five with the last five. */
 export const MIN_MEASURED_PROMPTS = 10;
 
-const PromptId = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes').max(256);
+const PromptId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'expected a lowercase id of letters, digits and dashes')
+  .max(256);
 
 export const Prompt = z.strictObject({
   id: PromptId,

@@ -33,18 +33,37 @@ export function quantizationNeedsShaderF16(quantization: string | null): boolean
  * @param quantization the model's MLC quantisation (catalog dtype); f16 variants need `shader-f16`
  * @param extraRequiredFeatures features the model record itself declares (WebLLM's `required_features`)
  */
-export function webLlmGate(probe: WebGpuProbe, quantization: string | null, extraRequiredFeatures: readonly string[] = []): GateResult {
-  const required = [...new Set([...(quantizationNeedsShaderF16(quantization) ? ['shader-f16'] : []), ...extraRequiredFeatures])].sort();
+export function webLlmGate(
+  probe: WebGpuProbe,
+  quantization: string | null,
+  extraRequiredFeatures: readonly string[] = [],
+): GateResult {
+  const required = [
+    ...new Set([...(quantizationNeedsShaderF16(quantization) ? ['shader-f16'] : []), ...extraRequiredFeatures]),
+  ].sort();
   if (!probe.navigator_gpu) {
-    return { ok: false, code: 'no-webgpu', required_features: required, reason: 'WebLLM needs WebGPU, and this browser has no navigator.gpu; nothing was downloaded' };
+    return {
+      ok: false,
+      code: 'no-webgpu',
+      required_features: required,
+      reason: 'WebLLM needs WebGPU, and this browser has no navigator.gpu; nothing was downloaded',
+    };
   }
   if (!probe.adapter_granted) {
     const why = probe.adapter_error ? ` (${probe.adapter_error})` : '';
-    return { ok: false, code: 'no-adapter', required_features: required, reason: `WebLLM needs WebGPU, and no WebGPU adapter was granted${why}; nothing was downloaded` };
+    return {
+      ok: false,
+      code: 'no-adapter',
+      required_features: required,
+      reason: `WebLLM needs WebGPU, and no WebGPU adapter was granted${why}; nothing was downloaded`,
+    };
   }
   const missing = required.filter((f) => !probe.features.includes(f));
   if (missing.length > 0) {
-    const forWhat = missing.includes('shader-f16') && quantizationNeedsShaderF16(quantization) ? ` (the ${quantization} quantisation computes in float16)` : '';
+    const forWhat =
+      missing.includes('shader-f16') && quantizationNeedsShaderF16(quantization)
+        ? ` (the ${quantization} quantisation computes in float16)`
+        : '';
     return {
       ok: false,
       code: 'missing-feature',

@@ -56,24 +56,48 @@ export interface CacheEvidence {
  * @param evidence what the fetching context knows about the file
  */
 export function decideCacheState(evidence: CacheEvidence): CacheFacts {
-  if (evidence.storedBefore) return { cache_state: 'cache-storage', cache_note: "the engine's own storage held this file before the run" };
+  if (evidence.storedBefore)
+    return { cache_state: 'cache-storage', cache_note: "the engine's own storage held this file before the run" };
   const entry = evidence.entry;
-  const hidden = entry !== null && evidence.crossOrigin && entry.transferSize === 0 && entry.encodedBodySize === 0 && entry.decodedBodySize === 0;
+  const hidden =
+    entry !== null &&
+    evidence.crossOrigin &&
+    entry.transferSize === 0 &&
+    entry.encodedBodySize === 0 &&
+    entry.decodedBodySize === 0;
   if (entry !== null && !hidden) {
     if (entry.deliveryType === 'cache' || (entry.transferSize === 0 && entry.decodedBodySize > 0)) {
       return { cache_state: 'http-cache', cache_note: null };
     }
-    if (entry.responseStatus === 304 || (entry.transferSize > 0 && entry.encodedBodySize > 0 && entry.transferSize < entry.encodedBodySize)) {
-      return { cache_state: 'http-cache', cache_note: 'revalidated with the server (304): the body came from the HTTP cache' };
+    if (
+      entry.responseStatus === 304 ||
+      (entry.transferSize > 0 && entry.encodedBodySize > 0 && entry.transferSize < entry.encodedBodySize)
+    ) {
+      return {
+        cache_state: 'http-cache',
+        cache_note: 'revalidated with the server (304): the body came from the HTTP cache',
+      };
     }
     if (entry.transferSize > 0) return { cache_state: 'network', cache_note: null };
   }
-  const timing = entry === null ? 'no resource timing entry' : hidden ? 'cross-origin without Timing-Allow-Origin' : 'resource timing gives no sizes here';
+  const timing =
+    entry === null
+      ? 'no resource timing entry'
+      : hidden
+        ? 'cross-origin without Timing-Allow-Origin'
+        : 'resource timing gives no sizes here';
   if (evidence.bypassedHttpCache !== null) {
-    return { cache_state: 'network', cache_note: `fetched with ${evidence.bypassedHttpCache}, so not from the HTTP cache (${timing})` };
+    return {
+      cache_state: 'network',
+      cache_note: `fetched with ${evidence.bypassedHttpCache}, so not from the HTTP cache (${timing})`,
+    };
   }
   if (entry === null) return { cache_state: 'unknown', cache_note: 'no resource timing entry for this file' };
-  if (hidden) return { cache_state: 'unknown', cache_note: 'cross-origin without Timing-Allow-Origin: the browser hides the sizes' };
+  if (hidden)
+    return {
+      cache_state: 'unknown',
+      cache_note: 'cross-origin without Timing-Allow-Origin: the browser hides the sizes',
+    };
   return { cache_state: 'unknown', cache_note: 'the resource timing entry has no transfer and an empty body' };
 }
 
@@ -92,7 +116,9 @@ export function coldFromCache(files: ReadonlyArray<Pick<CacheFacts, 'cache_state
 }
 
 /** Why a cold receipt is not counted as a truly cold run (null: it is one). */
-export function coldSetAsideReason(coldFromCacheValue: boolean | null): 'served-from-cache' | 'cache-state-unknown' | null {
+export function coldSetAsideReason(
+  coldFromCacheValue: boolean | null,
+): 'served-from-cache' | 'cache-state-unknown' | null {
   if (coldFromCacheValue === true) return 'served-from-cache';
   if (coldFromCacheValue === null) return 'cache-state-unknown';
   return null;

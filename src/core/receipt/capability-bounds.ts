@@ -14,7 +14,10 @@ import type { Capabilities } from './receipt.ts';
  */
 export function reduceUserAgent(userAgent: string): string {
   // A version starts after '/', a space, '(' or ';' (never inside a token such as x86_64).
-  return userAgent.replace(/(^|[/ (;])(\d+)((?:[._]\d+)+)/g, (_all, before: string, major: string, rest: string) => `${before}${major}${rest.replace(/\d+/g, '0')}`);
+  return userAgent.replace(
+    /(^|[/ (;])(\d+)((?:[._]\d+)+)/g,
+    (_all, before: string, major: string, rest: string) => `${before}${major}${rest.replace(/\d+/g, '0')}`,
+  );
 }
 
 const FEATURE = /^[a-z0-9][a-z0-9-]{0,79}$/;

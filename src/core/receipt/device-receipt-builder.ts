@@ -6,16 +6,35 @@
  * Pure: Node tests drive it with hand-built drafts.
  */
 import type { CatalogModel } from '../catalog/catalog.ts';
-import { appSection, modelSection, receiptProblems, redactedErrors, routeSection, unloadedEngine, type PageBuild, type RouteRequest } from './receipt-envelope.ts';
+import {
+  appSection,
+  modelSection,
+  receiptProblems,
+  redactedErrors,
+  routeSection,
+  unloadedEngine,
+  type PageBuild,
+  type RouteRequest,
+} from './receipt-envelope.ts';
 import { coldFromCache } from './cache-state.ts';
 import { checkReceiptInvariants } from './receipt-invariants.ts';
-import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt, type Capabilities, type RunKind, type Stage, type Timings } from './receipt.ts';
+import {
+  DEVICE_RECEIPT_SCHEMA,
+  DeviceReceipt,
+  type Capabilities,
+  type RunKind,
+  type Stage,
+  type Timings,
+} from './receipt.ts';
 import { receiptText } from '../text/redact.ts';
 import { summarize } from '../stats/stats.ts';
 import { memoryUnavailable } from './memory-figures.ts';
 
 /** A device receipt while its run goes on: the fields finishing derives are absent, the page facts not yet known null. */
-export type DeviceReceiptDraft = Omit<DeviceReceipt, 'created_at' | 'timings' | 'capabilities' | 'lifecycle' | 'outcome'> & {
+export type DeviceReceiptDraft = Omit<
+  DeviceReceipt,
+  'created_at' | 'timings' | 'capabilities' | 'lifecycle' | 'outcome'
+> & {
   /** The measured timings; `warm_stats` and `total_ms` are derived when the run finishes. */
   timings: Omit<Timings, 'warm_stats' | 'total_ms'>;
   capabilities: Capabilities | null;
@@ -70,7 +89,14 @@ export function draftDeviceReceipt(start: DeviceRunStart): DeviceReceiptDraft {
     site_storage: { usage_before_bytes: null, usage_after_bytes: null, cache_names_before: [], other_caches_before: 0 },
     input: start.input,
     output: null,
-    timings: { model_fetch_ms: null, runtime_fetch_ms: null, session_create_ms: null, first_inference_ms: null, warmup_ms: null, warm_samples_ms: [] },
+    timings: {
+      model_fetch_ms: null,
+      runtime_fetch_ms: null,
+      session_create_ms: null,
+      first_inference_ms: null,
+      warmup_ms: null,
+      warm_samples_ms: [],
+    },
     status_transitions: [{ status: 'idle', at_ms: start.startedAtMs }],
     navigation: null,
     resources: [],
@@ -87,7 +113,10 @@ export function draftDeviceReceipt(start: DeviceRunStart): DeviceReceiptDraft {
  * @param route the receipt's route (threads requested and effective)
  * @param capabilities the capability probe's result
  */
-export function threadsLimitedError(route: Pick<DeviceReceipt['route'], 'threads_requested' | 'threads_effective'>, capabilities: Capabilities | null): DeviceReceipt['errors'][number] | null {
+export function threadsLimitedError(
+  route: Pick<DeviceReceipt['route'], 'threads_requested' | 'threads_effective'>,
+  capabilities: Capabilities | null,
+): DeviceReceipt['errors'][number] | null {
   const requested = route.threads_requested;
   const effective = route.threads_effective;
   if (requested === null || effective === null || effective >= requested) return null;
@@ -96,7 +125,11 @@ export function threadsLimitedError(route: Pick<DeviceReceipt['route'], 'threads
     : !capabilities.shared_array_buffer
       ? 'this browser hides SharedArrayBuffer although the page is cross-origin isolated'
       : 'the engine used fewer threads than requested';
-  return { stage: 'session', name: 'ThreadsLimited', message: `WASM threads limited to ${effective} (${requested} requested): ${why}` };
+  return {
+    stage: 'session',
+    name: 'ThreadsLimited',
+    message: `WASM threads limited to ${effective} (${requested} requested): ${why}`,
+  };
 }
 
 /** How a run ended, and the page facts known only at its end. */
@@ -128,11 +161,21 @@ export function finishDeviceReceipt(
   const { route } = draft;
   const receipt: DeviceReceipt = {
     ...draft,
-    run: { ...draft.run, cold_from_cache: draft.run.kind === 'cold' ? coldFromCache([...draft.model.files, ...draft.runtime.files]) : null },
+    run: {
+      ...draft.run,
+      cold_from_cache: draft.run.kind === 'cold' ? coldFromCache([...draft.model.files, ...draft.runtime.files]) : null,
+    },
     created_at: end.createdAt,
     // The fallback rule and redaction, once, whatever the load wrote into the route.
-    route: routeSection({ ep: route.requested_ep, threads: route.threads_requested, allowFallback: route.allow_fallback }, route),
-    timings: { ...draft.timings, warm_stats: summarize(draft.timings.warm_samples_ms), total_ms: Math.max(0, end.endedAtMs - end.startedAtMs) },
+    route: routeSection(
+      { ep: route.requested_ep, threads: route.threads_requested, allowFallback: route.allow_fallback },
+      route,
+    ),
+    timings: {
+      ...draft.timings,
+      warm_stats: summarize(draft.timings.warm_samples_ms),
+      total_ms: Math.max(0, end.endedAtMs - end.startedAtMs),
+    },
     // Every new receipt says where its work ran and what memory it took, null with the reason where nothing was read.
     check: draft.check ?? null,
     placement: draft.placement ?? null,

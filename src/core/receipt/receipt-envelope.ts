@@ -42,7 +42,9 @@ export const UNKNOWN_ENGINE_VERSION = 'unknown';
  * @param engine the receipt's engine section
  */
 export function engineLabel(engine: { name: string; version: EngineInfo['version'] }): string {
-  return engine.version === UNKNOWN_ENGINE_VERSION ? `${engine.name} (version unknown)` : `${engine.name} ${engine.version}`;
+  return engine.version === UNKNOWN_ENGINE_VERSION
+    ? `${engine.name} (version unknown)`
+    : `${engine.name} ${engine.version}`;
 }
 
 /**
@@ -51,7 +53,11 @@ export function engineLabel(engine: { name: string; version: EngineInfo['version
  * @param dtype the dtype the run used (a transformers.js override), or null for the catalog's
  * @param loaded the files the run hashed and their integrity (`not-loaded` with no files before a load)
  */
-export function modelSection(model: CatalogModel, dtype: string | null, loaded: Pick<ModelInfo, 'files' | 'integrity'>): ModelInfo {
+export function modelSection(
+  model: CatalogModel,
+  dtype: string | null,
+  loaded: Pick<ModelInfo, 'files' | 'integrity'>,
+): ModelInfo {
   return {
     id: model.id,
     kind: model.kind,
@@ -87,11 +93,17 @@ export function routeSection(
   return {
     requested_ep: request.ep,
     completed_ep: completed,
-    fallback_reason: completed !== null && completed !== request.ep && loaded?.fallback_reason ? receiptText(loaded.fallback_reason) : null,
+    fallback_reason:
+      completed !== null && completed !== request.ep && loaded?.fallback_reason
+        ? receiptText(loaded.fallback_reason)
+        : null,
     allow_fallback: request.allowFallback,
     threads_requested: request.threads,
     threads_effective: loaded?.threads_effective ?? null,
-    attempts: (loaded?.attempts ?? attempts).map((a) => ({ ...a, reason: a.reason === null ? null : receiptText(a.reason) })),
+    attempts: (loaded?.attempts ?? attempts).map((a) => ({
+      ...a,
+      reason: a.reason === null ? null : receiptText(a.reason),
+    })),
   };
 }
 
@@ -117,7 +129,11 @@ export interface FieldProblem {
  * @param receipt the receipt as built
  * @param check the kind's invariant check (shared with `drb receipts validate`)
  */
-export function receiptProblems<T>(schema: z.ZodType<T>, receipt: unknown, check: (parsed: T) => readonly FieldProblem[]): string[] {
+export function receiptProblems<T>(
+  schema: z.ZodType<T>,
+  receipt: unknown,
+  check: (parsed: T) => readonly FieldProblem[],
+): string[] {
   const parsed = schema.safeParse(receipt);
   if (!parsed.success) return issueLines(parsed.error);
   return check(parsed.data).map((p) => `${p.path}: ${p.message}`);
@@ -125,7 +141,16 @@ export function receiptProblems<T>(schema: z.ZodType<T>, receipt: unknown, check
 
 /** What an artifact file is: a device receipt's run kind, or one of the other artifacts the page offers
  *  (`receipt` names a document whose kind cannot be told, such as a malformed receipt a public pass saves). */
-export type ArtifactKind = 'cold' | 'warm' | 'suite' | 'predictions' | 'generation' | 'answers' | 'compare' | 'receipt' | 'bundle';
+export type ArtifactKind =
+  | 'cold'
+  | 'warm'
+  | 'suite'
+  | 'predictions'
+  | 'generation'
+  | 'answers'
+  | 'compare'
+  | 'receipt'
+  | 'bundle';
 
 /** The parts of an artifact's file name. */
 export interface ArtifactNameParts {
@@ -161,7 +186,10 @@ export function routeLabel(ep: ExecutionProvider, threads: number | null): strin
 // A name part keeps a safe alphabet only: file names must not carry separators, and a stranger's receipt (public
 // pass) may hold anything.
 function namePart(value: string): string {
-  const safe = value.toLowerCase().replace(/[^a-z0-9._+-]+/g, '-').replace(/^[-.]+|-+$/g, '');
+  const safe = value
+    .toLowerCase()
+    .replace(/[^a-z0-9._+-]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '');
   return safe === '' ? 'unknown' : safe.slice(0, 80);
 }
 
@@ -180,12 +208,19 @@ interface NamedReceipt {
   created_at?: unknown;
   run?: { kind?: unknown } | null;
   model?: { id?: unknown } | null;
-  route?: { requested_ep?: unknown; completed_ep?: unknown; threads_requested?: unknown; threads_effective?: unknown } | null;
+  route?: {
+    requested_ep?: unknown;
+    completed_ep?: unknown;
+    threads_requested?: unknown;
+    threads_effective?: unknown;
+  } | null;
   routes?: unknown;
 }
 
-const text = (value: unknown, fallback: string): string => (typeof value === 'string' && value !== '' ? value : fallback);
-const count = (value: unknown): number | null => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null);
+const text = (value: unknown, fallback: string): string =>
+  typeof value === 'string' && value !== '' ? value : fallback;
+const count = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
 
 /**
  * The name parts of a receipt of any kind: its model, route, kind and time. Tolerant of a malformed receipt (its
@@ -201,7 +236,10 @@ export function receiptNameParts(receipt: unknown, kind?: 'predictions' | 'answe
     route = r.routes.map((x: { id?: unknown } | null) => text(x?.id, 'unknown')).join('+');
   } else {
     const ep = text(r.route?.completed_ep, text(r.route?.requested_ep, 'unknown'));
-    route = ep === 'wasm' || ep === 'webgpu' ? routeLabel(ep, count(r.route?.threads_effective) ?? count(r.route?.threads_requested)) : ep;
+    route =
+      ep === 'wasm' || ep === 'webgpu'
+        ? routeLabel(ep, count(r.route?.threads_effective) ?? count(r.route?.threads_requested))
+        : ep;
   }
   const runKind = r.run?.kind === 'cold' || r.run?.kind === 'warm' ? r.run.kind : null;
   const own: ArtifactKind = schema.startsWith('drb.suite-receipt.')

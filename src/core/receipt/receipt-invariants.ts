@@ -31,7 +31,8 @@ function close(a: number, b: number): boolean {
 /** Walks every string in `value` and reports URLs that still carry a query, a fragment or credentials. */
 function findUnredactedUrls(value: unknown, path: string, problems: InvariantProblem[]): void {
   if (typeof value === 'string') {
-    if (containsUnredactedUrl(value)) problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
+    if (containsUnredactedUrl(value))
+      problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => findUnredactedUrls(item, `${path}[${index}]`, problems));
   } else if (value !== null && typeof value === 'object') {
@@ -45,25 +46,40 @@ export function checkRoute(receipt: DeviceReceipt): InvariantProblem[] {
   const { route } = receipt;
   if (route.completed_ep !== null) {
     if (!route.attempts.some((a) => a.ep === route.completed_ep && a.outcome === 'succeeded')) {
-      problems.push({ path: 'route.completed_ep', message: `claims "${route.completed_ep}" without a succeeded attempt on it` });
+      problems.push({
+        path: 'route.completed_ep',
+        message: `claims "${route.completed_ep}" without a succeeded attempt on it`,
+      });
     }
     if (route.completed_ep !== route.requested_ep) {
       if (route.fallback_reason === null) {
-        problems.push({ path: 'route.fallback_reason', message: 'requested and completed EP differ but no fallback reason is given' });
+        problems.push({
+          path: 'route.fallback_reason',
+          message: 'requested and completed EP differ but no fallback reason is given',
+        });
       }
       if (!route.allow_fallback) {
-        problems.push({ path: 'route.completed_ep', message: 'fell back to another EP although fallback was not allowed' });
+        problems.push({
+          path: 'route.completed_ep',
+          message: 'fell back to another EP although fallback was not allowed',
+        });
       }
     } else if (route.fallback_reason !== null) {
       problems.push({ path: 'route.fallback_reason', message: 'is set although the requested EP completed' });
     }
   }
-  if (!route.attempts.some((a) => a.ep === route.requested_ep) && receipt.model.integrity !== 'mismatch' && receipt.route.attempts.length > 0) {
+  if (
+    !route.attempts.some((a) => a.ep === route.requested_ep) &&
+    receipt.model.integrity !== 'mismatch' &&
+    receipt.route.attempts.length > 0
+  ) {
     problems.push({ path: 'route.attempts', message: `the requested EP "${route.requested_ep}" was never attempted` });
   }
   route.attempts.forEach((a, i) => {
-    if (a.ended_at_ms < a.started_at_ms) problems.push({ path: `route.attempts[${i}].ended_at_ms`, message: 'is before started_at_ms' });
-    if (a.outcome === 'failed' && a.reason === null) problems.push({ path: `route.attempts[${i}].reason`, message: 'a failed attempt needs a reason' });
+    if (a.ended_at_ms < a.started_at_ms)
+      problems.push({ path: `route.attempts[${i}].ended_at_ms`, message: 'is before started_at_ms' });
+    if (a.outcome === 'failed' && a.reason === null)
+      problems.push({ path: `route.attempts[${i}].reason`, message: 'a failed attempt needs a reason' });
   });
   return problems;
 }
@@ -77,7 +93,8 @@ export function checkTimings(receipt: DeviceReceipt): InvariantProblem[] {
   }
   const recomputed = summarize(timings.warm_samples_ms);
   if (recomputed === null) {
-    if (timings.warm_stats !== null) problems.push({ path: 'timings.warm_stats', message: 'statistics given without samples' });
+    if (timings.warm_stats !== null)
+      problems.push({ path: 'timings.warm_stats', message: 'statistics given without samples' });
   } else if (timings.warm_stats === null) {
     problems.push({ path: 'timings.warm_stats', message: 'samples given without statistics' });
   } else {
@@ -98,17 +115,20 @@ export function checkOutcome(receipt: DeviceReceipt): InvariantProblem[] {
   const problems: InvariantProblem[] = [];
   const { outcome, run, timings, route } = receipt;
   if (outcome.status === 'ok') {
-    if (run.inferences_completed < 1) problems.push({ path: 'outcome.status', message: 'is "ok" but no inference completed' });
+    if (run.inferences_completed < 1)
+      problems.push({ path: 'outcome.status', message: 'is "ok" but no inference completed' });
     if (route.completed_ep === null) problems.push({ path: 'outcome.status', message: 'is "ok" but no EP completed' });
     if (outcome.reason !== null || outcome.failed_stage !== null) {
       problems.push({ path: 'outcome.reason', message: 'an ok outcome carries no failure reason or stage' });
     }
-    if (receipt.model.integrity === 'mismatch') problems.push({ path: 'outcome.status', message: 'is "ok" despite an integrity mismatch' });
+    if (receipt.model.integrity === 'mismatch')
+      problems.push({ path: 'outcome.status', message: 'is "ok" despite an integrity mismatch' });
     if (run.kind === 'cold' && timings.first_inference_ms === null) {
       problems.push({ path: 'timings.first_inference_ms', message: 'an ok cold run must time its first inference' });
     }
     if (run.kind === 'warm') {
-      if (timings.warm_samples_ms.length === 0) problems.push({ path: 'timings.warm_samples_ms', message: 'an ok warm run has no samples' });
+      if (timings.warm_samples_ms.length === 0)
+        problems.push({ path: 'timings.warm_samples_ms', message: 'an ok warm run has no samples' });
       if (run.warm_runs_requested !== null && timings.warm_samples_ms.length !== run.warm_runs_requested) {
         problems.push({
           path: 'timings.warm_samples_ms',
@@ -117,15 +137,21 @@ export function checkOutcome(receipt: DeviceReceipt): InvariantProblem[] {
       }
     }
     const last = receipt.status_transitions.at(-1);
-    if (last && last.status !== 'done') problems.push({ path: 'status_transitions', message: `an ok run must end "done", not "${last.status}"` });
+    if (last && last.status !== 'done')
+      problems.push({ path: 'status_transitions', message: `an ok run must end "done", not "${last.status}"` });
   } else {
-    if (outcome.reason === null || outcome.reason.trim() === '') problems.push({ path: 'outcome.reason', message: 'a failed run must say why' });
+    if (outcome.reason === null || outcome.reason.trim() === '')
+      problems.push({ path: 'outcome.reason', message: 'a failed run must say why' });
     const last = receipt.status_transitions.at(-1);
-    if (last && last.status !== 'failed') problems.push({ path: 'status_transitions', message: `a failed run must end "failed", not "${last.status}"` });
+    if (last && last.status !== 'failed')
+      problems.push({ path: 'status_transitions', message: `a failed run must end "failed", not "${last.status}"` });
   }
   const expectedInferences = run.kind === 'cold' ? (timings.first_inference_ms === null ? 0 : 1) : null;
   if (expectedInferences !== null && outcome.status === 'ok' && run.inferences_completed !== expectedInferences) {
-    problems.push({ path: 'run.inferences_completed', message: `a cold run completes exactly one inference, not ${run.inferences_completed}` });
+    problems.push({
+      path: 'run.inferences_completed',
+      message: `a cold run completes exactly one inference, not ${run.inferences_completed}`,
+    });
   }
   receipt.status_transitions.forEach((t, i) => {
     if (i > 0 && t.at_ms < receipt.status_transitions[i - 1].at_ms) {
@@ -185,13 +211,25 @@ export function checkRuntimeBuild(receipt: DeviceReceipt): InvariantProblem[] {
   const build = receipt.runtime.build;
   if (build === undefined || build === null) return problems;
   if (build === 'plain' && receipt.route.completed_ep === 'webgpu') {
-    problems.push({ path: 'runtime.build', message: 'is "plain", which has no WebGPU execution provider, but webgpu completed' });
+    problems.push({
+      path: 'runtime.build',
+      message: 'is "plain", which has no WebGPU execution provider, but webgpu completed',
+    });
   }
   const wasm = receipt.runtime.files.find((f) => /\.wasm$/.test(f.url));
-  if (wasm === undefined) problems.push({ path: 'runtime.files', message: `names the ${build} build but lists no .wasm file` });
-  else if (wasm.sha256 === null) problems.push({ path: 'runtime.files', message: `the ${build} build's .wasm has no SHA-256` });
-  if (receipt.run.kind === 'cold' && receipt.timings.session_create_ms !== null && (receipt.timings.runtime_fetch_ms ?? null) === null) {
-    problems.push({ path: 'timings.runtime_fetch_ms', message: 'a cold run that created a session on a fetched runtime says how long the fetch took' });
+  if (wasm === undefined)
+    problems.push({ path: 'runtime.files', message: `names the ${build} build but lists no .wasm file` });
+  else if (wasm.sha256 === null)
+    problems.push({ path: 'runtime.files', message: `the ${build} build's .wasm has no SHA-256` });
+  if (
+    receipt.run.kind === 'cold' &&
+    receipt.timings.session_create_ms !== null &&
+    (receipt.timings.runtime_fetch_ms ?? null) === null
+  ) {
+    problems.push({
+      path: 'timings.runtime_fetch_ms',
+      message: 'a cold run that created a session on a fetched runtime says how long the fetch took',
+    });
   }
   return problems;
 }
@@ -258,30 +296,54 @@ export function checkRouteAgainstPage(
         ? 'capabilities.webgpu.adapter_granted is false (the adapter request answered with no adapter)'
         : null;
     if (noGpu !== null) {
-      if (route.completed_ep === 'webgpu') problems.push({ path: at('completed_ep'), message: `is "webgpu" on a page where ${noGpu}` });
+      if (route.completed_ep === 'webgpu')
+        problems.push({ path: at('completed_ep'), message: `is "webgpu" on a page where ${noGpu}` });
       attempts.forEach((a, i) => {
-        if (a.ep === 'webgpu' && a.outcome === 'succeeded') problems.push({ path: at(`attempts[${i}].outcome`), message: `a WebGPU attempt succeeded on a page where ${noGpu}` });
+        if (a.ep === 'webgpu' && a.outcome === 'succeeded')
+          problems.push({
+            path: at(`attempts[${i}].outcome`),
+            message: `a WebGPU attempt succeeded on a page where ${noGpu}`,
+          });
       });
     }
     const threads = route.threads_effective;
     if (threads !== null && threads > 1) {
       if (!capabilities.cross_origin_isolated) {
-        problems.push({ path: at('threads_effective'), message: `is ${threads}, but capabilities.cross_origin_isolated is false (a page that is not cross-origin isolated runs 1 thread)` });
+        problems.push({
+          path: at('threads_effective'),
+          message: `is ${threads}, but capabilities.cross_origin_isolated is false (a page that is not cross-origin isolated runs 1 thread)`,
+        });
       } else if (!capabilities.shared_array_buffer) {
-        problems.push({ path: at('threads_effective'), message: `is ${threads}, but capabilities.shared_array_buffer is false (without it the runtime runs 1 thread)` });
+        problems.push({
+          path: at('threads_effective'),
+          message: `is ${threads}, but capabilities.shared_array_buffer is false (without it the runtime runs 1 thread)`,
+        });
       }
     }
   }
-  if (route.threads_effective !== null && route.threads_requested !== null && route.threads_effective > route.threads_requested) {
-    problems.push({ path: at('threads_effective'), message: `is ${route.threads_effective}, more than threads_requested (${route.threads_requested})` });
+  if (
+    route.threads_effective !== null &&
+    route.threads_requested !== null &&
+    route.threads_effective > route.threads_requested
+  ) {
+    problems.push({
+      path: at('threads_effective'),
+      message: `is ${route.threads_effective}, more than threads_requested (${route.threads_requested})`,
+    });
   }
   const succeeded = attempts.findIndex((a) => a.ep === 'webgpu' && a.outcome === 'succeeded');
   if (succeeded >= 0) {
     if (succeeded < attempts.length - 1) {
-      problems.push({ path: at(`attempts[${succeeded + 1}]`), message: `an attempt after the WebGPU attempt attempts[${succeeded}] succeeded (no fallback follows a success)` });
+      problems.push({
+        path: at(`attempts[${succeeded + 1}]`),
+        message: `an attempt after the WebGPU attempt attempts[${succeeded}] succeeded (no fallback follows a success)`,
+      });
     }
     if (route.completed_ep !== null && route.completed_ep !== 'webgpu') {
-      problems.push({ path: at('completed_ep'), message: `is "${route.completed_ep}" although the WebGPU attempt attempts[${succeeded}] succeeded` });
+      problems.push({
+        path: at('completed_ep'),
+        message: `is "${route.completed_ep}" although the WebGPU attempt attempts[${succeeded}] succeeded`,
+      });
     }
   }
   return problems;
@@ -299,17 +361,29 @@ export function checkIntegrity(model: Pick<ModelInfo, 'integrity' | 'files'>, pr
   if (model.integrity === 'verified') {
     model.files.forEach((file, i) => {
       if (file.expected_sha256 === null) {
-        problems.push({ path: at(`files[${i}].expected_sha256`), message: 'is null, but model.integrity is "verified" (every file matched its pin)' });
+        problems.push({
+          path: at(`files[${i}].expected_sha256`),
+          message: 'is null, but model.integrity is "verified" (every file matched its pin)',
+        });
       } else if (file.expected_sha256 !== file.sha256) {
-        problems.push({ path: at(`files[${i}].sha256`), message: `differs from expected_sha256, but model.integrity is "verified"` });
+        problems.push({
+          path: at(`files[${i}].sha256`),
+          message: `differs from expected_sha256, but model.integrity is "verified"`,
+        });
       }
       if (file.expected_bytes !== null && file.expected_bytes !== file.bytes) {
-        problems.push({ path: at(`files[${i}].bytes`), message: `is ${file.bytes}, expected_bytes ${file.expected_bytes}, but model.integrity is "verified"` });
+        problems.push({
+          path: at(`files[${i}].bytes`),
+          message: `is ${file.bytes}, expected_bytes ${file.expected_bytes}, but model.integrity is "verified"`,
+        });
       }
     });
   }
   if (model.integrity === 'not-loaded' && model.files.length > 0) {
-    problems.push({ path: at('integrity'), message: `is "not-loaded" but ${model.files.length} model file(s) are listed as loaded` });
+    problems.push({
+      path: at('integrity'),
+      message: `is "not-loaded" but ${model.files.length} model file(s) are listed as loaded`,
+    });
   }
   return problems;
 }
@@ -339,7 +413,11 @@ export function checkRuntimeFiles(runtime: RuntimeInfo | null | undefined, prefi
   if (runtime === null || runtime === undefined) return problems;
   const at = (field: string) => prefixed(prefix, `runtime.${field}`);
   if (runtime.build === null) {
-    if (runtime.files.length > 0) problems.push({ path: at('build'), message: `is null, but ${runtime.files.length} runtime file(s) are listed (which build ran is not said)` });
+    if (runtime.files.length > 0)
+      problems.push({
+        path: at('build'),
+        message: `is null, but ${runtime.files.length} runtime file(s) are listed (which build ran is not said)`,
+      });
     return problems;
   }
   const expected: RuntimeBuild = runtime.build ?? 'asyncify';
@@ -377,16 +455,29 @@ export function checkLifecycle(lifecycle: LifecycleFacts, prefix = ''): Invarian
   const problems: InvariantProblem[] = [];
   const at = (field: string) => prefixed(prefix, `lifecycle.${field}`);
   if (!lifecycle.hidden_during_run) {
-    if (lifecycle.visibility_at_start === 'hidden') problems.push({ path: at('hidden_during_run'), message: 'is false, but lifecycle.visibility_at_start is "hidden"' });
+    if (lifecycle.visibility_at_start === 'hidden')
+      problems.push({
+        path: at('hidden_during_run'),
+        message: 'is false, but lifecycle.visibility_at_start is "hidden"',
+      });
     const hidden = lifecycle.events.findIndex((e) => e.type === 'visibilitychange:hidden' || e.type === 'pagehide');
-    if (hidden >= 0) problems.push({ path: at('hidden_during_run'), message: `is false, but lifecycle.events[${hidden}] is "${lifecycle.events[hidden].type}"` });
+    if (hidden >= 0)
+      problems.push({
+        path: at('hidden_during_run'),
+        message: `is false, but lifecycle.events[${hidden}] is "${lifecycle.events[hidden].type}"`,
+      });
   }
   if (!lifecycle.frozen_during_run) {
     const frozen = lifecycle.events.findIndex((e) => e.type === 'freeze');
-    if (frozen >= 0) problems.push({ path: at('frozen_during_run'), message: `is false, but lifecycle.events[${frozen}] is "freeze"` });
+    if (frozen >= 0)
+      problems.push({
+        path: at('frozen_during_run'),
+        message: `is false, but lifecycle.events[${frozen}] is "freeze"`,
+      });
   }
   lifecycle.events.forEach((e, i) => {
-    if (i > 0 && e.at_ms < lifecycle.events[i - 1].at_ms) problems.push({ path: at(`events[${i}].at_ms`), message: 'goes back in time' });
+    if (i > 0 && e.at_ms < lifecycle.events[i - 1].at_ms)
+      problems.push({ path: at(`events[${i}].at_ms`), message: 'goes back in time' });
   });
   return problems;
 }
@@ -397,7 +488,10 @@ export function checkLifecycle(lifecycle: LifecycleFacts, prefix = ''): Invarian
  * @param createdAt the receipt's `created_at`
  * @param starts the start times it records, by field path
  */
-export function checkCreatedAfterStart(createdAt: string, starts: ReadonlyArray<{ path: string; at: string }>): InvariantProblem[] {
+export function checkCreatedAfterStart(
+  createdAt: string,
+  starts: ReadonlyArray<{ path: string; at: string }>,
+): InvariantProblem[] {
   const problems: InvariantProblem[] = [];
   const created = Date.parse(createdAt);
   for (const start of starts) {
@@ -441,35 +535,67 @@ export function checkTimingFacts(receipt: DeviceReceipt): InvariantProblem[] {
   for (const [, value] of stages) sum += value;
   if (timings.total_ms + CLOCK_TOLERANCE_MS < sum) {
     const shown = Number.isFinite(sum) ? `${sum} ms` : 'more than any finite number of ms';
-    problems.push({ path: 'timings.total_ms', message: `is ${timings.total_ms} ms, shorter than its stages (${stages.map(([name]) => name).join(' + ')} = ${shown})` });
+    problems.push({
+      path: 'timings.total_ms',
+      message: `is ${timings.total_ms} ms, shorter than its stages (${stages.map(([name]) => name).join(' + ')} = ${shown})`,
+    });
   }
   if (outcome.status === 'ok') {
-    if (timings.total_ms === 0) problems.push({ path: 'timings.total_ms', message: 'is 0 ms for an ok run (all-zero timings)' });
+    if (timings.total_ms === 0)
+      problems.push({ path: 'timings.total_ms', message: 'is 0 ms for an ok run (all-zero timings)' });
     else if (run.kind === 'cold' && timings.model_fetch_ms === 0 && timings.session_create_ms === 0) {
-      problems.push({ path: 'timings', message: 'an ok cold run whose model fetch and session creation both took 0 ms (all-zero timings)' });
+      problems.push({
+        path: 'timings',
+        message: 'an ok cold run whose model fetch and session creation both took 0 ms (all-zero timings)',
+      });
     }
-    if (receipt.model.integrity === 'not-loaded') problems.push({ path: 'model.integrity', message: 'is "not-loaded" for an ok run (it ran a model it never loaded)' });
-    if (receipt.engine.version === 'unknown') problems.push({ path: 'engine.version', message: 'is "unknown" for an ok run (a loaded runtime reports its version)' });
+    if (receipt.model.integrity === 'not-loaded')
+      problems.push({
+        path: 'model.integrity',
+        message: 'is "not-loaded" for an ok run (it ran a model it never loaded)',
+      });
+    if (receipt.engine.version === 'unknown')
+      problems.push({
+        path: 'engine.version',
+        message: 'is "unknown" for an ok run (a loaded runtime reports its version)',
+      });
   }
   if (run.kind === 'warm') {
-    if (run.warm_runs_requested === null) problems.push({ path: 'run.warm_runs_requested', message: 'is null for a warm run (it asks for N timed runs)' });
+    if (run.warm_runs_requested === null)
+      problems.push({ path: 'run.warm_runs_requested', message: 'is null for a warm run (it asks for N timed runs)' });
     for (const name of ['model_fetch_ms', 'runtime_fetch_ms', 'session_create_ms', 'first_inference_ms'] as const) {
-      if (typeof timings[name] === 'number') problems.push({ path: `timings.${name}`, message: 'is timed in a warm receipt (a warm receipt times the warm-up and the samples only)' });
+      if (typeof timings[name] === 'number')
+        problems.push({
+          path: `timings.${name}`,
+          message: 'is timed in a warm receipt (a warm receipt times the warm-up and the samples only)',
+        });
     }
   } else {
-    if (run.warm_runs_requested !== null) problems.push({ path: 'run.warm_runs_requested', message: `is ${run.warm_runs_requested} for a cold run (a cold run asks for no warm runs)` });
-    if (timings.warmup_ms !== null) problems.push({ path: 'timings.warmup_ms', message: 'is timed in a cold receipt (a cold run has no warm-up)' });
+    if (run.warm_runs_requested !== null)
+      problems.push({
+        path: 'run.warm_runs_requested',
+        message: `is ${run.warm_runs_requested} for a cold run (a cold run asks for no warm runs)`,
+      });
+    if (timings.warmup_ms !== null)
+      problems.push({ path: 'timings.warmup_ms', message: 'is timed in a cold receipt (a cold run has no warm-up)' });
   }
   const endIndex = receipt.status_transitions.findIndex((t) => t.status === 'done' || t.status === 'failed');
   if (endIndex >= 0) {
     const end = receipt.status_transitions[endIndex];
     receipt.route.attempts.forEach((a, i) => {
       if (a.ended_at_ms > end.at_ms + CLOCK_TOLERANCE_MS) {
-        problems.push({ path: `route.attempts[${i}].ended_at_ms`, message: `is ${a.ended_at_ms}, after the run ended (status_transitions[${endIndex}] "${end.status}" at ${end.at_ms})` });
+        problems.push({
+          path: `route.attempts[${i}].ended_at_ms`,
+          message: `is ${a.ended_at_ms}, after the run ended (status_transitions[${endIndex}] "${end.status}" at ${end.at_ms})`,
+        });
       }
     });
     receipt.status_transitions.forEach((t, i) => {
-      if (i > endIndex) problems.push({ path: `status_transitions[${i}]`, message: `"${t.status}" after the run ended ("${end.status}" at status_transitions[${endIndex}])` });
+      if (i > endIndex)
+        problems.push({
+          path: `status_transitions[${i}]`,
+          message: `"${t.status}" after the run ended ("${end.status}" at status_transitions[${endIndex}])`,
+        });
     });
   }
   problems.push(...checkCreatedAfterStart(receipt.created_at, [{ path: 'run.started_at', at: run.started_at }]));
@@ -486,11 +612,14 @@ export function checkCacheSignatures(receipt: DeviceReceipt): InvariantProblem[]
   const problems: InvariantProblem[] = [];
   const cacheSignature = (r: DeviceReceipt['resources'][number]) =>
     r.transfer_size !== null &&
-    ((r.transfer_size === 0 && (r.decoded_body_size ?? 0) > 0) || (r.transfer_size > 0 && r.encoded_body_size !== null && r.transfer_size < r.encoded_body_size));
+    ((r.transfer_size === 0 && (r.decoded_body_size ?? 0) > 0) ||
+      (r.transfer_size > 0 && r.encoded_body_size !== null && r.transfer_size < r.encoded_body_size));
   const check = (files: ReadonlyArray<{ url: string; cache_state: string }>, section: string) =>
     files.forEach((file, i) => {
       if (file.cache_state !== 'network') return;
-      const entries = receipt.resources.map((r, index) => ({ r, index })).filter(({ r }) => r.url === file.url && !r.size_unknown);
+      const entries = receipt.resources
+        .map((r, index) => ({ r, index }))
+        .filter(({ r }) => r.url === file.url && !r.size_unknown);
       if (entries.length > 0 && entries.every(({ r }) => cacheSignature(r))) {
         problems.push({
           path: `${section}[${i}].cache_state`,

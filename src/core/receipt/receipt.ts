@@ -6,7 +6,22 @@
  * milliseconds, `*_at_ms` relative to the page's performance time origin.
  */
 import { z } from 'zod';
-import { Detail, EngineVersion, ErrorCode, GitCommit, Identifier, OriginPathUrl, ReceiptId, RedactedUrl, RunId, Token, Version, WebGpuFeature, WebGpuLimitName, textLine } from '../text/bounded-text.ts';
+import {
+  Detail,
+  EngineVersion,
+  ErrorCode,
+  GitCommit,
+  Identifier,
+  OriginPathUrl,
+  ReceiptId,
+  RedactedUrl,
+  RunId,
+  Token,
+  Version,
+  WebGpuFeature,
+  WebGpuLimitName,
+  textLine,
+} from '../text/bounded-text.ts';
 import { EngineName, ExecutionProvider, ModelTask } from '../engines/engine-capabilities.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { CacheFacts, CacheState } from './cache-state.ts';
@@ -36,7 +51,15 @@ export const ModelStatus = z.enum(['idle', 'fetching', 'creating_session', 'read
 export type ModelStatus = z.infer<typeof ModelStatus>;
 
 /** The stages that are timed (and journaled) separately. */
-export const Stage = z.enum(['probe', 'fetch', 'runtime_fetch', 'session', 'first_inference', 'warmup', 'warm_inference']);
+export const Stage = z.enum([
+  'probe',
+  'fetch',
+  'runtime_fetch',
+  'session',
+  'first_inference',
+  'warmup',
+  'warm_inference',
+]);
 export type Stage = z.infer<typeof Stage>;
 
 export const SampleStats = z.strictObject({
@@ -111,7 +134,10 @@ export type RuntimeBuild = z.infer<typeof RuntimeBuild>;
  * which build they are (null when there is no runtime file; absent in receipts written before the page chose the
  * build per route, when every ORT run loaded the asyncify build).
  */
-export const RuntimeInfo = z.strictObject({ build: RuntimeBuild.nullable().optional(), files: z.array(RuntimeFile).max(32) });
+export const RuntimeInfo = z.strictObject({
+  build: RuntimeBuild.nullable().optional(),
+  files: z.array(RuntimeFile).max(32),
+});
 export type RuntimeInfo = z.infer<typeof RuntimeInfo>;
 
 /**
@@ -221,7 +247,12 @@ export const WebGpuCapabilities = z.strictObject({
   adapter_granted: z.boolean(),
   adapter_error: Detail.nullable(),
   adapter_info: z
-    .strictObject({ vendor: textLine(256), architecture: textLine(256), device: textLine(256), description: textLine(256) })
+    .strictObject({
+      vendor: textLine(256),
+      architecture: textLine(256),
+      device: textLine(256),
+      description: textLine(256),
+    })
     .nullable(),
   is_fallback_adapter: z.boolean().nullable(),
   features: z.array(WebGpuFeature).max(256),

@@ -17,7 +17,15 @@ import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { ScoreReport } from '../scoring/score-report.ts';
 import { issuePath } from '../text/zod-issues.ts';
 import { ANSWER_SCORE_SCHEMA, type AnswerScoreReport } from '../answers/answer-score.ts';
-import type { ColdRun, ComparisonDetail, GenerationRun, QualityEntry, ReportData, ReportInput, WarmRun } from './report-data.ts';
+import type {
+  ColdRun,
+  ComparisonDetail,
+  GenerationRun,
+  QualityEntry,
+  ReportData,
+  ReportInput,
+  WarmRun,
+} from './report-data.ts';
 
 /** The schema string of the score reports the report reads (`drb score`'s output). */
 const SCORE_REPORT_SCHEMA = 'drb.score-report.v2';
@@ -101,7 +109,8 @@ export class ReportCollector {
     if (result.kind === 'not-a-receipt' || result.kind === 'artifact') {
       // Counted as summarize counts it (not a receipt), so the summary here is summary.json's.
       this.summarizer.addNotReceipt(source.file, result.schema);
-      if (result.kind === 'artifact' && result.problems.length > 0) return this.note(source, 'invalid', firstProblem(result.problems));
+      if (result.kind === 'artifact' && result.problems.length > 0)
+        return this.note(source, 'invalid', firstProblem(result.problems));
       if (result.schema === SCORE_REPORT_SCHEMA) return this.addScoreReport(source, parsed.value);
       if (result.schema === ANSWER_SCORE_SCHEMA) {
         // Ranks the generation target whose runs made its answers, exactly as drb receipts summarize does.
@@ -136,7 +145,12 @@ export class ReportCollector {
       counted = this.summarizer.addComparisonReceipt(result.receipt, fingerprint);
       if (counted) this.addComparison(result.receipt);
     }
-    if (!counted) return this.note(source, 'duplicate', `receipt_id ${result.receipt.receipt_id} (or its run) was counted already (a receipt counts once)`);
+    if (!counted)
+      return this.note(
+        source,
+        'duplicate',
+        `receipt_id ${result.receipt.receipt_id} (or its run) was counted already (a receipt counts once)`,
+      );
     return this.note(source, result.kind === 'receipt' ? 'device-receipt' : result.kind, null);
   }
 
@@ -159,7 +173,12 @@ export class ReportCollector {
   private addDevice(receipt: DeviceReceipt): void {
     const canonical = canonicalJson(targetIdentity(receipt));
     const noisy = receipt.lifecycle.hidden_during_run || receipt.lifecycle.frozen_during_run;
-    const base = { receipt_id: receipt.receipt_id, created_at: receipt.created_at, outcome: receipt.outcome.status, noisy };
+    const base = {
+      receipt_id: receipt.receipt_id,
+      created_at: receipt.created_at,
+      outcome: receipt.outcome.status,
+      noisy,
+    };
     const t = receipt.timings;
     if (receipt.run.kind === 'cold') {
       this.cold.push({
@@ -259,14 +278,21 @@ export class ReportCollector {
     };
     const resolve = async <T extends { receipt_id: string; created_at: string }>(list: ReadonlyArray<Keyed<T>>) => {
       const out: Array<T & { target_key: string }> = [];
-      for (const { canonical, prefix, record } of list) out.push({ ...record, target_key: await keyOf(canonical, prefix) });
-      return out.sort((a, b) => byString(a.target_key, b.target_key) || byString(a.created_at, b.created_at) || byString(a.receipt_id, b.receipt_id));
+      for (const { canonical, prefix, record } of list)
+        out.push({ ...record, target_key: await keyOf(canonical, prefix) });
+      return out.sort(
+        (a, b) =>
+          byString(a.target_key, b.target_key) ||
+          byString(a.created_at, b.created_at) ||
+          byString(a.receipt_id, b.receipt_id),
+      );
     };
     const quality: QualityEntry[] = [];
     for (const { source, report } of this.scoreReports) {
       const matched = new Set<string>();
       for (const s of this.suitePredictions) {
-        if (s.predictions === report.inputs.predictions.sha256 && s.items === report.inputs.items.sha256) matched.add(await keyOf(s.canonical, 's'));
+        if (s.predictions === report.inputs.predictions.sha256 && s.items === report.inputs.items.sha256)
+          matched.add(await keyOf(s.canonical, 's'));
       }
       const m = report.metrics;
       quality.push({
@@ -290,7 +316,9 @@ export class ReportCollector {
       cold: await resolve(this.cold),
       warm: await resolve(this.warm),
       generation: await resolve(this.generation),
-      comparisons: [...this.comparisons].sort((a, b) => byString(a.created_at, b.created_at) || byString(a.receipt_id, b.receipt_id)),
+      comparisons: [...this.comparisons].sort(
+        (a, b) => byString(a.created_at, b.created_at) || byString(a.receipt_id, b.receipt_id),
+      ),
       quality: quality.sort((a, b) => byString(a.file, b.file)),
     };
   }

@@ -21,7 +21,16 @@ import type { ComparisonEntry, TargetSummary } from '../evidence/receipts-summar
 import { percentile } from '../stats/stats.ts';
 import { browserLabel } from './browser-label.ts';
 import type { ComparisonDetail, ReportData, ReportInput } from './report-data.ts';
-import { COLORS, distributionRowsSvg, forestSvg, runOrderSvg, stackedBarsSvg, type DistributionRow, type ForestRow, type StackedRow } from './svg-charts.ts';
+import {
+  COLORS,
+  distributionRowsSvg,
+  forestSvg,
+  runOrderSvg,
+  stackedBarsSvg,
+  type DistributionRow,
+  type ForestRow,
+  type StackedRow,
+} from './svg-charts.ts';
 
 /** What the page says about the tool that made it (no time: the page holds only the inputs' own timestamps). */
 export interface ReportHtmlOptions {
@@ -50,7 +59,10 @@ function pct(value: number): string {
 
 /** A table cell holding a number: the exact value and, when summary.json holds it, its path there. */
 function numCell(label: string, value: number | null | undefined, summaryPath?: string, text?: string): string {
-  const attrs = value === null || value === undefined ? '' : ` data-value="${String(value)}"${summaryPath ? ` data-summary="${esc(summaryPath)}"` : ''}`;
+  const attrs =
+    value === null || value === undefined
+      ? ''
+      : ` data-value="${String(value)}"${summaryPath ? ` data-summary="${esc(summaryPath)}"` : ''}`;
   return `<td class="num" data-label="${esc(label)}"${attrs}><span class="v">${text ?? num(value)}</span></td>`;
 }
 
@@ -60,7 +72,12 @@ function cell(label: string, html: string): string {
 }
 
 /** A table: caption, column headers, rows of cells; cards on a narrow screen. */
-function table(caption: string, headers: readonly string[], rows: readonly string[], numeric: readonly boolean[] = []): string {
+function table(
+  caption: string,
+  headers: readonly string[],
+  rows: readonly string[],
+  numeric: readonly boolean[] = [],
+): string {
   const head = headers.map((h, i) => `<th scope="col"${numeric[i] ? ' class="num"' : ''}>${esc(h)}</th>`).join('');
   const body = rows.length > 0 ? rows.join('') : `<tr><td colspan="${headers.length}">none</td></tr>`;
   return `<div class="table-wrap"><table class="cards"><caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
@@ -78,7 +95,10 @@ const code = (text: string) => `<code>${esc(text)}</code>`;
 
 /** A route in a few characters: `wasm ×2`, `webgpu→wasm`. */
 export function routeText(route: TargetSummary['identity']['route']): string {
-  const ep = route.completed_ep === route.requested_ep ? route.requested_ep : `${route.requested_ep}→${route.completed_ep ?? 'none'}`;
+  const ep =
+    route.completed_ep === route.requested_ep
+      ? route.requested_ep
+      : `${route.requested_ep}→${route.completed_ep ?? 'none'}`;
   const threads = route.threads_effective ?? route.threads_requested;
   return `${ep}${threads === null ? '' : ` ×${threads}`}`;
 }
@@ -144,25 +164,64 @@ function targetsSection(data: ReportData): string {
       cell('route', esc(routeText(t.identity.route))) +
       cell('device and browser', esc(deviceText(t.identity.device))) +
       cell('evidence', `<strong>${esc(t.evidence.state)}</strong>${reasons}`) +
-      numCell('clean cold', c.clean_cold, `${p}.clean_cold`, `${c.clean_cold} of ${c.min_cold} ${met(c.cold_minimum_met)}`) +
-      numCell('clean warm', c.clean_warm, `${p}.clean_warm`, `${c.clean_warm} of ${c.min_warm} ${met(c.warm_minimum_met)}`) +
+      numCell(
+        'clean cold',
+        c.clean_cold,
+        `${p}.clean_cold`,
+        `${c.clean_cold} of ${c.min_cold} ${met(c.cold_minimum_met)}`,
+      ) +
+      numCell(
+        'clean warm',
+        c.clean_warm,
+        `${p}.clean_warm`,
+        `${c.clean_warm} of ${c.min_warm} ${met(c.warm_minimum_met)}`,
+      ) +
       numCell('failed', c.failed, `${p}.failed`) +
       numCell('noisy', c.noisy, `${p}.noisy`) +
-      cell('interrupted', `<span data-value="${c.interrupted}" data-summary="${esc(`${p}.interrupted`)}">${c.interrupted}</span>${c.interrupted ? ` (${stagesText(t.interrupted.by_stage)})` : ''}`) +
+      cell(
+        'interrupted',
+        `<span data-value="${c.interrupted}" data-summary="${esc(`${p}.interrupted`)}">${c.interrupted}</span>${c.interrupted ? ` (${stagesText(t.interrupted.by_stage)})` : ''}`,
+      ) +
       '</tr>'
     );
   });
-  const headers = ['target', 'model', 'engine', 'route', 'device and browser', 'evidence', 'clean cold ok', 'clean warm ok', 'failed', 'noisy', 'interrupted (by stage)'];
+  const headers = [
+    'target',
+    'model',
+    'engine',
+    'route',
+    'device and browser',
+    'evidence',
+    'clean cold ok',
+    'clean warm ok',
+    'failed',
+    'noisy',
+    'interrupted (by stage)',
+  ];
   return (
     `<section id="targets" aria-labelledby="targets-h"><h2 id="targets-h">Targets</h2>` +
     `<p>A target is one device, browser, build, engine, model, input and route. Clean runs are ok runs whose page stayed visible and unfrozen; only they count toward the minimums and the statistics.</p>` +
-    table('Device targets: evidence state, counts against the protocol minimums, interruptions', headers, rows, [false, false, false, false, false, false, true, true, true, true, false]) +
+    table('Device targets: evidence state, counts against the protocol minimums, interruptions', headers, rows, [
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]) +
     `</section>`
   );
 }
 
 /** Targets grouped by model id (in summary order), so routes and devices of one model share an axis. */
-function byModel<T extends { identity: { model: { id: string } } }>(targets: readonly T[]): Array<{ model: string; targets: T[] }> {
+function byModel<T extends { identity: { model: { id: string } } }>(
+  targets: readonly T[],
+): Array<{ model: string; targets: T[] }> {
   const groups: Array<{ model: string; targets: T[] }> = [];
   for (const t of targets) {
     const group = groups.find((g) => g.model === t.identity.model.id);
@@ -176,7 +235,9 @@ function byModel<T extends { identity: { model: { id: string } } }>(targets: rea
  * Short chart labels for the targets of one model: the route, plus a device letter (A, B, ...) when the targets run
  * on more than one device; `legend` names the letters, for the caption.
  */
-function targetLabels(targets: readonly TargetSummary[] | readonly { key: string; identity: TargetSummary['identity'] }[]): { label: (key: string) => string; legend: string } {
+function targetLabels(
+  targets: readonly TargetSummary[] | readonly { key: string; identity: TargetSummary['identity'] }[],
+): { label: (key: string) => string; legend: string } {
   const devices: string[] = [];
   const deviceOf = new Map<string, number>();
   for (const t of targets) {
@@ -188,7 +249,10 @@ function targetLabels(targets: readonly TargetSummary[] | readonly { key: string
   const route = new Map(targets.map((t) => [t.key, routeText(t.identity.route)]));
   return {
     label: (key) => `${esc(route.get(key) ?? '')}${devices.length > 1 ? ` · ${letter(deviceOf.get(key) ?? 0)}` : ''}`,
-    legend: devices.length > 1 ? `Devices: ${devices.map((d, i) => `${letter(i)} = ${esc(d)}`).join('; ')}.` : `Device: ${esc(devices[0] ?? 'unknown')}.`,
+    legend:
+      devices.length > 1
+        ? `Devices: ${devices.map((d, i) => `${letter(i)} = ${esc(d)}`).join('; ')}.`
+        : `Device: ${esc(devices[0] ?? 'unknown')}.`,
   };
 }
 
@@ -198,7 +262,9 @@ const MAX_COLD_BARS = 60;
 function coldSection(data: ReportData): string {
   const parts: string[] = [];
   byModel(data.summary.targets).forEach(({ model, targets }, m) => {
-    const runs = targets.flatMap((t) => data.cold.filter((r) => r.target_key === t.key).map((r, i) => ({ t, r, n: i + 1 })));
+    const runs = targets.flatMap((t) =>
+      data.cold.filter((r) => r.target_key === t.key).map((r, i) => ({ t, r, n: i + 1 })),
+    );
     if (runs.length === 0) return;
     const id = `cold-${m + 1}`;
     const names = targetLabels(targets);
@@ -232,7 +298,14 @@ function coldSection(data: ReportData): string {
             cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}`) +
             cell('run', `#${n} ${code(r.receipt_id)}`) +
             cell('time', esc(r.created_at)) +
-            cell('outcome', r.outcome === 'ok' ? (r.noisy ? 'ok, noisy (left out)' : 'ok') : `<span class="bad">✗ failed at ${esc(r.failed_stage ?? 'unknown stage')}</span>`) +
+            cell(
+              'outcome',
+              r.outcome === 'ok'
+                ? r.noisy
+                  ? 'ok, noisy (left out)'
+                  : 'ok'
+                : `<span class="bad">✗ failed at ${esc(r.failed_stage ?? 'unknown stage')}</span>`,
+            ) +
             numCell('fetch ms', r.fetch_ms) +
             numCell('session ms', r.session_ms) +
             numCell('first inference ms', r.first_inference_ms) +
@@ -275,7 +348,12 @@ function coldSection(data: ReportData): string {
           'cold-stages',
           svg,
           caption,
-          table(`Cold runs of ${esc(model)}, in ms`, ['target', 'run', 'time', 'outcome', 'fetch ms', 'session ms', 'first inference ms', 'total ms', 'cache'], rows, [false, false, false, false, true, true, true, true, false]),
+          table(
+            `Cold runs of ${esc(model)}, in ms`,
+            ['target', 'run', 'time', 'outcome', 'fetch ms', 'session ms', 'first inference ms', 'total ms', 'cache'],
+            rows,
+            [false, false, false, false, true, true, true, true, false],
+          ),
         ),
     );
   });
@@ -287,12 +365,18 @@ function thin(samples: readonly number[]): { shown: number[]; note: string } {
   if (samples.length <= MAX_STRIP_POINTS) return { shown: [...samples], note: '' };
   const sorted = [...samples].sort((a, b) => a - b);
   const k = Math.ceil(sorted.length / MAX_STRIP_POINTS);
-  return { shown: sorted.filter((_, i) => i % k === 0), note: ` The dots show every ${k}th of the ${samples.length} samples in sorted order; the statistics use all of them.` };
+  return {
+    shown: sorted.filter((_, i) => i % k === 0),
+    note: ` The dots show every ${k}th of the ${samples.length} samples in sorted order; the statistics use all of them.`,
+  };
 }
 
 function intervalText(interval: { low: number; high: number; resampled: string } | null, unit: string): string {
   if (interval === null) return 'no interval';
-  const how = interval.resampled === 'receipts' ? 'whole receipts resampled' : 'one receipt: its samples resampled, noise within that run only';
+  const how =
+    interval.resampled === 'receipts'
+      ? 'whole receipts resampled'
+      : 'one receipt: its samples resampled, noise within that run only';
   return `95% interval of the median ${num(interval.low)} to ${num(interval.high)} ${unit} (${how})`;
 }
 
@@ -315,7 +399,11 @@ function warmSection(data: ReportData): string {
       const interval = t.warm.median_interval;
       const { shown, note } = thin(samples);
       if (note) notes.push(`${names.label(t.key)}:${note}`);
-      rows.push({ label: names.label(t.key), samples: shown, marks: { median: pooled.median, p95: pooled.p95, p25, p75, min: pooled.min, max: pooled.max, interval } });
+      rows.push({
+        label: names.label(t.key),
+        samples: shown,
+        marks: { median: pooled.median, p95: pooled.p95, p25, p75, min: pooled.min, max: pooled.max, interval },
+      });
       const s = `targets.${t.key}.warm`;
       tableRows.push(
         '<tr>' +
@@ -333,7 +421,9 @@ function warmSection(data: ReportData): string {
           cell('resampled', esc(interval?.resampled ?? '–')) +
           '</tr>',
       );
-      said.push(`${names.label(t.key)}: median ${num(pooled.median)} ms, p95 ${num(pooled.p95)} ms over ${pooled.count} samples, ${intervalText(interval, 'ms')}`);
+      said.push(
+        `${names.label(t.key)}: median ${num(pooled.median)} ms, p95 ${num(pooled.p95)} ms over ${pooled.count} samples, ${intervalText(interval, 'ms')}`,
+      );
     }
     const { svg, log } = distributionRowsSvg(
       `warm-${m + 1}`,
@@ -354,7 +444,20 @@ function warmSection(data: ReportData): string {
         caption,
         table(
           `Warm samples of ${esc(model)} by target (clean receipts pooled), in ms`,
-          ['target', 'receipts', 'samples', 'median', 'p95', 'min', 'max', '25th pct', '75th pct', 'median 95% interval low', 'median 95% interval high', 'resampled'],
+          [
+            'target',
+            'receipts',
+            'samples',
+            'median',
+            'p95',
+            'min',
+            'max',
+            '25th pct',
+            '75th pct',
+            'median 95% interval low',
+            'median 95% interval high',
+            'resampled',
+          ],
           tableRows,
           [false, true, true, true, true, true, true, true, true, true, true, false],
         ),
@@ -370,7 +473,14 @@ function orderFigure(t: TargetSummary, data: ReportData): string {
   const runs = data.warm.filter((r) => r.target_key === t.key && r.outcome === 'ok' && !r.noisy);
   const left = data.warm.filter((r) => r.target_key === t.key && !(r.outcome === 'ok' && !r.noisy)).length;
   const s = `targets.${t.key}.warm`;
-  const order = runs.slice(0, MAX_ORDER_RUNS).map((r, i) => ({ label: String(i + 1), samples: r.samples_ms, firstFifth: r.first_fifth_median_ms, lastFifth: r.last_fifth_median_ms }));
+  const order = runs
+    .slice(0, MAX_ORDER_RUNS)
+    .map((r, i) => ({
+      label: String(i + 1),
+      samples: r.samples_ms,
+      firstFifth: r.first_fifth_median_ms,
+      lastFifth: r.last_fifth_median_ms,
+    }));
   const svg = runOrderSvg(
     `order-${t.key}`,
     order,
@@ -408,14 +518,32 @@ function orderFigure(t: TargetSummary, data: ReportData): string {
       ? `thermal slope (last fifth over first fifth; above 1 = the run slowed down) median ${num(slope.median)}, max ${num(slope.max)} over ${slope.count} receipt(s)`
       : 'no receipt with the 5 samples a thermal slope needs') +
     (t.warm.drift_ms_per_run ? `; drift (Theil-Sen) median ${num(t.warm.drift_ms_per_run.median)} ms per run.` : '.') +
-    (runs.length > MAX_ORDER_RUNS ? ` The chart shows the first ${MAX_ORDER_RUNS} of ${runs.length} receipts; the table lists all.` : '') +
+    (runs.length > MAX_ORDER_RUNS
+      ? ` The chart shows the first ${MAX_ORDER_RUNS} of ${runs.length} receipts; the table lists all.`
+      : '') +
     (left ? ` ${left} warm receipt(s) left out (failed, or page hidden or frozen).` : '');
-  return `<h4>${esc(routeText(t.identity.route))} on ${esc(deviceText(t.identity.device))}: samples in run order</h4>` + figure(
-    `order-fig-${t.key}`,
-    'warm-order',
-    svg,
-    caption,
-    table(`Warm receipts of ${code(t.key)} in run order`, ['run', 'time', 'samples', 'first fifth median ms', 'last fifth median ms', 'thermal slope', 'drift ms per run'], rows, [false, false, true, true, true, true, true]),
+  return (
+    `<h4>${esc(routeText(t.identity.route))} on ${esc(deviceText(t.identity.device))}: samples in run order</h4>` +
+    figure(
+      `order-fig-${t.key}`,
+      'warm-order',
+      svg,
+      caption,
+      table(
+        `Warm receipts of ${code(t.key)} in run order`,
+        [
+          'run',
+          'time',
+          'samples',
+          'first fifth median ms',
+          'last fifth median ms',
+          'thermal slope',
+          'drift ms per run',
+        ],
+        rows,
+        [false, false, true, true, true, true, true],
+      ),
+    )
   );
 }
 
@@ -444,7 +572,8 @@ function memorySection(data: ReportData): string {
       if (p.source === 'webgpu-by-construction') return '; all on WebGPU by construction';
       return `; ${p.cpu_nodes} of ${p.total_nodes} nodes on the CPU${p.partial_fallback_receipts > 0 ? ' (partial fallback)' : ''}`;
     };
-    const timeText = (t: TargetSummary) => `cold p95 ${num(t.cold.total_ms?.p95)} ms, warm median ${num(t.warm.pooled_ms?.median)} ms`;
+    const timeText = (t: TargetSummary) =>
+      `cold p95 ${num(t.cold.total_ms?.p95)} ms, warm median ${num(t.warm.pooled_ms?.median)} ms`;
     const bars: StackedRow[] = measured.map((t) => ({
       label: names.label(t.key),
       segments: [
@@ -460,27 +589,61 @@ function memorySection(data: ReportData): string {
         cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}`) +
         numCell('WebAssembly bytes', t.memory?.wasm_peak_bytes ?? null, `${s}.wasm_peak_bytes`) +
         numCell('GPU buffer bytes', t.memory?.gpu_peak_live_bytes ?? null, `${s}.gpu_peak_live_bytes`) +
-        numCell('measured bytes', t.memory?.measured_bytes ?? null, `${s}.measured_bytes`, t.memory?.measured_bytes == null ? 'not measured' : undefined) +
+        numCell(
+          'measured bytes',
+          t.memory?.measured_bytes ?? null,
+          `${s}.measured_bytes`,
+          t.memory?.measured_bytes == null ? 'not measured' : undefined,
+        ) +
         numCell('cold total p95 ms', t.cold.total_ms?.p95, `targets.${t.key}.cold.total_ms.p95`) +
         numCell('warm median ms', t.warm.pooled_ms?.median, `targets.${t.key}.warm.pooled_ms.median`) +
-        numCell('CPU nodes', t.placement?.cpu_nodes ?? null, t.placement ? `targets.${t.key}.placement.cpu_nodes` : undefined) +
-        numCell('nodes', t.placement?.total_nodes ?? null, t.placement ? `targets.${t.key}.placement.total_nodes` : undefined) +
+        numCell(
+          'CPU nodes',
+          t.placement?.cpu_nodes ?? null,
+          t.placement ? `targets.${t.key}.placement.cpu_nodes` : undefined,
+        ) +
+        numCell(
+          'nodes',
+          t.placement?.total_nodes ?? null,
+          t.placement ? `targets.${t.key}.placement.total_nodes` : undefined,
+        ) +
         '</tr>'
       );
     });
-    const numbers = table(`Memory and time of ${esc(model)}`, ['target', 'WebAssembly bytes', 'GPU buffer bytes', 'measured bytes', 'cold total p95 ms', 'warm median ms', 'CPU nodes', 'nodes'], rows, [false, true, true, true, true, true, true, true]);
+    const numbers = table(
+      `Memory and time of ${esc(model)}`,
+      [
+        'target',
+        'WebAssembly bytes',
+        'GPU buffer bytes',
+        'measured bytes',
+        'cold total p95 ms',
+        'warm median ms',
+        'CPU nodes',
+        'nodes',
+      ],
+      rows,
+      [false, true, true, true, true, true, true, true],
+    );
     if (bars.length === 0) {
-      parts.push(`<h3>${esc(model)}</h3><p>No receipt of ${esc(model)} measured the memory its model took (receipts from before the page recorded memory): nothing is drawn.</p>${numbers}`);
+      parts.push(
+        `<h3>${esc(model)}</h3><p>No receipt of ${esc(model)} measured the memory its model took (receipts from before the page recorded memory): nothing is drawn.</p>${numbers}`,
+      );
       return;
     }
-    const svg = stackedBarsSvg(id, bars, `Memory of ${esc(model)}`, `One bar per target of ${esc(model)}: the most memory one receipt measured the model taking, in MiB, with its times in the note.`, 'MiB');
+    const svg = stackedBarsSvg(
+      id,
+      bars,
+      `Memory of ${esc(model)}`,
+      `One bar per target of ${esc(model)}: the most memory one receipt measured the model taking, in MiB, with its times in the note.`,
+      'MiB',
+    );
     const caption =
       `The memory ${esc(model)} took, as its receipts measured it (largest in one receipt: WebAssembly memory at its peak plus the peak of live GPU buffers), beside its times. ${names.legend}` +
-      (none.length > 0 ? ` No measured memory figure for ${none.map((t) => code(t.key)).join(', ')} (receipts from before the page recorded memory, or a browser that gives none): not drawn.` : '');
-    parts.push(
-      `<h3>${esc(model)}</h3>` +
-        figure(id, 'memory-time', svg, caption, numbers),
-    );
+      (none.length > 0
+        ? ` No measured memory figure for ${none.map((t) => code(t.key)).join(', ')} (receipts from before the page recorded memory, or a browser that gives none): not drawn.`
+        : '');
+    parts.push(`<h3>${esc(model)}</h3>` + figure(id, 'memory-time', svg, caption, numbers));
   });
   return `<section id="memory" aria-labelledby="memory-h"><h2 id="memory-h">Memory beside time: what the model took</h2>${parts.join('') || '<p>No device targets.</p>'}</section>`;
 }
@@ -498,10 +661,14 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
       const h = ranked.get(r.route_id);
       return `<li>${esc(ratioSentence(r.route_id, entry.baseline_route_id, r.ratio_to_baseline!, h?.ratio_interval ?? null))}</li>`;
     });
-  for (const r of routes.filter((x) => !x.valid)) sentences.push(`<li><span class="bad">✗ ${esc(r.route_id)} is invalid</span>: ${esc(r.invalid_reason ?? 'no reason')} (never ranked)</li>`);
+  for (const r of routes.filter((x) => !x.valid))
+    sentences.push(
+      `<li><span class="bad">✗ ${esc(r.route_id)} is invalid</span>: ${esc(r.invalid_reason ?? 'no reason')} (never ranked)</li>`,
+    );
   const forestRows: ForestRow[] = routes.map((r) => {
     if (!r.valid) return { label: esc(r.route_id), ratio: null, low: null, high: null, note: 'invalid: not compared' };
-    if (r.route_id === entry.baseline_route_id) return { label: esc(r.route_id), ratio: 1, low: null, high: null, note: 'baseline' };
+    if (r.route_id === entry.baseline_route_id)
+      return { label: esc(r.route_id), ratio: 1, low: null, high: null, note: 'baseline' };
     return {
       label: esc(r.route_id),
       ratio: r.ratio_to_baseline,
@@ -524,7 +691,12 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
     return (
       `<tr${r.valid ? '' : ' class="invalid"'}>` +
       cell('route', `${esc(r.route_id)}${r.route_id === entry.baseline_route_id ? ' (baseline)' : ''}`) +
-      cell('ran on', esc(`${r.requested_ep} → ${r.completed_ep ?? 'none'}${r.threads_effective === null ? '' : ` ×${r.threads_effective}`}`)) +
+      cell(
+        'ran on',
+        esc(
+          `${r.requested_ep} → ${r.completed_ep ?? 'none'}${r.threads_effective === null ? '' : ` ×${r.threads_effective}`}`,
+        ),
+      ) +
       cell('valid', r.valid ? 'valid' : `<span class="bad">✗ invalid: ${esc(r.invalid_reason ?? 'no reason')}</span>`) +
       numCell('rank by median', h?.rank ?? null, summaryPath('rank'), h ? String(h.rank) : 'not ranked') +
       numCell('median ms', h?.median_ms ?? r.median_ms, summaryPath('median_ms')) +
@@ -532,15 +704,23 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
       numCell('time ratio', h?.ratio_to_baseline ?? null, summaryPath('ratio_to_baseline')) +
       numCell('95% interval low', h?.ratio_interval?.low ?? null, summaryPath('ratio_interval.low')) +
       numCell('95% interval high', h?.ratio_interval?.high ?? null, summaryPath('ratio_interval.high')) +
-      cell('verdict', r.route_id === entry.baseline_route_id ? 'baseline' : r.valid ? esc(verdictWords(h?.verdict ?? null)) : 'not compared') +
+      cell(
+        'verdict',
+        r.route_id === entry.baseline_route_id
+          ? 'baseline'
+          : r.valid
+            ? esc(verdictWords(h?.verdict ?? null))
+            : 'not compared',
+      ) +
       numCell('largest score difference', r.max_abs_diff) +
       cell('same order', r.same_order === null ? '–' : r.same_order ? 'yes' : '<span class="bad">✗ no</span>') +
       '</tr>'
     );
   });
-  const software = detail?.software_adapter && routes.some((r) => r.requested_ep === 'webgpu')
-    ? `<p class="warn">⚠ The WebGPU adapter was a software (fallback) adapter: WebGPU timings here are not representative of a GPU.</p>`
-    : '';
+  const software =
+    detail?.software_adapter && routes.some((r) => r.requested_ep === 'webgpu')
+      ? `<p class="warn">⚠ The WebGPU adapter was a software (fallback) adapter: WebGPU timings here are not representative of a GPU.</p>`
+      : '';
   const meta = detail ? `${detail.rounds} interleaved round(s), schedule seed ${detail.seed}; ` : '';
   return (
     `<article class="comparison" id="${esc(id)}"><h3>${esc(entry.label)}</h3>` +
@@ -554,7 +734,20 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
       `Time ratio of each route to ${esc(entry.baseline_route_id)} (below 1 = faster) with its 95% interval (paired bootstrap over the rounds). An interval that contains 1 is no clear difference, whatever the rank.`,
       table(
         `Routes of comparison ${code(entry.receipt_id)}`,
-        ['route', 'ran on', 'valid', 'rank by median', 'median ms', 'p95 ms', 'time ratio', '95% interval low', '95% interval high', 'verdict', 'largest score difference', 'same order'],
+        [
+          'route',
+          'ran on',
+          'valid',
+          'rank by median',
+          'median ms',
+          'p95 ms',
+          'time ratio',
+          '95% interval low',
+          '95% interval high',
+          'verdict',
+          'largest score difference',
+          'same order',
+        ],
         rows,
         [false, false, false, true, true, true, true, true, true, false, true, false],
       ),
@@ -564,7 +757,12 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
 }
 
 function comparisonsSection(data: ReportData): string {
-  const blocks = data.summary.comparisons.map((entry) => comparisonBlock(entry, data.comparisons.find((d) => d.receipt_id === entry.receipt_id)));
+  const blocks = data.summary.comparisons.map((entry) =>
+    comparisonBlock(
+      entry,
+      data.comparisons.find((d) => d.receipt_id === entry.receipt_id),
+    ),
+  );
   return (
     `<section id="comparisons" aria-labelledby="comparisons-h"><h2 id="comparisons-h">Comparisons: which route is faster, and how sure</h2>` +
     `<p>Routes run interleaved on one device. A route that failed, fell back or disagreed with the baseline's scores is invalid: shown, never ranked or compared.</p>` +
@@ -577,22 +775,44 @@ function comparisonsSection(data: ReportData): string {
  * report summarised with the receipts), then whether the row is ranked under each budget profile, with every reason
  * when it is not; the fit score comes last, a secondary ordering within one device and profile.
  */
-function qualityTable(model: string, targets: readonly ReportData['summary']['generation_targets'][number][], label: (key: string) => string): string {
+function qualityTable(
+  model: string,
+  targets: readonly ReportData['summary']['generation_targets'][number][],
+  label: (key: string) => string,
+): string {
   if (!targets.some((g) => g.ranking !== undefined)) return '';
-  const pctCell = (name: string, value: number | null | undefined, path: string) => numCell(name, value, path, value === null || value === undefined ? '–' : `${num(value * 100)}%`);
+  const pctCell = (name: string, value: number | null | undefined, path: string) =>
+    numCell(name, value, path, value === null || value === undefined ? '–' : `${num(value * 100)}%`);
   const rows = targets.map((g) => {
     const q = g.quality ?? null;
     const s = `generation_targets.${g.key}.quality`;
     const ranking = g.ranking;
     const verdicts = (ranking?.profiles ?? []).map((p) =>
-      p.ranked ? `<li>${esc(p.profile)}: ranked, fit ${num(p.fit!.score)}</li>` : `<li>${esc(p.profile)}: <span class="bad">✗ not ranked</span>: ${esc(p.not_ranked_because.join('; '))}</li>`,
+      p.ranked
+        ? `<li>${esc(p.profile)}: ranked, fit ${num(p.fit!.score)}</li>`
+        : `<li>${esc(p.profile)}: <span class="bad">✗ not ranked</span>: ${esc(p.not_ranked_because.join('; '))}</li>`,
     );
     return (
       '<tr>' +
       cell('target', `${code(g.key)} ${label(g.key)}`) +
-      cell('class', ranking ? `${esc(ranking.row_class.class)}${ranking.row_class.because.length ? `: ${esc(ranking.row_class.because.join('; '))}` : ''}` : '–') +
-      numCell('quality mean', q?.quality_score, `${s}.quality_score`, q?.quality_score === null || q === null ? '–' : undefined) +
-      numCell('quality worst', q?.worst_quality_score, `${s}.worst_quality_score`, q?.worst_quality_score === null || q === null ? '–' : undefined) +
+      cell(
+        'class',
+        ranking
+          ? `${esc(ranking.row_class.class)}${ranking.row_class.because.length ? `: ${esc(ranking.row_class.because.join('; '))}` : ''}`
+          : '–',
+      ) +
+      numCell(
+        'quality mean',
+        q?.quality_score,
+        `${s}.quality_score`,
+        q?.quality_score === null || q === null ? '–' : undefined,
+      ) +
+      numCell(
+        'quality worst',
+        q?.worst_quality_score,
+        `${s}.worst_quality_score`,
+        q?.worst_quality_score === null || q === null ? '–' : undefined,
+      ) +
       pctCell('critical-claim recall', q?.critical_claim_recall, `${s}.critical_claim_recall`) +
       pctCell('claim recall', q?.claim_recall, `${s}.claim_recall`) +
       pctCell('safety', q?.safety_rate, `${s}.safety_rate`) +
@@ -608,7 +828,19 @@ function qualityTable(model: string, targets: readonly ReportData['summary']['ge
     `quality at least 70 and critical-claim recall at least 90%, every performance number measured and the profile's budgets met. The fit score orders ranked rows within one device and profile only.</p>` +
     table(
       `Answer quality and ranking of ${esc(model)}`,
-      ['target', 'class', 'quality mean', 'quality worst', 'critical-claim recall', 'claim recall', 'safety', 'citation validity', 'pass rate mean', 'pass rate worst', 'ranked (fit, secondary)'],
+      [
+        'target',
+        'class',
+        'quality mean',
+        'quality worst',
+        'critical-claim recall',
+        'claim recall',
+        'safety',
+        'citation validity',
+        'pass rate mean',
+        'pass rate worst',
+        'ranked (fit, secondary)',
+      ],
       rows,
       [false, false, true, true, true, true, true, true, true, true, false],
     )
@@ -636,7 +868,19 @@ function generationSection(data: ReportData): string {
           `cold load median ${num(g.load_ms?.median)} ms (kept out of every warm figure); interrupted ${c.interrupted}${c.interrupted ? ` (${stagesText(g.interrupted.by_stage)})` : ''}; evidence ${esc(g.evidence.state)}`,
       );
       if (g.ttft_ms !== null && ttft.length > 0) {
-        ttftRows.push({ label, samples: thin(ttft).shown, marks: { median: g.ttft_ms.median, p95: g.ttft_ms.p95, p25: percentile(ttft, 25)!, p75: percentile(ttft, 75)!, min: g.ttft_ms.min, max: g.ttft_ms.max, interval: g.ttft_median_interval } });
+        ttftRows.push({
+          label,
+          samples: thin(ttft).shown,
+          marks: {
+            median: g.ttft_ms.median,
+            p95: g.ttft_ms.p95,
+            p25: percentile(ttft, 25)!,
+            p75: percentile(ttft, 75)!,
+            min: g.ttft_ms.min,
+            max: g.ttft_ms.max,
+            interval: g.ttft_median_interval,
+          },
+        });
         ttftTable.push(
           '<tr>' +
             cell('target', `${code(g.key)} ${label}`) +
@@ -652,7 +896,19 @@ function generationSection(data: ReportData): string {
       }
       const d = g.decode_tokens_per_s;
       if (d !== null && decode.length > 0) {
-        decodeRows.push({ label, samples: thin(decode).shown, marks: { median: d.median, p95: d.p95, p25: percentile(decode, 25)!, p75: percentile(decode, 75)!, min: d.min, max: d.max, interval: null } });
+        decodeRows.push({
+          label,
+          samples: thin(decode).shown,
+          marks: {
+            median: d.median,
+            p95: d.p95,
+            p25: percentile(decode, 25)!,
+            p75: percentile(decode, 75)!,
+            min: d.min,
+            max: d.max,
+            interval: null,
+          },
+        });
         decodeTable.push(
           '<tr>' +
             cell('target', `${code(g.key)} ${label}`) +
@@ -670,20 +926,40 @@ function generationSection(data: ReportData): string {
     let block = `<h3>${esc(model)}</h3><p>${names.legend}</p><ul>${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`;
     block += qualityTable(model, targets, names.label);
     if (ttftRows.length) {
-      const { svg, log } = distributionRowsSvg(`gen-ttft-${m + 1}`, ttftRows, `Time to first token of ${esc(model)}`, 'One row per target: every ok sample of the clean runs, time to first token in milliseconds.', 'time to first token, ms');
+      const { svg, log } = distributionRowsSvg(
+        `gen-ttft-${m + 1}`,
+        ttftRows,
+        `Time to first token of ${esc(model)}`,
+        'One row per target: every ok sample of the clean runs, time to first token in milliseconds.',
+        'time to first token, ms',
+      );
       block += figure(
         `gen-ttft-fig-${m + 1}`,
         'generation-ttft',
         svg,
         `Time to first token of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
           .filter((g) => g.ttft_ms)
-          .map((g) => `${names.label(g.key)} median ${num(g.ttft_ms!.median)} ms, p95 ${num(g.ttft_ms!.p95)} ms, ${intervalText(g.ttft_median_interval, 'ms')}`)
+          .map(
+            (g) =>
+              `${names.label(g.key)} median ${num(g.ttft_ms!.median)} ms, p95 ${num(g.ttft_ms!.p95)} ms, ${intervalText(g.ttft_median_interval, 'ms')}`,
+          )
           .join('; ')}.`,
-        table(`Time to first token of ${esc(model)}, ms`, ['target', 'samples', 'median', 'p95', 'min', 'max', 'median 95% interval low', 'median 95% interval high'], ttftTable, [false, true, true, true, true, true, true, true]),
+        table(
+          `Time to first token of ${esc(model)}, ms`,
+          ['target', 'samples', 'median', 'p95', 'min', 'max', 'median 95% interval low', 'median 95% interval high'],
+          ttftTable,
+          [false, true, true, true, true, true, true, true],
+        ),
       );
     }
     if (decodeRows.length) {
-      const { svg, log } = distributionRowsSvg(`gen-decode-${m + 1}`, decodeRows, `Decode speed of ${esc(model)}`, 'One row per target: every ok sample of the clean runs, decode tokens per second (higher is faster).', 'decode tokens per second');
+      const { svg, log } = distributionRowsSvg(
+        `gen-decode-${m + 1}`,
+        decodeRows,
+        `Decode speed of ${esc(model)}`,
+        'One row per target: every ok sample of the clean runs, decode tokens per second (higher is faster).',
+        'decode tokens per second',
+      );
       block += figure(
         `gen-decode-fig-${m + 1}`,
         'generation-decode',
@@ -693,7 +969,9 @@ function generationSection(data: ReportData): string {
           .map(
             (g) =>
               `${names.label(g.key)} median ${num(g.decode_tokens_per_s!.median)} tokens/s; sustained speed (last fifth over first fifth, below 1 = slowed down) ` +
-              (g.decode_sustained_ratio ? `median ${num(g.decode_sustained_ratio.median)}, min ${num(g.decode_sustained_ratio.min)}` : 'not computed (fewer than 5 ok samples per run)'),
+              (g.decode_sustained_ratio
+                ? `median ${num(g.decode_sustained_ratio.median)}, min ${num(g.decode_sustained_ratio.min)}`
+                : 'not computed (fewer than 5 ok samples per run)'),
           )
           .join('; ')}.`,
         table(
@@ -726,7 +1004,16 @@ function qualitySection(data: ReportData): string {
       cell('route', esc(routeText(st.identity.route))) +
       cell('suite', esc(`${st.suite.id ?? '(picked files)'} (${st.suite.task})`));
     if (scores.length === 0) {
-      rows.push('<tr>' + who + cell('Acc@1', 'not scored') + cell('Recall@k', '–') + cell('MinCER', '–') + cell('abstained', '–') + speed(-1) + '</tr>');
+      rows.push(
+        '<tr>' +
+          who +
+          cell('Acc@1', 'not scored') +
+          cell('Recall@k', '–') +
+          cell('MinCER', '–') +
+          cell('abstained', '–') +
+          speed(-1) +
+          '</tr>',
+      );
       continue;
     }
     scores.forEach((q, i) => {
@@ -734,7 +1021,12 @@ function qualitySection(data: ReportData): string {
         '<tr>' +
           who +
           numCell('Acc@1', q.effective_acc_at_1, undefined, `<strong>${pct(q.effective_acc_at_1)}</strong>`) +
-          numCell(`Recall@${q.candidate_limit}`, q.candidate_recall_at_k, undefined, `${pct(q.candidate_recall_at_k)} (k = ${q.candidate_limit})`) +
+          numCell(
+            `Recall@${q.candidate_limit}`,
+            q.candidate_recall_at_k,
+            undefined,
+            `${pct(q.candidate_recall_at_k)} (k = ${q.candidate_limit})`,
+          ) +
           numCell('MinCER', q.mean_effective_min_cer) +
           numCell('abstained', q.abstention_rate, undefined, pct(q.abstention_rate)) +
           speed(i) +
@@ -745,7 +1037,10 @@ function qualitySection(data: ReportData): string {
   const unmatched = data.quality.filter((q) => q.suite_target_keys.length === 0);
   const unmatchedList = unmatched.length
     ? `<p>Score reports whose predictions no suite receipt here made (quality without speed):</p><ul>${unmatched
-        .map((q) => `<li>${esc(q.file)}: Acc@1 ${pct(q.effective_acc_at_1)}, Recall@${q.candidate_limit} ${pct(q.candidate_recall_at_k)}, MinCER ${num(q.mean_effective_min_cer)} over ${q.rows} rows (predictions ${code(q.predictions_sha256)})</li>`)
+        .map(
+          (q) =>
+            `<li>${esc(q.file)}: Acc@1 ${pct(q.effective_acc_at_1)}, Recall@${q.candidate_limit} ${pct(q.candidate_recall_at_k)}, MinCER ${num(q.mean_effective_min_cer)} over ${q.rows} rows (predictions ${code(q.predictions_sha256)})</li>`,
+        )
         .join('')}</ul>`
     : '';
   return (
@@ -753,7 +1048,21 @@ function qualitySection(data: ReportData): string {
     `<p>A fast model that is wrong is not better. A score report (<code>drb score</code>, LOCAL_EVALUATION) is shown beside a suite run when the run's receipt names the very predictions file it scored (same SHA-256) and the same items file. Its figures are as the report states them; its SHA-256 is listed under Inputs.</p>` +
     table(
       'Suite targets: the quality of the predictions they made, and their speed',
-      ['suite target', 'model', 'route', 'suite', 'Acc@1', 'Recall@k', 'MinCER', 'abstained', 'row latency median ms', 'row latency p95 ms', 'model load median ms', 'receipts ok', 'score report'],
+      [
+        'suite target',
+        'model',
+        'route',
+        'suite',
+        'Acc@1',
+        'Recall@k',
+        'MinCER',
+        'abstained',
+        'row latency median ms',
+        'row latency p95 ms',
+        'model load median ms',
+        'receipts ok',
+        'score report',
+      ],
       rows,
       [false, false, false, false, true, true, true, true, true, true, true, true, false],
     ) +
@@ -778,7 +1087,12 @@ function interruptionsSection(data: ReportData): string {
   return (
     `<section id="interruptions" aria-labelledby="interruptions-h"><h2 id="interruptions-h">Interrupted runs</h2>` +
     `<p>Counted under the device, model and requested route of the run that died (recorded by the next run's receipt). A group with 0 receipts of its own is a model and route that never finished a run on that device: on phones, the out-of-memory signal.</p>` +
-    table('Interrupted runs by device, model and requested route', ['group', 'model', 'requested route', 'device', 'interrupted', 'by stage', 'by run mode', 'receipts of its own'], rows, [false, false, false, false, true, false, false, true]) +
+    table(
+      'Interrupted runs by device, model and requested route',
+      ['group', 'model', 'requested route', 'device', 'interrupted', 'by stage', 'by run mode', 'receipts of its own'],
+      rows,
+      [false, false, false, false, true, false, false, true],
+    ) +
     `</section>`
   );
 }

@@ -43,7 +43,11 @@ const f1 = (v: number) => {
 };
 
 /** A sum that stays finite (extreme finite timings can overflow a plain sum to Infinity). */
-const finiteSum = (values: readonly number[]) => Math.min(Number.MAX_VALUE, values.reduce((s, v) => s + v, 0));
+const finiteSum = (values: readonly number[]) =>
+  Math.min(
+    Number.MAX_VALUE,
+    values.reduce((s, v) => s + v, 0),
+  );
 
 /** Round tick values covering [min, max] (1, 2 or 5 times a power of ten apart), at most about `count` of them. */
 export function niceTicks(min: number, max: number, count = 5): number[] {
@@ -56,12 +60,18 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   if (step === undefined || !Number.isFinite(step) || step <= 0) return [min, max];
   const ticks: number[] = [];
   // Integer multiples of the step, so 0.1 + 0.2 style sums never creep in.
-  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9 && ticks.length <= 4 * count; k++) ticks.push(Number((k * step).toPrecision(12)));
+  for (let k = Math.ceil(min / step - 1e-9); k * step <= max + step * 1e-9 && ticks.length <= 4 * count; k++)
+    ticks.push(Number((k * step).toPrecision(12)));
   return ticks.filter((t) => Number.isFinite(t));
 }
 
 /** A linear scale from [d0, d1] onto [r0, r1], with nice ticks; the domain's top is raised to the next tick. */
-export function linearScale(d0: number, d1: number, r0: number, r1: number): { at: (v: number) => number; ticks: number[] } {
+export function linearScale(
+  d0: number,
+  d1: number,
+  r0: number,
+  r1: number,
+): { at: (v: number) => number; ticks: number[] } {
   const upper = Math.min(d1, Number.MAX_VALUE);
   const hi = upper > d0 ? upper : d0 + Math.max(1, Math.abs(d0) * 1e-9);
   const ticks = niceTicks(d0, hi);
@@ -78,7 +88,12 @@ export function linearScale(d0: number, d1: number, r0: number, r1: number): { a
 }
 
 /** A log10 scale from [d0, d1] (both above 0) onto [r0, r1], ticks at 1, 2 and 5 times powers of ten. */
-export function logScale(d0: number, d1: number, r0: number, r1: number): { at: (v: number) => number; ticks: number[] } {
+export function logScale(
+  d0: number,
+  d1: number,
+  r0: number,
+  r1: number,
+): { at: (v: number) => number; ticks: number[] } {
   const a = Math.log10(d0);
   const b = Math.log10(d1 > d0 ? d1 : d0 * 10);
   const pad = (b - a) * 0.05 || 0.1;
@@ -106,14 +121,22 @@ function open(id: string, height: number, title: string, desc: string): string {
 }
 
 /** A horizontal axis with ticks, grid lines from `top` to `bottom`, and its label under it. */
-function xAxis(scale: { at: (v: number) => number; ticks: number[] }, top: number, bottom: number, label: string, left: number, format = threeSignificant): string {
+function xAxis(
+  scale: { at: (v: number) => number; ticks: number[] },
+  top: number,
+  bottom: number,
+  label: string,
+  left: number,
+  format = threeSignificant,
+): string {
   let out = `<g class="axis" fill="${COLORS.muted}">`;
   for (const t of scale.ticks) {
     const at = scale.at(t);
     const x = f1(at);
     // Labels at the edges are aligned inwards so they stay inside the chart.
     const anchor = at > CHART_WIDTH - RIGHT - 14 ? 'end' : at < left + 12 ? 'start' : 'middle';
-    const tx = anchor === 'end' ? f1(Math.min(at + 4, CHART_WIDTH - 2)) : anchor === 'start' ? f1(Math.max(at - 4, 2)) : x;
+    const tx =
+      anchor === 'end' ? f1(Math.min(at + 4, CHART_WIDTH - 2)) : anchor === 'start' ? f1(Math.max(at - 4, 2)) : x;
     out += `<line x1="${x}" x2="${x}" y1="${f1(top)}" y2="${f1(bottom)}" stroke="${COLORS.grid}" stroke-width="1"/>`;
     out += `<text x="${tx}" y="${f1(bottom + 14)}" text-anchor="${anchor}">${format(t)}</text>`;
   }
@@ -135,7 +158,13 @@ export interface StackedRow {
  * @param rows the bars
  * @param title the accessible name; desc the accessible description; axisLabel the x-axis label (escaped)
  */
-export function stackedBarsSvg(id: string, rows: readonly StackedRow[], title: string, desc: string, axisLabel: string): string {
+export function stackedBarsSvg(
+  id: string,
+  rows: readonly StackedRow[],
+  title: string,
+  desc: string,
+  axisLabel: string,
+): string {
   // Each row: its label on a line of its own, the bar under it across the whole width, then its note.
   const rowHeight = 46;
   const top = 24;
@@ -163,7 +192,8 @@ export function stackedBarsSvg(id: string, rows: readonly StackedRow[], title: s
       x += w;
     }
     // The note (failed, noisy, cache state) on its own line under the bar, never over it.
-    if (row.note) out += `<text x="${PLOT_LEFT}" y="${f1(y + 41)}" font-size="11" fill="${COLORS.muted}">${row.note}</text>`;
+    if (row.note)
+      out += `<text x="${PLOT_LEFT}" y="${f1(y + 41)}" font-size="11" fill="${COLORS.muted}">${row.note}</text>`;
   });
   return `${out}</svg>`;
 }
@@ -195,16 +225,29 @@ export interface DistributionRow {
  * @param id unique id; rows the targets; title, desc, axisLabel escaped text
  * @returns the svg and whether the axis is logarithmic (say so in the caption)
  */
-export function distributionRowsSvg(id: string, rows: readonly DistributionRow[], title: string, desc: string, axisLabel: string): { svg: string; log: boolean } {
+export function distributionRowsSvg(
+  id: string,
+  rows: readonly DistributionRow[],
+  title: string,
+  desc: string,
+  axisLabel: string,
+): { svg: string; log: boolean } {
   // Each row: its label on a line of its own, then the dots, the box and the interval across the whole width.
   const rowHeight = 58;
   const top = 24;
   const bottom = top + rows.length * rowHeight;
-  const values = rows.flatMap((r) => [r.marks.min, r.marks.max, r.marks.interval?.low ?? r.marks.min, r.marks.interval?.high ?? r.marks.max]);
+  const values = rows.flatMap((r) => [
+    r.marks.min,
+    r.marks.max,
+    r.marks.interval?.low ?? r.marks.min,
+    r.marks.interval?.high ?? r.marks.max,
+  ]);
   const lo = Math.min(...values);
   const hi = Math.max(...values);
   const log = lo > 0 && hi / lo > 20;
-  const scale = log ? logScale(lo, hi, PLOT_LEFT, CHART_WIDTH - RIGHT) : linearScale(0, hi, PLOT_LEFT, CHART_WIDTH - RIGHT);
+  const scale = log
+    ? logScale(lo, hi, PLOT_LEFT, CHART_WIDTH - RIGHT)
+    : linearScale(0, hi, PLOT_LEFT, CHART_WIDTH - RIGHT);
   let out = open(id, bottom + 40, title, desc);
   out +=
     `<g><line x1="4" x2="18" y1="10" y2="10" stroke="${COLORS.median}" stroke-width="2.5"/><text x="22" y="14">median</text>` +
@@ -245,7 +288,13 @@ export interface OrderedRun {
  * last-fifth medians as short green lines: a rising run (heat, throttling) or a jump is visible at a glance.
  * @param id unique id; runs the runs in order; title, desc, axisLabel escaped text
  */
-export function runOrderSvg(id: string, runs: readonly OrderedRun[], title: string, desc: string, axisLabel: string): string {
+export function runOrderSvg(
+  id: string,
+  runs: readonly OrderedRun[],
+  title: string,
+  desc: string,
+  axisLabel: string,
+): string {
   const top = 12;
   const height = 150;
   const left = 44;
@@ -266,7 +315,8 @@ export function runOrderSvg(id: string, runs: readonly OrderedRun[], title: stri
   runs.forEach((run) => {
     const start = at;
     const points = run.samples.map((v, i) => `${f1(x(start + i))},${f1(y.at(v))}`);
-    if (points.length > 1) out += `<polyline points="${points.join(' ')}" fill="none" stroke="${COLORS.sample}" stroke-width="1" stroke-opacity="0.6"/>`;
+    if (points.length > 1)
+      out += `<polyline points="${points.join(' ')}" fill="none" stroke="${COLORS.sample}" stroke-width="1" stroke-opacity="0.6"/>`;
     for (const p of points) {
       const [cx, cy] = p.split(',');
       out += `<circle cx="${cx}" cy="${cy}" r="1.8" fill="${COLORS.sample}"/>`;
@@ -300,7 +350,13 @@ export interface ForestRow {
  * an interval crossing the line is no clear difference. Rows without a ratio show their note only.
  * @param id unique id; rows the routes in order; title, desc, axisLabel escaped text
  */
-export function forestSvg(id: string, rows: readonly ForestRow[], title: string, desc: string, axisLabel: string): string {
+export function forestSvg(
+  id: string,
+  rows: readonly ForestRow[],
+  title: string,
+  desc: string,
+  axisLabel: string,
+): string {
   // Each row: the route and its note on one line, the point and whisker under it across the whole width.
   const rowHeight = 36;
   const top = 8;
@@ -318,9 +374,11 @@ export function forestSvg(id: string, rows: readonly ForestRow[], title: string,
     const cy = y + 25;
     if (row.low !== null && row.high !== null && row.low > 0) {
       out += `<line x1="${f1(scale.at(row.low))}" x2="${f1(scale.at(row.high))}" y1="${f1(cy)}" y2="${f1(cy)}" stroke="${COLORS.interval}" stroke-width="3"/>`;
-      for (const end of [row.low, row.high]) out += `<line x1="${f1(scale.at(end))}" x2="${f1(scale.at(end))}" y1="${f1(cy - 5)}" y2="${f1(cy + 5)}" stroke="${COLORS.interval}" stroke-width="2"/>`;
+      for (const end of [row.low, row.high])
+        out += `<line x1="${f1(scale.at(end))}" x2="${f1(scale.at(end))}" y1="${f1(cy - 5)}" y2="${f1(cy + 5)}" stroke="${COLORS.interval}" stroke-width="2"/>`;
     }
-    if (row.ratio !== null && row.ratio > 0) out += `<circle cx="${f1(scale.at(row.ratio))}" cy="${f1(cy)}" r="4" fill="${COLORS.median}"/>`;
+    if (row.ratio !== null && row.ratio > 0)
+      out += `<circle cx="${f1(scale.at(row.ratio))}" cy="${f1(cy)}" r="4" fill="${COLORS.median}"/>`;
   });
   return `${out}</svg>`;
 }
@@ -343,7 +401,14 @@ export interface ScatterPoint {
  * @param id unique id; points the points; title, desc, xLabel, yLabel escaped text
  * @returns the svg and whether the x axis is logarithmic
  */
-export function scatterSvg(id: string, points: readonly ScatterPoint[], title: string, desc: string, xLabel: string, yLabel: string): { svg: string; log: boolean } {
+export function scatterSvg(
+  id: string,
+  points: readonly ScatterPoint[],
+  title: string,
+  desc: string,
+  xLabel: string,
+  yLabel: string,
+): { svg: string; log: boolean } {
   const left = 44;
   const top = 26;
   const height = 200;

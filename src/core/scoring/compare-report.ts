@@ -153,10 +153,16 @@ export function pairedCounts(
   };
 }
 
-async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit: number, hashing: Promise<string>): Promise<ComparedRun> {
+async function loadRun(
+  items: LoadedItems,
+  source: ArtifactBytes,
+  candidateLimit: number,
+  hashing: Promise<string>,
+): Promise<ComparedRun> {
   // A JSON array is a predictions file, read straight from its bytes; anything else is decoded to see what it is.
   let value: unknown;
-  if (new JsonScanner(source.bytes).peek() !== 0x5b) value = decodeJsonBytes(source.bytes, source.fileName, source.fastDecode);
+  if (new JsonScanner(source.bytes).peek() !== 0x5b)
+    value = decodeJsonBytes(source.bytes, source.fileName, source.fastDecode);
   const isReport = typeof value === 'object' && value !== null && !Array.isArray(value) && 'schema' in value;
   if (!isReport) {
     const run = await scoreRun(items, source, candidateLimit, hashing, value);
@@ -168,7 +174,11 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
     const issue = parsed.error.issues[0];
     // '$' is the artifact messages' name for the file as a whole (see ArtifactError).
     const where = issue.path.length === 0 ? '$' : issuePath(issue.path);
-    throw new ArtifactError(source.fileName, where, `not a predictions array nor a valid drb.score-report.v2: ${issue.message}`);
+    throw new ArtifactError(
+      source.fileName,
+      where,
+      `not a predictions array nor a valid drb.score-report.v2: ${issue.message}`,
+    );
   }
   const report = parsed.data;
   if (report.inputs.items.sha256 !== items.info.sha256) {
@@ -179,19 +189,35 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
     );
   }
   if (report.candidate_limit !== candidateLimit) {
-    throw new ArtifactError(source.fileName, 'candidate_limit', `this run was scored with K = ${report.candidate_limit}, not ${candidateLimit}`);
+    throw new ArtifactError(
+      source.fileName,
+      'candidate_limit',
+      `this run was scored with K = ${report.candidate_limit}, not ${candidateLimit}`,
+    );
   }
   const perRow = report.per_row;
   if (perRow === undefined) {
-    throw new ArtifactError(source.fileName, 'per_row', 'missing: a score report can be compared only when written with --per-row');
+    throw new ArtifactError(
+      source.fileName,
+      'per_row',
+      'missing: a score report can be compared only when written with --per-row',
+    );
   }
   if (perRow.length !== items.rows.length) {
-    throw new ArtifactError(source.fileName, 'per_row', `has ${perRow.length} entries for ${items.rows.length} item rows`);
+    throw new ArtifactError(
+      source.fileName,
+      'per_row',
+      `has ${perRow.length} entries for ${items.rows.length} item rows`,
+    );
   }
   const levenshtein = new CodePointLevenshtein(longestText(items.rows));
   const outcomes: RowOutcome[] = perRow.map((entry, r) => {
     if (entry.id !== items.rows[r].id) {
-      throw new ArtifactError(source.fileName, `per_row[${r}].id`, `${quoteId(entry.id)} is not item row ${quoteId(items.rows[r].id)}`);
+      throw new ArtifactError(
+        source.fileName,
+        `per_row[${r}].id`,
+        `${quoteId(entry.id)} is not item row ${quoteId(items.rows[r].id)}`,
+      );
     }
     checkPerRowEntry(entry, items.rows[r], r, candidateLimit, levenshtein, source.fileName);
     return {
@@ -220,7 +246,13 @@ async function loadRun(items: LoadedItems, source: ArtifactBytes, candidateLimit
     }
   }
   return {
-    info: { file: source.reportName, bytes: source.bytes.byteLength, sha256, rows: perRow.length, kind: 'score-report' },
+    info: {
+      file: source.reportName,
+      bytes: source.bytes.byteLength,
+      sha256,
+      rows: perRow.length,
+      kind: 'score-report',
+    },
     outcomes,
     metrics,
   };
@@ -241,26 +273,48 @@ function longestText(rows: readonly ItemRow[]): number {
  * effective MinCER, change, overcorrection) must agree, as scoring always makes them.
  * @throws ArtifactError naming the entry's field
  */
-function checkPerRowEntry(entry: PerRowEntry, item: ItemRow, r: number, candidateLimit: number, levenshtein: CodePointLevenshtein, fileName: string): void {
+function checkPerRowEntry(
+  entry: PerRowEntry,
+  item: ItemRow,
+  r: number,
+  candidateLimit: number,
+  levenshtein: CodePointLevenshtein,
+  fileName: string,
+): void {
   const fail = (field: string, problem: string): never => {
-    throw new ArtifactError(fileName, `per_row[${r}].${field}`, `${problem}: the report was edited; score the predictions again`);
+    throw new ArtifactError(
+      fileName,
+      `per_row[${r}].${field}`,
+      `${problem}: the report was edited; score the predictions again`,
+    );
   };
   if (entry.label !== item.label) fail('label', `is ${entry.label} but item row ${quoteId(item.id)} is ${item.label}`);
   const inputMinCer = minCer(item.input, item.references, levenshtein);
-  if (!Object.is(entry.input_min_cer, inputMinCer)) fail('input_min_cer', `is ${entry.input_min_cer} but the item row gives ${inputMinCer}`);
+  if (!Object.is(entry.input_min_cer, inputMinCer))
+    fail('input_min_cer', `is ${entry.input_min_cer} but the item row gives ${inputMinCer}`);
   if (entry.abstained) {
-    if (entry.rank !== null || entry.candidates_supplied !== 0) fail('abstained', 'is true with a rank or candidates supplied');
-    if (!Object.is(entry.effective_min_cer, inputMinCer)) fail('effective_min_cer', 'differs from the input MinCER on an abstained row');
-    if (entry.correct !== item.references.includes(item.input)) fail('correct', 'disagrees with the item row on an abstained row (the output is the input)');
+    if (entry.rank !== null || entry.candidates_supplied !== 0)
+      fail('abstained', 'is true with a rank or candidates supplied');
+    if (!Object.is(entry.effective_min_cer, inputMinCer))
+      fail('effective_min_cer', 'differs from the input MinCER on an abstained row');
+    if (entry.correct !== item.references.includes(item.input))
+      fail('correct', 'disagrees with the item row on an abstained row (the output is the input)');
     if (entry.overcorrected) fail('overcorrected', 'is true on an abstained row');
   } else {
     if (entry.candidates_supplied < 1) fail('candidates_supplied', 'is 0 on a row that did not abstain');
-    if (entry.rank !== null && entry.rank > Math.min(candidateLimit, entry.candidates_supplied)) fail('rank', `is beyond the first ${candidateLimit} candidates supplied`);
-    if (entry.correct !== (entry.rank === 1)) fail('correct', `is ${entry.correct} with rank ${entry.rank} (the top-1 candidate is correct exactly at rank 1)`);
+    if (entry.rank !== null && entry.rank > Math.min(candidateLimit, entry.candidates_supplied))
+      fail('rank', `is beyond the first ${candidateLimit} candidates supplied`);
+    if (entry.correct !== (entry.rank === 1))
+      fail('correct', `is ${entry.correct} with rank ${entry.rank} (the top-1 candidate is correct exactly at rank 1)`);
     if (entry.correct && entry.effective_min_cer !== 0) fail('effective_min_cer', 'is not 0 on a correct row');
     if (!entry.correct && entry.effective_min_cer === 0) fail('effective_min_cer', 'is 0 on a row that is not correct');
   }
-  const change = entry.effective_min_cer < inputMinCer ? 'improved' : entry.effective_min_cer > inputMinCer ? 'worsened' : 'unchanged';
+  const change =
+    entry.effective_min_cer < inputMinCer
+      ? 'improved'
+      : entry.effective_min_cer > inputMinCer
+        ? 'worsened'
+        : 'unchanged';
   if (entry.change !== change) fail('change', `is ${entry.change} but the MinCERs give ${change}`);
   if (entry.overcorrected && item.label !== 'clean') fail('overcorrected', `is true on a ${item.label} row`);
 }

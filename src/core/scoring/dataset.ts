@@ -42,7 +42,9 @@ export function resolveDataset(format: ItemFormat, itemsSha256: string, declared
   for (const key of ['name', 'revision', 'license'] as const) {
     const value = declared[key];
     if (value !== undefined && (hasUnsafeTerminalChar(value) || value.length > 4096)) {
-      throw new DatasetFlagError(`--dataset-${key}: holds a control or bidirectional character, or is over 4096 characters`);
+      throw new DatasetFlagError(
+        `--dataset-${key}: holds a control or bidirectional character, or is over 4096 characters`,
+      );
     }
   }
   if (format === 'ajimee' && itemsSha256 === AJIMEE_PINNED_SHA256) {

@@ -88,7 +88,10 @@ export function diagnoseErrors(metrics: ScoreMetrics): ErrorDiagnosis {
   const selection = metrics.selection_error;
   const miss = metrics.accepted_candidate_miss;
   if (selection === 0 && miss === 0) {
-    return { dominant_error: 'none', text: 'No errors among non-abstained rows: neither reranking nor candidate generation has anything to fix here.' };
+    return {
+      dominant_error: 'none',
+      text: 'No errors among non-abstained rows: neither reranking nor candidate generation has anything to fix here.',
+    };
   }
   if (selection > miss) {
     return {

@@ -42,8 +42,18 @@ export function renderHeadlineTable(metrics: ScoreMetrics, candidateLimit: numbe
     ['Mean input MinCER', percent(m.mean_input_min_cer)],
     ['Mean effective MinCER', percent(m.mean_effective_min_cer)],
     ['Abstention rate', `${percent(m.abstention_rate)} (${m.abstained_rows}/${m.rows})`],
-    ['Accepted accuracy', m.accepted_accuracy === null ? percent(null, 'every row abstained') : `${percent(m.accepted_accuracy)} (of ${accepted} non-abstained)`],
-    ['Overcorrection rate', m.overcorrection_rate === null ? percent(null, 'no clean rows') : `${percent(m.overcorrection_rate)} (${m.overcorrected_rows}/${m.clean_rows} clean)`],
+    [
+      'Accepted accuracy',
+      m.accepted_accuracy === null
+        ? percent(null, 'every row abstained')
+        : `${percent(m.accepted_accuracy)} (of ${accepted} non-abstained)`,
+    ],
+    [
+      'Overcorrection rate',
+      m.overcorrection_rate === null
+        ? percent(null, 'no clean rows')
+        : `${percent(m.overcorrection_rate)} (${m.overcorrected_rows}/${m.clean_rows} clean)`,
+    ],
     ['Improved / worsened / unchanged', `${m.improved} / ${m.worsened} / ${m.unchanged}`],
     [`Accepted candidate miss (no reference in top ${candidateLimit})`, String(m.accepted_candidate_miss)],
     ['Selection error (reference in top k, wrong top-1)', String(m.selection_error)],
@@ -54,7 +64,15 @@ export function renderHeadlineTable(metrics: ScoreMetrics, candidateLimit: numbe
 
 /** The command that reproduces a score report, with file base names (run it next to the two files). */
 export function reproduceScoreCommand(report: ScoreReport): string {
-  const words = ['npx', 'drb', 'score', '--items', report.inputs.items.file, '--predictions', report.inputs.predictions.file];
+  const words = [
+    'npx',
+    'drb',
+    'score',
+    '--items',
+    report.inputs.items.file,
+    '--predictions',
+    report.inputs.predictions.file,
+  ];
   words.push('--format', report.dataset.format, '--candidate-limit', String(report.candidate_limit));
   if (report.dataset.verification === 'declared' || report.dataset.verification === 'compatible-unverified') {
     if (report.dataset.name !== null) words.push('--dataset-name', report.dataset.name);
@@ -133,7 +151,9 @@ export function renderScoreMarkdown(report: ScoreReport): string {
     '',
     '| Provenance | Rows |',
     '| --- | ---: |',
-    ...(['provider', 'deberta', 'lfm', 'rule', 'unspecified', 'absent'] as const).map((key) => `| ${key} | ${d.provenance[key]} |`),
+    ...(['provider', 'deberta', 'lfm', 'rule', 'unspecified', 'absent'] as const).map(
+      (key) => `| ${key} | ${d.provenance[key]} |`,
+    ),
     '',
     '| Reason | Rows |',
     '| --- | ---: |',
@@ -170,15 +190,19 @@ function pairedRow(name: string, counts: CompareReport['paired']['effective_corr
 function changedRows(title: string, rows: readonly ChangedRow[]): string[] {
   const lines = [`## ${title} (${rows.length})`, ''];
   if (rows.length === 0) return [...lines, 'None.', ''];
-  lines.push('| Id | Label | Baseline rank | Candidate rank | Baseline effective MinCER | Candidate effective MinCER |');
+  lines.push(
+    '| Id | Label | Baseline rank | Candidate rank | Baseline effective MinCER | Candidate effective MinCER |',
+  );
   lines.push('| --- | --- | ---: | ---: | ---: | ---: |');
-  const rank = (value: number | null, abstained: boolean) => (abstained ? 'abstained' : value === null ? 'none' : String(value));
+  const rank = (value: number | null, abstained: boolean) =>
+    abstained ? 'abstained' : value === null ? 'none' : String(value);
   for (const row of rows.slice(0, MARKDOWN_ROW_LIST_LIMIT)) {
     lines.push(
       `| ${codeCell(row.id)} | ${row.label} | ${rank(row.baseline_rank, row.baseline_abstained)} | ${rank(row.candidate_rank, row.candidate_abstained)} | ${percent(row.baseline_effective_min_cer)} | ${percent(row.candidate_effective_min_cer)} |`,
     );
   }
-  if (rows.length > MARKDOWN_ROW_LIST_LIMIT) lines.push('', `(${rows.length - MARKDOWN_ROW_LIST_LIMIT} more in the JSON report.)`);
+  if (rows.length > MARKDOWN_ROW_LIST_LIMIT)
+    lines.push('', `(${rows.length - MARKDOWN_ROW_LIST_LIMIT} more in the JSON report.)`);
   return [...lines, ''];
 }
 
@@ -216,9 +240,22 @@ export function renderCompareHeadline(report: CompareReport): string {
 export function renderCompareMarkdown(report: CompareReport): string {
   const i = report.inputs;
   const command = [
-    'npx', 'drb', 'compare', '--items', i.items.file, '--baseline', i.baseline.file, '--candidate', i.candidate.file,
-    '--format', report.dataset.format, '--candidate-limit', String(report.candidate_limit),
-  ].map(shellWord).join(' ');
+    'npx',
+    'drb',
+    'compare',
+    '--items',
+    i.items.file,
+    '--baseline',
+    i.baseline.file,
+    '--candidate',
+    i.candidate.file,
+    '--format',
+    report.dataset.format,
+    '--candidate-limit',
+    String(report.candidate_limit),
+  ]
+    .map(shellWord)
+    .join(' ');
   return [
     '# Paired comparison',
     '',

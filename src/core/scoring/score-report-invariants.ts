@@ -28,44 +28,123 @@ export function checkScoreReport(report: ScoreReport): ScoreReportProblem[] {
       problems.push({ path: `metrics.${field}`, message: `is ${value}, but ${what} give ${expected}` });
     }
   };
-  rate('effective_acc_at_1', m.effective_acc_at_1, m.correct_rows, m.rows, `correct_rows / rows (${m.correct_rows} / ${m.rows})`);
-  rate('candidate_recall_at_k', m.candidate_recall_at_k, m.candidate_recall_hits, m.rows, `candidate_recall_hits / rows (${m.candidate_recall_hits} / ${m.rows})`);
-  rate('abstention_rate', m.abstention_rate, m.abstained_rows, m.rows, `abstained_rows / rows (${m.abstained_rows} / ${m.rows})`);
-  rate('overcorrection_rate', m.overcorrection_rate, m.overcorrected_rows, m.clean_rows, `overcorrected_rows / clean_rows (${m.overcorrected_rows} / ${m.clean_rows})`);
+  rate(
+    'effective_acc_at_1',
+    m.effective_acc_at_1,
+    m.correct_rows,
+    m.rows,
+    `correct_rows / rows (${m.correct_rows} / ${m.rows})`,
+  );
+  rate(
+    'candidate_recall_at_k',
+    m.candidate_recall_at_k,
+    m.candidate_recall_hits,
+    m.rows,
+    `candidate_recall_hits / rows (${m.candidate_recall_hits} / ${m.rows})`,
+  );
+  rate(
+    'abstention_rate',
+    m.abstention_rate,
+    m.abstained_rows,
+    m.rows,
+    `abstained_rows / rows (${m.abstained_rows} / ${m.rows})`,
+  );
+  rate(
+    'overcorrection_rate',
+    m.overcorrection_rate,
+    m.overcorrected_rows,
+    m.clean_rows,
+    `overcorrected_rows / clean_rows (${m.overcorrected_rows} / ${m.clean_rows})`,
+  );
   const headroom = m.candidate_recall_hits / m.rows - m.correct_rows / m.rows;
-  if (!close(m.reranking_headroom, headroom)) problems.push({ path: 'metrics.reranking_headroom', message: `is ${m.reranking_headroom}, but the counts give ${headroom}` });
-  for (const field of ['correct_rows', 'candidate_recall_hits', 'abstained_rows', 'clean_rows', 'rows_over_candidate_limit', 'improved', 'worsened', 'unchanged'] as const) {
-    if (m[field] > m.rows) problems.push({ path: `metrics.${field}`, message: `is ${m[field]}, more than metrics.rows (${m.rows})` });
+  if (!close(m.reranking_headroom, headroom))
+    problems.push({
+      path: 'metrics.reranking_headroom',
+      message: `is ${m.reranking_headroom}, but the counts give ${headroom}`,
+    });
+  for (const field of [
+    'correct_rows',
+    'candidate_recall_hits',
+    'abstained_rows',
+    'clean_rows',
+    'rows_over_candidate_limit',
+    'improved',
+    'worsened',
+    'unchanged',
+  ] as const) {
+    if (m[field] > m.rows)
+      problems.push({ path: `metrics.${field}`, message: `is ${m[field]}, more than metrics.rows (${m.rows})` });
   }
-  if (m.overcorrected_rows > m.clean_rows) problems.push({ path: 'metrics.overcorrected_rows', message: `is ${m.overcorrected_rows}, more than metrics.clean_rows (${m.clean_rows})` });
+  if (m.overcorrected_rows > m.clean_rows)
+    problems.push({
+      path: 'metrics.overcorrected_rows',
+      message: `is ${m.overcorrected_rows}, more than metrics.clean_rows (${m.clean_rows})`,
+    });
   if (m.improved + m.worsened + m.unchanged !== m.rows) {
-    problems.push({ path: 'metrics.unchanged', message: `improved + worsened + unchanged is ${m.improved + m.worsened + m.unchanged}, but metrics.rows is ${m.rows}` });
+    problems.push({
+      path: 'metrics.unchanged',
+      message: `improved + worsened + unchanged is ${m.improved + m.worsened + m.unchanged}, but metrics.rows is ${m.rows}`,
+    });
   }
   const accepted = m.rows - m.abstained_rows;
   if (m.accepted_candidate_miss + m.selection_error > accepted) {
-    problems.push({ path: 'metrics.selection_error', message: `accepted_candidate_miss + selection_error is ${m.accepted_candidate_miss + m.selection_error}, more than the ${accepted} accepted rows` });
+    problems.push({
+      path: 'metrics.selection_error',
+      message: `accepted_candidate_miss + selection_error is ${m.accepted_candidate_miss + m.selection_error}, more than the ${accepted} accepted rows`,
+    });
   }
   if ((accepted === 0) !== (m.accepted_accuracy === null)) {
-    problems.push({ path: 'metrics.accepted_accuracy', message: `is ${m.accepted_accuracy}, but ${accepted} row(s) were accepted` });
+    problems.push({
+      path: 'metrics.accepted_accuracy',
+      message: `is ${m.accepted_accuracy}, but ${accepted} row(s) were accepted`,
+    });
   } else if (m.accepted_accuracy !== null) {
     // accepted_accuracy x accepted is the number of correct accepted rows: a whole number, at most the correct rows.
     const correctAccepted = m.accepted_accuracy * accepted;
-    if (Math.abs(correctAccepted - Math.round(correctAccepted)) > 1e-6 * Math.max(1, accepted) || Math.round(correctAccepted) > m.correct_rows) {
-      problems.push({ path: 'metrics.accepted_accuracy', message: `is ${m.accepted_accuracy}, which is no whole number of correct rows among the ${accepted} accepted` });
+    if (
+      Math.abs(correctAccepted - Math.round(correctAccepted)) > 1e-6 * Math.max(1, accepted) ||
+      Math.round(correctAccepted) > m.correct_rows
+    ) {
+      problems.push({
+        path: 'metrics.accepted_accuracy',
+        message: `is ${m.accepted_accuracy}, which is no whole number of correct rows among the ${accepted} accepted`,
+      });
     }
   }
-  if (m.mrr_at_k > m.candidate_recall_at_k + 1e-9) problems.push({ path: 'metrics.mrr_at_k', message: `is ${m.mrr_at_k}, more than candidate_recall_at_k (${m.candidate_recall_at_k}): each hit adds at most 1 / rows` });
-  const diagnosis = m.selection_error === 0 && m.accepted_candidate_miss === 0 ? 'none' : m.selection_error > m.accepted_candidate_miss ? 'selection_error' : m.accepted_candidate_miss > m.selection_error ? 'candidate_miss' : 'tie';
+  if (m.mrr_at_k > m.candidate_recall_at_k + 1e-9)
+    problems.push({
+      path: 'metrics.mrr_at_k',
+      message: `is ${m.mrr_at_k}, more than candidate_recall_at_k (${m.candidate_recall_at_k}): each hit adds at most 1 / rows`,
+    });
+  const diagnosis =
+    m.selection_error === 0 && m.accepted_candidate_miss === 0
+      ? 'none'
+      : m.selection_error > m.accepted_candidate_miss
+        ? 'selection_error'
+        : m.accepted_candidate_miss > m.selection_error
+          ? 'candidate_miss'
+          : 'tie';
   if (report.diagnosis.dominant_error !== diagnosis) {
-    problems.push({ path: 'diagnosis.dominant_error', message: `is ${report.diagnosis.dominant_error}, but selection_error ${m.selection_error} and accepted_candidate_miss ${m.accepted_candidate_miss} give ${diagnosis}` });
+    problems.push({
+      path: 'diagnosis.dominant_error',
+      message: `is ${report.diagnosis.dominant_error}, but selection_error ${m.selection_error} and accepted_candidate_miss ${m.accepted_candidate_miss} give ${diagnosis}`,
+    });
   }
-  if (report.inputs.items.rows !== m.rows) problems.push({ path: 'inputs.items.rows', message: `is ${report.inputs.items.rows}, but metrics.rows is ${m.rows}` });
+  if (report.inputs.items.rows !== m.rows)
+    problems.push({
+      path: 'inputs.items.rows',
+      message: `is ${report.inputs.items.rows}, but metrics.rows is ${m.rows}`,
+    });
   if (report.declared.prediction_rows !== report.inputs.predictions.rows) {
-    problems.push({ path: 'declared.prediction_rows', message: `is ${report.declared.prediction_rows}, but inputs.predictions.rows is ${report.inputs.predictions.rows}` });
+    problems.push({
+      path: 'declared.prediction_rows',
+      message: `is ${report.declared.prediction_rows}, but inputs.predictions.rows is ${report.inputs.predictions.rows}`,
+    });
   }
   if (report.per_row !== undefined) {
     const rows = report.per_row;
-    if (rows.length !== m.rows) problems.push({ path: 'per_row', message: `holds ${rows.length} rows, but metrics.rows is ${m.rows}` });
+    if (rows.length !== m.rows)
+      problems.push({ path: 'per_row', message: `holds ${rows.length} rows, but metrics.rows is ${m.rows}` });
     else {
       const tally = (pick: (r: (typeof rows)[number]) => boolean) => rows.filter(pick).length;
       const checks: Array<[keyof typeof m, number]> = [
@@ -77,7 +156,8 @@ export function checkScoreReport(report: ScoreReport): ScoreReportProblem[] {
         ['worsened', tally((r) => r.change === 'worsened')],
       ];
       for (const [field, count] of checks) {
-        if (m[field] !== count) problems.push({ path: `metrics.${field}`, message: `is ${m[field]}, but per_row gives ${count}` });
+        if (m[field] !== count)
+          problems.push({ path: `metrics.${field}`, message: `is ${m[field]}, but per_row gives ${count}` });
       }
     }
   }

@@ -125,4 +125,3 @@ export const ScoreReport = z.strictObject({
   per_row: z.array(PerRowEntry).optional(),
 });
 export type ScoreReport = z.infer<typeof ScoreReport>;
-

@@ -68,7 +68,11 @@ export function indexPredictions(
   for (const prediction of predictions) {
     const row = rowById.get(prediction.id);
     if (row === undefined) {
-      throw new ArtifactError(predictionsFileName, `id ${quoteId(prediction.id)}`, `names no item row in ${itemsFileName}`);
+      throw new ArtifactError(
+        predictionsFileName,
+        `id ${quoteId(prediction.id)}`,
+        `names no item row in ${itemsFileName}`,
+      );
     }
     byRow[row] = prediction;
   }
@@ -103,7 +107,12 @@ export function scoreRows(
  * @param byRow for each item row, the index of its prediction row, or -1 (see matchPredictions)
  * @param candidateLimit K: only the first K candidates count for recall, rank, candidate miss and selection error
  */
-export function scoreTables(items: ItemTable, predictions: PredictionTable, byRow: Int32Array, candidateLimit: number): RowOutcomes {
+export function scoreTables(
+  items: ItemTable,
+  predictions: PredictionTable,
+  byRow: Int32Array,
+  candidateLimit: number,
+): RowOutcomes {
   const scorer = new RowScorer(items, candidateLimit);
   for (let r = 0; r < items.rows; r++) {
     const p = byRow[r];
@@ -218,7 +227,9 @@ export class RowScorer {
       if (abstained) {
         // An abstention: the effective output is the input.
         outcomes.abstained[r] = 1;
-        outcomes.correct[r] = isReference(text, inputStart, inputEnd, text, items.refs, firstRef, referenceCount) ? 1 : 0;
+        outcomes.correct[r] = isReference(text, inputStart, inputEnd, text, items.refs, firstRef, referenceCount)
+          ? 1
+          : 0;
         outcomes.effectiveMinCers[r] = outcomes.inputMinCers[r];
       }
       outcomes.settle(r);
@@ -240,7 +251,8 @@ export class RowScorer {
     const count = refIndex[r + 1] - first;
     let total = 0;
     for (let k = first; k < first + count; k++) total += refs[2 * k + 1] - refs[2 * k];
-    if (this.referenceCodes.length < total) this.referenceCodes = new Uint32Array(Math.max(total, 2 * this.referenceCodes.length));
+    if (this.referenceCodes.length < total)
+      this.referenceCodes = new Uint32Array(Math.max(total, 2 * this.referenceCodes.length));
     if (this.starts.length < count) {
       this.starts = new Uint32Array(count);
       this.lengths = new Uint32Array(count);
@@ -256,7 +268,8 @@ export class RowScorer {
 
   /** Decodes bytes[start, end) into the hypothesis buffer and returns its length in code points. */
   private decodeHypothesis(bytes: Uint8Array, start: number, end: number): number {
-    if (this.hypothesis.length < end - start) this.hypothesis = new Uint32Array(Math.max(end - start, 2 * this.hypothesis.length));
+    if (this.hypothesis.length < end - start)
+      this.hypothesis = new Uint32Array(Math.max(end - start, 2 * this.hypothesis.length));
     return decodeCodePoints(bytes, start, end, this.hypothesis, 0);
   }
 }
@@ -345,7 +358,16 @@ export class RowOutcomes {
 }
 
 /** True when bytes[start, end) equals one of the row's references (refs first..first+count-1 in `text`). */
-function isReference(bytes: Uint8Array, start: number, end: number, text: Uint8Array, refs: Uint32Array, first: number, count: number): boolean {
-  for (let k = first; k < first + count; k++) if (bytesEqual(bytes, start, end, text, refs[2 * k], refs[2 * k + 1])) return true;
+function isReference(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  text: Uint8Array,
+  refs: Uint32Array,
+  first: number,
+  count: number,
+): boolean {
+  for (let k = first; k < first + count; k++)
+    if (bytesEqual(bytes, start, end, text, refs[2 * k], refs[2 * k + 1])) return true;
   return false;
 }

@@ -1,4 +1,11 @@
-import { ArtifactError, checkArtifactSize, MAX_ARTIFACT_BYTES, quoteId, tooLargeError, type Utf8Decoder } from '../artifacts/artifact-error.ts';
+import {
+  ArtifactError,
+  checkArtifactSize,
+  MAX_ARTIFACT_BYTES,
+  quoteId,
+  tooLargeError,
+  type Utf8Decoder,
+} from '../artifacts/artifact-error.ts';
 import { ByteWindow, type ReadBytes } from '../artifacts/byte-window.ts';
 import { itemRowsOf, itemTableOf, readItemTable, type ItemTable } from '../artifacts/item-table.ts';
 import type { ItemFormat, ItemRow } from '../artifacts/items.ts';
@@ -95,7 +102,13 @@ export function readWhole(source: ArtifactStream): ArtifactBytes {
     bytes = larger;
     length += read;
   }
-  return { bytes: bytes.subarray(0, length), fileName: source.fileName, reportName: source.reportName, fastDecode: source.fastDecode, sha256: reader.sha256() };
+  return {
+    bytes: bytes.subarray(0, length),
+    fileName: source.fileName,
+    reportName: source.reportName,
+    fastDecode: source.fastDecode,
+    sha256: reader.sha256(),
+  };
 }
 
 /** Everything a score run needs besides the files. */
@@ -127,7 +140,11 @@ export interface LoadedItems {
  * @param hashing the file's hash if already started (Web Crypto digests off the main thread, so callers start it early)
  * @throws ArtifactError when the file is bad
  */
-export async function loadItems(source: ArtifactBytes, format: ItemFormat, hashing?: Promise<string>): Promise<LoadedItems> {
+export async function loadItems(
+  source: ArtifactBytes,
+  format: ItemFormat,
+  hashing?: Promise<string>,
+): Promise<LoadedItems> {
   checkArtifactSize(source.bytes, source.fileName);
   const sha256 = hashing ?? startArtifactHash(source);
   let rows: ItemRow[] | undefined;
@@ -181,12 +198,18 @@ export async function scoreRun(
     const read = readAndScore(items, source, candidateLimit);
     if (read !== undefined) {
       const hash = read.sha256 ?? sha256 ?? startArtifactHash(source as ArtifactBytes);
-      return { ...read.run, info: { file: source.reportName, bytes: read.bytes, sha256: await hash, rows: read.run.declared.rows } };
+      return {
+        ...read.run,
+        info: { file: source.reportName, bytes: read.bytes, sha256: await hash, rows: read.run.declared.rows },
+      };
     }
   }
   const whole = 'bytes' in source ? source : readWhole(source);
   const { parsePredictions, parsePredictionsValue } = await import('../artifacts/predictions.ts'); // zod, loaded only here
-  const rows = value === undefined ? parsePredictions(whole.bytes, whole.fileName, whole.fastDecode) : parsePredictionsValue(value, whole.fileName);
+  const rows =
+    value === undefined
+      ? parsePredictions(whole.bytes, whole.fileName, whole.fastDecode)
+      : parsePredictionsValue(value, whole.fileName);
   const table = predictionTableOf(rows);
   const match = matchPredictions(items.table, table);
   if (match.problem >= 0) {
@@ -216,7 +239,8 @@ function readAndScore(
     checkArtifactSize(source.bytes, source.fileName);
     window = ByteWindow.over(source.bytes);
   } else {
-    if (source.size !== undefined && source.size > MAX_ARTIFACT_BYTES) throw tooLargeError(source.fileName, source.size);
+    if (source.size !== undefined && source.size > MAX_ARTIFACT_BYTES)
+      throw tooLargeError(source.fileName, source.size);
     reader = source.open();
     window = ByteWindow.reading(reader.read);
   }

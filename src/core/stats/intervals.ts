@@ -61,7 +61,8 @@ function resolve(options: BootstrapOptions): Required<BootstrapOptions> {
   const resamples = options.resamples ?? BOOTSTRAP_RESAMPLES;
   const level = options.level ?? BOOTSTRAP_LEVEL;
   const seed = options.seed ?? BOOTSTRAP_SEED;
-  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer, got ${resamples}`);
+  if (!Number.isInteger(resamples) || resamples < 1)
+    throw new RangeError(`resamples must be a positive integer, got ${resamples}`);
   if (!(level > 0 && level < 1)) throw new RangeError(`level must be in (0, 1), got ${level}`);
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
   return { resamples, level, seed };
@@ -206,7 +207,10 @@ export function bootstrapMedian(samples: readonly number[], options: BootstrapOp
  * @param options resamples, level and seed (the declared defaults when omitted)
  * @returns the pooled median and its interval, or null for no samples
  */
-export function bootstrapPooledMedian(receipts: ReadonlyArray<readonly number[]>, options: BootstrapOptions = {}): BootstrapResult | null {
+export function bootstrapPooledMedian(
+  receipts: ReadonlyArray<readonly number[]>,
+  options: BootstrapOptions = {},
+): BootstrapResult | null {
   const nonEmpty = receipts.filter((r) => r.length > 0);
   if (nonEmpty.length === 1) return bootstrapMedian(nonEmpty[0], options);
   return clusteredMedian(nonEmpty, 'receipts', options);
@@ -234,7 +238,9 @@ export function bootstrapRatioOfMedians(
   checkFinite(baseline, 'ratio interval, baseline');
   checkFinite(candidate, 'ratio interval, candidate');
   if (paired && baseline.length !== candidate.length) {
-    throw new RangeError(`paired samples need the same count: ${baseline.length} baseline vs ${candidate.length} candidate`);
+    throw new RangeError(
+      `paired samples need the same count: ${baseline.length} baseline vs ${candidate.length} candidate`,
+    );
   }
   if (baseline.length === 0 || candidate.length === 0) return null;
   if (baseline.some((v) => v <= 0) || candidate.some((v) => v <= 0)) return null;
@@ -264,7 +270,15 @@ export function bootstrapRatioOfMedians(
   const { low, high } = percentileEnds(replications, level);
   return {
     estimate: median(candidate)! / median(baseline)!,
-    interval: { low, high, level, method: 'percentile-bootstrap', resampled: paired ? 'rounds' : 'samples', resamples, seed },
+    interval: {
+      low,
+      high,
+      level,
+      method: 'percentile-bootstrap',
+      resampled: paired ? 'rounds' : 'samples',
+      resamples,
+      seed,
+    },
   };
 }
 
@@ -294,7 +308,12 @@ export function ratioVerdict(interval: { low: number; high: number }): RatioVerd
  * @param ratio median(route) / median(baseline)
  * @param interval its interval, or null when none could be computed (then the sentence says so)
  */
-export function ratioSentence(routeId: string, baselineId: string, ratio: number, interval: ConfidenceInterval | null): string {
+export function ratioSentence(
+  routeId: string,
+  baselineId: string,
+  ratio: number,
+  interval: ConfidenceInterval | null,
+): string {
   const head = `${routeId} took ${threeSignificant(ratio)}x the time of ${baselineId}`;
   if (interval === null) return `${head}; no interval (a zero or missing sample)`;
   const verdict = ratioVerdict(interval);

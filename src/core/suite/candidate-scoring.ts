@@ -34,8 +34,18 @@ export function rowsPerCall(length: number, vocabSize: number, budgetBytes: numb
  * @param vocabSize the logits' last dimension, for the budget
  * @param budgetBytes the largest logits tensor one call may produce
  */
-export function planScoringChunks(prompt: readonly number[], continuations: readonly (readonly number[])[], padId: number, vocabSize: number, budgetBytes: number): ScoringChunk[] {
-  const perChunk = rowsPerCall(prompt.length + Math.max(0, ...continuations.map((c) => c.length)), vocabSize, budgetBytes);
+export function planScoringChunks(
+  prompt: readonly number[],
+  continuations: readonly (readonly number[])[],
+  padId: number,
+  vocabSize: number,
+  budgetBytes: number,
+): ScoringChunk[] {
+  const perChunk = rowsPerCall(
+    prompt.length + Math.max(0, ...continuations.map((c) => c.length)),
+    vocabSize,
+    budgetBytes,
+  );
   const chunks: ScoringChunk[] = [];
   for (let first = 0; first < continuations.length; first += perChunk) {
     const rows = Array.from({ length: Math.min(perChunk, continuations.length - first) }, (_, i) => first + i);

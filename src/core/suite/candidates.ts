@@ -41,7 +41,11 @@ export function parseCandidates(bytes: Uint8Array, fileName: string): Candidates
     if (!parsed.success) throw rowIssueError(fileName, index, usableId(raw, 'id'), parsed.error);
     const earlier = seen.get(parsed.data.id);
     if (earlier !== undefined) {
-      throw new ArtifactError(fileName, `id ${quoteId(parsed.data.id)}`, `duplicate id (rows [${earlier}] and [${index}])`);
+      throw new ArtifactError(
+        fileName,
+        `id ${quoteId(parsed.data.id)}`,
+        `duplicate id (rows [${earlier}] and [${index}])`,
+      );
     }
     seen.set(parsed.data.id, index);
     rows[index] = parsed.data;
@@ -56,9 +60,14 @@ export function parseCandidates(bytes: Uint8Array, fileName: string): Candidates
  * @param fileName the candidates file's display name, for the message
  * @throws ArtifactError naming the first row whose id is not an item id
  */
-export function checkCandidatesAgainstItems(rows: readonly CandidatesRow[], items: readonly ItemRow[], fileName: string): void {
+export function checkCandidatesAgainstItems(
+  rows: readonly CandidatesRow[],
+  items: readonly ItemRow[],
+  fileName: string,
+): void {
   const itemIds = new Set(items.map((item) => item.id));
   for (const row of rows) {
-    if (!itemIds.has(row.id)) throw new ArtifactError(fileName, `id ${quoteId(row.id)}`, 'names no row of the items file');
+    if (!itemIds.has(row.id))
+      throw new ArtifactError(fileName, `id ${quoteId(row.id)}`, 'names no row of the items file');
   }
 }

@@ -75,7 +75,9 @@ export function cacheInputName(output: string): string | null {
  * @param inputNames the model session's input names
  */
 export function takesCache(inputNames: readonly string[]): boolean {
-  return inputNames.some((name) => name.startsWith('past_key_values') || HYBRID_CACHES.some((kind) => name.startsWith(`past_${kind}`)));
+  return inputNames.some(
+    (name) => name.startsWith('past_key_values') || HYBRID_CACHES.some((kind) => name.startsWith(`past_${kind}`)),
+  );
 }
 
 /**
@@ -85,7 +87,11 @@ export function takesCache(inputNames: readonly string[]): boolean {
  * @param vocabSize the logits' last dimension
  * @param budgetBytes the largest logits tensor one call may produce
  */
-export function planContinuationChunks(continuations: readonly (readonly number[])[], vocabSize: number, budgetBytes: number): ContinuationChunk[] {
+export function planContinuationChunks(
+  continuations: readonly (readonly number[])[],
+  vocabSize: number,
+  budgetBytes: number,
+): ContinuationChunk[] {
   const scored = continuations.flatMap((c, i) => (c.length > 0 ? [i] : []));
   if (scored.length === 0) return [];
   const perChunk = rowsPerCall(Math.max(...scored.map((i) => continuations[i].length)), vocabSize, budgetBytes);
@@ -103,7 +109,9 @@ export function planContinuationChunks(continuations: readonly (readonly number[
  * @param times how many rows
  */
 function repeatRows<A extends ArrayLike<number> | ArrayLike<bigint>>(data: A, times: number): A {
-  const Typed = (data as unknown as { constructor: new (length: number) => A & { set(source: A, offset: number): void } }).constructor;
+  const Typed = (
+    data as unknown as { constructor: new (length: number) => A & { set(source: A, offset: number): void } }
+  ).constructor;
   const out = new Typed(data.length * times);
   for (let i = 0; i < times; i++) out.set(data, i * data.length);
   return out;
@@ -135,7 +143,11 @@ export async function scoreWithPromptOnce<T extends ScoringTensor>(
   // 1. The prompt alone: its last position's logits predict every candidate's first token; its cache is every row's past.
   let t = now();
   const first = await runtime.run({
-    input_ids: runtime.tensor('int64', BigInt64Array.from(prompt, (id) => BigInt(id)), [1, p]),
+    input_ids: runtime.tensor(
+      'int64',
+      BigInt64Array.from(prompt, (id) => BigInt(id)),
+      [1, p],
+    ),
     attention_mask: runtime.tensor('int64', new BigInt64Array(p).fill(1n), [1, p]),
   });
   modelMs += now() - t;
@@ -170,7 +182,11 @@ export async function scoreWithPromptOnce<T extends ScoringTensor>(
       for (let j = 0; j < p + length; j++) mask[row * (p + length) + j] = j < p + c.length ? 1n : 0n;
     });
     const past: Record<string, T> = {};
-    for (const entry of cache) past[entry.name] = runtime.tensor(entry.tensor.type, repeatRows(entry.data, rows), [rows, ...entry.tensor.dims.slice(1)]);
+    for (const entry of cache)
+      past[entry.name] = runtime.tensor(entry.tensor.type, repeatRows(entry.data, rows), [
+        rows,
+        ...entry.tensor.dims.slice(1),
+      ]);
     postprocessMs += now() - t;
     t = now();
     const out = await runtime.run({

@@ -41,13 +41,20 @@ export function rankCandidates(
     throw new RangeError(`row ${JSON.stringify(id)}: ${scores.length} scores for ${candidates.length} candidates`);
   }
   scores.forEach((score, index) => {
-    if (!Number.isFinite(score)) throw new RangeError(`row ${JSON.stringify(id)}: score of candidate [${index}] is not finite (${score})`);
+    if (!Number.isFinite(score))
+      throw new RangeError(`row ${JSON.stringify(id)}: score of candidate [${index}] is not finite (${score})`);
   });
   if (candidates.length === 0) {
-    return { prediction: { id, candidates: [], provenance, reason: 'no_candidates' }, reason: 'no_candidates', ranked: [] };
+    return {
+      prediction: { id, candidates: [], provenance, reason: 'no_candidates' },
+      reason: 'no_candidates',
+      ranked: [],
+    };
   }
   // Array.prototype.sort is stable, so equal scores keep the generator's order (its order is a prior, too).
-  const ranked = candidates.map((candidate, index) => ({ candidate, score: scores[index] })).sort((a, b) => b.score - a.score);
+  const ranked = candidates
+    .map((candidate, index) => ({ candidate, score: scores[index] }))
+    .sort((a, b) => b.score - a.score);
   if (ranked.length === 1) {
     return {
       prediction: { id, candidates: [ranked[0].candidate], provenance, reason: 'single_candidate' },

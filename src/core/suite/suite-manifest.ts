@@ -13,7 +13,10 @@ export const SUITE_MANIFEST_SCHEMA = 'drb.suite-manifest.v1';
 
 const PinnedFile = z.strictObject({
   /** File name inside the suite folder. */
-  path: z.string().regex(/^[a-z0-9][a-z0-9._-]*\.json$/, 'expected a plain .json file name').max(256),
+  path: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9._-]*\.json$/, 'expected a plain .json file name')
+    .max(256),
   bytes: z.number().int().nonnegative(),
   sha256: z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256'),
 });

@@ -87,7 +87,12 @@ export async function planSuite(items: NamedBytes, candidates: NamedBytes, forma
   return {
     format,
     // A picked file's name is the user's: bounded as the receipt schema requires.
-    items: { file_name: boundLine(items.fileName, 255), bytes: items.bytes.byteLength, sha256: await sha256Hex(items.bytes), rows: itemRows.length },
+    items: {
+      file_name: boundLine(items.fileName, 255),
+      bytes: items.bytes.byteLength,
+      sha256: await sha256Hex(items.bytes),
+      rows: itemRows.length,
+    },
     candidates: {
       file_name: boundLine(candidates.fileName, 255),
       bytes: candidates.bytes.byteLength,

@@ -5,7 +5,19 @@
  */
 import { z } from 'zod';
 import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../text/bounded-text.ts';
-import { AppInfo, Capabilities, EngineInfo, InterruptedRun, RunOverlap, IsoTime, ModelInfo, ReceiptError, Route, RuntimeInfo, SampleStats } from '../receipt/receipt.ts';
+import {
+  AppInfo,
+  Capabilities,
+  EngineInfo,
+  InterruptedRun,
+  RunOverlap,
+  IsoTime,
+  ModelInfo,
+  ReceiptError,
+  Route,
+  RuntimeInfo,
+  SampleStats,
+} from '../receipt/receipt.ts';
 import { ItemFormat } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { summarize } from '../stats/stats.ts';
@@ -106,7 +118,8 @@ export function checkSuiteReceipt(receipt: SuiteReceipt): SuiteProblem[] {
   const { rows, timings, outcome } = receipt;
   const recomputed = summarize(timings.row_latency_samples_ms);
   if (recomputed === null) {
-    if (timings.row_latency_stats !== null) problems.push({ path: 'timings.row_latency_stats', message: 'statistics given without samples' });
+    if (timings.row_latency_stats !== null)
+      problems.push({ path: 'timings.row_latency_stats', message: 'statistics given without samples' });
   } else if (timings.row_latency_stats === null) {
     problems.push({ path: 'timings.row_latency_stats', message: 'samples given without statistics' });
   } else {
@@ -119,7 +132,8 @@ export function checkSuiteReceipt(receipt: SuiteReceipt): SuiteProblem[] {
     }
   }
   const finished = rows.accepted + rows.low_margin + rows.single_candidate + rows.no_candidates;
-  if (finished !== rows.done) problems.push({ path: 'rows.done', message: `is ${rows.done} but the reason counts add up to ${finished}` });
+  if (finished !== rows.done)
+    problems.push({ path: 'rows.done', message: `is ${rows.done} but the reason counts add up to ${finished}` });
   if (rows.done > rows.total) problems.push({ path: 'rows.done', message: `exceeds rows.total (${rows.total})` });
   if (timings.row_latency_samples_ms.length !== rows.done - rows.no_candidates) {
     problems.push({
@@ -127,16 +141,23 @@ export function checkSuiteReceipt(receipt: SuiteReceipt): SuiteProblem[] {
       message: `holds ${timings.row_latency_samples_ms.length} samples but ${rows.done - rows.no_candidates} rows ran inference`,
     });
   }
-  if (rows.total !== receipt.suite.items.rows) problems.push({ path: 'rows.total', message: 'differs from the items row count' });
+  if (rows.total !== receipt.suite.items.rows)
+    problems.push({ path: 'rows.total', message: 'differs from the items row count' });
   if (outcome.status === 'ok') {
     if (rows.done !== rows.total) problems.push({ path: 'rows.done', message: 'an ok run finishes every row' });
-    if (receipt.predictions === null) problems.push({ path: 'predictions', message: 'an ok run offers a predictions artifact' });
-    else if (receipt.predictions.rows !== rows.total) problems.push({ path: 'predictions.rows', message: 'differs from rows.total' });
-    if (outcome.reason !== null || outcome.failed_stage !== null) problems.push({ path: 'outcome.reason', message: 'an ok outcome carries no failure' });
-    if (receipt.model.integrity === 'mismatch') problems.push({ path: 'outcome.status', message: 'is "ok" despite an integrity mismatch' });
+    if (receipt.predictions === null)
+      problems.push({ path: 'predictions', message: 'an ok run offers a predictions artifact' });
+    else if (receipt.predictions.rows !== rows.total)
+      problems.push({ path: 'predictions.rows', message: 'differs from rows.total' });
+    if (outcome.reason !== null || outcome.failed_stage !== null)
+      problems.push({ path: 'outcome.reason', message: 'an ok outcome carries no failure' });
+    if (receipt.model.integrity === 'mismatch')
+      problems.push({ path: 'outcome.status', message: 'is "ok" despite an integrity mismatch' });
   } else {
-    if (outcome.reason === null || outcome.reason.trim() === '') problems.push({ path: 'outcome.reason', message: 'a failed run must say why' });
-    if (receipt.predictions !== null) problems.push({ path: 'predictions', message: 'a failed run offers no predictions' });
+    if (outcome.reason === null || outcome.reason.trim() === '')
+      problems.push({ path: 'outcome.reason', message: 'a failed run must say why' });
+    if (receipt.predictions !== null)
+      problems.push({ path: 'predictions', message: 'a failed run offers no predictions' });
   }
   return problems;
 }

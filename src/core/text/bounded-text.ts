@@ -22,7 +22,9 @@ export function textLine(max: number) {
   return z
     .string()
     .max(max)
-    .refine((value) => !CONTROL_OR_BIDI.test(value), { message: 'holds a control or bidirectional-override character' });
+    .refine((value) => !CONTROL_OR_BIDI.test(value), {
+      message: 'holds a control or bidirectional-override character',
+    });
 }
 
 /**
@@ -33,7 +35,9 @@ export function detailText(max: number) {
   return z
     .string()
     .max(max)
-    .refine((value) => !CONTROL_OR_BIDI_EXCEPT_BREAKS.test(value), { message: 'holds a control or bidirectional-override character' });
+    .refine((value) => !CONTROL_OR_BIDI_EXCEPT_BREAKS.test(value), {
+      message: 'holds a control or bidirectional-override character',
+    });
 }
 
 /** Free text from an error or a reason (URLs redacted by the page), at most DETAIL_MAX_CHARS. */
@@ -41,31 +45,50 @@ export const Detail = detailText(DETAIL_MAX_CHARS);
 
 /** An error's name as a code (`RouteError`, `WorkerFailure`, `AbortError`, a minified class name). */
 export const ERROR_CODE_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$.:-]{0,63}$/;
-export const ErrorCode = z.string().regex(ERROR_CODE_PATTERN, 'expected an error code (a letter, then letters, digits, _ $ . : -; at most 64)');
+export const ErrorCode = z
+  .string()
+  .regex(ERROR_CODE_PATTERN, 'expected an error code (a letter, then letters, digits, _ $ . : -; at most 64)');
 
 /** A model, input, suite, prompt or route id (`ort-tiny-xenc`, `webllm-qwen2.5-0.5b-instruct-q4f16_1`, `wasm-1`). */
-export const Identifier = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:+@/-]{0,127}$/, 'expected an id (letters, digits, . _ : + @ / -; at most 128)');
+export const Identifier = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:+@/-]{0,127}$/, 'expected an id (letters, digits, . _ : + @ / -; at most 128)');
 
 /** A receipt id as the page makes them (a UUID; test builders use shorter ids of the same characters). */
-export const ReceiptId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{7,127}$/, 'expected an id of 8 to 128 letters, digits, . _ -');
+export const ReceiptId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{7,127}$/, 'expected an id of 8 to 128 letters, digits, . _ -');
 
 /** A run id (a UUID from the page). */
-export const RunId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'expected an id of letters, digits, . _ - (at most 128)');
+export const RunId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'expected an id of letters, digits, . _ - (at most 128)');
 
 /** A package, engine or app version (`1.30.0`, `1.31.0-dev.20260914-8d85527a0`, `156.0.7390.54`). */
-export const Version = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'expected a version (letters, digits, . + _ -; at most 64)');
+export const Version = z
+  .string()
+  .regex(/^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/, 'expected a version (letters, digits, . + _ -; at most 64)');
 
 /** An engine's version as the page reports it, which may name its runtime too (`4.3.2 (onnxruntime-web 1.30.0)`). */
-export const EngineVersion = z.string().regex(/^[0-9A-Za-z][0-9A-Za-z .+_()-]{0,79}$/, 'expected a version (letters, digits, space . + _ ( ) -; at most 80)');
+export const EngineVersion = z
+  .string()
+  .regex(
+    /^[0-9A-Za-z][0-9A-Za-z .+_()-]{0,79}$/,
+    'expected a version (letters, digits, space . + _ ( ) -; at most 80)',
+  );
 
 /** A git commit (abbreviated or full). */
 export const GitCommit = z.string().regex(/^[0-9a-f]{4,64}$/, 'expected a git commit (4 to 64 lowercase hex digits)');
 
 /** A name from a fixed vocabulary the browser or engine defines (`navigate`, `fetch`, `q4f16`, `visibilitychange:hidden`). */
-export const Token = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$/, 'expected a short name (letters, digits, _ . : + -; at most 64)');
+export const Token = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$/, 'expected a short name (letters, digits, _ . : + -; at most 64)');
 
 /** A WebGPU feature name (`shader-f16`, `chromium-experimental-subgroup-matrix`). */
-export const WebGpuFeature = z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'expected a WebGPU feature name (lowercase letters, digits, -)');
+export const WebGpuFeature = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'expected a WebGPU feature name (lowercase letters, digits, -)');
 
 /** A WebGPU limit name (`maxBufferSize`). */
 export const WebGpuLimitName = z.string().regex(/^[A-Za-z][A-Za-z0-9]{0,63}$/, 'expected a WebGPU limit name');
@@ -75,7 +98,6 @@ export const FileLabel = textLine(4096);
 
 /** A schema id (`drb.device-receipt.v2`). */
 export const SchemaId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, 'expected a schema id');
-
 
 // The http(s) origin + path exactly as WHATWG URL parsing gives it; other schemes are refused too.
 const URL_MESSAGE = 'URL must be origin + path only (no query, fragment or credentials)';
@@ -97,16 +119,21 @@ export function isOriginPathUrl(value: string): boolean {
   } catch {
     return false;
   }
-  return (parsed.protocol === 'https:' || parsed.protocol === 'http:') && `${parsed.origin}${parsed.pathname}` === value;
+  return (
+    (parsed.protocol === 'https:' || parsed.protocol === 'http:') && `${parsed.origin}${parsed.pathname}` === value
+  );
 }
 
 /**
  * A URL field: an http(s) URL equal to its own origin + path (see isOriginPathUrl), or one of the markers the page's
  * redaction writes for what it will not record (`data:[redacted]`, `blob:[redacted]`, `[unparseable-url]`).
  */
-export const RedactedUrl = z.string().max(2048).refine((value) => isOriginPathUrl(value) || MARKERS.test(value), {
-  message: URL_MESSAGE,
-});
+export const RedactedUrl = z
+  .string()
+  .max(2048)
+  .refine((value) => isOriginPathUrl(value) || MARKERS.test(value), {
+    message: URL_MESSAGE,
+  });
 
 /** An http(s) URL field with no redaction markers allowed (a page address). */
 export const OriginPathUrl = z.string().max(2048).refine(isOriginPathUrl, { message: URL_MESSAGE });

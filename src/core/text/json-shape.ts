@@ -27,14 +27,21 @@ export interface ShapeProblem {
  * @param skip field paths whose subtrees are not looked at (a bundle's receipts, checked as documents of their own)
  * @param maxProblems at most this many problems are returned
  */
-export function jsonShapeProblems(value: unknown, skip: (path: string) => boolean = () => false, maxProblems = 100): ShapeProblem[] {
+export function jsonShapeProblems(
+  value: unknown,
+  skip: (path: string) => boolean = () => false,
+  maxProblems = 100,
+): ShapeProblem[] {
   const problems: ShapeProblem[] = [];
   const stack: Array<{ node: unknown; path: string; depth: number }> = [{ node: value, path: '', depth: 0 }];
   while (stack.length > 0 && problems.length < maxProblems) {
     const { node, path, depth } = stack.pop()!;
     if (node === null || typeof node !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) {
-      problems.push({ path: path || '(root)', message: `is nested deeper than ${MAX_JSON_DEPTH} levels; no drb artifact is` });
+      problems.push({
+        path: path || '(root)',
+        message: `is nested deeper than ${MAX_JSON_DEPTH} levels; no drb artifact is`,
+      });
       return problems;
     }
     if (Array.isArray(node)) {
@@ -49,7 +56,10 @@ export function jsonShapeProblems(value: unknown, skip: (path: string) => boolea
       const key = keys[i];
       const child = childPath(path, key);
       if (SPECIAL_KEYS.has(key)) {
-        problems.push({ path: child, message: `a key named ${key} is never a drb field (a copy of the object would drop it and what it holds)` });
+        problems.push({
+          path: child,
+          message: `a key named ${key} is never a drb field (a copy of the object would drop it and what it holds)`,
+        });
         continue;
       }
       if (!skip(child)) stack.push({ node: (node as Record<string, unknown>)[key], path: child, depth: depth + 1 });

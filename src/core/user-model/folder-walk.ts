@@ -39,7 +39,10 @@ export const MAX_DROP_DEPTH = 8;
 
 class WalkProblem extends Error {}
 
-function promised<T>(call: (success: (value: T) => void, failure: (error: unknown) => void) => void, what: string): Promise<T> {
+function promised<T>(
+  call: (success: (value: T) => void, failure: (error: unknown) => void) => void,
+  what: string,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     call(resolve, (error) => reject(new WalkProblem(`${what} (${error instanceof Error ? error.name : 'error'})`)));
   });
@@ -65,20 +68,31 @@ export async function walkDroppedEntries<F>(
   // Folders count too: a reader that keeps answering folders must end as surely as one that keeps answering files.
   let entries = 0;
   const visit = async (entry: DroppedEntry, prefix: string, depth: number): Promise<void> => {
-    if (!plainName(entry.name)) throw new WalkProblem('a dropped file or folder has a name that is not a plain file name');
-    if (++entries > limits.maxFiles) throw new WalkProblem(`the drop holds more than ${limits.maxFiles} files and folders; a model folder here holds at most ${limits.maxFiles}`);
+    if (!plainName(entry.name))
+      throw new WalkProblem('a dropped file or folder has a name that is not a plain file name');
+    if (++entries > limits.maxFiles)
+      throw new WalkProblem(
+        `the drop holds more than ${limits.maxFiles} files and folders; a model folder here holds at most ${limits.maxFiles}`,
+      );
     const path = `${prefix}${entry.name}`;
     if (entry.isFile) {
-      const file = await promised<F>((ok, fail) => (entry as DroppedFileEntry<F>).file(ok, fail), 'a dropped file could not be read');
+      const file = await promised<F>(
+        (ok, fail) => (entry as DroppedFileEntry<F>).file(ok, fail),
+        'a dropped file could not be read',
+      );
       files.push({ path, file });
       return;
     }
     if (!entry.isDirectory) return;
-    if (depth >= limits.maxDepth) throw new WalkProblem(`the dropped folder is nested more than ${limits.maxDepth} levels deep`);
+    if (depth >= limits.maxDepth)
+      throw new WalkProblem(`the dropped folder is nested more than ${limits.maxDepth} levels deep`);
     const reader = (entry as DroppedDirectoryEntry).createReader();
     // readEntries answers a batch per call, and an empty batch once the folder is exhausted.
     for (;;) {
-      const batch = await promised<DroppedEntry[]>((ok, fail) => reader.readEntries(ok, fail), 'a dropped folder could not be listed');
+      const batch = await promised<DroppedEntry[]>(
+        (ok, fail) => reader.readEntries(ok, fail),
+        'a dropped folder could not be listed',
+      );
       if (batch.length === 0) break;
       for (const child of batch) await visit(child, `${path}/`, depth + 1);
     }

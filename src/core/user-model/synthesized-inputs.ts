@@ -63,7 +63,10 @@ function dimension(name: string, dim: number | string, sizes: InputSizes): numbe
 function fillFor(name: string, type: string): InputFill | string {
   const isInt = type === 'int64' || type === 'int32';
   const isFloat = type === 'float32' || type === 'float16';
-  if (name.startsWith('past')) return isFloat || isInt ? 'zeros' : `input ${quoted(name)} is a cache of type ${type}, which this page cannot build`;
+  if (name.startsWith('past'))
+    return isFloat || isInt
+      ? 'zeros'
+      : `input ${quoted(name)} is a cache of type ${type}, which this page cannot build`;
   if (isInt) {
     if (/(^|_)input_ids$/.test(name)) return 'token-ids';
     if (/attention_mask$/.test(name)) return 'ones';
@@ -85,7 +88,9 @@ export function planInputs(metadata: readonly GraphInputMetadata[], sizes: Input
   const problems: string[] = [];
   for (const meta of metadata) {
     if (!meta.isTensor || meta.type === undefined) {
-      problems.push(`input ${quoted(meta.name)} is not a tensor (a sequence or a map): this page builds tensor inputs only`);
+      problems.push(
+        `input ${quoted(meta.name)} is not a tensor (a sequence or a map): this page builds tensor inputs only`,
+      );
       continue;
     }
     const fill = fillFor(meta.name, meta.type);
@@ -107,7 +112,9 @@ export function planInputs(metadata: readonly GraphInputMetadata[], sizes: Input
     const numeric = dims as number[];
     const values = numeric.reduce((a, b) => a * b, 1);
     if (!Number.isSafeInteger(values) || values > MAX_INPUT_VALUES) {
-      problems.push(`input ${quoted(meta.name)} would hold ${values} values; this page builds inputs of at most ${MAX_INPUT_VALUES}`);
+      problems.push(
+        `input ${quoted(meta.name)} would hold ${values} values; this page builds inputs of at most ${MAX_INPUT_VALUES}`,
+      );
       continue;
     }
     inputs.push({ name: meta.name, type: meta.type as PlannedInput['type'], dims: numeric, fill });
@@ -143,10 +150,26 @@ export function buildInputValues(inputs: readonly PlannedInput[], seed: number):
           return random() * 2 - 1;
       }
     };
-    if (input.type === 'int64') out.set(input.name, BigInt64Array.from({ length: count }, (_, i) => BigInt(at(i))));
-    else if (input.type === 'int32') out.set(input.name, Int32Array.from({ length: count }, (_, i) => at(i)));
-    else if (input.type === 'float32') out.set(input.name, Float32Array.from({ length: count }, (_, i) => at(i)));
-    else out.set(input.name, Uint16Array.from({ length: count }, (_, i) => halfBits(at(i))));
+    if (input.type === 'int64')
+      out.set(
+        input.name,
+        BigInt64Array.from({ length: count }, (_, i) => BigInt(at(i))),
+      );
+    else if (input.type === 'int32')
+      out.set(
+        input.name,
+        Int32Array.from({ length: count }, (_, i) => at(i)),
+      );
+    else if (input.type === 'float32')
+      out.set(
+        input.name,
+        Float32Array.from({ length: count }, (_, i) => at(i)),
+      );
+    else
+      out.set(
+        input.name,
+        Uint16Array.from({ length: count }, (_, i) => halfBits(at(i))),
+      );
   }
   return out;
 }

@@ -16,7 +16,14 @@ export interface PickedFile {
 }
 
 /** What a file is for, as a receipt may say it (never its name). */
-export type UserFileRole = 'onnx-graph' | 'onnx-external-data' | 'config' | 'generation-config' | 'tokenizer' | 'tokenizer-config' | 'other';
+export type UserFileRole =
+  | 'onnx-graph'
+  | 'onnx-external-data'
+  | 'config'
+  | 'generation-config'
+  | 'tokenizer'
+  | 'tokenizer-config'
+  | 'other';
 
 /** A recognised file: its index in the picked list, its path inside the model folder, and its role. */
 export interface UserModelFile {
@@ -69,10 +76,17 @@ function roleOf(path: string): UserFileRole {
  */
 export function recogniseUserModel(picked: readonly PickedFile[]): UserModel | { problem: string } {
   if (picked.length === 0) return { problem: 'no file was picked' };
-  if (picked.length > MAX_USER_FILES) return { problem: `${picked.length} files were picked; a model folder here holds at most ${MAX_USER_FILES}` };
+  if (picked.length > MAX_USER_FILES)
+    return { problem: `${picked.length} files were picked; a model folder here holds at most ${MAX_USER_FILES}` };
   for (const file of picked) {
     const parts = file.path.split('/');
-    if (file.path === '' || file.path.startsWith('/') || parts.includes('..') || parts.includes('') || /[\\\u0000]/.test(file.path)) {
+    if (
+      file.path === '' ||
+      file.path.startsWith('/') ||
+      parts.includes('..') ||
+      parts.includes('') ||
+      /[\\\u0000]/.test(file.path)
+    ) {
       return { problem: 'a picked file has a path that is not inside the picked folder' };
     }
   }
@@ -83,17 +97,25 @@ export function recogniseUserModel(picked: readonly PickedFile[]): UserModel | {
     const path = stripTop ? f.path.slice(f.path.indexOf('/') + 1) : f.path;
     return { index, path, role: roleOf(path) };
   });
-  if (new Set(files.map((f) => f.path)).size !== files.length) return { problem: 'two picked files have the same path' };
+  if (new Set(files.map((f) => f.path)).size !== files.length)
+    return { problem: 'two picked files have the same path' };
 
   const graphs = files.filter((f) => f.role === 'onnx-graph');
   if (files.some((f) => f.path === 'config.json')) {
     for (const needed of ['tokenizer.json', 'tokenizer_config.json']) {
-      if (!files.some((f) => f.path === needed)) return { problem: `the folder has config.json but no ${needed}: a transformers.js model needs both tokenizer files` };
+      if (!files.some((f) => f.path === needed))
+        return {
+          problem: `the folder has config.json but no ${needed}: a transformers.js model needs both tokenizer files`,
+        };
     }
     const dtypes = new Set<string>();
     for (const graph of graphs) {
       const dtype = /^onnx\/model(_[a-z0-9]+)?\.onnx$/.test(graph.path) ? dtypeOfFile(graph.path) : null;
-      if (dtype === null) return { problem: 'the folder has an ONNX graph outside onnx/model{_dtype}.onnx, which transformers.js would not load (encoder-decoder and multi-file exports are not supported)' };
+      if (dtype === null)
+        return {
+          problem:
+            'the folder has an ONNX graph outside onnx/model{_dtype}.onnx, which transformers.js would not load (encoder-decoder and multi-file exports are not supported)',
+        };
       dtypes.add(dtype);
     }
     if (dtypes.size === 0) return { problem: 'the folder has config.json but no onnx/model*.onnx graph' };
@@ -101,10 +123,18 @@ export function recogniseUserModel(picked: readonly PickedFile[]): UserModel | {
     return { kind: 'transformers', files, dtypes: order.filter((d) => dtypes.has(d)) };
   }
   if (graphs.length !== 1) {
-    return { problem: graphs.length === 0 ? 'no .onnx file was picked' : `${graphs.length} .onnx files were picked; pick one graph (with its external data files), or a transformers.js model folder with config.json` };
+    return {
+      problem:
+        graphs.length === 0
+          ? 'no .onnx file was picked'
+          : `${graphs.length} .onnx files were picked; pick one graph (with its external data files), or a transformers.js model folder with config.json`,
+    };
   }
   const others = files.filter((f) => f.role !== 'onnx-graph' && f.role !== 'onnx-external-data');
-  if (others.length > 0) return { problem: `besides the .onnx graph and its external data, ${others.length} other file(s) were picked; pick a folder with config.json for a transformers.js model` };
+  if (others.length > 0)
+    return {
+      problem: `besides the .onnx graph and its external data, ${others.length} other file(s) were picked; pick a folder with config.json for a transformers.js model`,
+    };
   return { kind: 'onnx', files };
 }
 
@@ -113,11 +143,15 @@ export function recogniseUserModel(picked: readonly PickedFile[]): UserModel | {
  * runs. The config is the user's file: only two string fields are read, and only their shape is echoed back.
  * @param config the parsed config.json
  */
-export function userModelTasks(config: unknown): { tasks: Array<'rerank' | 'score-candidates' | 'generate'> } | { problem: string } {
+export function userModelTasks(
+  config: unknown,
+): { tasks: Array<'rerank' | 'score-candidates' | 'generate'> } | { problem: string } {
   const architectures = (config as { architectures?: unknown } | null)?.architectures;
   const first = Array.isArray(architectures) && typeof architectures[0] === 'string' ? architectures[0] : null;
   if (first === null) return { problem: 'config.json names no architectures, so the task cannot be told' };
   if (/ForSequenceClassification$/.test(first)) return { tasks: ['rerank'] };
   if (/(ForCausalLM|LMHeadModel)$/.test(first)) return { tasks: ['generate', 'score-candidates'] };
-  return { problem: `config.json's architecture is not a sequence classifier or a causal LM (${quoted(first.slice(0, 60))}), which are what this page runs` };
+  return {
+    problem: `config.json's architecture is not a sequence classifier or a causal LM (${quoted(first.slice(0, 60))}), which are what this page runs`,
+  };
 }

@@ -39,7 +39,10 @@ export function runnableFiles(model: UserModel): UserModelFile[] {
  * @param model what recogniseUserModel made of the picked files
  * @param folder for a transformers.js folder: its task (from config.json) and the dtype to run
  */
-export function userCatalogModel(model: UserModel, folder: { task: UserFolderTask; dtype: string } | null = null): CatalogModel {
+export function userCatalogModel(
+  model: UserModel,
+  folder: { task: UserFolderTask; dtype: string } | null = null,
+): CatalogModel {
   const counts = new Map<string, number>();
   const files = runnableFiles(model).map((f) => {
     if (model.kind === 'transformers') return { path: f.path, bytes: null, sha256: null };
@@ -56,7 +59,7 @@ export function userCatalogModel(model: UserModel, folder: { task: UserFolderTas
     source: { type: 'user-supplied' },
     files,
     dtype: model.kind === 'onnx' ? null : (folder?.dtype ?? model.dtypes[0]),
-    licence: 'the user\'s own model (not known to this page)',
+    licence: "the user's own model (not known to this page)",
     default_input: null,
     notes: null,
   };
@@ -91,7 +94,14 @@ export function synthesizedInput(sizes: InputSizes, seed: number): SynthesizedIn
  * @param input the synthesized input
  */
 export function synthesizedInputRecipeBytes(input: SynthesizedInputRequest): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({ schema: SYNTHESIZED_INPUT_SCHEMA, batch: input.sizes.batch, sequence: input.sizes.sequence, seed: input.seed }));
+  return new TextEncoder().encode(
+    JSON.stringify({
+      schema: SYNTHESIZED_INPUT_SCHEMA,
+      batch: input.sizes.batch,
+      sequence: input.sizes.sequence,
+      seed: input.seed,
+    }),
+  );
 }
 
 /** A built-in input a user's transformers.js reranker runs on (the catalog's rerank inputs are files; this one ships

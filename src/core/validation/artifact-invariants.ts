@@ -21,7 +21,9 @@ import { containsUnredactedUrl } from '../text/redact.ts';
 
 /** An ok run ran a model: it loaded it. */
 function loadedIfOk(status: 'ok' | 'failed', integrity: string): InvariantProblem[] {
-  return status === 'ok' && integrity === 'not-loaded' ? [{ path: 'model.integrity', message: 'is "not-loaded" for an ok run (it ran a model it never loaded)' }] : [];
+  return status === 'ok' && integrity === 'not-loaded'
+    ? [{ path: 'model.integrity', message: 'is "not-loaded" for an ok run (it ran a model it never loaded)' }]
+    : [];
 }
 
 /**
@@ -55,9 +57,13 @@ export function checkSuiteFacts(receipt: SuiteReceipt): InvariantProblem[] {
   for (const sample of timings.row_latency_samples_ms) stages += sample;
   if (timings.total_ms + 2 < stages) {
     const shown = Number.isFinite(stages) ? `${stages} ms` : 'more than any finite number of ms';
-    problems.push({ path: 'timings.total_ms', message: `is ${timings.total_ms} ms, shorter than its stages (model_load_ms + row_latency_samples_ms = ${shown})` });
+    problems.push({
+      path: 'timings.total_ms',
+      message: `is ${timings.total_ms} ms, shorter than its stages (model_load_ms + row_latency_samples_ms = ${shown})`,
+    });
   }
-  if (receipt.outcome.status === 'ok' && timings.total_ms === 0) problems.push({ path: 'timings.total_ms', message: 'is 0 ms for an ok run (all-zero timings)' });
+  if (receipt.outcome.status === 'ok' && timings.total_ms === 0)
+    problems.push({ path: 'timings.total_ms', message: 'is 0 ms for an ok run (all-zero timings)' });
   return problems;
 }
 
@@ -71,9 +77,17 @@ export function checkComparisonFacts(receipt: ComparisonReceipt): InvariantProbl
   receipt.routes.forEach((route, i) => {
     problems.push(...checkRouteAgainstPage(route, receipt.capabilities, `routes[${i}]`, ''));
     problems.push(...checkRuntimeFiles(route.runtime, `routes[${i}]`));
-    if (route.valid && route.completed_ep === null) problems.push({ path: `routes[${i}].completed_ep`, message: 'is null for a valid route (a valid route completed)' });
+    if (route.valid && route.completed_ep === null)
+      problems.push({
+        path: `routes[${i}].completed_ep`,
+        message: 'is null for a valid route (a valid route completed)',
+      });
   });
-  problems.push(...checkIntegrity(receipt.model), ...checkLifecycle(receipt.lifecycle), ...loadedIfOk(receipt.outcome.status, receipt.model.integrity));
+  problems.push(
+    ...checkIntegrity(receipt.model),
+    ...checkLifecycle(receipt.lifecycle),
+    ...loadedIfOk(receipt.outcome.status, receipt.model.integrity),
+  );
   return problems;
 }
 
@@ -81,7 +95,15 @@ export function checkComparisonFacts(receipt: ComparisonReceipt): InvariantProbl
 const RECEIPT_SCHEMA = /^drb\.(device|generation|suite|comparison)-receipt\.v\d+$/;
 
 /** The session sheet's free-text fields (checked like receipt text). */
-const SHEET_TEXT_FIELDS = ['device_model', 'os_build', 'browser', 'browser_version', 'network', 'public_revision', 'notes'] as const;
+const SHEET_TEXT_FIELDS = [
+  'device_model',
+  'os_build',
+  'browser',
+  'browser_version',
+  'network',
+  'public_revision',
+  'notes',
+] as const;
 
 /**
  * A receipt bundle against its contents, on the value exactly as parsed (its `receipts` are not zod's copies, which
@@ -99,21 +121,35 @@ export function checkBundleFacts(bundle: ReceiptBundle, raw: unknown): Invariant
   receipts.forEach((item, i) => {
     const schema = item !== null && typeof item === 'object' ? (item as { schema?: unknown }).schema : undefined;
     if (schema === RECEIPT_BUNDLE_SCHEMA) {
-      problems.push({ path: `receipts[${i}]`, message: 'is a receipt bundle inside a bundle: not opened (a bundle holds receipts only; hand each bundle over as its own file)' });
+      problems.push({
+        path: `receipts[${i}]`,
+        message:
+          'is a receipt bundle inside a bundle: not opened (a bundle holds receipts only; hand each bundle over as its own file)',
+      });
       return;
     }
     if (typeof schema !== 'string' || !RECEIPT_SCHEMA.test(schema)) {
-      problems.push({ path: `receipts[${i}].schema`, message: 'is not a drb receipt schema (a bundle holds receipts only)' });
+      problems.push({
+        path: `receipts[${i}].schema`,
+        message: 'is not a drb receipt schema (a bundle holds receipts only)',
+      });
       return;
     }
     const at = Date.parse(String((item as { created_at?: unknown }).created_at));
     if (Number.isFinite(created) && Number.isFinite(at) && at > created + 1000) {
-      problems.push({ path: `receipts[${i}].created_at`, message: `is after the bundle's created_at (${bundle.created_at}): a bundle holds receipts made before it` });
+      problems.push({
+        path: `receipts[${i}].created_at`,
+        message: `is after the bundle's created_at (${bundle.created_at}): a bundle holds receipts made before it`,
+      });
     }
   });
   for (const field of SHEET_TEXT_FIELDS) {
     if (containsUnredactedUrl(bundle.sheet[field])) {
-      problems.push({ path: `sheet.${field}`, message: 'holds a URL with a query, fragment or credentials (the sheet is checked like receipt text; remove them and export again)' });
+      problems.push({
+        path: `sheet.${field}`,
+        message:
+          'holds a URL with a query, fragment or credentials (the sheet is checked like receipt text; remove them and export again)',
+      });
     }
   }
   return problems;

@@ -42,7 +42,10 @@ export interface ArtifactKind {
 
 /** Non-receipt artifacts by schema id. */
 export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<string, ArtifactKind>([
-  [RECEIPTS_SUMMARY_SCHEMA, { what: 'a receipts summary (drb receipts summarize)', schema: ReceiptsSummary, check: checkReceiptsSummary }],
+  [
+    RECEIPTS_SUMMARY_SCHEMA,
+    { what: 'a receipts summary (drb receipts summarize)', schema: ReceiptsSummary, check: checkReceiptsSummary },
+  ],
   [DEVICE_REVIEW_SCHEMA, { what: "a reviewer's answers (drb receipts review)", schema: DeviceReview }],
   [PUBLIC_PASS_SCHEMA, { what: 'a public-pass record (drb public-pass)', schema: PublicPassRecord }],
   ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport, check: checkScoreReport }],
@@ -56,7 +59,10 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [LLM_CONFIGS_SCHEMA, { what: 'LLM memory configs', schema: LlmConfigs }],
   [PROTOCOL_SCHEMA, { what: 'a protocol file (public/protocols/<id>.json)', schema: Protocol }],
   // The bundle's envelope and session sheet; the receipts it holds are read and checked one by one as receipts.
-  [RECEIPT_BUNDLE_SCHEMA, { what: 'a receipt bundle (the page\'s session export)', schema: ReceiptBundle, check: checkBundleFacts }],
+  [
+    RECEIPT_BUNDLE_SCHEMA,
+    { what: "a receipt bundle (the page's session export)", schema: ReceiptBundle, check: checkBundleFacts },
+  ],
   [ANSWER_CASES_SCHEMA, { what: 'an answer-case set', schema: AnswerCases }],
   [ANSWER_SCORE_SCHEMA, { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport }],
   [ANSWER_REVIEW_SCHEMA, { what: "a reviewer's labels of generated answers", schema: AnswerReview }],
@@ -64,7 +70,10 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [GATE_REPORT_SCHEMA, { what: 'a gate report (drb gate escalation)', schema: GateReport }],
   [LICENCE_REVIEW_SCHEMA, { what: 'a licence and NOTICE review', schema: LicenceReview }],
   [DATASET_CARD_SCHEMA, { what: 'a dataset card (drb receipts export)', schema: DatasetCard }],
-  [LEADERBOARD_META_SCHEMA, { what: 'a leaderboard governance file (drb leaderboard --meta)', schema: LeaderboardMeta }],
+  [
+    LEADERBOARD_META_SCHEMA,
+    { what: 'a leaderboard governance file (drb leaderboard --meta)', schema: LeaderboardMeta },
+  ],
 ]);
 
 /** Schema ids of artifacts an earlier drb wrote, with the one that replaced them. */

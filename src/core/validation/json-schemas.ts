@@ -33,38 +33,123 @@ import { LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
  */
 export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   { fileName: 'items-generic.schema.json', schema: GenericItemsFile.meta({ title: 'drb generic items file' }) },
-  { fileName: 'items-ajimee.schema.json', schema: AjimeeItemsFile.meta({ title: 'AJIMEE-Bench evaluation_items.json (fields drb reads)' }) },
+  {
+    fileName: 'items-ajimee.schema.json',
+    schema: AjimeeItemsFile.meta({ title: 'AJIMEE-Bench evaluation_items.json (fields drb reads)' }),
+  },
   { fileName: 'predictions.schema.json', schema: PredictionsFile.meta({ title: 'drb predictions file' }) },
   { fileName: 'score-report.schema.json', schema: ScoreReport.meta({ title: 'drb.score-report.v2 (drb score)' }) },
-  { fileName: 'compare-report.schema.json', schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }) },
-  { fileName: 'receipts-summary.schema.json', schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v3 (drb receipts summarize)' }) },
-  { fileName: 'device-review.schema.json', schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }) },
-  { fileName: 'device-receipt.schema.json', schema: DeviceReceipt.meta({ title: 'drb.device-receipt.v2 (one cold or warm run on one device)' }) },
-  { fileName: 'model-catalog.schema.json', schema: ModelCatalog.meta({ title: 'drb.model-catalog.v1 (src/catalog/catalog.json)' }) },
-  { fileName: 'candidates.schema.json', schema: CandidatesFile.meta({ title: 'drb candidates file ([{id, candidates}], input of a suite run)' }) },
-  { fileName: 'suite-receipt.schema.json', schema: SuiteReceipt.meta({ title: 'drb.suite-receipt.v2 (one suite run on one device)' }) },
-  { fileName: 'suite-manifest.schema.json', schema: SuiteManifest.meta({ title: 'drb.suite-manifest.v1 (public/suites/<id>/suite.json)' }) },
-  { fileName: 'prompt-set.schema.json', schema: PromptSet.meta({ title: 'drb.prompt-set.v1 (public/prompts/<id>.json, the prompts of a generation run)' }) },
-  { fileName: 'generation-receipt.schema.json', schema: GenerationReceipt.meta({ title: 'drb.generation-receipt.v2 (one generation run on one device; timings only, no text)' }) },
-  { fileName: 'generation-answers.schema.json', schema: GenerationAnswers.meta({ title: 'drb.generation-answers.v1 (the answers of a generation run, a separate explicit download)' }) },
-  { fileName: 'comparison-receipt.schema.json', schema: ComparisonReceipt.meta({ title: 'drb.comparison-receipt.v2 (execution routes compared side by side, ratios with bootstrap intervals)' }) },
-  { fileName: 'public-pass.schema.json', schema: PublicPassRecord.meta({ title: 'drb.public-pass.v1 (drb public-pass: a deployed page run anonymously in a fresh browser)' }) },
-  { fileName: 'protocol.schema.json', schema: Protocol.meta({ title: 'drb.protocol.v1 (public/protocols/<id>.json, the target of protocol mode)' }) },
+  {
+    fileName: 'compare-report.schema.json',
+    schema: CompareReport.meta({ title: 'drb.compare-report.v1 (drb compare)' }),
+  },
+  {
+    fileName: 'receipts-summary.schema.json',
+    schema: ReceiptsSummary.meta({ title: 'drb.receipts-summary.v3 (drb receipts summarize)' }),
+  },
+  {
+    fileName: 'device-review.schema.json',
+    schema: DeviceReview.meta({ title: 'drb.device-review.v1 (drb receipts review --answers)' }),
+  },
+  {
+    fileName: 'device-receipt.schema.json',
+    schema: DeviceReceipt.meta({ title: 'drb.device-receipt.v2 (one cold or warm run on one device)' }),
+  },
+  {
+    fileName: 'model-catalog.schema.json',
+    schema: ModelCatalog.meta({ title: 'drb.model-catalog.v1 (src/catalog/catalog.json)' }),
+  },
+  {
+    fileName: 'candidates.schema.json',
+    schema: CandidatesFile.meta({ title: 'drb candidates file ([{id, candidates}], input of a suite run)' }),
+  },
+  {
+    fileName: 'suite-receipt.schema.json',
+    schema: SuiteReceipt.meta({ title: 'drb.suite-receipt.v2 (one suite run on one device)' }),
+  },
+  {
+    fileName: 'suite-manifest.schema.json',
+    schema: SuiteManifest.meta({ title: 'drb.suite-manifest.v1 (public/suites/<id>/suite.json)' }),
+  },
+  {
+    fileName: 'prompt-set.schema.json',
+    schema: PromptSet.meta({ title: 'drb.prompt-set.v1 (public/prompts/<id>.json, the prompts of a generation run)' }),
+  },
+  {
+    fileName: 'generation-receipt.schema.json',
+    schema: GenerationReceipt.meta({
+      title: 'drb.generation-receipt.v2 (one generation run on one device; timings only, no text)',
+    }),
+  },
+  {
+    fileName: 'generation-answers.schema.json',
+    schema: GenerationAnswers.meta({
+      title: 'drb.generation-answers.v1 (the answers of a generation run, a separate explicit download)',
+    }),
+  },
+  {
+    fileName: 'comparison-receipt.schema.json',
+    schema: ComparisonReceipt.meta({
+      title: 'drb.comparison-receipt.v2 (execution routes compared side by side, ratios with bootstrap intervals)',
+    }),
+  },
+  {
+    fileName: 'public-pass.schema.json',
+    schema: PublicPassRecord.meta({
+      title: 'drb.public-pass.v1 (drb public-pass: a deployed page run anonymously in a fresh browser)',
+    }),
+  },
+  {
+    fileName: 'protocol.schema.json',
+    schema: Protocol.meta({ title: 'drb.protocol.v1 (public/protocols/<id>.json, the target of protocol mode)' }),
+  },
   {
     fileName: 'receipt-bundle.schema.json',
-    schema: ReceiptBundle.meta({ title: "drb.receipt-bundle.v1 (a tester's session: receipts as the page made them, each valid by its own schema, plus the session sheet)" }),
+    schema: ReceiptBundle.meta({
+      title:
+        "drb.receipt-bundle.v1 (a tester's session: receipts as the page made them, each valid by its own schema, plus the session sheet)",
+    }),
   },
-  { fileName: 'budget-profiles.schema.json', schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/evidence/profiles.v1.json)' }) },
-  { fileName: 'answer-cases.schema.json', schema: AnswerCases.meta({ title: 'drb.answer-cases.v1 (public/prompts/<id>.json: questions with fixed evidence, claims, prohibited claims)' }) },
-  { fileName: 'answer-score.schema.json', schema: AnswerScoreReport.meta({ title: 'drb.answer-score.v1 (drb score-answers)' }) },
-  { fileName: 'answer-review.schema.json', schema: AnswerReview.meta({ title: "drb.answer-review.v1 (a reviewer's labels of generated answers)" }) },
-  { fileName: 'gate-plan.schema.json', schema: GatePlan.meta({ title: 'drb.gate-plan.v1 (the escalation gate, frozen before results)' }) },
-  { fileName: 'gate-report.schema.json', schema: GateReport.meta({ title: 'drb.gate-report.v1 (drb gate escalation)' }) },
-  { fileName: 'licence-review.schema.json', schema: LicenceReview.meta({ title: 'drb.licence-review.v1 (a licence and NOTICE review of one model)' }) },
-  { fileName: 'dataset-card.schema.json', schema: DatasetCard.meta({ title: 'drb.dataset-card.v1 (dataset.json of drb receipts export)' }) },
+  {
+    fileName: 'budget-profiles.schema.json',
+    schema: BudgetProfiles.meta({ title: 'drb.budget-profiles.v1 (src/core/evidence/profiles.v1.json)' }),
+  },
+  {
+    fileName: 'answer-cases.schema.json',
+    schema: AnswerCases.meta({
+      title: 'drb.answer-cases.v1 (public/prompts/<id>.json: questions with fixed evidence, claims, prohibited claims)',
+    }),
+  },
+  {
+    fileName: 'answer-score.schema.json',
+    schema: AnswerScoreReport.meta({ title: 'drb.answer-score.v1 (drb score-answers)' }),
+  },
+  {
+    fileName: 'answer-review.schema.json',
+    schema: AnswerReview.meta({ title: "drb.answer-review.v1 (a reviewer's labels of generated answers)" }),
+  },
+  {
+    fileName: 'gate-plan.schema.json',
+    schema: GatePlan.meta({ title: 'drb.gate-plan.v1 (the escalation gate, frozen before results)' }),
+  },
+  {
+    fileName: 'gate-report.schema.json',
+    schema: GateReport.meta({ title: 'drb.gate-report.v1 (drb gate escalation)' }),
+  },
+  {
+    fileName: 'licence-review.schema.json',
+    schema: LicenceReview.meta({ title: 'drb.licence-review.v1 (a licence and NOTICE review of one model)' }),
+  },
+  {
+    fileName: 'dataset-card.schema.json',
+    schema: DatasetCard.meta({ title: 'drb.dataset-card.v1 (dataset.json of drb receipts export)' }),
+  },
   {
     fileName: 'leaderboard-meta.schema.json',
-    schema: LeaderboardMeta.meta({ title: 'drb.leaderboard-meta.v1 (drb leaderboard --meta: funding, donated devices, pre-release access, rerun reasons, maintainers)' }),
+    schema: LeaderboardMeta.meta({
+      title:
+        'drb.leaderboard-meta.v1 (drb leaderboard --meta: funding, donated devices, pre-release access, rerun reasons, maintainers)',
+    }),
   },
 ];
 

@@ -7,7 +7,11 @@
 import type { z } from 'zod';
 import { COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { checkComparisonReceipt } from '../comparison/comparison-invariants.ts';
-import { checkGenerationReceipt, GENERATION_RECEIPT_SCHEMA, GenerationReceipt } from '../generation/generation-receipt.ts';
+import {
+  checkGenerationReceipt,
+  GENERATION_RECEIPT_SCHEMA,
+  GenerationReceipt,
+} from '../generation/generation-receipt.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt } from '../suite/suite-receipt.ts';
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt } from '../receipt/receipt.ts';
 import { checkReceiptInvariants, checkRoute } from '../receipt/receipt-invariants.ts';
@@ -43,7 +47,8 @@ export type ReceiptValidation =
 /** Every string in `value` that holds a URL with a query, fragment or credentials, with its path. */
 function unredactedUrls(value: unknown, path: string, problems: ReceiptProblem[]): void {
   if (typeof value === 'string') {
-    if (containsUnredactedUrl(value)) problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
+    if (containsUnredactedUrl(value))
+      problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
   } else if (Array.isArray(value)) {
     value.forEach((item, index) => unredactedUrls(item, childPath(path, index), problems));
   } else if (value !== null && typeof value === 'object') {
@@ -127,7 +132,10 @@ function validateComparison(value: unknown): ReceiptValidation {
  * Schema strings of receipt versions no current page writes, with the kind they were. Such a receipt is refused with
  * one line instead of being read as something it is not (a v1 comparison receipt has no headline intervals).
  */
-const RETIRED_RECEIPT_SCHEMAS: ReadonlyMap<string, { kind: 'receipt' | 'generation-receipt' | 'suite-receipt' | 'comparison-receipt'; current: string }> = new Map([
+const RETIRED_RECEIPT_SCHEMAS: ReadonlyMap<
+  string,
+  { kind: 'receipt' | 'generation-receipt' | 'suite-receipt' | 'comparison-receipt'; current: string }
+> = new Map([
   ['drb.comparison-receipt.v1', { kind: 'comparison-receipt', current: COMPARISON_RECEIPT_SCHEMA }],
   ['drb.device-receipt.v1', { kind: 'receipt', current: DEVICE_RECEIPT_SCHEMA }],
   ['drb.generation-receipt.v1', { kind: 'generation-receipt', current: GENERATION_RECEIPT_SCHEMA }],
@@ -140,7 +148,10 @@ function zodProblems(error: z.ZodError): ReceiptProblem[] {
     if (issue.code === 'unrecognized_keys') {
       // One line per unknown key, so each names its own field path.
       for (const key of issue.keys) {
-        problems.push({ path: issuePath([...issue.path, key]), message: 'is not a receipt field (receipts are strict)' });
+        problems.push({
+          path: issuePath([...issue.path, key]),
+          message: 'is not a receipt field (receipts are strict)',
+        });
       }
     } else {
       problems.push({ path: issuePath(issue.path), message: issue.message });
@@ -158,7 +169,11 @@ function validateArtifact(schema: string, value: unknown): ReceiptValidation {
   const parsed = kind.schema.safeParse(value);
   const problems = parsed.success
     ? (kind.check?.(parsed.data as never, value) ?? [])
-    : zodProblems(parsed.error).map((p) => (p.message === 'is not a receipt field (receipts are strict)' ? { ...p, message: `is not a field of ${schema}` } : p));
+    : zodProblems(parsed.error).map((p) =>
+        p.message === 'is not a receipt field (receipts are strict)'
+          ? { ...p, message: `is not a field of ${schema}` }
+          : p,
+      );
   return { kind: 'artifact', schema, problems };
 }
 
@@ -188,8 +203,10 @@ function claimedKind(schema: unknown): ReceiptValidation['kind'] {
   if (schema === GENERATION_RECEIPT_SCHEMA) return 'generation-receipt';
   if (schema === SUITE_RECEIPT_SCHEMA) return 'suite-receipt';
   if (schema === COMPARISON_RECEIPT_SCHEMA) return 'comparison-receipt';
-  if (typeof schema === 'string' && RETIRED_RECEIPT_SCHEMAS.has(schema)) return RETIRED_RECEIPT_SCHEMAS.get(schema)!.kind;
-  if (typeof schema === 'string' && (ARTIFACT_SCHEMAS.has(schema) || RETIRED_ARTIFACT_SCHEMAS.has(schema))) return 'artifact';
+  if (typeof schema === 'string' && RETIRED_RECEIPT_SCHEMAS.has(schema))
+    return RETIRED_RECEIPT_SCHEMAS.get(schema)!.kind;
+  if (typeof schema === 'string' && (ARTIFACT_SCHEMAS.has(schema) || RETIRED_ARTIFACT_SCHEMAS.has(schema)))
+    return 'artifact';
   return 'not-a-receipt';
 }
 
@@ -201,7 +218,10 @@ const BUNDLED_RECEIPT = /^receipts\[\d+\]$/;
  * would drop (`__proto__`), or nesting deeper than any artifact (a recursive reader would run out of stack).
  */
 function shapeChecked(value: unknown): ReceiptValidation {
-  const schema = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>).schema : undefined;
+  const schema =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>).schema
+      : undefined;
   const skip = schema === RECEIPT_BUNDLE_SCHEMA ? (path: string) => BUNDLED_RECEIPT.test(path) : undefined;
   const shape = jsonShapeProblems(value, skip);
   if (shape.length === 0) return validateValue(value);
@@ -240,17 +260,36 @@ function validateValue(value: unknown): ReceiptValidation {
     return {
       kind: retired.kind,
       receipt: null,
-      problems: [{ path: 'schema', message: `is ${schema}, from an earlier page version (this tool reads ${retired.current}); re-run on the current page` }],
+      problems: [
+        {
+          path: 'schema',
+          message: `is ${schema}, from an earlier page version (this tool reads ${retired.current}); re-run on the current page`,
+        },
+      ],
     };
   }
   if (typeof schema === 'string' && ARTIFACT_SCHEMAS.has(schema)) return validateArtifact(schema, value);
   const replacedBy = typeof schema === 'string' ? RETIRED_ARTIFACT_SCHEMAS.get(schema) : undefined;
   if (replacedBy !== undefined) {
-    return { kind: 'artifact', schema: schema as string, problems: [{ path: 'schema', message: `is ${schema}, from an earlier drb version (this tool reads ${replacedBy}); make it again` }] };
+    return {
+      kind: 'artifact',
+      schema: schema as string,
+      problems: [
+        {
+          path: 'schema',
+          message: `is ${schema}, from an earlier drb version (this tool reads ${replacedBy}); make it again`,
+        },
+      ],
+    };
   }
   if (schema !== DEVICE_RECEIPT_SCHEMA) {
     // Named only when it looks like a schema id: the string is the file's own content.
-    const named = typeof schema === 'string' ? (/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/.test(schema) ? schema : '(not a schema id)') : null;
+    const named =
+      typeof schema === 'string'
+        ? /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/.test(schema)
+          ? schema
+          : '(not a schema id)'
+        : null;
     return {
       kind: 'not-a-receipt',
       schema: named,
