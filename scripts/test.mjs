@@ -2,7 +2,8 @@
 /**
  * `npm test`: the type checks and the two vitest projects, in three lanes that run at the same time.
  *
- *   lane unit:  tsc (tsconfig.json), tsc (tsconfig.core.json), then `vitest run --project unit`
+ *   lane unit:  lint (`biome ci` and the commit subjects: `npm run lint`), tsc (tsconfig.json), tsc
+ *               (tsconfig.core.json), then `vitest run --project unit`
  *   lane e2e-a: the e2e files that drive WebKitGTK (each starts xvfb-run and WebKitWebDriver; kept in one lane so
  *               no two of them race for a display), and a share of the Chromium-only files
  *   lane e2e-b: every other e2e file (a new one lands here by default)
@@ -27,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (pkg, file) => join(root, 'node_modules', pkg, file);
 const TSC = bin('typescript', 'bin/tsc');
+const BIOME = bin('@biomejs/biome', 'bin/biome');
 const VITEST = bin('vitest', 'vitest.mjs');
 const VITE = bin('vite', 'bin/vite.js');
 
@@ -123,6 +125,8 @@ if (extra.length > 0) {
   try {
     failed = await Promise.all([
       lane('unit', [
+        ['lint (biome ci)', [BIOME, 'ci', '--error-on-warnings', '.']],
+        ['lint (commit subjects)', [join(root, 'scripts', 'check-commits.mjs')]],
         ['typecheck (tsconfig.json)', [TSC, '--noEmit', '-p', 'tsconfig.json']],
         ['typecheck (tsconfig.core.json)', [TSC, '--noEmit', '-p', 'tsconfig.core.json']],
         ['vitest unit', [VITEST, 'run', '--project', 'unit']],

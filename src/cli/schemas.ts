@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { renderJsonSchemaFiles } from '../core/validation/json-schemas.ts';
-import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
 import { makeOutputDir, writeFilesAtomically } from './output-files.ts';
 import { readBounded } from '../node/bounded-read.ts';

@@ -26,7 +26,6 @@ import type {
   BenchWorker,
   RunDiagnostics,
   EngineFailure,
-  EngineHooks,
   EngineInput,
   FetchedFacts,
   FetchProgress,

@@ -41,8 +41,9 @@ export function UserModelControls(props: {
   const model = pick.picked !== null && !('problem' in pick.picked) ? pick.picked.model : null;
   const onFiles = (e: { currentTarget: HTMLInputElement }) => pick.choose(listed(e.currentTarget.files));
   return (
-    <div
+    <section
       class="controls drop-zone"
+      aria-label="Your model: drop an ONNX file or a model folder here, or pick one"
       data-testid="user-model-drop"
       onDragOver={(e) => e.preventDefault()}
       onDrop={(e) => {
@@ -118,6 +119,6 @@ export function UserModelControls(props: {
           }}
         />
       )}
-    </div>
+    </section>
   );
 }

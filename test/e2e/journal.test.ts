@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation/automation.ts';
-import { type BrowserLane, type LaneName, type LanePage } from '../../src/node/browser-lane.ts';
+import type { BrowserLane, LaneName, LanePage } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
 import {
   LANES,

@@ -129,9 +129,7 @@ describe('generation runs through the cache', () => {
 });
 
 describe('suite runs on the other dtypes', () => {
-  async function suite(
-    settings: Partial<AutomationSettings>,
-  ): Promise<{
+  async function suite(settings: Partial<AutomationSettings>): Promise<{
     state: string;
     receipt: SuiteReceipt;
     predictions: PredictionRow[] | undefined;

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation/automation.ts';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { ReceiptBundle } from '../../src/core/field/receipt-bundle.ts';
-import { type BrowserLane, type LaneName } from '../../src/node/browser-lane.ts';
+import type { BrowserLane, LaneName } from '../../src/node/browser-lane.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { LANES, openTestLane, pageReceipts, serveBuild, validationProblems, waitForEnd } from './lane-checks.ts';

@@ -131,7 +131,10 @@ describe('summaries', () => {
       ],
       [
         `targets[${i}].warm.pooled_ms`,
-        (s) => s.targets[i].warm.pooled_ms && (s.targets[i].warm.pooled_ms.min = s.targets[i].warm.pooled_ms.max + 1),
+        (s) => {
+          const pooled = s.targets[i].warm.pooled_ms;
+          if (pooled) pooled.min = pooled.max + 1;
+        },
       ],
       ['inputs.receipts_valid', (s) => (s.inputs.receipts_valid += 5)],
       ['inputs.duplicates_conflicting', (s) => (s.inputs.duplicates_conflicting = 1)],

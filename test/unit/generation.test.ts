@@ -40,7 +40,7 @@ describe('prompt set', () => {
   });
 
   it('accepts a UTF-8 BOM', () => {
-    expect(parsePromptSet('\uFEFF' + promptSetText, 'p.json').prompts).toHaveLength(10);
+    expect(parsePromptSet(`\uFEFF${promptSetText}`, 'p.json').prompts).toHaveLength(10);
   });
 });
 

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DeviceReview } from '../../src/core/evidence/device-review.ts';
+import type { DeviceReview } from '../../src/core/evidence/device-review.ts';
 import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import {
   HOSTILE_CASES,

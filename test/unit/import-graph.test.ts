@@ -30,7 +30,7 @@ function sources(dir: string): string[] {
 const files = [...sources('src'), ...sources('workers')];
 
 /** src/core/'s domains, lowest floor first: a domain may import only from itself and the domains before it. */
-export const CORE_DOMAINS = [
+const CORE_DOMAINS = [
   'text',
   'bytes',
   'stats',

@@ -66,9 +66,9 @@ describe('catalog schema', () => {
   });
 
   it('refuses a path escaping the model folder and unknown keys', () => {
-    const escape = structuredClone(catalogJson);
-    escape.models[0].files[0].path = '../secret.onnx';
-    expect(() => parseCatalog(escape, 'c.json')).toThrow(
+    const escaping = structuredClone(catalogJson);
+    escaping.models[0].files[0].path = '../secret.onnx';
+    expect(() => parseCatalog(escaping, 'c.json')).toThrow(
       /c\.json: models\[0\]\.files\[0\]\.path: expected a relative path/,
     );
     const extra = structuredClone(catalogJson);

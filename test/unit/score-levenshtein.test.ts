@@ -91,7 +91,7 @@ describe('CodePointLevenshtein', () => {
     }
     for (const length of [31, 32, 33, 63, 64, 65, 96, 97]) {
       const a = 'ab'.repeat(length).slice(0, length);
-      const b = 'ba'.repeat(length).slice(0, length) + 'c';
+      const b = `${'ba'.repeat(length).slice(0, length)}c`;
       expect(lev.distance(a, b), `length ${length}`).toBe(referenceDistance(a, b));
       expect(lev.distance('x'.repeat(length), 'y'.repeat(length + 40))).toBe(length + 40);
     }
@@ -127,7 +127,7 @@ describe('CodePointLevenshtein', () => {
 
   it('handles strings longer than its initial buffers', () => {
     const a = '亜'.repeat(300) + '𠮷'.repeat(50);
-    const b = '亜'.repeat(299) + '吉' + '𠮷'.repeat(49);
+    const b = `${'亜'.repeat(299)}吉${'𠮷'.repeat(49)}`;
     expect(lev.distance(a, b)).toBe(2);
   });
 });

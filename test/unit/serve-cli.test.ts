@@ -13,7 +13,10 @@ describe('drb serve', () => {
     const dir = await mkdtemp(join(tmpdir(), 'drb-serve-empty-'));
     const errors: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((text: string) => (errors.push(String(text)), true)) as typeof process.stderr.write;
+    process.stderr.write = ((text: string) => {
+      errors.push(String(text));
+      return true;
+    }) as typeof process.stderr.write;
     try {
       expect(await main(['serve', '--dir', dir, '--port', '0'])).toBe(2);
       expect(await main(['serve', '--dir', dir, '--port', 'x'])).toBe(2);

@@ -68,8 +68,8 @@ describe('static server', () => {
     const missing = await fetch(`${server.url}models/nope/model.onnx`);
     expect(missing.status).toBe(404);
     expect(await missing.text()).not.toContain('<title>');
-    const escape = await fetch(`${server.url}assets/%2e%2e/%2e%2e/etc/passwd`);
-    expect([403, 404]).toContain(escape.status);
+    const escaping = await fetch(`${server.url}assets/%2e%2e/%2e%2e/etc/passwd`);
+    expect([403, 404]).toContain(escaping.status);
   });
 });
 

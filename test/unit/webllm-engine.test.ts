@@ -273,6 +273,7 @@ function setup(opts: SetupOptions = {}) {
           );
           (fake as unknown as { config: unknown }).config = config;
           created.push(fake);
+          // biome-ignore lint/correctness/noConstructorReturn: the stand-in for web-llm's class hands back the fake engine the test records
           return fake;
         }
       } as unknown as WebLlmModule['MLCEngine'],

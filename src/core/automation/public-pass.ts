@@ -9,7 +9,6 @@
 import { z } from 'zod';
 import { boundDetail, boundLine, Detail, FileLabel, OriginPathUrl, textLine, Token } from '../text/bounded-text.ts';
 import { firstIssueLine } from '../text/zod-issues.ts';
-import { redactUrl } from '../text/redact.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 export const PUBLIC_PASS_SCHEMA = 'drb.public-pass.v1';

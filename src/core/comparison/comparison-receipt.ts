@@ -16,16 +16,7 @@
  * schema that `drb receipts validate` and the page check.
  */
 import { z } from 'zod';
-import {
-  boundDetail,
-  Detail,
-  EngineVersion,
-  ErrorCode,
-  Identifier,
-  ReceiptId,
-  textLine,
-  Version,
-} from '../text/bounded-text.ts';
+import { boundDetail, Detail, ErrorCode, Identifier, ReceiptId, textLine } from '../text/bounded-text.ts';
 
 // An item row's id comes from the user's items file: any one line of text, bounded.
 const ItemId = textLine(256).pipe(z.string().min(1));

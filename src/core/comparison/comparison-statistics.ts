@@ -175,7 +175,7 @@ export function compareRoutes(
  */
 export function comparisonHeadline(routes: readonly ComparisonRoute[], baselineId: string): ComparisonHeadline | null {
   const baseline = routes.find((r) => r.id === baselineId);
-  if (!baseline || !baseline.valid) return null;
+  if (!baseline?.valid) return null;
   const others = routes
     .filter((r) => r.id !== baselineId && r.valid && r.ratio_to_baseline !== null)
     .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity));

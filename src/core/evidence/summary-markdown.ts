@@ -63,7 +63,7 @@ function routeCell(route: TargetSummary['identity']['route']): string {
 
 /** Where a target's work ran, in a few words for the route cell ('' when no receipt said, or nothing ran on the CPU). */
 function placementCell(placement: TargetSummary['placement']): string {
-  if (!placement || placement.source !== 'ort-profiler' || placement.cpu_nodes === 0) return '';
+  if (placement?.source !== 'ort-profiler' || placement.cpu_nodes === 0) return '';
   const ops = placement.cpu_ops.map((o) => `${cell(o.op)} x${o.count}`).join(', ');
   return ` (${placement.cpu_nodes}/${placement.total_nodes} nodes on CPU${ops ? `: ${ops}` : ''})`;
 }

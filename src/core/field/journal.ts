@@ -15,7 +15,13 @@
  */
 import { z } from 'zod';
 import { firstIssueLine } from '../text/zod-issues.ts';
-import { ExecutionProvider, InterruptedRun, JournalStage, RunKind, RunMode } from '../receipt/receipt.ts';
+import {
+  type ExecutionProvider,
+  InterruptedRun,
+  JournalStage,
+  type RunKind,
+  type RunMode,
+} from '../receipt/receipt.ts';
 
 export const RUN_JOURNAL_SCHEMA = 'drb.run-journal.v1';
 

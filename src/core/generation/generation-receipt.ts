@@ -8,7 +8,7 @@
  * (WebLLM's usage.extra) sits beside each sample with the difference.
  */
 import { z } from 'zod';
-import { Detail, EngineVersion, ErrorCode, Identifier, ReceiptId, Version } from '../text/bounded-text.ts';
+import { Detail, ErrorCode, Identifier, ReceiptId } from '../text/bounded-text.ts';
 import {
   AppInfo,
   Capabilities,

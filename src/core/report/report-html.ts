@@ -473,14 +473,12 @@ function orderFigure(t: TargetSummary, data: ReportData): string {
   const runs = data.warm.filter((r) => r.target_key === t.key && r.outcome === 'ok' && !r.noisy);
   const left = data.warm.filter((r) => r.target_key === t.key && !(r.outcome === 'ok' && !r.noisy)).length;
   const s = `targets.${t.key}.warm`;
-  const order = runs
-    .slice(0, MAX_ORDER_RUNS)
-    .map((r, i) => ({
-      label: String(i + 1),
-      samples: r.samples_ms,
-      firstFifth: r.first_fifth_median_ms,
-      lastFifth: r.last_fifth_median_ms,
-    }));
+  const order = runs.slice(0, MAX_ORDER_RUNS).map((r, i) => ({
+    label: String(i + 1),
+    samples: r.samples_ms,
+    firstFifth: r.first_fifth_median_ms,
+    lastFifth: r.last_fifth_median_ms,
+  }));
   const svg = runOrderSvg(
     `order-${t.key}`,
     order,
@@ -643,7 +641,7 @@ function memorySection(data: ReportData): string {
       (none.length > 0
         ? ` No measured memory figure for ${none.map((t) => code(t.key)).join(', ')} (receipts from before the page recorded memory, or a browser that gives none): not drawn.`
         : '');
-    parts.push(`<h3>${esc(model)}</h3>` + figure(id, 'memory-time', svg, caption, numbers));
+    parts.push(`<h3>${esc(model)}</h3>${figure(id, 'memory-time', svg, caption, numbers)}`);
   });
   return `<section id="memory" aria-labelledby="memory-h"><h2 id="memory-h">Memory beside time: what the model took</h2>${parts.join('') || '<p>No device targets.</p>'}</section>`;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { detailText } from '../text/bounded-text.ts';
-import { ItemFormat, ItemLabel } from '../artifacts/items.ts';
+import { ItemLabel } from '../artifacts/items.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 // The JSON report `drb score` writes, as zod schemas (the published JSON Schema is generated from them). The code

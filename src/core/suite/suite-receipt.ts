@@ -4,7 +4,7 @@
  * only as their SHA-256. Engine, route, model and capabilities reuse the device receipt's schemas.
  */
 import { z } from 'zod';
-import { Detail, EngineVersion, Identifier, ReceiptId, textLine, Version } from '../text/bounded-text.ts';
+import { Detail, Identifier, ReceiptId, textLine } from '../text/bounded-text.ts';
 import {
   AppInfo,
   Capabilities,
