@@ -63,7 +63,10 @@ try {
   const bytes = new TextEncoder().encode(`${JSON.stringify(artifact)}\n`);
   writeFileSync(`${ROOT}public/${INPUT_PATH}`, bytes);
   const catalogPath = `${ROOT}src/catalog/catalog.json`;
-  const catalog = JSON.parse(readFileSync(catalogPath, 'utf8')) as { version: number; inputs: Array<{ id: string; path: string; bytes: number; sha256: string; notes: string | null }> };
+  const catalog = JSON.parse(readFileSync(catalogPath, 'utf8')) as {
+    version: number;
+    inputs: Array<{ id: string; path: string; bytes: number; sha256: string; notes: string | null }>;
+  };
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   const entry = catalog.inputs.find((i) => i.id === INPUT_ID);
   if (!entry) throw new Error(`the catalog has no input ${INPUT_ID}: add its entry first`);
@@ -73,7 +76,9 @@ try {
     catalog.version += 1;
     writeFileSync(catalogPath, `${JSON.stringify(catalog, null, 2)}\n`);
   }
-  process.stdout.write(`wrote public/${INPUT_PATH} (${bytes.byteLength} bytes, ${rendered.width} px wide, SHA-256 ${sha256})\n`);
+  process.stdout.write(
+    `wrote public/${INPUT_PATH} (${bytes.byteLength} bytes, ${rendered.width} px wide, SHA-256 ${sha256})\n`,
+  );
 } finally {
   await browser.close();
 }

@@ -4,14 +4,26 @@
  * timed run, after the last run), as runtime-observer.ts reads them. Nothing is estimated: a figure this worker could
  * not read is null, and the section says why.
  */
-import { notAvailable, type GpuBufferPoint, type GpuBuffers, type WasmMemory } from '../src/core/receipt/memory-figures.ts';
-import { gpuBufferCounters, wasmBytesAtInstantiation, wasmMemoryBytes, type GpuBufferCounters } from './runtime-observer.ts';
+import {
+  notAvailable,
+  type GpuBufferPoint,
+  type GpuBuffers,
+  type WasmMemory,
+} from '../src/core/receipt/memory-figures.ts';
+import {
+  gpuBufferCounters,
+  wasmBytesAtInstantiation,
+  wasmMemoryBytes,
+  type GpuBufferCounters,
+} from './runtime-observer.ts';
 
 /** A point of a run at which the worker reads memory. */
 export type MemoryPoint = 'after_session' | 'before_timed_runs' | 'after_last_run';
 
 function gpuPoint(counters: GpuBufferCounters | null): GpuBufferPoint | null {
-  return counters === null ? null : { allocated_bytes: counters.allocatedBytes, live_bytes: counters.liveBytes, live_buffers: counters.liveBuffers };
+  return counters === null
+    ? null
+    : { allocated_bytes: counters.allocatedBytes, live_bytes: counters.liveBytes, live_buffers: counters.liveBuffers };
 }
 
 /** Memory read at the points of the worker's current session. */
@@ -81,12 +93,19 @@ export class WorkerMemory {
       after_session: loaded ? gpuAt('after_session') : null,
       after_last_run: gpuLast,
       peak_live_bytes: counters?.peakLiveBytes ?? null,
-      warm_growth_bytes: kind === 'warm' && gpuLast !== null && gpuStart !== null ? gpuLast.live_bytes - gpuStart.live_bytes : null,
+      warm_growth_bytes:
+        kind === 'warm' && gpuLast !== null && gpuStart !== null ? gpuLast.live_bytes - gpuStart.live_bytes : null,
     };
     const gpuNone = Object.values(gpuFigures).every((v) => v === null);
     return {
-      wasm: { ...wasmFigures, not_available: wasmNone ? notAvailable(this.wasmUnavailable ?? 'no runtime memory was read in this run') : null },
-      gpu_buffers: { ...gpuFigures, not_available: gpuNone ? notAvailable(this.gpuUnavailable ?? 'no GPU buffer was counted in this run') : null },
+      wasm: {
+        ...wasmFigures,
+        not_available: wasmNone ? notAvailable(this.wasmUnavailable ?? 'no runtime memory was read in this run') : null,
+      },
+      gpu_buffers: {
+        ...gpuFigures,
+        not_available: gpuNone ? notAvailable(this.gpuUnavailable ?? 'no GPU buffer was counted in this run') : null,
+      },
     };
   }
 }

@@ -37,7 +37,11 @@ export function installConsoleCapture(): void {
     console[method] = (...args: unknown[]) => {
       if (sink !== null) {
         // Each argument as the console would print it; the runtime prints one string per line.
-        for (const line of args.map((a) => (typeof a === 'string' ? a : String(a))).join(' ').split('\n')) sink.push(line);
+        for (const line of args
+          .map((a) => (typeof a === 'string' ? a : String(a)))
+          .join(' ')
+          .split('\n'))
+          sink.push(line);
         return;
       }
       original(...args);
@@ -88,7 +92,8 @@ function memoryOf(instance: WebAssembly.Instance, imports: unknown): WebAssembly
   if (imports !== null && typeof imports === 'object') {
     for (const namespace of Object.values(imports as Record<string, unknown>)) {
       if (namespace === null || typeof namespace !== 'object') continue;
-      for (const value of Object.values(namespace as Record<string, unknown>)) if (value instanceof WebAssembly.Memory) return value;
+      for (const value of Object.values(namespace as Record<string, unknown>))
+        if (value instanceof WebAssembly.Memory) return value;
     }
   }
   return null;
@@ -107,16 +112,23 @@ function noteInstance(instance: WebAssembly.Instance, imports: unknown): void {
 export function installWasmMemoryWatch(): void {
   if (wasmWatchInstalled || typeof WebAssembly === 'undefined') return;
   wasmWatchInstalled = true;
-  const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (source: unknown, imports?: unknown) => Promise<unknown>;
+  const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (
+    source: unknown,
+    imports?: unknown,
+  ) => Promise<unknown>;
   (WebAssembly as { instantiate: unknown }).instantiate = async (source: unknown, imports?: unknown) => {
     const result = await instantiate(source, imports);
-    const instance = result instanceof WebAssembly.Instance ? result : (result as { instance: WebAssembly.Instance }).instance;
+    const instance =
+      result instanceof WebAssembly.Instance ? result : (result as { instance: WebAssembly.Instance }).instance;
     noteInstance(instance, imports);
     return result;
   };
   if (typeof WebAssembly.instantiateStreaming === 'function') {
     const streaming = WebAssembly.instantiateStreaming.bind(WebAssembly);
-    (WebAssembly as { instantiateStreaming: unknown }).instantiateStreaming = async (source: Response | PromiseLike<Response>, imports?: WebAssembly.Imports) => {
+    (WebAssembly as { instantiateStreaming: unknown }).instantiateStreaming = async (
+      source: Response | PromiseLike<Response>,
+      imports?: WebAssembly.Imports,
+    ) => {
       const result = await streaming(source, imports);
       noteInstance(result.instance, imports);
       return result;
@@ -194,7 +206,10 @@ interface GpuLike {
   requestAdapter(options?: { powerPreference?: string }): Promise<{
     features: Iterable<string>;
     limits: Record<string, number> & object;
-    requestDevice(descriptor: { requiredFeatures: string[]; requiredLimits: Record<string, number> }): Promise<DeviceLike>;
+    requestDevice(descriptor: {
+      requiredFeatures: string[];
+      requiredLimits: Record<string, number>;
+    }): Promise<DeviceLike>;
   } | null>;
 }
 

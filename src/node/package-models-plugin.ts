@@ -37,8 +37,12 @@ export function packageModelFiles(root: string, catalog: ModelCatalog): PackageM
     } catch {
       throw new Error(`model ${model.id}: package ${source.package.name} is not installed (run npm ci)`);
     }
-    if (version !== source.package.version) throw new Error(`model ${model.id}: package ${source.package.name} is ${String(version)}, the catalog names ${source.package.version}`);
-    for (const file of model.files) files.push({ urlPath: source.base_path + file.path, bytes: checkedFile(model, folder, file) });
+    if (version !== source.package.version)
+      throw new Error(
+        `model ${model.id}: package ${source.package.name} is ${String(version)}, the catalog names ${source.package.version}`,
+      );
+    for (const file of model.files)
+      files.push({ urlPath: source.base_path + file.path, bytes: checkedFile(model, folder, file) });
   }
   return files;
 }
@@ -49,7 +53,9 @@ function checkedFile(model: CatalogModel, folder: string, file: CatalogModel['fi
   const bytes = new Uint8Array(readFileSync(path));
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   if ((file.bytes !== null && file.bytes !== bytes.byteLength) || (file.sha256 !== null && file.sha256 !== sha256)) {
-    throw new Error(`model ${model.id}: ${file.path} has ${bytes.byteLength} bytes and SHA-256 ${sha256}, the catalog pins ${file.bytes} and ${file.sha256}`);
+    throw new Error(
+      `model ${model.id}: ${file.path} has ${bytes.byteLength} bytes and SHA-256 ${sha256}, the catalog pins ${file.bytes} and ${file.sha256}`,
+    );
   }
   return bytes;
 }
@@ -80,7 +86,11 @@ export function packageModelsPlugin(root: string, catalog: ModelCatalog): Plugin
       // The licences of what the build ships from packages (Apache-2.0 asks that recipients get a copy): NOTICE.
       if (files.length > 0) {
         this.emitFile({ type: 'asset', fileName: 'NOTICE.txt', source: readFileSync(join(root, 'NOTICE')) });
-        this.emitFile({ type: 'asset', fileName: 'LICENSES/Apache-2.0.txt', source: readFileSync(join(root, 'LICENSES', 'Apache-2.0.txt')) });
+        this.emitFile({
+          type: 'asset',
+          fileName: 'LICENSES/Apache-2.0.txt',
+          source: readFileSync(join(root, 'LICENSES', 'Apache-2.0.txt')),
+        });
       }
     },
   };

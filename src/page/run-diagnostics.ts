@@ -15,14 +15,31 @@ import { WorkerBridge } from './worker-bridge.ts';
  * @param kind the receipt's run kind
  * @param probe the run's page-side memory probe
  */
-export async function runDiagnostics(bridge: WorkerBridge | null, kind: 'cold' | 'warm', probe: UaMemoryProbe): Promise<Pick<DeviceReceipt, 'placement' | 'memory' | 'errors'>> {
+export async function runDiagnostics(
+  bridge: WorkerBridge | null,
+  kind: 'cold' | 'warm',
+  probe: UaMemoryProbe,
+): Promise<Pick<DeviceReceipt, 'placement' | 'memory' | 'errors'>> {
   const diagnostics = bridge === null ? null : await bridge.diagnostics(kind);
   const ua = await probe.finish();
-  const worker = diagnostics?.memory ?? memoryUnavailable(bridge === null ? "the run's worker was closed before it reported its memory (the run failed or was cancelled)" : 'the worker was gone before it reported its memory');
+  const worker =
+    diagnostics?.memory ??
+    memoryUnavailable(
+      bridge === null
+        ? "the run's worker was closed before it reported its memory (the run failed or was cancelled)"
+        : 'the worker was gone before it reported its memory',
+    );
   // A developer's `ort_log=verbose` slowed every run of this page: its receipts say so.
   const errors: DeviceReceipt['errors'] =
     WorkerBridge.ortLog === 'verbose'
-      ? [{ stage: 'session', name: 'OrtVerboseLog', message: "ONNX Runtime's verbose session log was on (ort_log=verbose): every run printed log lines, so the timings include logging" }]
+      ? [
+          {
+            stage: 'session',
+            name: 'OrtVerboseLog',
+            message:
+              "ONNX Runtime's verbose session log was on (ort_log=verbose): every run printed log lines, so the timings include logging",
+          },
+        ]
       : [];
   return {
     placement: diagnostics?.placement ?? null,

@@ -11,7 +11,12 @@
  * has moved on to its next point describes a later state, so it is dropped (null, with the reason); the last point
  * waits for its result at most `LAST_POINT_WAIT_MS`. Each kept point records when it was asked for and when it resolved.
  */
-import { notAvailable, uaPointsUnavailable, type UaMemoryPoint, type UaMemoryPoints } from '../core/receipt/memory-figures.ts';
+import {
+  notAvailable,
+  uaPointsUnavailable,
+  type UaMemoryPoint,
+  type UaMemoryPoints,
+} from '../core/receipt/memory-figures.ts';
 
 /** The points of a run, in order. */
 export type UaPoint = 'before_load' | 'after_session' | 'after_last_run';
@@ -32,9 +37,12 @@ interface MemoryResult {
 
 /** This page's measure function, or why there is none. */
 function measurer(): (() => Promise<MemoryResult>) | string {
-  const measure = (performance as Performance & { measureUserAgentSpecificMemory?: () => Promise<MemoryResult> }).measureUserAgentSpecificMemory;
-  if (typeof measure !== 'function') return 'this browser has no performance.measureUserAgentSpecificMemory() (Chromium only)';
-  if (!self.crossOriginIsolated) return 'the page is not cross-origin isolated, which measureUserAgentSpecificMemory() needs';
+  const measure = (performance as Performance & { measureUserAgentSpecificMemory?: () => Promise<MemoryResult> })
+    .measureUserAgentSpecificMemory;
+  if (typeof measure !== 'function')
+    return 'this browser has no performance.measureUserAgentSpecificMemory() (Chromium only)';
+  if (!self.crossOriginIsolated)
+    return 'the page is not cross-origin isolated, which measureUserAgentSpecificMemory() needs';
   return () => measure.call(performance);
 }
 
@@ -46,7 +54,11 @@ interface Pending {
 }
 
 /** The split of one result: page and worker parts. */
-function split(value: MemoryResult, requestedAtMs: number, resolvedAtMs: number): { page: UaMemoryPoint; worker: UaMemoryPoint | null } {
+function split(
+  value: MemoryResult,
+  requestedAtMs: number,
+  resolvedAtMs: number,
+): { page: UaMemoryPoint; worker: UaMemoryPoint | null } {
   const inWorker = (b: Breakdown) => b.attribution.some((a) => a.scope === 'DedicatedWorkerGlobalScope');
   const sum = (entries: Breakdown[]) => entries.reduce((total, b) => total + b.bytes, 0);
   const wasm = (entries: Breakdown[]) => {
@@ -55,7 +67,12 @@ function split(value: MemoryResult, requestedAtMs: number, resolvedAtMs: number)
   };
   const worker = value.breakdown.filter(inWorker);
   const page = value.breakdown.filter((b) => !inWorker(b));
-  const point = (entries: Breakdown[]) => ({ bytes: Math.round(sum(entries)), wasm_bytes: wasm(entries), requested_at_ms: requestedAtMs, resolved_at_ms: resolvedAtMs });
+  const point = (entries: Breakdown[]) => ({
+    bytes: Math.round(sum(entries)),
+    wasm_bytes: wasm(entries),
+    requested_at_ms: requestedAtMs,
+    resolved_at_ms: resolvedAtMs,
+  });
   return { page: point(page), worker: worker.length === 0 ? null : point(worker) };
 }
 
@@ -83,9 +100,15 @@ export class UaMemoryProbe {
    * @returns page and worker points
    */
   async finish(): Promise<{ page: UaMemoryPoints; worker: UaMemoryPoints }> {
-    if (typeof this.measure === 'string') return { page: uaPointsUnavailable(this.measure), worker: uaPointsUnavailable(this.measure) };
+    if (typeof this.measure === 'string')
+      return { page: uaPointsUnavailable(this.measure), worker: uaPointsUnavailable(this.measure) };
     const page: UaMemoryPoints = { before_load: null, after_session: null, after_last_run: null, not_available: null };
-    const worker: UaMemoryPoints = { before_load: null, after_session: null, after_last_run: null, not_available: null };
+    const worker: UaMemoryPoints = {
+      before_load: null,
+      after_session: null,
+      after_last_run: null,
+      not_available: null,
+    };
     const why = new Set<string>();
     // Every measurement gets until LAST_POINT_WAIT_MS after the run's end; a result later than that is not waited for.
     const deadline = new Promise<null>((resolve) => setTimeout(() => resolve(null), LAST_POINT_WAIT_MS));
@@ -94,7 +117,9 @@ export class UaMemoryProbe {
       const settled = settledAll[i];
       const next = this.pending[i + 1];
       if (settled === null) {
-        why.add(`a measurement did not resolve within ${LAST_POINT_WAIT_MS} ms of the run's end (Chromium measures at its next garbage collection)`);
+        why.add(
+          `a measurement did not resolve within ${LAST_POINT_WAIT_MS} ms of the run's end (Chromium measures at its next garbage collection)`,
+        );
         continue;
       }
       if ('error' in settled) {
@@ -102,7 +127,9 @@ export class UaMemoryProbe {
         continue;
       }
       if (next !== undefined && settled.resolvedAtMs > next.requestedAtMs) {
-        why.add('a measurement resolved only after the run had moved on to its next point, so it describes a later state');
+        why.add(
+          'a measurement resolved only after the run had moved on to its next point, so it describes a later state',
+        );
         continue;
       }
       const parts = split(settled.value, p.requestedAtMs, settled.resolvedAtMs);

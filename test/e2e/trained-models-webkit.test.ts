@@ -37,19 +37,24 @@ async function cold(model: string): Promise<DeviceReceipt> {
 }
 
 describe('WebKitGTK: trained weights on wasm', () => {
-  it.each(['ppocrv4-rec', 'silero-vad-v5'])('%s passes its check; WebAssembly memory measured, the rest not available', async (model) => {
-    const receipt = await cold(model);
-    expect(receipt.check?.passed, JSON.stringify(receipt.check)).toBe(true);
-    const { wasm, ua_specific: ua, gpu_buffers: gpu } = receipt.memory!;
-    expect(wasm.not_available).toBeNull();
-    expect(wasm.after_session_bytes).toBeGreaterThan(wasm.before_load_bytes!);
-    expect(wasm.after_last_run_bytes).toBeGreaterThanOrEqual(wasm.after_session_bytes!);
-    for (const points of [ua.page, ua.worker]) {
-      expect(points).toMatchObject({ before_load: null, after_session: null, after_last_run: null });
-      expect(points.not_available).toMatch(/^not available: this browser has no performance\.measureUserAgentSpecificMemory\(\)/);
-    }
-    expect(gpu.not_available).toMatch(/^not available: /);
-    expect(receipt.capabilities.webgpu.navigator_gpu).toBe(false);
-    expect(receipt.placement?.partial_fallback).toBe(false);
-  });
+  it.each(['ppocrv4-rec', 'silero-vad-v5'])(
+    '%s passes its check; WebAssembly memory measured, the rest not available',
+    async (model) => {
+      const receipt = await cold(model);
+      expect(receipt.check?.passed, JSON.stringify(receipt.check)).toBe(true);
+      const { wasm, ua_specific: ua, gpu_buffers: gpu } = receipt.memory!;
+      expect(wasm.not_available).toBeNull();
+      expect(wasm.after_session_bytes).toBeGreaterThan(wasm.before_load_bytes!);
+      expect(wasm.after_last_run_bytes).toBeGreaterThanOrEqual(wasm.after_session_bytes!);
+      for (const points of [ua.page, ua.worker]) {
+        expect(points).toMatchObject({ before_load: null, after_session: null, after_last_run: null });
+        expect(points.not_available).toMatch(
+          /^not available: this browser has no performance\.measureUserAgentSpecificMemory\(\)/,
+        );
+      }
+      expect(gpu.not_available).toMatch(/^not available: /);
+      expect(receipt.capabilities.webgpu.navigator_gpu).toBe(false);
+      expect(receipt.placement?.partial_fallback).toBe(false);
+    },
+  );
 });

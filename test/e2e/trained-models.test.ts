@@ -11,7 +11,14 @@ import { toSearchParams } from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 import { comparisonVerdicts } from '../../src/core/comparison/comparison-verdict.ts';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
-import { openAndWait, openComparison, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
+import {
+  openAndWait,
+  openComparison,
+  pageReceipts,
+  receiptProblems,
+  startPageEnv,
+  type PageEnv,
+} from './page-harness.ts';
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -32,7 +39,8 @@ async function cold(model: string, ep: 'wasm' | 'webgpu'): Promise<DeviceReceipt
   return receipt;
 }
 
-const value = (receipt: Pick<DeviceReceipt, 'check'>, name: string) => receipt.check!.values.find((v) => v.name === name)!.value;
+const value = (receipt: Pick<DeviceReceipt, 'check'>, name: string) =>
+  receipt.check!.values.find((v) => v.name === name)!.value;
 
 describe('trained weights on wasm', () => {
   it('PP-OCRv4 decodes every line exactly, and its WebAssembly memory grew by more than its weights', async () => {
@@ -74,7 +82,9 @@ describe('trained weights on WebGPU (SwiftShader)', () => {
     expect(gpu.placement).toMatchObject({ partial_fallback: true });
     expect(gpu.placement!.cpu_ops).toContainEqual({ op: 'Clip', count: 28 });
     expect(wasm.placement).toMatchObject({ partial_fallback: false });
-    expect(comparisonVerdicts(receipt).lead.join('\n')).toMatch(/Where the work ran: the routes differ in where their work ran \(wasm-1: all \d+ nodes on the CPU; webgpu: \d+ of \d+ nodes on the CPU \(Clip x28/);
+    expect(comparisonVerdicts(receipt).lead.join('\n')).toMatch(
+      /Where the work ran: the routes differ in where their work ran \(wasm-1: all \d+ nodes on the CPU; webgpu: \d+ of \d+ nodes on the CPU \(Clip x28/,
+    );
   });
 
   it('Silero VAD v5 fails its check on the WebGPU EP: the receipt says so, with the scores', async () => {

@@ -10,7 +10,15 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { describe, expect, it } from 'vitest';
 import { parseCatalog } from '../../src/core/catalog/catalog.ts';
-import { base64Bytes, base64Text, ocrCheck, parseTrainedInput, vadCheck, type OcrLinesInput, type VadAudioInput } from '../../src/core/catalog/trained-inputs.ts';
+import {
+  base64Bytes,
+  base64Text,
+  ocrCheck,
+  parseTrainedInput,
+  vadCheck,
+  type OcrLinesInput,
+  type VadAudioInput,
+} from '../../src/core/catalog/trained-inputs.ts';
 import { packageModelFiles } from '../../src/node/package-models-plugin.ts';
 import { buildVadClip } from '../../src/fixtures/vad-clip.ts';
 import { trainedFeeds, trainedRun, type TrainedSession } from '../../workers/engines/trained-run.ts';
@@ -20,20 +28,25 @@ ort.env.wasm.numThreads = 1;
 
 const catalog = parseCatalog(JSON.parse(readFileSync(`${root}src/catalog/catalog.json`, 'utf8')), 'catalog.json');
 const model = (id: string) => catalog.models.find((m) => m.id === id)!;
-const input = (id: string) => JSON.parse(readFileSync(`${root}public/${catalog.inputs.find((i) => i.id === id)!.path}`, 'utf8')) as unknown;
-const packageFile = (id: string, path: string) => new Uint8Array(readFileSync(`${root}node_modules/${(model(id).source as { package: { name: string } }).package.name}/${path}`));
+const input = (id: string) =>
+  JSON.parse(readFileSync(`${root}public/${catalog.inputs.find((i) => i.id === id)!.path}`, 'utf8')) as unknown;
+const packageFile = (id: string, path: string) =>
+  new Uint8Array(
+    readFileSync(`${root}node_modules/${(model(id).source as { package: { name: string } }).package.name}/${path}`),
+  );
 
 async function session(bytes: Uint8Array): Promise<TrainedSession> {
   const s = await ort.InferenceSession.create(bytes);
   return {
-    run: (feeds) => s.run(feeds as Record<string, ort.Tensor>) as Promise<Record<string, { data: unknown; dims: readonly number[] }>>,
+    run: (feeds) =>
+      s.run(feeds as Record<string, ort.Tensor>) as Promise<Record<string, { data: unknown; dims: readonly number[] }>>,
     tensor: (type, data, dims) => new ort.Tensor(type, data, dims),
     outputNames: s.outputNames,
   };
 }
 
 describe('trained models in the catalog', () => {
-  it('pins the packages\' own bytes, names both licences, and runs on the page\'s fixed inputs', () => {
+  it("pins the packages' own bytes, names both licences, and runs on the page's fixed inputs", () => {
     const files = packageModelFiles(root, catalog);
     expect(files.map((f) => f.urlPath)).toEqual([
       'models/ppocrv4-rec/assets/ch_PP-OCRv4_rec_infer.onnx',
@@ -48,13 +61,19 @@ describe('trained models in the catalog', () => {
     }
     const edited = structuredClone(catalog);
     edited.models.find((m) => m.id === 'silero-vad-v5')!.files[0].sha256 = '0'.repeat(64);
-    expect(() => packageModelFiles(root, edited)).toThrow(/silero-vad-v5: dist\/silero_vad_v5\.onnx has 2327524 bytes and SHA-256 2623a295.*the catalog pins/);
+    expect(() => packageModelFiles(root, edited)).toThrow(
+      /silero-vad-v5: dist\/silero_vad_v5\.onnx has 2327524 bytes and SHA-256 2623a295.*the catalog pins/,
+    );
   });
 
   it('PP-OCRv4 decodes every shipped line to exactly its expected string', async () => {
     const lines = parseTrainedInput(input('ocr-lines-3x48'), 'ocr') as OcrLinesInput;
     const s = await session(packageFile('ppocrv4-rec', 'assets/ch_PP-OCRv4_rec_infer.onnx'));
-    const feeds = trainedFeeds(s, lines, new Map([['assets/ppocr_keys_v1.txt', packageFile('ppocrv4-rec', 'assets/ppocr_keys_v1.txt')]]));
+    const feeds = trainedFeeds(
+      s,
+      lines,
+      new Map([['assets/ppocr_keys_v1.txt', packageFile('ppocrv4-rec', 'assets/ppocr_keys_v1.txt')]]),
+    );
     const result = await trainedRun(s, feeds, true);
     expect(result.check).toMatchObject({ kind: 'ocr-exact-text', passed: true, cases: 3, cases_passed: 3 });
     expect(result.check!.values.find((v) => v.name === 'edit_distance')!.value).toBe(0);
@@ -63,7 +82,11 @@ describe('trained models in the catalog', () => {
     expect(result.values).toHaveLength(3 * 23);
     // Held to another string, the same kind of decoding fails, with the distance.
     const decoded = lines.expected.map((text) => ({ text, minConfidence: 0.99 }));
-    expect(ocrCheck(decoded, ['Hello 2025', ...lines.expected.slice(1)])).toMatchObject({ passed: false, cases_passed: 2, values: [{ name: 'edit_distance', value: 1 }, expect.anything()] });
+    expect(ocrCheck(decoded, ['Hello 2025', ...lines.expected.slice(1)])).toMatchObject({
+      passed: false,
+      cases_passed: 2,
+      values: [{ name: 'edit_distance', value: 1 }, expect.anything()],
+    });
     expect(ocrCheck(decoded.slice(1), lines.expected)).toMatchObject({ passed: false, cases_passed: 0 });
   });
 
@@ -86,16 +109,42 @@ describe('trained input artifacts are read as hostile', () => {
   const ocr = input('ocr-lines-3x48') as Record<string, unknown>;
   const vad = input('vad-speech-silence-16k') as Record<string, unknown>;
   it.each([
-    ['pixels cut short', { ...ocr, pixels_base64: (ocr.pixels_base64 as string).slice(0, 400) }, /ocr: pixels_base64: holds 300 bytes, 3 x 48 x 181 = 26064 expected/],
+    [
+      'pixels cut short',
+      { ...ocr, pixels_base64: (ocr.pixels_base64 as string).slice(0, 400) },
+      /ocr: pixels_base64: holds 300 bytes, 3 x 48 x 181 = 26064 expected/,
+    ],
     ['a non-base64 character', { ...ocr, pixels_base64: '@@@@' }, /ocr: pixels_base64: expected base64/],
-    ['a line wider than the block', { ...ocr, widths: [181, 182, 100] }, /ocr: widths: must give each of the 3 lines a width of at most 181/],
+    [
+      'a line wider than the block',
+      { ...ocr, widths: [181, 182, 100] },
+      /ocr: widths: must give each of the 3 lines a width of at most 181/,
+    ],
     ['an unknown field', { ...ocr, script: '<img onerror=alert(1)>' }, /ocr: .*script/],
-    ['an expected string with a terminal escape', { ...ocr, expected: ['\u001b[2J'] }, /ocr: expected\[0\]: holds a control/],
-    ['frames outside the clip', { ...vad, silence_frames: [52, 640] }, /vad: silence_frames: must be \[first, last\] within the clip's 46 frames/],
-    ['thresholds the wrong way round', { ...vad, silence_threshold: 0.9 }, /vad: silence_threshold: must be below speech_threshold/],
-    ['a sample count the data does not hold', { ...vad, samples: 1 }, /vad: pcm16_base64: holds 48000 bytes, 1 samples need 2/],
+    [
+      'an expected string with a terminal escape',
+      { ...ocr, expected: ['\u001b[2J'] },
+      /ocr: expected\[0\]: holds a control/,
+    ],
+    [
+      'frames outside the clip',
+      { ...vad, silence_frames: [52, 640] },
+      /vad: silence_frames: must be \[first, last\] within the clip's 46 frames/,
+    ],
+    [
+      'thresholds the wrong way round',
+      { ...vad, silence_threshold: 0.9 },
+      /vad: silence_threshold: must be below speech_threshold/,
+    ],
+    [
+      'a sample count the data does not hold',
+      { ...vad, samples: 1 },
+      /vad: pcm16_base64: holds 48000 bytes, 1 samples need 2/,
+    ],
   ])('refuses %s with one line naming the field', (_name, value, message) => {
-    expect(() => parseTrainedInput(value, (value as unknown as { schema: string }).schema.includes('ocr') ? 'ocr' : 'vad')).toThrow(message);
+    expect(() =>
+      parseTrainedInput(value, (value as unknown as { schema: string }).schema.includes('ocr') ? 'ocr' : 'vad'),
+    ).toThrow(message);
   });
 
   it('round-trips base64 of every length and refuses a broken one', () => {

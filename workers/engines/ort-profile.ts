@@ -9,7 +9,12 @@
  * created with `logSeverityLevel: 0` under `env.logLevel = 'verbose'`, everything the runtime prints is captured,
  * and only its "Node placements" lines are printed to the console, to compare with the receipt's counts.
  */
-import { loggedPlacements, profileNodeEvents, sessionPlacement, type SessionPlacement } from '../../src/core/receipt/ep-placement.ts';
+import {
+  loggedPlacements,
+  profileNodeEvents,
+  sessionPlacement,
+  type SessionPlacement,
+} from '../../src/core/receipt/ep-placement.ts';
 import { capture, printLines } from '../runtime-observer.ts';
 
 /** Whether this worker creates ORT sessions with ORT's verbose log on (set once, before the first session). */
@@ -41,10 +46,15 @@ export const ORT_LOG_PREFIX = '[drb ort log]';
 export async function withOrtLog<T>(call: () => Promise<T>): Promise<T> {
   if (!verboseLog) return call();
   const { value, lines } = await capture(call);
-  const placements = lines.filter((l) => /VerifyEachNodeIsAssignedToAnEp/.test(l) && !/Some nodes were not assigned/.test(l));
+  const placements = lines.filter(
+    (l) => /VerifyEachNodeIsAssignedToAnEp/.test(l) && !/Some nodes were not assigned/.test(l),
+  );
   if (placements.length > 0) {
     const counted = loggedPlacements(placements);
-    printLines([...placements.map((l) => `${ORT_LOG_PREFIX} ${l}`), `${ORT_LOG_PREFIX} summary ${JSON.stringify([...counted.values()].map((p) => ({ provider: p.provider, nodes: p.nodes, ops: Object.fromEntries(p.ops) })))}`]);
+    printLines([
+      ...placements.map((l) => `${ORT_LOG_PREFIX} ${l}`),
+      `${ORT_LOG_PREFIX} summary ${JSON.stringify([...counted.values()].map((p) => ({ provider: p.provider, nodes: p.nodes, ops: Object.fromEntries(p.ops) })))}`,
+    ]);
   }
   return value;
 }
@@ -61,7 +71,9 @@ export interface ProfiledSession {
  * @param sessions the sessions, each with its name
  * @returns the placements, or null with the reason when a profile could not be read
  */
-export async function finishProfiling(sessions: readonly ProfiledSession[]): Promise<{ placements: SessionPlacement[] | null; problem: string | null }> {
+export async function finishProfiling(
+  sessions: readonly ProfiledSession[],
+): Promise<{ placements: SessionPlacement[] | null; problem: string | null }> {
   const placements: SessionPlacement[] = [];
   try {
     for (const { name, session } of sessions) {
@@ -72,7 +84,12 @@ export async function finishProfiling(sessions: readonly ProfiledSession[]): Pro
       if (events.length > 0) placements.push(sessionPlacement(name, events));
     }
   } catch (error) {
-    return { placements: null, problem: `the runtime's profile could not be read: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      placements: null,
+      problem: `the runtime's profile could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
-  return placements.length > 0 ? { placements, problem: null } : { placements: null, problem: 'the runtime\'s profile held no node events' };
+  return placements.length > 0
+    ? { placements, problem: null }
+    : { placements: null, problem: "the runtime's profile held no node events" };
 }

@@ -12,7 +12,15 @@
  *
  * The timed window holds the session runs alone; decoding, the check and the digest come after it.
  */
-import { ctcDecode, ocrCheck, ocrClasses, ocrTensorData, vadCheck, vadFrames, type TrainedInput } from '../../src/core/catalog/trained-inputs.ts';
+import {
+  ctcDecode,
+  ocrCheck,
+  ocrClasses,
+  ocrTensorData,
+  vadCheck,
+  vadFrames,
+  type TrainedInput,
+} from '../../src/core/catalog/trained-inputs.ts';
 import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import type { RunResult } from '../../src/worker-api/worker-messages.ts';
 
@@ -34,7 +42,13 @@ export interface TrainedSession {
 /** The prepared input of one trained model: built once per input, so warm samples time the runs alone. */
 export type TrainedFeeds =
   | { kind: 'ocr'; input: Extract<TrainedInput, { schema: 'drb.ocr-lines-input.v1' }>; x: unknown; classes: string[] }
-  | { kind: 'vad'; input: Extract<TrainedInput, { schema: 'drb.vad-audio-input.v1' }>; frames: unknown[]; state: Float32Array; sr: unknown };
+  | {
+      kind: 'vad';
+      input: Extract<TrainedInput, { schema: 'drb.vad-audio-input.v1' }>;
+      frames: unknown[];
+      state: Float32Array;
+      sr: unknown;
+    };
 
 /**
  * Builds the tensors for `input` (and reads the OCR dictionary from the model's files).
@@ -42,15 +56,30 @@ export type TrainedFeeds =
  * @param input the parsed artifact
  * @param files the model's files other than its graph, by catalog path
  */
-export function trainedFeeds(session: TrainedSession, input: TrainedInput, files: ReadonlyMap<string, Uint8Array>): TrainedFeeds {
+export function trainedFeeds(
+  session: TrainedSession,
+  input: TrainedInput,
+  files: ReadonlyMap<string, Uint8Array>,
+): TrainedFeeds {
   if (input.schema === 'drb.ocr-lines-input.v1') {
     const dictionary = [...files].find(([path]) => path.endsWith('.txt'));
     if (!dictionary) throw new Error('the OCR model lists no dictionary (.txt) file');
     const { data, dims } = ocrTensorData(input);
-    return { kind: 'ocr', input, x: session.tensor('float32', data, [...dims]), classes: ocrClasses(new TextDecoder('utf-8', { fatal: true }).decode(dictionary[1])) };
+    return {
+      kind: 'ocr',
+      input,
+      x: session.tensor('float32', data, [...dims]),
+      classes: ocrClasses(new TextDecoder('utf-8', { fatal: true }).decode(dictionary[1])),
+    };
   }
   const frames = vadFrames(input).map((frame) => session.tensor('float32', frame, [1, frame.length]));
-  return { kind: 'vad', input, frames, state: new Float32Array(2 * 128), sr: session.tensor('int64', BigInt64Array.from([BigInt(input.sample_rate)]), []) };
+  return {
+    kind: 'vad',
+    input,
+    frames,
+    state: new Float32Array(2 * 128),
+    sr: session.tensor('int64', BigInt64Array.from([BigInt(input.sample_rate)]), []),
+  };
 }
 
 /**
@@ -79,7 +108,14 @@ export async function trainedRun(session: TrainedSession, feeds: TrainedFeeds, d
     }
     return {
       durationMs,
-      output: digest ? { name, dims: [...output.dims], head: Array.from(probs.subarray(0, OUTPUT_HEAD_LENGTH)), sha256: await sha256Hex(new Uint8Array(probs.buffer, probs.byteOffset, probs.byteLength)) } : null,
+      output: digest
+        ? {
+            name,
+            dims: [...output.dims],
+            head: Array.from(probs.subarray(0, OUTPUT_HEAD_LENGTH)),
+            sha256: await sha256Hex(new Uint8Array(probs.buffer, probs.byteOffset, probs.byteLength)),
+          }
+        : null,
       values: classes,
       check,
     };
@@ -96,7 +132,14 @@ export async function trainedRun(session: TrainedSession, feeds: TrainedFeeds, d
   const values = Array.from(scores);
   return {
     durationMs,
-    output: digest ? { name: 'speech_probability', dims: [scores.length], head: values.slice(0, OUTPUT_HEAD_LENGTH), sha256: await sha256Hex(new Uint8Array(scores.buffer)) } : null,
+    output: digest
+      ? {
+          name: 'speech_probability',
+          dims: [scores.length],
+          head: values.slice(0, OUTPUT_HEAD_LENGTH),
+          sha256: await sha256Hex(new Uint8Array(scores.buffer)),
+        }
+      : null,
     values,
     check: vadCheck(values, feeds.input),
   };

@@ -32,9 +32,16 @@ export type OutputCheck = z.infer<typeof OutputCheck>;
  */
 export function outputCheckProblems(check: OutputCheck): Array<{ path: string; message: string }> {
   const problems: Array<{ path: string; message: string }> = [];
-  if (check.cases_passed > check.cases) problems.push({ path: 'check.cases_passed', message: `is ${check.cases_passed}, more than the ${check.cases} cases` });
+  if (check.cases_passed > check.cases)
+    problems.push({
+      path: 'check.cases_passed',
+      message: `is ${check.cases_passed}, more than the ${check.cases} cases`,
+    });
   if (check.passed !== (check.cases_passed === check.cases)) {
-    problems.push({ path: 'check.passed', message: `is ${check.passed} but ${check.cases_passed} of ${check.cases} cases passed` });
+    problems.push({
+      path: 'check.passed',
+      message: `is ${check.passed} but ${check.cases_passed} of ${check.cases} cases passed`,
+    });
   }
   return problems;
 }

@@ -17,7 +17,10 @@ export const OCR_LINES_SCHEMA = 'drb.ocr-lines-input.v1';
 export const VAD_AUDIO_SCHEMA = 'drb.vad-audio-input.v1';
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,79}$/, 'expected lowercase letters, digits, ".", "_" or "-"');
-const Base64 = z.string().max(8 * 1024 * 1024).regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64');
+const Base64 = z
+  .string()
+  .max(8 * 1024 * 1024)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64');
 
 /**
  * Text-line images, rendered once (scripts/render-ocr-lines.ts) and stored as 8-bit grey pixels in one
@@ -35,7 +38,10 @@ export const OcrLinesInput = z
     /** Each line's own width (pixels from the left; the rest of the row is padding). */
     widths: z.array(z.number().int().positive()).min(1).max(16),
     /** The strings the lines must decode to (CTC greedy decoding against the model's dictionary), in line order. */
-    expected: z.array(detailText(256).pipe(z.string().min(1))).min(1).max(16),
+    expected: z
+      .array(detailText(256).pipe(z.string().min(1)))
+      .min(1)
+      .max(16),
     /** `[lines, height, width]` grey bytes, base64. */
     pixels_base64: Base64,
     /** How the lines were rendered (font, size, browser), for whoever renders them again. */
@@ -44,9 +50,18 @@ export const OcrLinesInput = z
   .superRefine((input, ctx) => {
     const expected = input.expected.length * input.height * input.width;
     const bytes = base64ByteLength(input.pixels_base64);
-    if (bytes !== expected) ctx.addIssue({ code: 'custom', path: ['pixels_base64'], message: `holds ${bytes} bytes, ${input.expected.length} x ${input.height} x ${input.width} = ${expected} expected` });
+    if (bytes !== expected)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pixels_base64'],
+        message: `holds ${bytes} bytes, ${input.expected.length} x ${input.height} x ${input.width} = ${expected} expected`,
+      });
     if (input.widths.length !== input.expected.length || input.widths.some((w) => w > input.width)) {
-      ctx.addIssue({ code: 'custom', path: ['widths'], message: `must give each of the ${input.expected.length} lines a width of at most ${input.width}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['widths'],
+        message: `must give each of the ${input.expected.length} lines a width of at most ${input.width}`,
+      });
     }
   });
 export type OcrLinesInput = z.infer<typeof OcrLinesInput>;
@@ -65,7 +80,11 @@ export const VadAudioInput = z
     context_samples: z.literal(64),
     /** Little-endian int16 samples, base64. */
     pcm16_base64: Base64,
-    samples: z.number().int().positive().max(16000 * 60),
+    samples: z
+      .number()
+      .int()
+      .positive()
+      .max(16000 * 60),
     /** Frame index ranges `[first, last]`, inclusive. */
     speech_frames: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]),
     silence_frames: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]),
@@ -76,13 +95,24 @@ export const VadAudioInput = z
   })
   .superRefine((input, ctx) => {
     const bytes = base64ByteLength(input.pcm16_base64);
-    if (bytes !== input.samples * 2) ctx.addIssue({ code: 'custom', path: ['pcm16_base64'], message: `holds ${bytes} bytes, ${input.samples} samples need ${input.samples * 2}` });
+    if (bytes !== input.samples * 2)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pcm16_base64'],
+        message: `holds ${bytes} bytes, ${input.samples} samples need ${input.samples * 2}`,
+      });
     const frames = Math.floor(input.samples / input.frame_samples);
     for (const key of ['speech_frames', 'silence_frames'] as const) {
       const [first, last] = input[key];
-      if (first > last || last >= frames) ctx.addIssue({ code: 'custom', path: [key], message: `must be [first, last] within the clip's ${frames} frames` });
+      if (first > last || last >= frames)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `must be [first, last] within the clip's ${frames} frames`,
+        });
     }
-    if (input.silence_threshold >= input.speech_threshold) ctx.addIssue({ code: 'custom', path: ['silence_threshold'], message: 'must be below speech_threshold' });
+    if (input.silence_threshold >= input.speech_threshold)
+      ctx.addIssue({ code: 'custom', path: ['silence_threshold'], message: 'must be below speech_threshold' });
   });
 export type VadAudioInput = z.infer<typeof VadAudioInput>;
 
@@ -104,7 +134,7 @@ export function base64Bytes(text: string): Uint8Array {
   const out = new Uint8Array(base64ByteLength(text));
   let o = 0;
   for (let i = 0; i < text.length; i += 4) {
-    const v = [0, 1, 2, 3].map((k) => (text[i + k] === '=' ? 0 : lookup[text.charCodeAt(i + k)] ?? -1));
+    const v = [0, 1, 2, 3].map((k) => (text[i + k] === '=' ? 0 : (lookup[text.charCodeAt(i + k)] ?? -1)));
     if (v.some((x) => x < 0)) throw new CatalogError(`base64 text holds a character outside the alphabet near ${i}`);
     const n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
     if (o < out.length) out[o++] = (n >> 16) & 255;
@@ -174,9 +204,14 @@ export interface DecodedLine {
  * @param dims its dims
  * @param classes `ocrClasses` of the dictionary
  */
-export function ctcDecode(probs: ArrayLike<number>, dims: readonly number[], classes: readonly string[]): DecodedLine[] {
+export function ctcDecode(
+  probs: ArrayLike<number>,
+  dims: readonly number[],
+  classes: readonly string[],
+): DecodedLine[] {
   const [lines, steps, width] = dims;
-  if (width !== classes.length) throw new Error(`the model has ${width} classes, the dictionary gives ${classes.length}`);
+  if (width !== classes.length)
+    throw new Error(`the model has ${width} classes, the dictionary gives ${classes.length}`);
   const result: DecodedLine[] = [];
   for (let l = 0; l < lines; l++) {
     let text = '';
@@ -211,7 +246,8 @@ function editDistance(a: string, b: string): number {
   let row = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {
     const next = [i];
-    for (let j = 1; j <= y.length; j++) next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    for (let j = 1; j <= y.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
     row = next;
   }
   return row[y.length];
@@ -267,8 +303,11 @@ export function vadFrames(input: VadAudioInput): Float32Array[] {
 export function vadCheck(scores: readonly number[], input: VadAudioInput): OutputCheck {
   const speech = scores.slice(input.speech_frames[0], input.speech_frames[1] + 1);
   const silence = scores.slice(input.silence_frames[0], input.silence_frames[1] + 1);
-  const passed = speech.filter((s) => s >= input.speech_threshold).length + silence.filter((s) => s <= input.silence_threshold).length;
-  const cases = input.speech_frames[1] - input.speech_frames[0] + 1 + input.silence_frames[1] - input.silence_frames[0] + 1;
+  const passed =
+    speech.filter((s) => s >= input.speech_threshold).length +
+    silence.filter((s) => s <= input.silence_threshold).length;
+  const cases =
+    input.speech_frames[1] - input.speech_frames[0] + 1 + input.silence_frames[1] - input.silence_frames[0] + 1;
   return {
     kind: 'vad-threshold',
     passed: passed === cases && speech.length + silence.length === cases,

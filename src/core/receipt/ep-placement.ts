@@ -91,25 +91,40 @@ export function profileNodeEvents(lines: readonly string[]): NodeEvent[] {
   let chars = 0;
   for (let i = start; i <= end; i++) {
     chars += lines[i].length + 1;
-    if (chars > MAX_PROFILE_CHARS) throw new Error(`the runtime's profile is larger than ${MAX_PROFILE_CHARS} characters`);
+    if (chars > MAX_PROFILE_CHARS)
+      throw new Error(`the runtime's profile is larger than ${MAX_PROFILE_CHARS} characters`);
   }
   const parsed: unknown = JSON.parse(lines.slice(start, end + 1).join('\n'));
-  if (!Array.isArray(parsed)) throw new Error('the runtime\'s profile is not a JSON array');
+  if (!Array.isArray(parsed)) throw new Error("the runtime's profile is not a JSON array");
   const events: NodeEvent[] = [];
   for (const event of parsed) {
     if (event === null || typeof event !== 'object') continue;
     const { cat, name, dur, args } = event as { cat?: unknown; name?: unknown; dur?: unknown; args?: unknown };
-    if (cat !== 'Node' || typeof name !== 'string' || !name.endsWith('_kernel_time') || args === null || typeof args !== 'object') continue;
+    if (
+      cat !== 'Node' ||
+      typeof name !== 'string' ||
+      !name.endsWith('_kernel_time') ||
+      args === null ||
+      typeof args !== 'object'
+    )
+      continue;
     const { op_name: op, provider } = args as { op_name?: unknown; provider?: unknown };
     if (typeof op !== 'string' || typeof provider !== 'string') continue;
-    events.push({ node: name.slice(0, -'_kernel_time'.length), op, provider, durUs: typeof dur === 'number' && Number.isFinite(dur) && dur >= 0 ? dur : 0 });
+    events.push({
+      node: name.slice(0, -'_kernel_time'.length),
+      op,
+      provider,
+      durUs: typeof dur === 'number' && Number.isFinite(dur) && dur >= 0 ? dur : 0,
+    });
   }
   return events;
 }
 
 /** Sorted op counts: most first, then by name. */
 function sortedCounts(counts: Map<string, number>): OpCount[] {
-  return [...counts].map(([op, count]) => ({ op, count })).sort((a, b) => b.count - a.count || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+  return [...counts]
+    .map(([op, count]) => ({ op, count }))
+    .sort((a, b) => b.count - a.count || (a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
 }
 
 /** A name fit for the receipt's `Token` fields (ORT's names already are; anything else is cut and replaced). */
@@ -151,7 +166,11 @@ export function sessionPlacement(session: string, events: readonly NodeEvent[]):
  * @param completedEp the route's completed EP (`partial_fallback` is only ever true for `webgpu`)
  * @param note what the numbers cover
  */
-export function placementOf(sessions: readonly SessionPlacement[], completedEp: 'wasm' | 'webgpu' | null, note: string): Placement {
+export function placementOf(
+  sessions: readonly SessionPlacement[],
+  completedEp: 'wasm' | 'webgpu' | null,
+  note: string,
+): Placement {
   let total = 0;
   let cpu = 0;
   const cpuOps = new Map<string, number>();
@@ -167,7 +186,9 @@ export function placementOf(sessions: readonly SessionPlacement[], completedEp: 
   const kernelTotal = [...kernel.values()].reduce((a, b) => a + b, 0);
   const share =
     kernelTotal > 0
-      ? [...kernel].map(([provider, ms]) => ({ provider, share: Math.min(1, ms / kernelTotal) })).sort((a, b) => b.share - a.share)
+      ? [...kernel]
+          .map(([provider, ms]) => ({ provider, share: Math.min(1, ms / kernelTotal) }))
+          .sort((a, b) => b.share - a.share)
       : [];
   return {
     source: 'ort-profiler',

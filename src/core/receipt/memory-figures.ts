@@ -54,7 +54,11 @@ export const UaMemoryPoints = z.strictObject({
 export type UaMemoryPoints = z.infer<typeof UaMemoryPoints>;
 
 /** GPU buffers at one point: bytes allocated so far, bytes and buffers still live (created and not destroyed). */
-export const GpuBufferPoint = z.strictObject({ allocated_bytes: Bytes, live_bytes: Bytes, live_buffers: z.number().int().nonnegative() });
+export const GpuBufferPoint = z.strictObject({
+  allocated_bytes: Bytes,
+  live_bytes: Bytes,
+  live_buffers: z.number().int().nonnegative(),
+});
 export type GpuBufferPoint = z.infer<typeof GpuBufferPoint>;
 
 /** The GPU buffers the runtime created on the observed device. */
@@ -96,9 +100,21 @@ export function uaPointsUnavailable(why: string): UaMemoryPoints {
 /** Memory figures where nothing was measured (a run that ended before its worker answered), for `why`. */
 export function memoryUnavailable(why: string): MemoryFigures {
   return {
-    wasm: { before_load_bytes: null, after_session_bytes: null, after_last_run_bytes: null, warm_growth_bytes: null, not_available: notAvailable(why) },
+    wasm: {
+      before_load_bytes: null,
+      after_session_bytes: null,
+      after_last_run_bytes: null,
+      warm_growth_bytes: null,
+      not_available: notAvailable(why),
+    },
     ua_specific: { page: uaPointsUnavailable(why), worker: uaPointsUnavailable(why) },
-    gpu_buffers: { after_session: null, after_last_run: null, peak_live_bytes: null, warm_growth_bytes: null, not_available: notAvailable(why) },
+    gpu_buffers: {
+      after_session: null,
+      after_last_run: null,
+      peak_live_bytes: null,
+      warm_growth_bytes: null,
+      not_available: notAvailable(why),
+    },
   };
 }
 
@@ -109,7 +125,11 @@ export function memoryUnavailable(why: string): MemoryFigures {
  */
 export function peakWasmBytes(memory: MemoryFigures | undefined): number | null {
   if (memory === undefined) return null;
-  const figures = [memory.wasm.before_load_bytes, memory.wasm.after_session_bytes, memory.wasm.after_last_run_bytes].filter((v): v is number => v !== null);
+  const figures = [
+    memory.wasm.before_load_bytes,
+    memory.wasm.after_session_bytes,
+    memory.wasm.after_last_run_bytes,
+  ].filter((v): v is number => v !== null);
   return figures.length === 0 ? null : Math.max(...figures);
 }
 
