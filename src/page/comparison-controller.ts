@@ -11,14 +11,9 @@
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
 import { comparisonRowsBytes, type ComparisonRows } from '../core/comparison/candidate-rows.ts';
-import {
-  checkComparisonReceipt,
-  compareRoutes,
-  comparisonHeadline,
-  COMPARISON_RECEIPT_SCHEMA,
-  ComparisonReceipt,
-  type RouteMeasurement,
-} from '../core/comparison/comparison-receipt.ts';
+import { COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
+import { checkComparisonReceipt } from '../core/comparison/comparison-invariants.ts';
+import { compareRoutes, comparisonHeadline, type RouteMeasurement } from '../core/comparison/comparison-statistics.ts';
 import { comparisonTolerance } from '../core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
 import { appSection, modelSection, receiptProblems, unloadedEngine } from '../core/receipt/receipt-envelope.ts';

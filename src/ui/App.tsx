@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { parseAutomation, type PageMode } from '../core/automation/automation.ts';
-import { autorunPlan } from '../core/automation/autorun-plan.ts';
+import { autorunPlan, PROTOCOL_VIEW_BELOW_PX } from '../core/automation/autorun-plan.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import type { InterruptedRun } from '../core/field/journal.ts';
 import { DEFAULT_PROTOCOL_ID } from '../core/field/field-protocol.ts';
@@ -22,9 +22,6 @@ import { InterruptedBanner } from './InterruptedBanner.tsx';
 import { PageFooter } from './PageFooter.tsx';
 import { RunAnnouncer, usePageRun } from './page-runs.tsx';
 import { RunPanel } from './RunPanel.tsx';
-
-/** Below this width the page opens in protocol mode unless the URL names a mode (phones are where testers are). */
-const PROTOCOL_VIEW_BELOW_PX = 600;
 
 /** The page. `catalog` is the parsed, validated catalog bundled into the build. */
 export function App(props: { catalog: ModelCatalog }) {
@@ -59,7 +56,8 @@ export function App(props: { catalog: ModelCatalog }) {
   const [view, setView] = useState<PageMode>(
     () => a.mode ?? (window.innerWidth < PROTOCOL_VIEW_BELOW_PX ? 'protocol' : 'panels'),
   );
-  const [plan] = useState(() => autorunPlan(view, automation));
+  // What the URL's autorun runs (or the line refusing it), decided once for the view the page opened in.
+  const [plan] = useState(() => autorunPlan({ mode: view, byUrl: a.mode !== null }, automation));
   // Each view's own code arrives after the first paint (deferred.tsx); the view not shown is never fetched.
   const protocolView = useDeferred(view === 'protocol' ? loadProtocolView : null);
   const developerPanels = useDeferred(view === 'panels' ? loadDeveloperPanels : null);
@@ -84,7 +82,8 @@ export function App(props: { catalog: ModelCatalog }) {
         {({ ProtocolView }) => (
           <ProtocolView
             catalog={catalog}
-            automation={a}
+            automation={automation}
+            autorun={plan}
             protocolId={a.protocol ?? DEFAULT_PROTOCOL_ID}
             capabilities={capabilities}
             journal={journal}

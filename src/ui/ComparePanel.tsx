@@ -21,7 +21,8 @@ import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite } from '../page/suite-controller.ts';
 import { CompareIntro, CompareResult, type ComparisonResult } from './CompareResult.tsx';
 import { CompareControls, type CompareChoice } from './CompareControls.tsx';
-import { RunSideButtons, usePanelRun, type RunPanelProps } from './panel-run.tsx';
+import { RunSideButtons } from './page-runs.tsx';
+import { usePanelRun, type RunPanelProps } from './panel-run.ts';
 
 /**
  * The comparison panel: models with a fixed input, rerankers and candidate scorers; the URL's engine, model, routes,

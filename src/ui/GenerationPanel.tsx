@@ -15,7 +15,8 @@ import { GenerationController, loadPromptSet } from '../page/generation-controll
 import { livePageFacts } from '../page/page-facts.ts';
 import { GenerationControls, type GenerationChoice } from './GenerationControls.tsx';
 import { GenerationCharts, GenerationResultRegion, type GenerationResult } from './GenerationResult.tsx';
-import { RunSideButtons, usePanelRun, type RunPanelProps } from './panel-run.tsx';
+import { RunSideButtons } from './page-runs.tsx';
+import { usePanelRun, type RunPanelProps } from './panel-run.ts';
 
 /** Where a running generation is: its phase, the prompts measured so far (of how many), the current prompt's tokens. */
 interface Live {

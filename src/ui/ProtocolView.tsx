@@ -5,7 +5,8 @@
  * The developer panels are one tap away; this view shares their run controller, panel skeleton and progress display.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { AutomationSettings } from '../core/automation/automation.ts';
+import type { ParsedAutomation } from '../core/automation/automation.ts';
+import { protocolRunProblem, type AutorunPlan, type ColdOrWarm } from '../core/automation/autorun-plan.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import { protocolProgress } from '../core/field/field-progress.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
@@ -15,7 +16,7 @@ import { RunController } from '../page/run-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { storedSession, storeThenShow } from '../page/stored-session.ts';
 import { PageFooter } from './PageFooter.tsx';
-import { usePanelRun } from './panel-run.tsx';
+import { usePanelRun } from './panel-run.ts';
 import { CapabilitySummary, LastOutcome } from './ProtocolParts.tsx';
 import { ProtocolTarget } from './ProtocolTarget.tsx';
 import { useFieldProtocol, useStoredReceipts } from './protocol-state.ts';
@@ -26,7 +27,9 @@ import { SessionExport } from './SessionExport.tsx';
 /**
  * The protocol view.
  * @param props.catalog the page's catalog
- * @param props.automation the page's URL settings
+ * @param props.automation the parsed URL (its bad parameters are shown here, and its run settings held to the
+ *   protocol's when it asks for a run)
+ * @param props.autorun what the URL's `autorun` runs here: the protocol's steps, or the line refusing it
  * @param props.protocolId the field protocol to follow (the URL's `protocol`, else the default)
  * @param props.capabilities the capability probe (null while it runs)
  * @param props.journal the page's run journal
@@ -34,56 +37,76 @@ import { SessionExport } from './SessionExport.tsx';
  */
 export function ProtocolView(props: {
   catalog: ModelCatalog;
-  automation: Readonly<AutomationSettings>;
+  automation: ParsedAutomation;
+  autorun: Pick<AutorunPlan, 'protocolRuns' | 'refusal'>;
   protocolId: string;
   capabilities: Capabilities | null;
   journal: ControllerJournal;
   onPanels(): void;
 }) {
-  const { catalog, automation: a } = props;
+  const { catalog, automation, autorun } = props;
   const { protocol, error: protocolError } = useFieldProtocol(props.protocolId, catalog);
   const stored = useStoredReceipts();
   const [status, setStatus] = useState<ModelStatus>('idle');
   const [downloads, setDownloads] = useState<Downloads>(NO_DOWNLOADS);
   const [samples, setSamples] = useState(0);
   const [coldRanThisLoad, setColdRanThisLoad] = useState(false);
-  const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, props.journal)), []);
-  // The last run's receipt is the run's result; a tapped run sets the automation state, as an automated one does.
-  const run = usePanelRun<DeviceReceipt>({ tapsSetState: true });
-
+  const controller = useMemo(
+    () => new RunController(livePageFacts(automation.settings.stageTimeoutMs, props.journal)),
+    [],
+  );
   useEffect(() => {
     if (protocolError !== null) setDrbState('failed');
-    else if (protocol !== null) setDrbState('idle');
-  }, [protocol, protocolError]);
+  }, [protocolError]);
 
   const counts = protocol ? protocolProgress(stored.receipts, protocol) : null;
 
-  const start = (kind: 'cold' | 'warm') => {
-    if (!protocol) return;
+  /** Runs the protocol's steps (a tap runs one; `autorun=cold,warm` two), each stored as it is made. */
+  const steps = (kinds: readonly ColdOrWarm[]): Promise<boolean> => {
+    if (!protocol) return Promise.resolve(false);
     const model = catalog.models.find((m) => m.id === protocol.model)!;
     const input = catalog.inputs.find((i) => i.id === protocol.input)!;
-    void run.start(`${kind} run`, async ({ signal, show }) => {
-      setDownloads(NO_DOWNLOADS);
-      setSamples(0);
-      if (kind === 'cold') setColdRanThisLoad(true);
-      const { ep, threads, warm_runs: warmRuns } = protocol;
-      const { receipt, problems } = await controller.run(
-        { kind, model, input, ep, threads, allowFallback: false, warmRuns },
-        {
-          onStatus: setStatus,
-          onProgress: (p) => setDownloads((prev) => withProgress(prev, p)),
-          onSample: (i) => setSamples(i + 1),
-        },
-        signal,
-      );
-      if (problems.length > 0) throw new Error(problems[0]);
-      await storeThenShow([{ kind: 'device-receipt', data: receipt }], () => {
-        stored.add(receipt);
-        show(receipt);
-      });
-      return receipt.outcome.status === 'ok';
+    const { ep, threads, warm_runs: warmRuns } = protocol;
+    const name = kinds.length === 1 ? `${kinds[0]} run` : `${kinds.join(' + ')} runs`;
+    return run.start(name, async ({ signal, show }) => {
+      let allOk = true;
+      for (const kind of kinds) {
+        if (signal.aborted) break;
+        setDownloads(NO_DOWNLOADS);
+        setSamples(0);
+        if (kind === 'cold') setColdRanThisLoad(true);
+        const { receipt, problems } = await controller.run(
+          { kind, model, input, ep, threads, allowFallback: false, warmRuns },
+          {
+            onStatus: setStatus,
+            onProgress: (p) => setDownloads((prev) => withProgress(prev, p)),
+            onSample: (i) => setSamples(i + 1),
+          },
+          signal,
+        );
+        if (problems.length > 0) throw new Error(problems[0]);
+        await storeThenShow([{ kind: 'device-receipt', data: receipt }], () => {
+          stored.add(receipt);
+          show(receipt);
+        });
+        if (receipt.outcome.status !== 'ok') allOk = false;
+      }
+      return allOk;
     });
   };
+
+  // The last run's receipt is the run's result; a tapped run sets the automation state, as an automated one does.
+  // The URL's autorun waits for the protocol and the stored session (a refusal needs neither); `idle` once both are
+  // there and nothing was asked.
+  const requested = autorun.protocolRuns.length > 0 || autorun.refusal !== null;
+  const run = usePanelRun<DeviceReceipt>({
+    paramErrors: automation.errors,
+    tapsSetState: true,
+    ready: autorun.refusal !== null || (protocol !== null && stored.ready),
+    check: () => autorun.refusal ?? (requested && protocol ? protocolRunProblem(protocol, automation) : null),
+    autorun: requested ? () => steps(autorun.protocolRuns) : null,
+    onReady: () => setDrbState('idle'),
+  });
 
   const busy = run.busy;
   const last = run.result;
@@ -109,6 +132,11 @@ export function ProtocolView(props: {
           {storedSession.db.failure}
         </p>
       )}
+      {automation.errors.map((line) => (
+        <p key={line} class="error" role="alert" data-testid="param-error">
+          {line}
+        </p>
+      ))}
       <UnreadableStored view="protocol" />
       {protocol && counts && (
         <ProtocolTarget
@@ -118,7 +146,7 @@ export function ProtocolView(props: {
           coldRanThisLoad={coldRanThisLoad}
           busy={busy}
           disabled={idle}
-          onRun={start}
+          onRun={(kind) => void steps([kind])}
         />
       )}
       {(busy || last) && (
@@ -130,7 +158,7 @@ export function ProtocolView(props: {
         />
       )}
       {run.error && (
-        <p class="error" role="alert">
+        <p class="error" role="alert" data-testid="protocol-run-error">
           {run.error}
         </p>
       )}

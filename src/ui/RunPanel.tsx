@@ -11,7 +11,7 @@ import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/r
 import type { RunController } from '../page/run-controller.ts';
 import { storeThenShow } from '../page/stored-session.ts';
 import { Banners } from './Banners.tsx';
-import { usePanelRun } from './panel-run.tsx';
+import { usePanelRun } from './panel-run.ts';
 import { RECEIPTS_LISTED, ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';

@@ -13,7 +13,8 @@ import type { FetchProgress } from '../worker-api/worker-messages.ts';
 import type { Offer } from '../page/stored-session.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { loadShippedSuite, runSuite, type SuiteProgress, type SuiteRequest } from '../page/suite-controller.ts';
-import { RunSideButtons, usePanelRun, type RunPanelProps } from './panel-run.tsx';
+import { RunSideButtons } from './page-runs.tsx';
+import { usePanelRun, type RunPanelProps } from './panel-run.ts';
 import { SuiteControls, type SuiteChoice } from './SuiteControls.tsx';
 import { SuiteProgressLines, SuiteResultRegion, type SuiteResult } from './SuiteResult.tsx';
 

@@ -1,9 +1,10 @@
 /**
- * The panels' view of the page-wide run claim (src/page/run-gate.ts): which run holds the page, and the note that
- * says why a panel's Run button is disabled while another panel runs.
+ * The panels' view of the page-wide run claim (src/page/run-gate.ts): which run holds the page, the notes that say
+ * why a panel's Run button is disabled (another panel runs, the URL has a bad parameter), and the Cancel beside it.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { pageRuns } from '../page/run-gate.ts';
+import { CancelButton } from './CancelButton.tsx';
 
 /** What holds the page now (null: nothing runs); re-renders the component on each change. */
 export function usePageRun(): string | null {
@@ -71,5 +72,27 @@ export function RunAnnouncer() {
     <p class="offscreen" role="status" aria-live="polite" data-testid="run-announcer">
       {message}
     </p>
+  );
+}
+
+/**
+ * What stands beside every panel's Run button: its Cancel, and the note saying why the button is disabled (another
+ * run holds the page, or the URL has a bad parameter).
+ * @param props.run the panel's run
+ * @param props.prefix the panel's test-id prefix (`cmp` gives `cmp-cancel`, `cmp-page-busy`, `cmp-bad-params`)
+ * @param props.paramErrors the URL's bad parameters
+ */
+export function RunSideButtons(props: {
+  run: { cancel: (() => void) | null; owner: string | null; busy: boolean };
+  prefix: string;
+  paramErrors?: readonly string[];
+}) {
+  const { run, prefix } = props;
+  return (
+    <>
+      <CancelButton onCancel={run.cancel} testId={`${prefix}-cancel`} />
+      <PageBusyNote owner={run.owner} ownBusy={run.busy} testId={`${prefix}-page-busy`} />
+      <BadParamsNote errors={props.paramErrors ?? []} testId={`${prefix}-bad-params`} />
+    </>
   );
 }

@@ -6,7 +6,7 @@
 import type { UserModelChoice } from './UserModelControls.tsx';
 import type { UserModelResult } from './UserModelResults.tsx';
 import type { Picked } from './user-model-pick.ts';
-import type { RunScope } from './panel-run.tsx';
+import type { RunScope } from './panel-run.ts';
 import { runnableFiles, synthesizedInput, USER_RERANK_PROBE, userCatalogModel } from '../core/user-model/user-run.ts';
 import { loadPromptSet, type GenerationController } from '../page/generation-controller.ts';
 import type { RunController } from '../page/run-controller.ts';

@@ -4,7 +4,7 @@
  * the test can check, in a real Chromium Cache API, that the adapter reads exactly the caches and URLs WebLLM uses.
  */
 import { deleteModelAllInfoInCache, hasModelInCache } from '@mlc-ai/web-llm';
-import { hashWebLlmFiles, WEBLLM_CACHE_BACKEND, WEBLLM_CACHE_NAMES } from '../../workers/engines/webllm-engine.ts';
+import { hashWebLlmFiles, WEBLLM_CACHE_BACKEND, WEBLLM_CACHE_NAMES } from '../../workers/engines/webllm-cache.ts';
 
 // A plain property on window (not a declared global): this file is only ever loaded by that one test page.
 (window as unknown as Record<string, unknown>).drbWebLlmCache = {

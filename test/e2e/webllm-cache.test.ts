@@ -18,7 +18,8 @@ import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LaunchedChromium } from '../../src/node/chromium.ts';
 import { startStaticServer, type StaticServer } from '../../src/node/static-server.ts';
-import type { MlcModelRecord, WebLlmCacheReadBack } from '../../workers/engines/webllm-engine.ts';
+import type { MlcModelRecord } from '../../workers/engines/webllm-engine.ts';
+import type { WebLlmCacheReadBack } from '../../workers/engines/webllm-cache.ts';
 import { launchTestChromium } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 

@@ -62,7 +62,7 @@ describe('parseAutomation', () => {
 describe('toSearchParams', () => {
   // One non-default value per field; every parameter of PARAMS must appear here (checked below).
   const everyField: AutomationSettings = {
-    autorun: ['cold', 'warm', 'suite'],
+    autorun: ['warm', 'cold'],
     engine: 'transformers',
     ep: 'webgpu',
     threads: 3,

@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { comparisonRows, comparisonRowsBytes } from '../../src/core/comparison/candidate-rows.ts';
-import { agreement, checkComparisonReceipt, compareRoutes, ComparisonReceipt, type RouteMeasurement } from '../../src/core/comparison/comparison-receipt.ts';
+import { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { checkComparisonReceipt } from '../../src/core/comparison/comparison-invariants.ts';
+import { agreement, compareRoutes, type RouteMeasurement } from '../../src/core/comparison/comparison-statistics.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { rerankQuery, scorePrompt } from '../../src/core/suite/scoring-text.ts';
 import { planSuite, type SuiteRow } from '../../src/core/suite/suite-plan.ts';

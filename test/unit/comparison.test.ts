@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  agreement,
-  checkComparisonReceipt,
-  compareRoutes,
-  comparisonHeadline,
-  ComparisonReceipt,
-  runtimeBuildNote,
-  scoreOrder,
-  type RouteMeasurement,
-} from '../../src/core/comparison/comparison-receipt.ts';
+import { ComparisonReceipt, runtimeBuildNote } from '../../src/core/comparison/comparison-receipt.ts';
+import { checkComparisonReceipt } from '../../src/core/comparison/comparison-invariants.ts';
+import { agreement, compareRoutes, comparisonHeadline, scoreOrder, type RouteMeasurement } from '../../src/core/comparison/comparison-statistics.ts';
 import { comparisonTolerance } from '../../src/core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 import { comparisonVerdicts, standingText } from '../../src/core/comparison/comparison-verdict.ts';

@@ -5,7 +5,8 @@
 import type { GenerationReceipt, GenerationSample } from '../../src/core/generation/generation-receipt.ts';
 import { summarizeGeneration } from '../../src/core/generation/generation-receipt.ts';
 import type { Capabilities } from '../../src/core/receipt/receipt.ts';
-import { comparisonHeadline, COMPARISON_RECEIPT_SCHEMA, type ComparisonReceipt, type compareRoutes } from '../../src/core/comparison/comparison-receipt.ts';
+import { COMPARISON_RECEIPT_SCHEMA, type ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { comparisonHeadline, type compareRoutes } from '../../src/core/comparison/comparison-statistics.ts';
 import { interleavedSchedule } from '../../src/core/comparison/interleaved-schedule.ts';
 
 /** A Chromium-like capability probe with a SwiftShader adapter. */

@@ -24,7 +24,8 @@ import { writeReport } from '../../src/cli/receipts-report.ts';
 import { summaryCells, summaryValue } from './report-checks.ts';
 import { testTempDir } from '../temp-dir.ts';
 import { pageComparisonReceipt } from './receipts-fixtures.ts';
-import { checkComparisonReceipt, ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
+import { checkComparisonReceipt } from '../../src/core/comparison/comparison-invariants.ts';
 import { comparisonVerdicts } from '../../src/core/comparison/comparison-verdict.ts';
 
 /** A profile as onnxruntime-web 1.30 prints it on endProfiling (one event per line; `Api` events are GPU timings). */

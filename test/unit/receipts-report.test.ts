@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeReport } from '../../src/cli/receipts-report.ts';
-import { comparisonHeadline } from '../../src/core/comparison/comparison-receipt.ts';
+import { comparisonHeadline } from '../../src/core/comparison/comparison-statistics.ts';
 import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { browserLabel } from '../../src/core/report/browser-label.ts';
 import { niceTicks } from '../../src/core/report/svg-charts.ts';

@@ -15,13 +15,9 @@ import { quantizationNeedsShaderF16, webLlmGate } from '../../src/core/generatio
 import { sha256Hex } from '../../src/core/bytes/sha256.ts';
 import type { LoadRequest } from '../../src/worker-api/worker-messages.ts';
 import {
-  hashWebLlmFiles,
   hexToSri,
   modelRecordFor,
-  WEBLLM_CACHE_NAMES,
-  webLlmModelFolderUrl,
   WebLlmEngine,
-  type CacheStorageLike,
   type MlcChunk,
   type MlcEngineLike,
   type MlcInitProgress,
@@ -29,6 +25,7 @@ import {
   type WebLlmDeps,
   type WebLlmModule,
 } from '../../workers/engines/webllm-engine.ts';
+import { hashWebLlmFiles, WEBLLM_CACHE_NAMES, webLlmModelFolderUrl, type CacheStorageLike } from '../../workers/engines/webllm-cache.ts';
 
 const model = (over: Partial<CatalogModel> = {}): CatalogModel => ({
   id: 'webllm-qwen2.5-0.5b-instruct-q4f16_1',

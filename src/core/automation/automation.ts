@@ -263,6 +263,8 @@ export const PARAMS: Record<string, Param> = {
 export interface ParsedAutomation {
   settings: Readonly<AutomationSettings>;
   errors: string[];
+  /** The settings fields the URL gave (and that parsed); the rest are defaults. Absent: none given. */
+  given?: ReadonlyArray<keyof AutomationSettings>;
 }
 
 // A shown value is cut short: an error line must not become a way to print a long secret back.
@@ -279,6 +281,7 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
   const params = new URLSearchParams(search);
   const settings: AutomationSettings = { ...DEFAULT_SETTINGS };
   const errors: string[] = [];
+  const given: Array<keyof AutomationSettings> = [];
   for (const [name, { field, parse }] of Object.entries(PARAMS)) {
     const all = params.getAll(name);
     if (all.length === 0) continue;
@@ -288,22 +291,27 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
     }
     try {
       (settings as unknown as Record<string, unknown>)[field] = parse(all[0], context);
+      given.push(field);
     } catch (error) {
       if (!(error instanceof ParamError)) throw error;
       errors.push(`Invalid ${name} param: '${shown(all[0])}', expected ${error.message}`);
     }
   }
-  // Cross-parameter rules: generate and compare run alone (each owns the page's done/failed signal), and a
-  // comparison's baseline must be one of its routes.
+  // Cross-parameter rules: generate, compare and suite run alone (each owns the page's done/failed signal, and
+  // runs in a panel of its own), and a comparison's baseline must be one of its routes.
   if (settings.autorun.length > 1 && settings.autorun.some((k) => k === 'generate' || k === 'compare')) {
     errors.push(`Invalid autorun param: '${shown(settings.autorun.join(','))}', expected generate or compare alone`);
+    settings.autorun = DEFAULT_SETTINGS.autorun;
+  }
+  if (settings.autorun.length > 1 && settings.autorun.includes('suite')) {
+    errors.push(`Invalid autorun param: '${shown(settings.autorun.join(','))}', expected suite alone`);
     settings.autorun = DEFAULT_SETTINGS.autorun;
   }
   if (settings.baseline !== null && !settings.compareRoutes.some((r) => r.id === settings.baseline)) {
     errors.push(`Invalid baseline param: '${shown(settings.baseline)}', expected one of the routes (${settings.compareRoutes.map((r) => r.id).join(', ')})`);
     settings.baseline = null;
   }
-  return { settings: Object.freeze(settings), errors };
+  return { settings: Object.freeze(settings), errors, given: Object.freeze(given) };
 }
 
 /**

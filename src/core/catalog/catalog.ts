@@ -46,7 +46,7 @@ export const ModelSource = z.discriminatedUnion('type', [
     package: z
       .strictObject({
         name: z.string().regex(/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/, 'expected an npm package name').max(214),
-        version: z.string().regex(/^\d+\.\d+\.\d+$/, 'expected an exact version (x.y.z)').max(32),
+        version: z.string().regex(/^\d{1,9}\.\d{1,9}\.\d{1,9}$/, 'expected an exact version (x.y.z)').max(29),
       })
       .optional(),
   }),

@@ -6,7 +6,7 @@
 import type { RerankInput, ScoreCandidatesInput } from '../suite/engine-inputs.ts';
 import { RERANK_PAIR_TEMPLATE_ID, rerankQuery, SCORE_PROMPT_TEMPLATE_ID, scorePrompt } from '../suite/scoring-text.ts';
 import type { SuiteRow } from '../suite/suite-plan.ts';
-import type { ScoreGroup } from './comparison-receipt.ts';
+import type { ScoreGroup } from './comparison-statistics.ts';
 
 /** One row as the engine gets it (id = the item id). */
 export interface ComparisonRow {

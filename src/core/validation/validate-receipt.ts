@@ -5,7 +5,8 @@
  * Pure: the CLI reads files and prints; the page and public-pass can call the same function on an in-memory receipt.
  */
 import type { z } from 'zod';
-import { checkComparisonReceipt, COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { checkComparisonReceipt } from '../comparison/comparison-invariants.ts';
 import { checkGenerationReceipt, GENERATION_RECEIPT_SCHEMA, GenerationReceipt } from '../generation/generation-receipt.ts';
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt } from '../suite/suite-receipt.ts';
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt } from '../receipt/receipt.ts';

@@ -7,15 +7,14 @@
  * The shape is squoosh's worker bridge seen from the UI: the panel asks for a run, the skeleton owns its life
  * (start, cancel, end) and hands the panel one AbortSignal.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AutomationSettings } from '../core/automation/automation.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { storeThenShow, type Offer } from '../page/stored-session.ts';
-import { CancelButton } from './CancelButton.tsx';
-import { BadParamsNote, PageBusyNote, refusedLine, usePageRun } from './page-runs.tsx';
+import { refusedLine, usePageRun } from './page-runs.tsx';
 
 /** What a run panel (generation, comparison, suite) is given by the page. */
 export interface RunPanelProps {
@@ -37,14 +36,17 @@ export interface PanelRunOptions {
   paramErrors?: readonly string[];
   /** A tapped run sets the automation state too (the Run panel, protocol mode); else only the autorun does. */
   tapsSetState?: boolean;
-  /** The URL's engine checked, once the page has loaded, against what the panel would run: the line that refuses
-   *  it (shown as the panel's error, and `failed` when an autorun was asked), or null when it fits. */
+  /** The URL checked, once the panel is ready, against what the panel would run: the line that refuses it (shown as
+   *  the panel's error, and `failed` when an autorun was asked), or null when it fits. */
   check?: () => string | null;
-  /** The run the URL asks for on load (`autorun`), started once after the first render when `check` finds nothing;
+  /** The run the URL asks for on load (`autorun`), started once the panel is ready when `check` finds nothing;
    *  resolves to whether it ended ok (the automation state follows). Null or absent: none. */
   autorun?: (() => Promise<boolean>) | null;
-  /** Called once on load when no autorun was asked and `check` found nothing. */
+  /** Called once the panel is ready when no autorun was asked (the page can be driven now). */
   onReady?: () => void;
+  /** Whether what the check and the autorun need has arrived (protocol mode: its protocol file and the stored
+   *  session); they run once, on the first render where it is true. Absent: at once, after the first render. */
+  ready?: boolean;
 }
 
 /** What a run's work is handed. */
@@ -130,19 +132,23 @@ export function usePanelRun<R>(options: PanelRunOptions = {}): PanelRun<R> {
     return ok;
   };
 
-  // The engine check and the autorun, for every panel: once, after the first render.
+  // The URL's check and the autorun, for every panel: once, as soon as the panel is ready. A bad parameter runs
+  // nothing (the page shows it and is `failed`); a refused autorun is `failed` with its line; `idle` (onReady) only
+  // when nothing was asked.
+  const loaded = useRef(false);
+  const ready = options.ready ?? true;
   useEffect(() => {
+    if (!ready || loaded.current) return;
+    loaded.current = true;
     const { check, autorun, onReady } = options;
+    if (paramErrors.length > 0) return;
     if (autorun) setDrbState('running');
     const problem = check?.() ?? null;
-    if (problem !== null) {
-      setError(problem);
-      if (autorun) setDrbState('failed');
-      return;
-    }
-    if (autorun) void autorun().then((ok) => setDrbState(ok ? 'done' : 'failed'));
+    if (problem !== null) setError(problem);
+    if (autorun && problem !== null) setDrbState('failed');
+    else if (autorun) void autorun().then((ok) => setDrbState(ok ? 'done' : 'failed'));
     else onReady?.();
-  }, []);
+  }, [ready]);
 
   return {
     busy: abort !== null,
@@ -162,22 +168,4 @@ export function usePanelRun<R>(options: PanelRunOptions = {}): PanelRun<R> {
     },
     start,
   };
-}
-
-/**
- * What stands beside every panel's Run button: its Cancel, and the note saying why the button is disabled (another
- * run holds the page, or the URL has a bad parameter).
- * @param props.run the panel's run
- * @param props.prefix the panel's test-id prefix (`cmp` gives `cmp-cancel`, `cmp-page-busy`, `cmp-bad-params`)
- * @param props.paramErrors the URL's bad parameters
- */
-export function RunSideButtons(props: { run: PanelRun<unknown>; prefix: string; paramErrors?: readonly string[] }) {
-  const { run, prefix } = props;
-  return (
-    <>
-      <CancelButton onCancel={run.cancel} testId={`${prefix}-cancel`} />
-      <PageBusyNote owner={run.owner} ownBusy={run.busy} testId={`${prefix}-page-busy`} />
-      <BadParamsNote errors={props.paramErrors ?? []} testId={`${prefix}-bad-params`} />
-    </>
-  );
 }
