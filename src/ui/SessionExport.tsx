@@ -36,7 +36,8 @@ export function SessionExport(props: { stored: StoredReceipts; protocol: Protoco
     if (ready) setSheet(storedSession.sheet);
   }, [ready]);
 
-  const name = () => bundleFileName(props.protocol, new Date().toISOString());
+  // One name per export, from the bundle's own time: the file saved and the note saying so never differ.
+  const name = (bundle: ReceiptBundle) => bundleFileName(props.protocol, bundle.created_at);
   const checked = (): ReceiptBundle | null => {
     const parsed = ReceiptBundle.safeParse(storedSession.bundleOf(receipts));
     if (parsed.success) return parsed.data;
@@ -46,14 +47,14 @@ export function SessionExport(props: { stored: StoredReceipts; protocol: Protoco
   const share = async () => {
     const bundle = checked();
     if (!bundle) return;
-    const outcome = await shareJson(bundle, name());
-    setNote(SHARED[outcome]?.(name()) ?? 'Sharing failed: use Download or Copy.');
+    const outcome = await shareJson(bundle, name(bundle));
+    setNote(SHARED[outcome]?.(name(bundle)) ?? 'Sharing failed: use Download or Copy.');
   };
   const download = () => {
     const bundle = checked();
     if (!bundle) return;
-    downloadJson(bundle, name());
-    setNote(`Saved as ${name()}.`);
+    downloadJson(bundle, name(bundle));
+    setNote(`Saved as ${name(bundle)}.`);
   };
   const copy = async () => {
     const bundle = checked();
