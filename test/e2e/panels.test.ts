@@ -74,7 +74,9 @@ describe('the comparison panel', () => {
     // Two ratio sentences, and the line saying where the work ran: the fixture's webgpu route runs its int64 Cast on
     // the CPU (onnxruntime-web's WebGPU EP runs no int64 arithmetic), so the routes differ in where their work ran.
     expect(lead.filter((line) => !line.startsWith('Where the work ran:'))).toHaveLength(2);
-    expect(lead.filter((line) => line.startsWith('Where the work ran:'))).toEqual([expect.stringMatching(/webgpu: 1 of \d+ nodes on the CPU \(Cast x1\)/)]);
+    expect(lead.filter((line) => line.startsWith('Where the work ran:'))).toEqual([
+      expect.stringMatching(/webgpu: 1 of \d+ nodes on the CPU \(Cast x1\)/),
+    ]);
     // The page leads with the receipt's own sentences (ratio, 95% interval, verdict at 3 significant digits).
     const shown = (await page.getByTestId('cmp-verdict').textContent()) ?? '';
     for (const line of lead) expect(shown).toContain(line);
