@@ -25,6 +25,7 @@ import { GATE_PLAN_SCHEMA, GatePlan, LICENCE_REVIEW_SCHEMA, LicenceReview } from
 import { GATE_REPORT_SCHEMA, GateReport } from '../gate/escalation.ts';
 import { checkReceiptsSummary } from '../evidence/summary-invariants.ts';
 import { checkScoreReport } from '../scoring/score-report-invariants.ts';
+import { checkCompareReport } from '../scoring/compare-report-invariants.ts';
 import { checkBundleFacts } from './artifact-invariants.ts';
 import { DATASET_CARD_SCHEMA, DatasetCard } from '../dataset/dataset-card.ts';
 import { LEADERBOARD_META_SCHEMA, LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
@@ -49,7 +50,10 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [DEVICE_REVIEW_SCHEMA, { what: "a reviewer's answers (drb receipts review)", schema: DeviceReview }],
   [PUBLIC_PASS_SCHEMA, { what: 'a public-pass record (drb public-pass)', schema: PublicPassRecord }],
   ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport, check: checkScoreReport }],
-  ['drb.compare-report.v1', { what: 'a comparison report (drb compare)', schema: CompareReport }],
+  [
+    'drb.compare-report.v1',
+    { what: 'a comparison report (drb compare)', schema: CompareReport, check: checkCompareReport },
+  ],
   [GENERATION_ANSWERS_SCHEMA, { what: "a generation run's answers", schema: GenerationAnswers }],
   [PROMPT_SET_SCHEMA, { what: 'a prompt set', schema: PromptSet }],
   [SUITE_MANIFEST_SCHEMA, { what: 'a suite manifest', schema: SuiteManifest }],
