@@ -20,6 +20,7 @@ import { PROTOCOL_SCHEMA, Protocol } from '../field/field-protocol.ts';
 import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../field/receipt-bundle.ts';
 import { ANSWER_CASES_SCHEMA, AnswerCases } from '../generation/answer-cases.ts';
 import { ANSWER_SCORE_SCHEMA, AnswerScoreReport } from '../answers/answer-score.ts';
+import { checkAnswerScoreReport } from '../answers/answer-score-invariants.ts';
 import { ANSWER_REVIEW_SCHEMA, AnswerReview } from '../answers/answer-review.ts';
 import { GATE_PLAN_SCHEMA, GatePlan, LICENCE_REVIEW_SCHEMA, LicenceReview } from '../gate/gate-plan.ts';
 import { GATE_REPORT_SCHEMA, GateReport } from '../gate/escalation.ts';
@@ -68,7 +69,10 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
     { what: "a receipt bundle (the page's session export)", schema: ReceiptBundle, check: checkBundleFacts },
   ],
   [ANSWER_CASES_SCHEMA, { what: 'an answer-case set', schema: AnswerCases }],
-  [ANSWER_SCORE_SCHEMA, { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport }],
+  [
+    ANSWER_SCORE_SCHEMA,
+    { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport, check: checkAnswerScoreReport },
+  ],
   [ANSWER_REVIEW_SCHEMA, { what: "a reviewer's labels of generated answers", schema: AnswerReview }],
   [GATE_PLAN_SCHEMA, { what: 'an escalation gate plan', schema: GatePlan }],
   [GATE_REPORT_SCHEMA, { what: 'a gate report (drb gate escalation)', schema: GateReport }],
