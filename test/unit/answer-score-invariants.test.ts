@@ -11,6 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { AnswerScoreReport } from '../../src/core/answers/answer-score.ts';
 import { checkAnswerScoreReport } from '../../src/core/answers/answer-score-invariants.ts';
 import { parseAnswerCases, type AnswerCase } from '../../src/core/generation/answer-cases.ts';
+import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
+import { displayPath } from '../../src/cli/receipt-files.ts';
+import { buildReceipt } from './receipts-builder.ts';
 import { runCli, tempDirWith } from './cli-harness.ts';
 
 const SHIPPED = readFileSync(new URL('../../public/prompts/drb-answer-cases-ja-en-v1.json', import.meta.url));
@@ -124,5 +127,22 @@ describe('checkAnswerScoreReport', () => {
     const run = await runCli(['receipts', 'validate', file]);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/answer-score\.json: mean\.quality_score: is 95, but the repetitions give [\d.]+\n$/);
+  });
+
+  it('drb receipts summarize lists an edited report as invalid instead of ranking it or dropping it silently', async () => {
+    const { dir, file, report } = await scored(mixed);
+    const edited = structuredClone(report);
+    edited.mean!.quality_score = 95;
+    writeFileSync(file, JSON.stringify(edited, null, 2));
+    writeFileSync(join(dir, 'out', 'cold.json'), JSON.stringify(buildReceipt({ kind: 'cold' })));
+    const run = await runCli(['receipts', 'summarize', join(dir, 'out'), '--out', join(dir, 'summary')]);
+    expect(run.code, run.stderr).toBe(0);
+    const summary = ReceiptsSummary.parse(JSON.parse(readFileSync(join(dir, 'summary', 'summary.json'), 'utf8')));
+    expect(summary.invalid).toContainEqual({
+      file: displayPath(file),
+      problems: 1,
+      first_problem: expect.stringMatching(/^mean\.quality_score: is 95, but the repetitions give /),
+    });
+    expect(summary.not_receipts.map((n) => n.file)).not.toContain(displayPath(file));
   });
 });
