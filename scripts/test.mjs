@@ -39,6 +39,8 @@ const VITE = bin('vite', 'bin/vite.js');
 const LANE_A = [
   'webkit-lane.test.ts',
   'trained-models-webkit.test.ts',
+  'field-webkit.test.ts',
+  'leaderboard.test.ts',
   'journal.test.ts',
   'public-pass.test.ts',
   'webkit-driver.test.ts',
