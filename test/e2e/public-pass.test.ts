@@ -84,7 +84,11 @@ describe.each(LANES)('drb public-pass --browser %s', (browser: LaneName) => {
       url: server.url,
       page_state: 'done',
       outcome: { status: 'ok', reason: null },
-      browser: { name: browser, fresh_profile: true },
+      lane: browser,
+      endpoint: null,
+      browser: { name: browser },
+      // v1's `browser.fresh_profile: true`: now the driver's statement, beside what the page measured.
+      driver_statement: { browser_process: 'started', process_new: true, profile_empty: true, site_data_cleared: null },
       run_params: { autorun: 'cold,warm', model: 'ort-tiny-xenc', warm_runs: '5', allow_fallback: '0' },
     });
     expect(record.browser.version).toMatch(browser === 'webkit' ? /^2\.\d+\.\d+$/ : /^\d+\.\d+\.\d+\.\d+$/);
