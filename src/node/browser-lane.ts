@@ -305,17 +305,55 @@ class ChromiumLane implements BrowserLane {
   }
 }
 
+/**
+ * Clears what a page of the origin can reach of the site's storage, and says what it cleared and what it could not
+ * (an API the browser lacks here, a database another page holds open).
+ */
+const CLEAR_SITE_DATA_SCRIPT = `
+  const cleared = [];
+  const notCleared = [];
+  try { localStorage.clear(); sessionStorage.clear(); cleared.push('local_storage'); } catch { notCleared.push('local_storage'); }
+  try {
+    let blocked = false;
+    for (const db of await indexedDB.databases()) {
+      await new Promise((resolve) => {
+        const request = indexedDB.deleteDatabase(db.name);
+        request.onsuccess = () => resolve();
+        request.onerror = () => { blocked = true; resolve(); };
+        request.onblocked = () => { blocked = true; resolve(); };
+      });
+    }
+    (blocked ? notCleared : cleared).push('indexeddb');
+  } catch { notCleared.push('indexeddb'); }
+  try {
+    for (const key of await caches.keys()) await caches.delete(key);
+    cleared.push('cache_storage');
+  } catch { notCleared.push('cache_storage'); }
+  try {
+    const root = await navigator.storage.getDirectory();
+    for await (const name of root.keys()) await root.removeEntry(name, { recursive: true });
+    cleared.push('opfs');
+  } catch { notCleared.push('opfs'); }
+  try {
+    for (const registration of await navigator.serviceWorker.getRegistrations()) await registration.unregister();
+    cleared.push('service_workers');
+  } catch { notCleared.push('service_workers'); }
+  return { cleared, notCleared };
+`;
+
 class WebDriverPage implements LanePage {
   /**
    * @param session the page's WebDriver session
    * @param closeDriver ends what the lane started for the page after the session (its own driver and X server),
    *   or nothing (a remote endpoint)
    * @param statement what the lane states about the page's browser
+   * @param clearsSiteData whether clearSiteData clears (a remote endpoint: a profile the lane did not make)
    */
   constructor(
     private readonly session: WebDriverSession,
     private readonly closeDriver: () => Promise<void>,
-    readonly statement: LaneStatement,
+    public statement: LaneStatement,
+    private readonly clearsSiteData = false,
   ) {}
 
   goto(url: string) {
@@ -359,9 +397,20 @@ class WebDriverPage implements LanePage {
     }
   }
 
-  async clearSiteData(): Promise<ClearedSiteData | null> {
-    // W3C WebDriver has no command for a site's storage or the HTTP cache (only cookies): nothing is claimed.
-    return null;
+  async clearSiteData(origin: string): Promise<ClearedSiteData | null> {
+    if (!this.clearsSiteData) return null;
+    // W3C WebDriver has a command for cookies only. The rest is cleared by a script on a page of the origin that is
+    // not the app (so no open database of the app blocks a deletion); the HTTP cache no command or script reaches.
+    await this.session.navigate(new URL('/.well-known/drb-clear-site-data', origin).href);
+    await this.session.deleteAllCookies();
+    const found = await this.evaluate<{ cleared: string[]; notCleared: string[] }>(CLEAR_SITE_DATA_SCRIPT);
+    const cleared: ClearedSiteData = {
+      via: 'W3C Delete All Cookies, then a script in a page of the origin (W3C Execute Script)',
+      cleared: ['cookies', ...found.cleared],
+      not_cleared: [...found.notCleared, 'http_cache', 'in_memory_caches'],
+    };
+    this.statement = { ...this.statement, site_data_cleared: cleared };
+    return cleared;
   }
 
   async crash(): Promise<void> {
@@ -490,6 +539,7 @@ export class WebDriverLane implements BrowserLane {
         profile_empty: null,
         site_data_cleared: null,
       },
+      true,
     );
     this.pages.add(page);
     return page;

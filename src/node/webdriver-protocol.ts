@@ -136,6 +136,11 @@ export class WebDriverSession {
     await this.call('POST', '/window/rect', { width, height });
   }
 
+  /** Deletes every cookie the current page's origin can see (W3C Delete All Cookies). */
+  async deleteAllCookies(): Promise<void> {
+    await this.call('DELETE', '/cookie');
+  }
+
   /** The browser window's outer position and size in CSS pixels (W3C Get Window Rect). */
   async windowRect(): Promise<{ x: number; y: number; width: number; height: number }> {
     return (await this.call('GET', '/window/rect')) as { x: number; y: number; width: number; height: number };

@@ -320,12 +320,16 @@ describe('drb public-pass --webdriver against broken endpoints (tiny local serve
   });
 
   it('an endpoint that dies mid-run: the pass fails at once, page_state "lost", not at the time limit', async () => {
+    let scripts = 0;
     const dying = createServer((req, res) => {
       if (req.method === 'POST' && req.url === '/session')
         json(res, 200, { sessionId: 'wd-1', capabilities: { browserName: 'safari', browserVersion: '18.1' } });
       else if (req.method === 'POST' && req.url === '/session/wd-1/url') json(res, 200, null);
+      else if (req.method === 'DELETE' && req.url === '/session/wd-1/cookie') json(res, 200, null);
+      else if (req.url === '/session/wd-1/execute/sync' && ++scripts === 1)
+        json(res, 200, { cleared: ['local_storage'], notCleared: [] }); // the site-data clear before the run
       else {
-        // The first script: the endpoint goes away (the socket drops, nothing listens any more).
+        // The first script of the run: the endpoint goes away (the socket drops, nothing listens any more).
         req.socket.destroy();
         dying.close();
         dying.closeAllConnections();
