@@ -450,10 +450,12 @@ describe('the driver statement and the capabilities a record keeps', () => {
       'appium:options': { deviceName: 'iPhone 15', udid: 'SECRET-UDID-1' },
       proxy: { httpProxy: 'user:pw@proxy:8080' },
     });
-    expect(recordCapabilities(caps, { browserName: 'Safari', browserVersion: '18.1', 'appium:udid': 'x' })).toEqual({
+    expect(
+      recordCapabilities(caps, { browserName: 'Safari', browserVersion: '18.1', platformName: 'iOS SECRET-UDID-1' }),
+    ).toEqual({
       requested: { browserName: 'safari' },
       not_recorded: ['appium:options', 'proxy'],
-      matched: { browserName: 'Safari', browserVersion: '18.1' },
+      matched: { browserName: 'Safari', browserVersion: '18.1', platformName: 'iOS [redacted]' },
     });
     expect(scrubSecrets('no device SECRET-UDID-1 via user:pw@proxy:8080', capabilitySecrets(caps))).toBe(
       'no device [redacted] via [redacted]',

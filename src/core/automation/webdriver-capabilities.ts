@@ -98,18 +98,24 @@ function describing(caps: Record<string, unknown>): Record<string, string | bool
 /**
  * The capabilities as a record keeps them.
  * @param requested the validated capabilities file
- * @param matched the capabilities the endpoint answered with (its New Session answer)
+ * @param matched the capabilities the endpoint answered with (its New Session answer; the file's secrets scrubbed)
  */
 export function recordCapabilities(
   requested: WebDriverCapabilities,
   matched: Record<string, unknown>,
 ): RecordedCapabilities {
+  // The endpoint's answer is its own text: a secret of the file it echoes there is scrubbed as in any message.
+  const secrets = capabilitySecrets(requested);
+  const answered = describing(matched);
+  for (const [key, value] of Object.entries(answered)) {
+    if (typeof value === 'string') answered[key] = scrubSecrets(value, secrets).slice(0, 128);
+  }
   return {
     requested: describing(requested),
     not_recorded: Object.keys(requested)
       .filter((key) => !(RECORDED as readonly string[]).includes(key))
       .sort(),
-    matched: describing(matched),
+    matched: answered,
   };
 }
 
