@@ -188,7 +188,10 @@ export async function runPublicPass(
   const pageUrl = redactUrl(options.url);
   await prepareOutDir(options.outDir);
   const startedAt = new Date();
-  const params = toSearchParams({ ...options.settings, autorun: ['cold', 'warm'] });
+  // A lane that starts its browser with a new, empty profile says so to the page, which records it in the cold
+  // receipt as the driver's attestation (never as measured); an attached lane cannot know it and says nothing.
+  const driverFresh = options.lane.lane === 'chromium' || options.lane.lane === 'webkit' ? options.lane.lane : null;
+  const params = toSearchParams({ ...options.settings, autorun: ['cold', 'warm'], driverFresh });
   const runParams = Object.fromEntries(params);
   const query = params.toString();
   const spec = options.lane;

@@ -57,8 +57,12 @@ async function expectPass(out: string, stdout: string, lane: 'webdriver' | 'cdp'
     ['warm', 'ok', [], null],
   ]);
   for (const entry of record.receipts) {
-    expect(validationProblems(JSON.parse(await readFile(join(out, entry.file), 'utf8')))).toEqual([]);
+    const receipt = JSON.parse(await readFile(join(out, entry.file), 'utf8'));
+    expect(validationProblems(receipt)).toEqual([]);
+    // An attached lane cannot know the process was new: no driver attestation reaches the receipt.
+    expect(receipt.run.attestations ?? []).toEqual([]);
   }
+  expect(record.run_params.driver_fresh).toBeUndefined();
   // Attached: the driver states what it did, never a new process or an empty profile it cannot know.
   expect(record.driver_statement).toMatchObject({
     stated_by: expect.stringMatching(new RegExp(`^drb \\S+ public-pass, ${lane} lane$`)),

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { Detail, textLine, Token } from '../text/bounded-text.ts';
+import type { ColdStartAttestation } from '../receipt/attestation.ts';
 
 /** Site data the driver cleared through the protocol before a run, and what it could not clear. */
 export const ClearedSiteData = z.strictObject({
@@ -54,3 +55,30 @@ export const DriverStatement = z
     }
   });
 export type DriverStatement = z.infer<typeof DriverStatement>;
+
+/**
+ * The cold-start attestations a driver states for the first cold run of a page load in a browser it started with a
+ * new, empty profile (the `driver_fresh` URL parameter): a new browser process, and no site data. Source `driver`,
+ * kept apart from the page's own measurement and from a tester's taps.
+ * @param lane the lane that started the browser
+ * @param at when (ISO time)
+ */
+export function driverColdAttestations(lane: 'chromium' | 'webkit', at: string): ColdStartAttestation[] {
+  const by = `drb public-pass (${lane} lane)`;
+  return [
+    {
+      claim: 'browser-restarted',
+      source: 'driver',
+      by,
+      how: `started a new ${lane === 'chromium' ? 'Chromium' : 'MiniBrowser'} process for this page (driver_fresh URL parameter)`,
+      at,
+    },
+    {
+      claim: 'site-data-cleared',
+      source: 'driver',
+      by,
+      how: 'gave that process a new, empty profile: no site data existed to clear (driver_fresh URL parameter)',
+      at,
+    },
+  ];
+}
