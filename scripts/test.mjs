@@ -44,6 +44,7 @@ const LANE_A = [
   'journal.test.ts',
   'public-pass.test.ts',
   'webkit-driver.test.ts',
+  'remote-lanes.test.ts',
   'generate.test.ts',
   'suite-page.test.ts',
   'page-worker-failure.test.ts',

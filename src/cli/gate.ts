@@ -12,7 +12,12 @@ import { ArtifactError } from '../core/artifacts/artifact-error.ts';
 import { parsePredictionsValue } from '../core/artifacts/predictions.ts';
 import { DEVICE_REVIEW_SCHEMA, type DeviceReview } from '../core/evidence/device-review.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/evidence/receipts-summary.ts';
-import { PUBLIC_PASS_SCHEMA, PublicPassRecord } from '../core/automation/public-pass.ts';
+import {
+  PUBLIC_PASS_SCHEMA,
+  PUBLIC_PASS_V1_SCHEMA,
+  PublicPassRecord,
+  PublicPassRecordV1,
+} from '../core/automation/public-pass.ts';
 import { CompareReport } from '../core/scoring/compare-report.ts';
 import { checkCompareReport } from '../core/scoring/compare-report-invariants.ts';
 import { ScoreReport } from '../core/scoring/score-report.ts';
@@ -306,12 +311,14 @@ function readDeviceEvidence(
     else if (schema === DEVICE_REVIEW_SCHEMA) {
       looseReviews.push({ path, review: parseReview(readBytes(path), path) });
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'device-review', step: null });
-    } else if (schema === PUBLIC_PASS_SCHEMA) {
-      const record = parseWith(PublicPassRecord, file);
+    } else if (schema === PUBLIC_PASS_SCHEMA || schema === PUBLIC_PASS_V1_SCHEMA) {
+      const record =
+        schema === PUBLIC_PASS_SCHEMA ? parseWith(PublicPassRecord, file) : parseWith(PublicPassRecordV1, file);
+      const lane = 'lane' in record ? record.lane : record.browser.name;
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'public-pass', step: null });
       notDevice.push({
         file: file.name,
-        why: `a public pass (${record.browser.name}) shows the deployed page works in a fresh browser; it never implies DEVICE_PASS`,
+        why: `a public pass (${lane}) shows the deployed page works in ${lane === 'webdriver' || lane === 'cdp' ? 'the browser behind that endpoint' : 'a fresh browser'}; it never implies DEVICE_PASS`,
       });
     } else {
       throw new CliError(

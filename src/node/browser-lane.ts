@@ -1,17 +1,35 @@
 /**
- * One small interface over the two browsers the project drives, so the same end-to-end checks and the same public
- * pass run in both: Chromium through playwright-core (CDP) and WebKitGTK through W3C WebDriver (webkit-driver.ts).
+ * One small interface over the browsers the project drives, so the same end-to-end checks and the same public pass
+ * run in all of them: Chromium through playwright-core (CDP) and WebKitGTK through W3C WebDriver (webkit-driver.ts),
+ * both started here with a fresh profile, and the two lanes that attach to a browser started elsewhere: any W3C
+ * WebDriver endpoint (safaridriver, Appium, a hub: `openWebDriverLane`) and a Chromium-family browser's DevTools
+ * endpoint (`openCdpLane`, e.g. Chrome on Android through adb).
  *
  * Scripts are passed as function BODIES (strings) because that is the only form WebDriver accepts; both lanes run
  * them as `async (...args) => { body }` and await a returned promise. Results must be JSON-serialisable.
- * Every lane opens each page in a fresh profile: no cookies, no storage, no cache from an earlier page.
+ * The lanes that start their browser open each page in a fresh profile: no cookies, no storage, no cache from an
+ * earlier page. Each page says what its lane can state about it (`statement`, see driver-statement.ts).
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
+import type { ClearedSiteData, DriverStatement } from '../core/automation/driver-statement.ts';
 import { CHROMIUM_BASE_ARGS, CHROMIUM_EXECUTABLE } from './chromium.ts';
-import { WebDriverError, WebKitDriver, type WebKitSession } from './webkit-driver.ts';
+import { WebKitDriver } from './webkit-driver.ts';
+import { newWebDriverSession, WebDriverError, type WebDriverSession } from './webdriver-protocol.ts';
 
-/** The browsers a lane can drive. */
+/** The browsers a lane can start. */
 export type LaneName = 'chromium' | 'webkit';
+
+/** Every lane: one that starts its browser, or one that attaches to an endpoint. */
+export type AnyLaneName = LaneName | 'webdriver' | 'cdp';
+
+/** What a lane states about a page's browser (the statement's `stated_by` is the caller's: the tool and command). */
+export type LaneStatement = Omit<DriverStatement, 'stated_by'>;
+
+/** How a viewport was set: the means, or why it could not be. */
+export interface ViewportResult {
+  setBy: string;
+  problem: string | null;
+}
 
 /** Options for a lane. */
 export interface LaneOptions {
@@ -64,13 +82,24 @@ export interface LanePage {
    * `goto` opens the page again, as a user reopening the site does.
    */
   crash(): Promise<void>;
+  /**
+   * Makes the page's viewport `width` x `height` CSS pixels where the lane can (before `goto`); says how, or why not.
+   */
+  setViewport(width: number, height: number): Promise<ViewportResult>;
+  /**
+   * Clears what the browser stores for `origin` through the protocol, before `goto`, where the lane attaches to a
+   * browser it did not start (cdp); null where there is nothing to clear (a fresh profile) or no command for it.
+   */
+  clearSiteData(origin: string): Promise<ClearedSiteData | null>;
+  /** What the lane states about this page's browser (updated by clearSiteData). */
+  readonly statement: LaneStatement;
   /** Closes the page and its profile. */
   close(): Promise<void>;
 }
 
 /** A running browser. */
 export interface BrowserLane {
-  readonly name: LaneName;
+  readonly name: AnyLaneName;
   /** The version the browser reports (Chromium's version, or WebKitGTK's for MiniBrowser). */
   readonly version: string | null;
   /** Opens a page in a NEW profile (a new browser context / WebDriver session). */
@@ -86,9 +115,22 @@ function wrap(body: string, args: unknown[]): string {
   return `(async (...args) => { ${body}\n})(...${JSON.stringify(args)})`;
 }
 
+/** A Chromium page, context or browser that is gone: no later poll can succeed. */
+function chromiumGone(error: unknown): boolean {
+  return /has been closed|Target closed|Browser closed|browser has disconnected/i.test(
+    String((error as Error)?.message),
+  );
+}
+
+/** A WebDriver endpoint that is gone (the connection failed) or lost the session: no later poll can succeed. */
+function webDriverGone(error: unknown): boolean {
+  return error instanceof WebDriverError && (error.code === 'http' || error.code === 'invalid session id');
+}
+
 async function pollUntil<T>(
   evaluate: () => Promise<T>,
   options: { timeoutMs: number; pollMs?: number; description: string },
+  gone: (error: unknown) => boolean = () => false,
 ): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   let lastError: unknown = null;
@@ -98,6 +140,8 @@ async function pollUntil<T>(
       if (value) return value;
       lastError = null;
     } catch (error) {
+      // A browser or endpoint that died fails at once, not at the time limit.
+      if (gone(error)) throw error;
       // A navigation (reload) destroys the script context mid-call; the next poll runs in the new page.
       lastError = error;
     }
@@ -107,16 +151,28 @@ async function pollUntil<T>(
   throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.description}${cause}`);
 }
 
+/** What the cdp lane clears for an origin, and how (see ChromiumPage.clearSiteData). */
+const CDP_CLEARED: ClearedSiteData = {
+  via: 'CDP Storage.clearDataForOrigin (storageTypes all) and Network.clearBrowserCache',
+  cleared: ['cookies', 'local_storage', 'indexeddb', 'cache_storage', 'service_workers', 'file_systems', 'http_cache'],
+  // The browser process keeps running: whatever it holds in memory (compiled code, a renderer's memory cache) stays.
+  not_cleared: ['in_memory_caches'],
+};
+
 class ChromiumPage implements LanePage {
   /**
    * @param closeProfile closes what the page's profile lives in (its own browser, or its context in a shared one)
    * @param page the page
    * @param timeoutMs longest a load or script may take
+   * @param statement what the lane states about the page's browser
+   * @param canClear whether clearSiteData clears through CDP (the cdp lane: a profile the lane did not make)
    */
   constructor(
     private readonly closeProfile: () => Promise<void>,
     private page: Page,
     private readonly timeoutMs: number,
+    public statement: LaneStatement,
+    private readonly canClear = false,
   ) {}
 
   async goto(url: string) {
@@ -133,11 +189,34 @@ class ChromiumPage implements LanePage {
   }
 
   waitFor<T>(body: string, options: { timeoutMs: number; pollMs?: number; description: string }) {
-    return pollUntil(() => this.evaluate<T>(body), options);
+    return pollUntil(() => this.evaluate<T>(body), options, chromiumGone);
   }
 
   async click(selector: string) {
     await this.page.click(selector, { timeout: this.timeoutMs });
+  }
+
+  async setViewport(width: number, height: number): Promise<ViewportResult> {
+    const setBy = 'playwright setViewportSize (CDP Emulation.setDeviceMetricsOverride)';
+    try {
+      await this.page.setViewportSize({ width, height });
+      return { setBy, problem: null };
+    } catch (error) {
+      return { setBy, problem: (error as Error).message.split('\n')[0] };
+    }
+  }
+
+  async clearSiteData(origin: string): Promise<ClearedSiteData | null> {
+    if (!this.canClear) return null;
+    const cdp = await this.page.context().newCDPSession(this.page);
+    try {
+      await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+      await cdp.send('Network.clearBrowserCache');
+    } finally {
+      await cdp.detach().catch(() => {});
+    }
+    this.statement = { ...this.statement, site_data_cleared: CDP_CLEARED };
+    return CDP_CLEARED;
   }
 
   async setInputFiles(selector: string, paths: readonly string[]) {
@@ -199,10 +278,26 @@ class ChromiumLane implements BrowserLane {
     const page = await context.newPage();
     const timeoutMs = this.options.scriptTimeoutMs ?? 120_000;
     page.setDefaultTimeout(timeoutMs);
+    const statement: LaneStatement = this.options.shareBrowser
+      ? {
+          how: 'a new playwright browser context (its own storage and HTTP cache, nothing in them) in a Chromium process this lane started earlier',
+          browser_process: 'started',
+          process_new: null,
+          profile_empty: true,
+          site_data_cleared: null,
+        }
+      : {
+          how: `playwright-core launched a new ${CHROMIUM_EXECUTABLE} process for this page, with a new temporary user-data-dir (deleted when it closed)`,
+          browser_process: 'started',
+          process_new: true,
+          profile_empty: true,
+          site_data_cleared: null,
+        };
     const lanePage = new ChromiumPage(
       this.options.shareBrowser ? () => context.close() : () => browser.close(),
       page,
       timeoutMs,
+      statement,
     );
     this.pages.add(lanePage);
     const close = lanePage.close.bind(lanePage);
@@ -221,14 +316,55 @@ class ChromiumLane implements BrowserLane {
   }
 }
 
-class WebKitPage implements LanePage {
+/**
+ * Clears what a page of the origin can reach of the site's storage, and says what it cleared and what it could not
+ * (an API the browser lacks here, a database another page holds open).
+ */
+const CLEAR_SITE_DATA_SCRIPT = `
+  const cleared = [];
+  const notCleared = [];
+  try { localStorage.clear(); sessionStorage.clear(); cleared.push('local_storage'); } catch { notCleared.push('local_storage'); }
+  try {
+    let blocked = false;
+    for (const db of await indexedDB.databases()) {
+      await new Promise((resolve) => {
+        const request = indexedDB.deleteDatabase(db.name);
+        request.onsuccess = () => resolve();
+        request.onerror = () => { blocked = true; resolve(); };
+        request.onblocked = () => { blocked = true; resolve(); };
+      });
+    }
+    (blocked ? notCleared : cleared).push('indexeddb');
+  } catch { notCleared.push('indexeddb'); }
+  try {
+    for (const key of await caches.keys()) await caches.delete(key);
+    cleared.push('cache_storage');
+  } catch { notCleared.push('cache_storage'); }
+  try {
+    const root = await navigator.storage.getDirectory();
+    for await (const name of root.keys()) await root.removeEntry(name, { recursive: true });
+    cleared.push('opfs');
+  } catch { notCleared.push('opfs'); }
+  try {
+    for (const registration of await navigator.serviceWorker.getRegistrations()) await registration.unregister();
+    cleared.push('service_workers');
+  } catch { notCleared.push('service_workers'); }
+  return { cleared, notCleared };
+`;
+
+class WebDriverPage implements LanePage {
   /**
    * @param session the page's WebDriver session
-   * @param closeDriver ends the page's own driver (and its X server) after the session
+   * @param closeDriver ends what the lane started for the page after the session (its own driver and X server),
+   *   or nothing (a remote endpoint)
+   * @param statement what the lane states about the page's browser
+   * @param clearsSiteData whether clearSiteData clears (a remote endpoint: a profile the lane did not make)
    */
   constructor(
-    private readonly session: WebKitSession,
+    private readonly session: WebDriverSession,
     private readonly closeDriver: () => Promise<void>,
+    public statement: LaneStatement,
+    private readonly clearsSiteData = false,
   ) {}
 
   goto(url: string) {
@@ -245,11 +381,47 @@ class WebKitPage implements LanePage {
   }
 
   waitFor<T>(body: string, options: { timeoutMs: number; pollMs?: number; description: string }) {
-    return pollUntil(() => this.evaluate<T>(body), options);
+    return pollUntil(() => this.evaluate<T>(body), options, webDriverGone);
   }
 
   async click(selector: string) {
     await this.session.click(await this.session.findElement(selector));
+  }
+
+  async setViewport(width: number, height: number): Promise<ViewportResult> {
+    const setBy = 'W3C Set Window Rect (the outer size, then corrected by the frame the page measured)';
+    const inner = () => this.evaluate<[number, number]>('return [window.innerWidth, window.innerHeight];');
+    try {
+      await this.session.setWindowSize(width, height);
+      // The window's frame (title bar, toolbars) takes part of the outer size: ask again for the difference.
+      const [w, h] = await inner();
+      if (w !== width || h !== height) await this.session.setWindowSize(width + width - w, height + height - h);
+      const [w2, h2] = await inner();
+      return {
+        setBy,
+        problem:
+          w2 === width && h2 === height ? null : `asked for ${width} x ${height}, the page measures ${w2} x ${h2}`,
+      };
+    } catch (error) {
+      // safaridriver on iOS and some hubs refuse to resize: the run goes on at the size the device has.
+      return { setBy, problem: (error as Error).message };
+    }
+  }
+
+  async clearSiteData(origin: string): Promise<ClearedSiteData | null> {
+    if (!this.clearsSiteData) return null;
+    // W3C WebDriver has a command for cookies only. The rest is cleared by a script on a page of the origin that is
+    // not the app (so no open database of the app blocks a deletion); the HTTP cache no command or script reaches.
+    await this.session.navigate(new URL('/.well-known/drb-clear-site-data', origin).href);
+    await this.session.deleteAllCookies();
+    const found = await this.evaluate<{ cleared: string[]; notCleared: string[] }>(CLEAR_SITE_DATA_SCRIPT);
+    const cleared: ClearedSiteData = {
+      via: 'W3C Delete All Cookies, then a script in a page of the origin (W3C Execute Script)',
+      cleared: ['cookies', ...found.cleared],
+      not_cleared: [...found.notCleared, 'http_cache', 'in_memory_caches'],
+    };
+    this.statement = { ...this.statement, site_data_cleared: cleared };
+    return cleared;
   }
 
   async setInputFiles(selector: string, paths: readonly string[]) {
@@ -303,7 +475,13 @@ class WebKitLane implements BrowserLane {
       try {
         const session = await driver.newSession({ scriptMs: timeoutMs, pageLoadMs: timeoutMs });
         this.version = session.browserVersion;
-        return new WebKitPage(session, closeDriver);
+        return new WebDriverPage(session, closeDriver, {
+          how: 'a new WebKitWebDriver started a new MiniBrowser process for this page (--automation: an ephemeral data store, nothing from an earlier session)',
+          browser_process: 'started',
+          process_new: true,
+          profile_empty: true,
+          site_data_cleared: null,
+        });
       } catch (error) {
         await closeDriver();
         // Session creation (starting MiniBrowser) hung once on a loaded machine: one retry with a new driver.
@@ -325,4 +503,133 @@ class WebKitLane implements BrowserLane {
  */
 export async function openLane(name: LaneName, options: LaneOptions = {}): Promise<BrowserLane> {
   return name === 'chromium' ? new ChromiumLane(options) : new WebKitLane(options);
+}
+
+/** Options of a lane that attaches to an endpoint. */
+export interface RemoteLaneOptions {
+  /** Longest a script or page load may take, in ms. */
+  scriptTimeoutMs: number;
+  /** Longest creating the session (webdriver) or connecting (cdp) may take, in ms. */
+  connectTimeoutMs: number;
+  /** Longest any other call may take, in ms. Default 30 000. */
+  callTimeoutMs?: number;
+}
+
+/** The webdriver lane: a browser behind any W3C WebDriver endpoint, one new session per page. */
+export class WebDriverLane implements BrowserLane {
+  readonly name = 'webdriver' as const;
+  version: string | null = null;
+  /** What the endpoint answered for the last session's capabilities. */
+  matched: Record<string, unknown> = {};
+  private readonly pages = new Set<LanePage>();
+
+  /**
+   * @param endpoint the endpoint's URL (no credentials; no trailing slash)
+   * @param capabilities what to ask the endpoint for (validated: webdriver-capabilities.ts)
+   * @param options time limits
+   */
+  constructor(
+    private readonly endpoint: string,
+    private readonly capabilities: Record<string, unknown>,
+    private readonly options: RemoteLaneOptions,
+  ) {}
+
+  async newPage(): Promise<LanePage> {
+    const { session, matched } = await newWebDriverSession(this.endpoint, this.capabilities, {
+      sessionMs: this.options.connectTimeoutMs,
+      callMs: this.options.callTimeoutMs ?? 30_000,
+      scriptMs: this.options.scriptTimeoutMs,
+      pageLoadMs: this.options.scriptTimeoutMs,
+    });
+    this.version = session.browserVersion;
+    this.matched = matched;
+    const page: LanePage = new WebDriverPage(
+      session,
+      async () => {
+        this.pages.delete(page);
+      },
+      {
+        how: "a new W3C WebDriver session on an endpoint this lane did not start: whether the endpoint started a new browser process or gave the session an empty profile is the endpoint's to say, not drb's",
+        browser_process: 'attached',
+        process_new: null,
+        profile_empty: null,
+        site_data_cleared: null,
+      },
+      true,
+    );
+    this.pages.add(page);
+    return page;
+  }
+
+  async close() {
+    for (const page of [...this.pages]) await page.close().catch(() => {});
+  }
+}
+
+/**
+ * Opens the webdriver lane (no call is made until `newPage`).
+ * @param endpoint the endpoint's URL, without credentials
+ * @param capabilities the validated capabilities to ask for
+ * @param options time limits
+ */
+export function openWebDriverLane(
+  endpoint: string,
+  capabilities: Record<string, unknown>,
+  options: RemoteLaneOptions,
+): WebDriverLane {
+  return new WebDriverLane(endpoint.replace(/\/+$/, ''), capabilities, options);
+}
+
+/** The cdp lane: a running Chromium-family browser reached over its DevTools endpoint, a new tab per page. */
+class CdpLane implements BrowserLane {
+  readonly name = 'cdp' as const;
+  version: string | null;
+  private readonly pages = new Set<Page>();
+
+  constructor(
+    private readonly browser: Browser,
+    private readonly options: RemoteLaneOptions,
+  ) {
+    this.version = browser.version();
+  }
+
+  async newPage(): Promise<LanePage> {
+    // The browser's own profile (Chrome on a phone has no other): its default context, a new tab.
+    const context = this.browser.contexts()[0] ?? (await this.browser.newContext());
+    const page = await context.newPage();
+    page.setDefaultTimeout(this.options.scriptTimeoutMs);
+    this.pages.add(page);
+    return new ChromiumPage(
+      async () => {
+        this.pages.delete(page);
+        await page.close().catch(() => {});
+      },
+      page,
+      this.options.scriptTimeoutMs,
+      {
+        how: 'attached over the DevTools protocol to a browser this lane did not start, and opened a new tab in its profile',
+        browser_process: 'attached',
+        process_new: null,
+        profile_empty: null,
+        site_data_cleared: null,
+      },
+      true,
+    );
+  }
+
+  async close() {
+    for (const page of [...this.pages]) await page.close().catch(() => {});
+    // Disconnects (the browser is not ours to close: playwright's close() on a connected browser only detaches).
+    await this.browser.close().catch(() => {});
+  }
+}
+
+/**
+ * Attaches to a Chromium-family browser's DevTools endpoint (`http://127.0.0.1:9222`, or its `ws://` URL).
+ * @param endpoint the endpoint
+ * @param options time limits
+ */
+export async function openCdpLane(endpoint: string, options: RemoteLaneOptions): Promise<BrowserLane> {
+  const browser = await chromium.connectOverCDP(endpoint, { timeout: options.connectTimeoutMs });
+  return new CdpLane(browser, options);
 }

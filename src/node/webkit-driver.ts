@@ -11,24 +11,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { createServer } from 'node:net';
+import { WebDriverError, WebDriverSession, webDriverCommand as command } from './webdriver-protocol.ts';
+
+/** The W3C session class under the name this module's callers know (a WebDriver session on any endpoint). */
+export { WebDriverError, WebDriverSession as WebKitSession };
 
 /** Where Debian's webkit2gtk-driver package puts MiniBrowser (the browser WebKitWebDriver launches). */
 export const MINIBROWSER_PATH = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
-
-/** The W3C "web element identifier" key of an element reference. */
-const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf';
-
-/** A failed WebDriver call: `code` is the protocol's error code (`javascript error`, `timeout`, ...) or `http`. */
-export class WebDriverError extends Error {
-  override name = 'WebDriverError';
-  /** @param code the W3C error code, `http` for a transport failure, `timeout` when our own time limit ran out */
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
 
 /** Options for starting the driver. */
 export interface WebKitDriverOptions {
@@ -69,47 +58,6 @@ async function freePort(): Promise<number> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Sends one WebDriver command and returns its `value`, or throws WebDriverError. */
-async function command(
-  baseUrl: string,
-  method: 'GET' | 'POST' | 'DELETE',
-  path: string,
-  body: unknown,
-  timeoutMs: number,
-): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: body === undefined ? undefined : { 'content-type': 'application/json; charset=utf-8' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      throw new WebDriverError(`WebDriver ${method} ${path} took longer than ${timeoutMs} ms`, 'timeout');
-    }
-    throw new WebDriverError(`WebDriver ${method} ${path} failed: ${(error as Error).message}`, 'http');
-  }
-  const text = await response.text();
-  let payload: { value?: unknown };
-  try {
-    payload = JSON.parse(text) as { value?: unknown };
-  } catch {
-    throw new WebDriverError(`WebDriver ${method} ${path}: HTTP ${response.status} with a non-JSON body`, 'http');
-  }
-  const value = payload.value as { error?: string; message?: string } | undefined;
-  if (!response.ok || (value && typeof value === 'object' && typeof value.error === 'string')) {
-    const code = value?.error ?? 'http';
-    throw new WebDriverError(
-      `WebDriver ${method} ${path}: ${code}: ${value?.message ?? `HTTP ${response.status}`}`,
-      code,
-    );
-  }
-  return payload.value;
-}
 
 /** The drivers not closed yet, by process group (each driver runs detached, in a group of its own). */
 const liveDrivers = new Map<number, ChildProcess>();
@@ -337,7 +285,7 @@ export class WebKitDriver {
    * Opens a new browser: a new MiniBrowser process with an ephemeral profile (no cookies, no storage).
    * @param timeouts WebDriver timeouts in ms: `script` for async scripts, `pageLoad` for navigation
    */
-  async newSession(timeouts: { scriptMs?: number; pageLoadMs?: number } = {}): Promise<WebKitSession> {
+  async newSession(timeouts: { scriptMs?: number; pageLoadMs?: number } = {}): Promise<WebDriverSession> {
     const scriptMs = timeouts.scriptMs ?? 120_000;
     const pageLoadMs = timeouts.pageLoadMs ?? 60_000;
     const value = (await command(
@@ -356,7 +304,7 @@ export class WebKitDriver {
       // Session creation starts a browser: it is the slow call, and the one that hangs without a display.
       Math.max(this.options.callTimeoutMs, 60_000),
     )) as { sessionId: string; capabilities: { browserVersion?: string } };
-    return new WebKitSession(this.baseUrl, value.sessionId, value.capabilities.browserVersion ?? null, {
+    return new WebDriverSession(this.baseUrl, value.sessionId, value.capabilities.browserVersion ?? null, {
       callMs: this.options.callTimeoutMs,
       scriptMs,
       pageLoadMs,
@@ -403,121 +351,5 @@ export class WebKitDriver {
       );
       removeDisplayFiles(killed);
     }
-  }
-}
-
-/** One WebDriver session: one MiniBrowser window. */
-export class WebKitSession {
-  /**
-   * @param baseUrl the driver's base URL
-   * @param id the session id
-   * @param browserVersion the WebKitGTK version the session reports
-   * @param limits time limits in ms for plain calls, scripts and page loads
-   */
-  constructor(
-    private readonly baseUrl: string,
-    readonly id: string,
-    readonly browserVersion: string | null,
-    private readonly limits: { callMs: number; scriptMs: number; pageLoadMs: number },
-  ) {}
-
-  private call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, timeoutMs = this.limits.callMs) {
-    return command(this.baseUrl, method, `/session/${this.id}${path}`, body, timeoutMs);
-  }
-
-  /** Navigates to `url` and waits for its load event (same as typing it in the address bar). */
-  async navigate(url: string): Promise<void> {
-    await this.call('POST', '/url', { url }, this.limits.pageLoadMs + 5_000);
-  }
-
-  /** Reloads the current page (the W3C "refresh" command). */
-  async refresh(): Promise<void> {
-    await this.call('POST', '/refresh', {}, this.limits.pageLoadMs + 5_000);
-  }
-
-  /** The current page URL. */
-  async currentUrl(): Promise<string> {
-    return (await this.call('GET', '/url')) as string;
-  }
-
-  /**
-   * Runs `body` as a function body in the page and returns its JSON-serialisable result; a returned promise is
-   * awaited (W3C execute/sync does that).
-   * @param body function body, e.g. `return document.title`; arguments are `arguments[0..]`
-   * @param args JSON-serialisable arguments
-   */
-  async execute<T>(body: string, args: unknown[] = []): Promise<T> {
-    return (await this.call('POST', '/execute/sync', { script: body, args }, this.limits.scriptMs + 5_000)) as T;
-  }
-
-  /**
-   * Runs `body` as an async script: it must call `arguments[arguments.length - 1](result)` (the W3C callback).
-   * @param body function body
-   * @param args JSON-serialisable arguments (the callback comes after them)
-   */
-  async executeAsync<T>(body: string, args: unknown[] = []): Promise<T> {
-    return (await this.call('POST', '/execute/async', { script: body, args }, this.limits.scriptMs + 5_000)) as T;
-  }
-
-  /** The element reference of the first element matching a CSS selector (throws `no such element`). */
-  async findElement(selector: string): Promise<string> {
-    const value = (await this.call('POST', '/element', { using: 'css selector', value: selector })) as Record<
-      string,
-      string
-    >;
-    return value[ELEMENT_KEY];
-  }
-
-  /** Clicks an element found with findElement. */
-  async click(elementId: string): Promise<void> {
-    await this.call('POST', `/element/${elementId}/click`, {});
-  }
-
-  /**
-   * Types into an element (W3C "element send keys"). On an `<input type="file">` the text is the files' absolute
-   * paths, one per line: the driver sets them as the picked files, as a person picking them would.
-   * @param elementId an element found with findElement
-   * @param text what to type
-   */
-  async sendKeys(elementId: string, text: string): Promise<void> {
-    await this.call('POST', `/element/${elementId}/value`, { text });
-  }
-
-  /** Sets the browser window's outer size in CSS pixels (W3C Set Window Rect); the page's viewport is smaller. */
-  async setWindowSize(width: number, height: number): Promise<void> {
-    await this.call('POST', '/window/rect', { width, height });
-  }
-
-  /** A PNG of the page's viewport (W3C Take Screenshot). */
-  async screenshot(): Promise<Buffer> {
-    return Buffer.from((await this.call('GET', '/screenshot')) as string, 'base64');
-  }
-
-  /**
-   * Presses keys on the keyboard, one after the other, into whatever element has the focus (W3C Perform Actions):
-   * `'\uE004'` Tab, `'\uE007'` Enter, `' '` Space.
-   * @param keys the keys, each a W3C key value
-   */
-  async pressKeys(keys: readonly string[]): Promise<void> {
-    const actions = keys.flatMap((value) => [
-      { type: 'keyDown', value },
-      { type: 'keyUp', value },
-    ]);
-    await this.call('POST', '/actions', { actions: [{ type: 'key', id: 'keyboard', actions }] });
-    await this.call('DELETE', '/actions');
-  }
-
-  /**
-   * Runs later commands in a frame (W3C Switch To Frame): the element reference of an iframe, or null for the top
-   * page again.
-   * @param elementId an iframe found with findElement, or null
-   */
-  async switchToFrame(elementId: string | null): Promise<void> {
-    await this.call('POST', '/frame', { id: elementId === null ? null : { [ELEMENT_KEY]: elementId } });
-  }
-
-  /** Ends the session and closes its browser. */
-  async delete(): Promise<void> {
-    await this.call('DELETE', '');
   }
 }

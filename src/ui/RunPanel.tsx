@@ -5,6 +5,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation/automation.ts';
 import { engineParamProblem, type ColdOrWarm } from '../core/automation/autorun-plan.ts';
+import { driverColdAttestations } from '../core/automation/driver-statement.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import { canRun } from '../core/engines/engine-capabilities.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
@@ -48,6 +49,7 @@ export function RunPanel(props: {
   });
   // A sequence reads the settings of its own time, not of the render that started it.
   const settingsRef = useRef(settings);
+  const driverUsed = useRef(false);
   settingsRef.current = settings;
   const [status, setStatus] = useState<ModelStatus>('idle');
   const [downloads, setDownloads] = useState<Downloads>(NO_DOWNLOADS);
@@ -69,8 +71,23 @@ export function RunPanel(props: {
     }
     setDownloads(NO_DOWNLOADS);
     setLive({ samples: [], total: kind === 'warm' ? s.warmRuns : null });
+    // A driver's statement (driver_fresh) holds for the page load's first cold run only.
+    const attestations =
+      kind === 'cold' && a.driverFresh !== null && !driverUsed.current
+        ? driverColdAttestations(a.driverFresh, new Date().toISOString())
+        : [];
+    if (kind === 'cold') driverUsed.current = true;
     const { receipt, problems: found } = await controller.run(
-      { kind, model, input, ep: s.ep, threads: s.threads, allowFallback: s.allowFallback, warmRuns: s.warmRuns },
+      {
+        kind,
+        model,
+        input,
+        ep: s.ep,
+        threads: s.threads,
+        allowFallback: s.allowFallback,
+        warmRuns: s.warmRuns,
+        attestations,
+      },
       {
         onStatus: setStatus,
         onProgress: (p) => setDownloads((prev) => withProgress(prev, p)),

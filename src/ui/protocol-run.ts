@@ -3,8 +3,9 @@
  * `autorun=cold,warm` runs them in order), the tester's attested taps that go into the next cold run's receipt, and
  * what the running card shows. ProtocolView.tsx renders it.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useMemo, useRef, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation/automation.ts';
+import { driverColdAttestations } from '../core/automation/driver-statement.ts';
 import { protocolRunProblem, type AutorunPlan, type ColdOrWarm } from '../core/automation/autorun-plan.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import type { Protocol } from '../core/field/field-protocol.ts';
@@ -62,6 +63,7 @@ export function useProtocolRun(options: ProtocolRunOptions): ProtocolRun {
   const [samples, setSamples] = useState(0);
   const [running, setRunning] = useState<ColdOrWarm | null>(null);
   const [said, setSaid] = useState<Said>({});
+  const driverUsed = useRef(false);
   const controller = useMemo(
     () => new RunController(livePageFacts(automation.settings.stageTimeoutMs, options.journal)),
     [],
@@ -86,7 +88,14 @@ export function useProtocolRun(options: ProtocolRunOptions): ProtocolRun {
         setSamples(0);
         setStage(null);
         setRunning(kind);
-        const attestations = kind === 'cold' && !attested ? tapped : [];
+        // A driver's statement (driver_fresh) holds for the page load's first cold run only.
+        const driver = automation.settings.driverFresh;
+        const stated =
+          kind === 'cold' && driver !== null && !driverUsed.current
+            ? driverColdAttestations(driver, new Date().toISOString())
+            : [];
+        if (kind === 'cold') driverUsed.current = true;
+        const attestations = kind === 'cold' && !attested ? [...tapped, ...stated] : [];
         if (kind === 'cold') {
           attested = true;
           setSaid({});

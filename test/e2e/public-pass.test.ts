@@ -84,8 +84,18 @@ describe.each(LANES)('drb public-pass --browser %s', (browser: LaneName) => {
       url: server.url,
       page_state: 'done',
       outcome: { status: 'ok', reason: null },
-      browser: { name: browser, fresh_profile: true },
-      run_params: { autorun: 'cold,warm', model: 'ort-tiny-xenc', warm_runs: '5', allow_fallback: '0' },
+      lane: browser,
+      endpoint: null,
+      browser: { name: browser },
+      // v1's `browser.fresh_profile: true`: now the driver's statement, beside what the page measured.
+      driver_statement: { browser_process: 'started', process_new: true, profile_empty: true, site_data_cleared: null },
+      run_params: {
+        autorun: 'cold,warm',
+        model: 'ort-tiny-xenc',
+        warm_runs: '5',
+        allow_fallback: '0',
+        driver_fresh: browser,
+      },
     });
     expect(record.browser.version).toMatch(browser === 'webkit' ? /^2\.\d+\.\d+$/ : /^\d+\.\d+\.\d+\.\d+$/);
     expect(record.revision.app_version).toMatch(/^\d+\.\d+\.\d+/);
@@ -109,6 +119,24 @@ describe.each(LANES)('drb public-pass --browser %s', (browser: LaneName) => {
       expect(receipt.capabilities.user_agent).toBe(record.browser.user_agent);
       // A fresh profile has no journal from an earlier visit.
       expect(receipt.run.previous_run_interrupted).toBeNull();
+      // The lane started the browser with an empty profile: the cold receipt carries its statement as attested by the
+      // driver (beside the page's own measurement), the warm one nothing.
+      expect(receipt.run.attestations ?? []).toEqual(
+        entry.run_kind === 'cold'
+          ? [
+              expect.objectContaining({
+                claim: 'browser-restarted',
+                source: 'driver',
+                by: `drb public-pass (${browser} lane)`,
+              }),
+              expect.objectContaining({
+                claim: 'site-data-cleared',
+                source: 'driver',
+                by: `drb public-pass (${browser} lane)`,
+              }),
+            ]
+          : [],
+      );
     }
     const validate = await drb(['receipts', 'validate', ...record.receipts.map((r) => join(out, r.file))]);
     expect(validate.code, validate.stderr).toBe(0);
@@ -120,6 +148,8 @@ describe.each(LANES)('drb public-pass --browser %s', (browser: LaneName) => {
     const summary = ReceiptsSummary.parse(JSON.parse(summaryBytes.toString('utf8')));
     expect(summary.targets).toHaveLength(1);
     expect(summary.targets[0].counts).toMatchObject({ cold: 1, warm: 1 });
+    // The page measured a network-cold fresh start and the driver attested the rest: a full protocol cold, no tap.
+    expect(summary.targets[0].counts).toMatchObject({ measured_fresh_start: 1, attested_cold: 1, full_cold: 1 });
     expect((await readdir(join(out, 'summary'))).sort()).toEqual(['summary.json', 'summary.md']);
   });
 

@@ -107,6 +107,7 @@ describe('toSearchParams', () => {
     mode: 'protocol',
     protocol: 'qwen3-0.6b-q4-wasm',
     ortLog: 'verbose',
+    driverFresh: 'webkit',
   };
 
   it('writes every parameter, and parsing what it writes gives the same settings back', () => {

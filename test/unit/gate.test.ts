@@ -20,6 +20,7 @@ import type { GatePlan } from '../../src/core/gate/gate-plan.ts';
 import { buildReceipt } from './receipts-builder.ts';
 import { runCli } from './cli-harness.ts';
 import { testTempDir } from '../temp-dir.ts';
+import { startedLaneFacts } from './public-pass-findings.ts';
 
 const K = 4;
 const TYPO = Array.from({ length: 30 }, (_, i) => `t${i + 1}`);
@@ -418,6 +419,7 @@ describe('drb gate escalation: ladder tables', () => {
       finishedAt: '2026-11-29T11:00:05.000Z',
       durationMs: 5000,
       browser: { name: 'webkit', version: '605.1.15', userAgent: 'Mozilla/5.0' },
+      ...startedLaneFacts('webkit'),
       runParams: { autorun: 'cold,warm' },
       summary: null,
       fatalReason: null,

@@ -14,6 +14,7 @@ import { EMPTY_TESTER_SHEET, RECEIPT_BUNDLE_SCHEMA } from '../../src/core/field/
 import { runCli } from './cli-harness.ts';
 import { pageReceipts } from './receipts-fixtures.ts';
 import { testTempDir } from '../temp-dir.ts';
+import { startedLaneFacts } from './public-pass-findings.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RECEIPTS = join(ROOT, 'test', 'fixtures', 'receipts');
@@ -36,6 +37,7 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
     finishedAt: '2026-11-29T11:00:05.000Z',
     durationMs: 5000,
     browser: { name: 'chromium', version: '156.0.0.0', userAgent: 'Mozilla/5.0' },
+    ...startedLaneFacts('chromium'),
     runParams: { autorun: 'cold,warm' },
     summary: null,
     fatalReason: null,
@@ -159,6 +161,14 @@ async function everyArtifact(): Promise<{ dir: string; kinds: Set<string> }> {
     })),
   };
   writeFileSync(join(dir, 'extra', 'answer-review.json'), JSON.stringify(answerReview));
+  // A record written before the remote lanes (drb.public-pass.v1) still validates by its own schema.
+  const { lane: _lane, endpoint: _e, capabilities: _c, window: _w, driver_statement: _d, ...v1 } = record;
+  const publicPassV1 = {
+    ...v1,
+    schema: 'drb.public-pass.v1',
+    browser: { ...record.browser, name: 'chromium', fresh_profile: true },
+  };
+  writeFileSync(join(dir, 'extra', 'public-pass-v1.json'), JSON.stringify(publicPassV1));
   const scored = await runCli([
     'score-answers',
     '--cases',
@@ -326,8 +336,9 @@ describe('drb receipts validate knows every drb artifact', () => {
     expect(run.code).toBe(0);
     const others = Number(/and (\d+) other/.exec(run.stdout)![1]);
     // summary, public-pass record, review, score + compare + answer-score + gate reports, repo files, answers, bundle,
-    // extra/: case answers, answer review, gate plan, licence review; dataset card, leaderboard meta
-    expect(others).toBe(1 + 1 + 1 + 4 + 8 + 1 + 1 + 4 + 1 + 1);
+    // extra/: case answers, answer review, gate plan, licence review, a v1 public-pass record; dataset card,
+    // leaderboard meta
+    expect(others).toBe(1 + 1 + 1 + 4 + 8 + 1 + 1 + 5 + 1 + 1);
   });
 
   it('reports a broken artifact by field path and an unknown schema as not a drb artifact', async () => {
@@ -338,6 +349,7 @@ describe('drb receipts validate knows every drb artifact', () => {
       finishedAt: '2026-11-29T11:00:05.000Z',
       durationMs: 5000,
       browser: { name: 'chromium', version: '156.0.0.0', userAgent: 'Mozilla/5.0' },
+      ...startedLaneFacts('chromium'),
       runParams: { autorun: 'cold,warm' },
       summary: null,
       fatalReason: null,

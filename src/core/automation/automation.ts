@@ -75,6 +75,10 @@ export interface AutomationSettings {
    *  the console to compare with the receipts' `placement` (a developer's aid: the log slows every run, and its
    *  receipts say so); null = off. */
   ortLog: 'verbose' | null;
+  /** Set by a driver that started this browser itself with a new, empty profile (`drb public-pass --browser`):
+   *  which lane. The page records it in the page load's first cold receipt as the driver's attestations (browser
+   *  restarted, site data cleared; source `driver`), never as measured. Null: no driver said so. */
+  driverFresh: 'chromium' | 'webkit' | null;
 }
 
 /** The page's two views. */
@@ -110,6 +114,7 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   mode: null,
   protocol: null,
   ortLog: null,
+  driverFresh: null,
 });
 
 /** A parameter parser: returns the value or throws ParamError with the "expected ..." part. */
@@ -259,6 +264,7 @@ export const PARAMS: Record<string, Param> = {
     write: text,
   },
   ort_log: { field: 'ortLog', parse: oneOf(['verbose']), write: text },
+  driver_fresh: { field: 'driverFresh', parse: oneOf(['chromium', 'webkit']), write: text },
   min_margin: {
     field: 'minMargin',
     parse: (raw) => {

@@ -8,7 +8,12 @@ import type { z } from 'zod';
 import { FIXED_INPUT_SCHEMA, CATALOG_SCHEMA, FixedInput, ModelCatalog } from '../catalog/catalog.ts';
 import { GENERATION_ANSWERS_SCHEMA, GenerationAnswers } from '../generation/generation-answers.ts';
 import { PROMPT_SET_SCHEMA, PromptSet } from '../generation/prompt-set.ts';
-import { PUBLIC_PASS_SCHEMA, PublicPassRecord } from '../automation/public-pass.ts';
+import {
+  PUBLIC_PASS_SCHEMA,
+  PUBLIC_PASS_V1_SCHEMA,
+  PublicPassRecord,
+  PublicPassRecordV1,
+} from '../automation/public-pass.ts';
 import { DEVICE_REVIEW_SCHEMA, DeviceReview } from '../evidence/device-review.ts';
 import { LLM_CONFIGS_SCHEMA, LlmConfigs } from '../evidence/memory-fit.ts';
 import { BUDGET_PROFILES_SCHEMA, BudgetProfiles } from '../evidence/profiles.ts';
@@ -50,6 +55,10 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   ],
   [DEVICE_REVIEW_SCHEMA, { what: "a reviewer's answers (drb receipts review)", schema: DeviceReview }],
   [PUBLIC_PASS_SCHEMA, { what: 'a public-pass record (drb public-pass)', schema: PublicPassRecord }],
+  [
+    PUBLIC_PASS_V1_SCHEMA,
+    { what: 'a public-pass record (drb public-pass, before the remote lanes)', schema: PublicPassRecordV1 },
+  ],
   ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport, check: checkScoreReport }],
   [
     'drb.compare-report.v1',

@@ -15,7 +15,7 @@ import { PromptSet } from '../generation/prompt-set.ts';
 import { GenerationReceipt } from '../generation/generation-receipt.ts';
 import { GenerationAnswers } from '../generation/generation-answers.ts';
 import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
-import { PublicPassRecord } from '../automation/public-pass.ts';
+import { PublicPassRecord, PublicPassRecordV1 } from '../automation/public-pass.ts';
 import { Protocol } from '../field/field-protocol.ts';
 import { ReceiptBundle } from '../field/receipt-bundle.ts';
 import { AnswerCases } from '../generation/answer-cases.ts';
@@ -96,7 +96,14 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
   {
     fileName: 'public-pass.schema.json',
     schema: PublicPassRecord.meta({
-      title: 'drb.public-pass.v1 (drb public-pass: a deployed page run anonymously in a fresh browser)',
+      title:
+        'drb.public-pass.v2 (drb public-pass: a deployed page run anonymously, in a browser started fresh or behind a WebDriver or CDP endpoint)',
+    }),
+  },
+  {
+    fileName: 'public-pass-v1.schema.json',
+    schema: PublicPassRecordV1.meta({
+      title: 'drb.public-pass.v1 (drb public-pass records written before the remote lanes; still validated)',
     }),
   },
   {
