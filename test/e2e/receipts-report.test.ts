@@ -255,8 +255,13 @@ describe('drb receipts report in Chromium from file://', () => {
         return boxes.filter((a) => boxes.some((b) => b !== a && Math.abs(b.top - a.top) <= 2 && b.left > a.left + 300))
           .length;
       });
+      // A screen of each chart section as a reader scrolls to it (viewport shots: a whole-section shot of the phone
+      // page costs seconds each).
+      for (const section of ['cold', 'warm']) {
+        await page.evaluate((id) => document.getElementById(id)!.scrollIntoView(), section);
+        await page.screenshot({ path: join(readableShots, `${name}-${section}.png`) });
+      }
       await page.evaluate(() => document.querySelectorAll('details').forEach((d) => d.setAttribute('open', '')));
-      await page.screenshot({ path: join(readableShots, `${name}-full.png`), fullPage: true });
       const layout = await page.evaluate(() => {
         // Every element holding text of its own, at its rendered size: SVG text scaled by the chart's transform.
         const small: string[] = [];
@@ -337,7 +342,7 @@ describe('drb receipts report in Chromium from file://', () => {
         expect(layout.scrolling, name).toEqual([]);
       }
     }
-    for (const file of ['phone-top', 'phone-full', 'wide-top', 'wide-full']) {
+    for (const file of ['phone-top', 'phone-cold', 'phone-warm', 'wide-top', 'wide-cold', 'wide-warm']) {
       const path = join(readableShots, `${file}.png`);
       expect(readFileSync(path).subarray(1, 4).toString(), path).toBe('PNG');
     }

@@ -967,8 +967,9 @@ function generationSection(data: ReportData): string {
         );
       }
     }
-    let block = `<h3>${esc(model)}</h3><p>${names.legend}</p><ul>${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`;
-    block += qualityTable(model, targets, names.label);
+    const intro = `<h3>${esc(model)}</h3><p>${names.legend}</p><ul>${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`;
+    // The quality table at the page's width, then the TTFT and decode charts side by side.
+    const charts: string[] = [];
     if (ttftRows.length) {
       const { svg, log } = distributionRowsSvg(
         `gen-ttft-${m + 1}`,
@@ -977,22 +978,24 @@ function generationSection(data: ReportData): string {
         'One row per target: every ok sample of the clean runs, time to first token in milliseconds.',
         'time to first token, ms',
       );
-      block += figure(
-        `gen-ttft-fig-${m + 1}`,
-        'generation-ttft',
-        svg,
-        `Time to first token of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
-          .filter((g) => g.ttft_ms)
-          .map(
-            (g) =>
-              `${names.label(g.key)} median ${num(g.ttft_ms!.median)} ms, p95 ${num(g.ttft_ms!.p95)} ms, ${intervalText(g.ttft_median_interval, 'ms')}`,
-          )
-          .join('; ')}.`,
-        table(
-          `Time to first token of ${esc(model)}, ms`,
-          ['target', 'samples', 'median', 'p95', 'min', 'max', 'median 95% interval low', 'median 95% interval high'],
-          ttftTable,
-          [false, true, true, true, true, true, true, true],
+      charts.push(
+        figure(
+          `gen-ttft-fig-${m + 1}`,
+          'generation-ttft',
+          svg,
+          `Time to first token of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
+            .filter((g) => g.ttft_ms)
+            .map(
+              (g) =>
+                `${names.label(g.key)} median ${num(g.ttft_ms!.median)} ms, p95 ${num(g.ttft_ms!.p95)} ms, ${intervalText(g.ttft_median_interval, 'ms')}`,
+            )
+            .join('; ')}.`,
+          table(
+            `Time to first token of ${esc(model)}, ms`,
+            ['target', 'samples', 'median', 'p95', 'min', 'max', 'median 95% interval low', 'median 95% interval high'],
+            ttftTable,
+            [false, true, true, true, true, true, true, true],
+          ),
         ),
       );
     }
@@ -1004,29 +1007,31 @@ function generationSection(data: ReportData): string {
         'One row per target: every ok sample of the clean runs, decode tokens per second (higher is faster).',
         'decode tokens per second',
       );
-      block += figure(
-        `gen-decode-fig-${m + 1}`,
-        'generation-decode',
-        svg,
-        `Decode speed of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
-          .filter((g) => g.decode_tokens_per_s)
-          .map(
-            (g) =>
-              `${names.label(g.key)} median ${num(g.decode_tokens_per_s!.median)} tokens/s; sustained speed (last fifth over first fifth, below 1 = slowed down) ` +
-              (g.decode_sustained_ratio
-                ? `median ${num(g.decode_sustained_ratio.median)}, min ${num(g.decode_sustained_ratio.min)}`
-                : 'not computed (fewer than 5 ok samples per run)'),
-          )
-          .join('; ')}.`,
-        table(
-          `Decode speed of ${esc(model)}, tokens/s`,
-          ['target', 'samples', 'median', 'p95', 'min', 'max', 'sustained ratio median', 'sustained ratio min'],
-          decodeTable,
-          [false, true, true, true, true, true, true, true],
+      charts.push(
+        figure(
+          `gen-decode-fig-${m + 1}`,
+          'generation-decode',
+          svg,
+          `Decode speed of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
+            .filter((g) => g.decode_tokens_per_s)
+            .map(
+              (g) =>
+                `${names.label(g.key)} median ${num(g.decode_tokens_per_s!.median)} tokens/s; sustained speed (last fifth over first fifth, below 1 = slowed down) ` +
+                (g.decode_sustained_ratio
+                  ? `median ${num(g.decode_sustained_ratio.median)}, min ${num(g.decode_sustained_ratio.min)}`
+                  : 'not computed (fewer than 5 ok samples per run)'),
+            )
+            .join('; ')}.`,
+          table(
+            `Decode speed of ${esc(model)}, tokens/s`,
+            ['target', 'samples', 'median', 'p95', 'min', 'max', 'sustained ratio median', 'sustained ratio min'],
+            decodeTable,
+            [false, true, true, true, true, true, true, true],
+          ),
         ),
       );
     }
-    parts.push(block);
+    parts.push(intro + qualityTable(model, targets, names.label) + grid(charts.map((c) => block(c))));
   });
   return `<section id="generation" aria-labelledby="generation-h"><h2 id="generation-h">Generation: time to first token and decode speed</h2>${parts.join('') || '<p>No generation receipts.</p>'}</section>`;
 }
