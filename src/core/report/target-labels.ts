@@ -95,7 +95,9 @@ export function distinguishingLabels(
     const groups = new Map<string, Array<{ key: string; identity: TargetIdentity }>>();
     for (const t of targets) {
       const text = textOf(t.key);
-      groups.set(text, [...(groups.get(text) ?? []), t]);
+      const group = groups.get(text);
+      if (group) group.push(t);
+      else groups.set(text, [t]);
     }
     return [...groups.values()].filter((g) => g.length > 1);
   };
@@ -118,7 +120,9 @@ export function distinguishingLabels(
         const value = dimension.value(m.identity);
         parts.get(m.key)!.push(value);
         added.get(m.key)!.push(dimension.name);
-        bySub.set(value, [...(bySub.get(value) ?? []), m]);
+        const sub = bySub.get(value);
+        if (sub) sub.push(m);
+        else bySub.set(value, [m]);
       }
       for (const sub of bySub.values()) if (sub.length > 1) pending.push({ members: sub, from: at + 1 });
     }
