@@ -174,6 +174,18 @@ describe('axes chosen for the data', () => {
     expect(order([2, 3, 4])).not.toContain('log scale');
   });
 
+  it('puts legend entries that would not fit the chart on a line of their own', () => {
+    const segments = [
+      { value: 10, color: '#000', name: 'WebAssembly memory' },
+      { value: 5, color: '#111', name: 'GPU buffers (peak live)' },
+    ];
+    const { svg } = stackedBarsSvg('m', [{ label: 'a', segments, note: '' }], 't', 'd', 'MiB');
+    const legendY = [
+      ...svg.matchAll(/<text x="[\d.]+" y="(\d+)">(WebAssembly memory|GPU buffers \(peak live\))</g),
+    ].map((m) => m[1]);
+    expect(legendY).toEqual(['16', '32']);
+  });
+
   it('wraps chart notes at clause ends, never inside an entity', () => {
     const lines = wrapText('total 40185 ms; cache: served from a cache (left out)');
     expect(lines).toEqual(['total 40185 ms;', 'cache: served from a cache (left out)']);

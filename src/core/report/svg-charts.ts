@@ -208,8 +208,22 @@ export function stackedBarsSvg(
   desc: string,
   axisLabel: string,
 ): { svg: string; log: boolean } {
+  // The legend: the segment names in their colours, as words, on as many lines as they need (a name is taken to be
+  // FONT * 0.7 units a character wide: system-ui falls back to wide faces on some systems).
+  const legend: Array<{ x: number; line: number; color: string; name: string }> = [];
+  let lx = 4;
+  let lines = 1;
+  for (const seg of rows[0]?.segments ?? []) {
+    const width = 14 + seg.name.length * FONT * 0.7;
+    if (lx > 4 && lx + width > CHART_WIDTH) {
+      lx = 4;
+      lines++;
+    }
+    legend.push({ x: lx, line: lines - 1, color: seg.color, name: seg.name });
+    lx += width + 10;
+  }
   // Each row: its label on lines of its own, the bar under it across the whole width, then its note's lines.
-  const top = 26;
+  const top = 26 + (lines - 1) * LINE;
   const plotRight = CHART_WIDTH - RIGHT;
   const totals = rows.map((r) => finiteSum(r.segments.map((g) => g.value ?? 0)));
   const positive = totals.filter((t) => t > 0);
@@ -234,11 +248,9 @@ export function stackedBarsSvg(
   const heights = laid.map((l) => (l.label.length + l.note.length) * LINE + 22);
   const bottom = top + heights.reduce((sum, h) => sum + h, 0);
   let out = open(id, bottom + 40, title, desc);
-  // Legend: the segment names in the colours, as words.
-  let lx = 4;
-  for (const seg of rows[0]?.segments ?? []) {
-    out += `<rect x="${f1(lx)}" y="6" width="10" height="10" fill="${seg.color}"/><text x="${f1(lx + 14)}" y="16">${seg.name}</text>`;
-    lx += 14 + seg.name.length * FONT * 0.55 + 10;
+  for (const l of legend) {
+    const y = 6 + l.line * LINE;
+    out += `<rect x="${f1(l.x)}" y="${y}" width="10" height="10" fill="${l.color}"/><text x="${f1(l.x + 14)}" y="${y + 10}">${l.name}</text>`;
   }
   out += xAxis(scale, top, bottom, `${axisLabel}${log ? ' (log scale)' : ''}`, PLOT_LEFT);
   let y = top;
