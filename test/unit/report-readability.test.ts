@@ -109,10 +109,17 @@ describe('failure and cache words from the receipts', () => {
   });
 
   it('counts the cache source each receipt records, and says "not recorded" only when none does', () => {
-    expect(cacheSentence([{ from_cache: false }, { from_cache: true }, { from_cache: null }])).toBe(
-      ' Where the bytes came from, as each receipt records it (run.cold_from_cache): 1 from the network (truly cold), 1 served from a cache (left out of the statistics), 1 not recorded (left out).',
+    expect(
+      cacheSentence([
+        { from_cache: false, protocol_cold: true },
+        { from_cache: false, protocol_cold: false },
+        { from_cache: true, protocol_cold: false },
+        { from_cache: null, protocol_cold: false },
+      ]),
+    ).toBe(
+      ' Where the bytes came from, as each receipt records it (run.cold_from_cache): 2 from the network (1 of them full protocol colds, counted; the others left out), 1 served from a cache (left out), 1 not recorded (left out).',
     );
-    expect(cacheSentence([{ from_cache: null }])).toMatch(/None of these receipts records/);
+    expect(cacheSentence([{ from_cache: null, protocol_cold: false }])).toMatch(/None of these receipts records/);
   });
 });
 
@@ -219,7 +226,7 @@ describe('the report on the captured receipts plus colliding targets', () => {
     // The captured wasm ×2 target and the two built ones: told apart by their app builds.
     expect(routeCells.filter((c) => c.startsWith('wasm ×2 · ort-tiny-xenc · app'))).toHaveLength(3);
     expect(html).not.toContain('not recorded by receipts of this version');
-    expect(html).toMatch(/\(run\.cold_from_cache\): \d+ from the network \(truly cold\), \d+ served from a cache/);
+    expect(html).toMatch(/\(run\.cold_from_cache\): [1-9]\d* from the network \(\d+ of them full protocol colds/);
     expect(html).not.toContain('unknown stage');
     expect(html).not.toContain('→none');
     expect(html).toContain('failed at setup: stage setup did not finish within its time limit of 500 ms');

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { textLine } from '../text/bounded-text.ts';
 import { Protocol } from './field-protocol.ts';
 import { AppInfo, IsoTime } from '../receipt/receipt.ts';
+import { SessionAttestation } from '../receipt/attestation.ts';
 import { artifactFileName } from '../receipt/receipt-envelope.ts';
 
 export const RECEIPT_BUNDLE_SCHEMA = 'drb.receipt-bundle.v1';
@@ -64,6 +65,9 @@ export const ReceiptBundle = z.strictObject({
   /** The protocol the session followed, as the page read it; null when the session followed none. */
   protocol: Protocol.nullable(),
   sheet: TesterSheet,
+  /** What the tester stated about the whole session (whether they saw memory pressure), each an explicit tap in
+   *  protocol mode, kept apart from everything measured; absent in bundles made before the page asked. */
+  attestations: z.array(SessionAttestation).max(64).optional(),
   /** The receipts as the page made them (any receipt kind), oldest first; each is validated as its own file. */
   receipts: z.array(z.record(z.string().max(128), z.unknown())).max(MAX_BUNDLE_RECEIPTS),
 });

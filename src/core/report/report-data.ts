@@ -47,6 +47,8 @@ export interface ColdRun {
   cache_state: string;
   /** `run.cold_from_cache` as recorded: false from the network, true from a cache, null not known. */
   from_cache: boolean | null;
+  /** A full protocol cold (network-cold, fresh start, restart and clear attested: src/core/receipt/cold-start.ts). */
+  protocol_cold: boolean;
 }
 
 /** One warm device receipt of a target: its samples in run order and what their order says. */

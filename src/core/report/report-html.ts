@@ -176,11 +176,18 @@ function targetsSection(data: ReportData): string {
       cell('device and browser', esc(deviceText(t.identity.device))) +
       cell('evidence', `<strong>${esc(t.evidence.state)}</strong>${reasons}`) +
       numCell(
-        'clean cold',
-        c.clean_cold,
-        `${p}.clean_cold`,
-        `${c.clean_cold} of ${c.min_cold} ${met(c.cold_minimum_met)}`,
+        'full cold',
+        c.full_cold,
+        `${p}.full_cold`,
+        `${c.full_cold} of ${c.min_cold} ${met(c.cold_minimum_met)}`,
       ) +
+      numCell(
+        'measured cold',
+        c.measured_fresh_start,
+        `${p}.measured_fresh_start`,
+        `${c.measured_network_cold} network-cold, ${c.measured_fresh_start} from a fresh start`,
+      ) +
+      numCell('attested cold', c.attested_cold, `${p}.attested_cold`) +
       numCell(
         'clean warm',
         c.clean_warm,
@@ -203,7 +210,9 @@ function targetsSection(data: ReportData): string {
     'route and what sets it apart',
     'device and browser',
     'evidence',
-    'clean cold ok',
+    'full protocol cold',
+    'measured (network-cold, fresh start)',
+    'attested (restart and clear)',
     'clean warm ok',
     'failed',
     'noisy',
@@ -211,7 +220,8 @@ function targetsSection(data: ReportData): string {
   ];
   return (
     `<section id="targets" aria-labelledby="targets-h"><h2 id="targets-h">Targets</h2>` +
-    `<p>A target is one device, browser, build, engine, model, input and route. Clean runs are ok runs whose page stayed visible and unfrozen; only they count toward the minimums and the statistics.</p>` +
+    `<p>A target is one device, browser, build, engine, model, input and route. Clean runs are ok runs whose page stayed visible and unfrozen; only they count toward the minimums and the statistics. ` +
+    `A cold run counts only as a full protocol cold: what the page measured (every byte over the network, from a fresh start: the tab's first page, navigated to, no earlier run) and what a tester or driver attested (browser quit and reopened, website data cleared), side by side here.</p>` +
     table('Device targets: evidence state, counts against the protocol minimums, interruptions', headers, rows, [
       false,
       false,
@@ -219,6 +229,8 @@ function targetsSection(data: ReportData): string {
       false,
       false,
       false,
+      true,
+      true,
       true,
       true,
       true,
@@ -271,21 +283,32 @@ export function failureText(run: { failed_stage: string | null; failure_reason: 
 }
 
 /**
- * What the cold runs' receipts say about where their bytes came from (`run.cold_from_cache`), counted: the caption
- * says it from the receipts' own field, never that it is not recorded when they carry it.
+ * What the cold runs' receipts say about where their bytes came from (`run.cold_from_cache`) and how many are full
+ * protocol colds (src/core/receipt/cold-start.ts), counted: the caption says it from the receipts' own fields, never
+ * that it is not recorded when they carry it.
  */
-export function cacheSentence(runs: ReadonlyArray<{ from_cache: boolean | null }>): string {
+export function cacheSentence(runs: ReadonlyArray<{ from_cache: boolean | null; protocol_cold: boolean }>): string {
   const network = runs.filter((r) => r.from_cache === false).length;
+  const full = runs.filter((r) => r.from_cache === false && r.protocol_cold).length;
   const cached = runs.filter((r) => r.from_cache === true).length;
   const unknown = runs.length - network - cached;
   if (network + cached === 0)
     return ' None of these receipts records whether the bytes came from the network or a cache (run.cold_from_cache is null): every run is left out of the statistics.';
   const parts = [
-    `${network} from the network (truly cold)`,
-    `${cached} served from a cache (left out of the statistics)`,
+    `${network} from the network (${full} of them full protocol colds, counted; the others left out)`,
+    `${cached} served from a cache (left out)`,
   ];
   if (unknown > 0) parts.push(`${unknown} not recorded (left out)`);
   return ` Where the bytes came from, as each receipt records it (run.cold_from_cache): ${parts.join(', ')}.`;
+}
+
+/**
+ * A cold run's cache state as a chart note: short, so the chart stays readable on a phone; why a run is not a protocol
+ * cold (and that it is left out) is left to the table row under the chart, which shows it in full.
+ * @param state the run's `cache_state` (report-collector.ts coldCacheState)
+ */
+function chartCacheState(state: string): string {
+  return state.replace(/^network, not a protocol cold: .* \(left out\)$/, 'network; not a protocol cold');
 }
 
 function coldSection(data: ReportData): string {
@@ -307,7 +330,8 @@ function coldSection(data: ReportData): string {
       note:
         r.outcome === 'failed'
           ? `✗ ${esc(failureText(r))}`
-          : `${r.noisy ? 'noisy (page hidden or frozen): left out; ' : ''}total ${num(r.total_ms)} ms; cache: ${esc(r.cache_state)}`,
+          : // The cache state on a line of its own (a forced break: wrapText).
+            `${r.noisy ? 'noisy (page hidden or frozen): left out; ' : ''}total ${num(r.total_ms)} ms;\ncache: ${esc(chartCacheState(r.cache_state))}`,
     }));
     const { svg, log } = stackedBarsSvg(
       id,
@@ -1220,6 +1244,8 @@ summary{cursor:pointer;color:#0b5cad}
 table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
 th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+td:not(.num){overflow-wrap:anywhere}
+td strong{overflow-wrap:normal}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.stat td{font-weight:600;background:#f4f4f4}
 tr.invalid td{background:#fdf0ef}

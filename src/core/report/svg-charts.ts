@@ -123,11 +123,14 @@ export function logScale(
 }
 
 /**
- * Splits already-escaped text into lines of at most `width` viewBox units: whole clauses (split after "; ") where
+ * Splits already-escaped text into lines of at most `width` viewBox units, a newline forcing a break: whole
+ * clauses (split after "; ") where
  * they fit, else at spaces (an entity such as `&amp;` holds no space, so it is never split; it counts as one
  * character). A word longer than a line stays whole.
  */
 export function wrapText(text: string, width = CHART_WIDTH - PLOT_LEFT - 4): string[] {
+  // A newline is a forced break: each part is wrapped on its own.
+  if (text.includes('\n')) return text.split('\n').flatMap((part) => wrapText(part, width));
   const max = Math.max(8, Math.floor(width / CHAR_WIDTH));
   const visible = (t: string) => t.replace(/&[a-z#0-9]+;/gi, '_').length;
   const lines: string[] = [];
