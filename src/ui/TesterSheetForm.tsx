@@ -4,6 +4,7 @@
  * bounded as the bundle schema bounds it; everything typed is shown here in full and goes into the bundle only.
  */
 import { TesterSheet } from '../core/field/receipt-bundle.ts';
+import { containsTypedUrlSecret } from '../core/text/redact.ts';
 
 type TextField = 'device_model' | 'os_build' | 'browser' | 'browser_version' | 'network' | 'public_revision' | 'notes';
 
@@ -53,6 +54,12 @@ export function TesterSheetForm(props: { sheet: TesterSheet; onChange(sheet: Tes
               })
             }
           />
+          {containsTypedUrlSecret(sheet[f.key]) && (
+            <span class="sheet-warning" role="alert" data-testid={`sheet-${f.key}-warning`}>
+              This holds a web address with a query, a fragment or a password: drb refuses a bundle whose sheet carries
+              one. Keep only the site's name.
+            </span>
+          )}
         </label>
       ))}
       <label>

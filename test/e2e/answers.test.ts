@@ -5,9 +5,9 @@
  * set's (one per case, ids in file order, the file's SHA-256), the report has the documented metrics (recomputed
  * here from its own per-case decisions, and exact when the real answers of one repetition are replaced by the
  * reference answers), a changed answer byte changes the answers hash, and the run's generation target, summarised
- * with the report, is functional_only (a headless browser) and never ranked. A SwiftShader run (the timing prompt
- * set: SwiftShader prefills the case set's long prompts too slowly for a test) is functional_only for its software
- * adapter too.
+ * with the report, is functional_only (a headless browser) and never ranked. That a SwiftShader generation run is
+ * functional_only for its software adapter too is checked on test/e2e/generate.test.ts's WebGPU run (the same page
+ * this file used to open again: the timing prompt set, as SwiftShader prefills the case set's long prompts too slowly).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -200,34 +200,6 @@ describe('answer scoring of a real generation run', () => {
       expect(p.ranked).toBe(false);
       expect(p.not_ranked_because).toContain(
         'functional_only: a headless browser: functional only, not a physical device run',
-      );
-    }
-  });
-
-  it('a run on SwiftShader (a software WebGPU adapter) is functional_only and never ranked', async () => {
-    // The timing prompt set (short prompts): SwiftShader prefills the case set's long prompts too slowly for a test.
-    const { page, receipt } = await generate(
-      `?${toSearchParams({ autorun: ['generate'], model: MODEL, ep: 'webgpu', reps: 1, maxNewTokens: 4 })}`,
-    );
-    await page.close();
-    expect(receipt.route).toMatchObject({ requested_ep: 'webgpu', completed_ep: 'webgpu' });
-    expect(receipt.capabilities.webgpu.is_fallback_adapter).toBe(true);
-    const dir = testTempDir('drb-answers-e2e-');
-    writeFileSync(join(dir, 'generation.json'), JSON.stringify(receipt));
-    expect(
-      (await runCli(['receipts', 'summarize', join(dir, 'generation.json'), '--out', join(dir, 'summary')])).code,
-    ).toBe(0);
-    const target = ReceiptsSummary.parse(JSON.parse(readFileSync(join(dir, 'summary', 'summary.json'), 'utf8')))
-      .generation_targets[0];
-    expect(target.software_adapter_receipt_ids).toEqual([receipt.receipt_id]);
-    expect(target.ranking!.row_class.class).toBe('functional_only');
-    expect(target.ranking!.row_class.because[0]).toBe(
-      '1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
-    );
-    for (const p of target.ranking!.profiles) {
-      expect(p).toMatchObject({ ranked: false, fit: null });
-      expect(p.not_ranked_because[0]).toBe(
-        'functional_only: 1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
       );
     }
   });

@@ -210,7 +210,12 @@ describe("the field kit in Chromium at 390 x 844, one profile, the page's own co
           await page.getByTestId('sheet-os_build').fill('Android 16 (BP3A.250905)');
           await page.getByTestId('sheet-browser').fill('Chrome');
           await page.getByTestId('sheet-browser_version').fill('143');
+          // A web address with a token typed into the sheet is named under its field before any export (drb
+          // refuses such a bundle); an ordinary note is not.
+          await page.getByTestId('sheet-network').fill('hotel wifi, portal www.example.com/login?token=abc');
+          await page.getByTestId('sheet-network-warning').waitFor();
           await page.getByTestId('sheet-network').fill('Wi-Fi 5 GHz');
+          await page.getByTestId('sheet-network-warning').waitFor({ state: 'detached' });
           await page.getByTestId('sheet-battery_percent').fill('76');
           await page.getByTestId('sheet-charging').selectOption('false');
           await page.getByTestId('sheet-thermal_state').selectOption('nominal');

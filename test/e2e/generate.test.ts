@@ -3,16 +3,22 @@
  * weights, real runtime): wasm and webgpu (SwiftShader). Checks the generation receipt (schema + invariants, plan
  * order, declared seeds, cold load apart), that no text enters it, that the answers artifact is separate, that the
  * same seed reproduces the same answers, that the real download buttons give the same artifacts, and that no
- * request leaves the page's origin.
+ * request leaves the page's origin. The WebGPU run, summarised by `drb receipts summarize`, is functional_only (a
+ * software adapter) and never ranked: the one SwiftShader generation page of the suite serves both checks.
  */
+import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation/automation.ts';
+import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { GenerationAnswers } from '../../src/core/generation/generation-answers.ts';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
 import { startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
+import { runCli } from '../unit/cli-harness.ts';
+import { testTempDir } from '../temp-dir.ts';
 
 const MODEL = 'tfjs-tiny-causal-lm-gen';
 const prompts = JSON.parse(
@@ -155,6 +161,28 @@ describe('transformers.js generation run', () => {
     expect(receipt.summary).toMatchObject({ measured_planned: 10, ok_samples: 10, failures: 0 });
     expect(receipt.capabilities.webgpu.adapter_granted).toBe(true);
     await page.close();
+
+    // Summarised, a run on SwiftShader (a software WebGPU adapter) is functional_only and never ranked. (This was
+    // test/e2e/answers.test.ts's own SwiftShader run, the same query: one page of about 35 CPU s now serves both.)
+    expect(receipt.capabilities.webgpu.is_fallback_adapter).toBe(true);
+    const dir = testTempDir('drb-generate-e2e-');
+    writeFileSync(join(dir, 'generation.json'), JSON.stringify(receipt));
+    expect(
+      (await runCli(['receipts', 'summarize', join(dir, 'generation.json'), '--out', join(dir, 'summary')])).code,
+    ).toBe(0);
+    const target = ReceiptsSummary.parse(JSON.parse(await readFile(join(dir, 'summary', 'summary.json'), 'utf8')))
+      .generation_targets[0];
+    expect(target.software_adapter_receipt_ids).toEqual([receipt.receipt_id]);
+    expect(target.ranking!.row_class.class).toBe('functional_only');
+    expect(target.ranking!.row_class.because[0]).toBe(
+      '1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
+    );
+    for (const p of target.ranking!.profiles) {
+      expect(p).toMatchObject({ ranked: false, fit: null });
+      expect(p.not_ranked_because[0]).toBe(
+        'functional_only: 1 run(s) on a software WebGPU adapter (e.g. SwiftShader): functional only, its timings mean nothing',
+      );
+    }
   });
 
   it('ends failed with the reason when a stage overruns its time limit (a hung worker never freezes the run)', async () => {

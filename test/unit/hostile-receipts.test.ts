@@ -35,7 +35,7 @@ function hostileFolder(): { dir: string; paths: Map<string, string> } {
 }
 
 /** Text from the fixtures that must never be quoted into an output. */
-const NEVER_QUOTED = ['quoted secret text', '\u001b', 'hello', '\n## Evidence'];
+const NEVER_QUOTED = ['quoted secret text', 'quoted-secret', '\u001b', 'hello', '\n## Evidence'];
 
 /** Every line of summary.md that starts a table row has as many cells as its header. */
 function expectTablesIntact(markdown: string): void {

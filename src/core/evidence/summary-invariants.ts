@@ -9,6 +9,7 @@
  * again (src/cli/receipts.ts).
  */
 import { PROTOCOL_MIN_COLD, PROTOCOL_MIN_WARM } from '../field/field-protocol.ts';
+import { sheetUrlProblems } from '../field/receipt-bundle.ts';
 import type { ReceiptsSummary } from './receipts-summary.ts';
 
 /** One contradiction in a summary: the field path and what is wrong. */
@@ -232,6 +233,8 @@ export function checkReceiptsSummary(summary: ReceiptsSummary): SummaryProblem[]
     statsProblems(t.cold.first_inference_ms, at('cold.first_inference_ms'), null, problems);
     statsProblems(t.warm.receipt_medians_ms, at('warm.receipt_medians_ms'), c.clean_warm, problems);
     statsProblems(t.warm.pooled_ms, at('warm.pooled_ms'), null, problems);
+    // The sheets summarize copied from bundles: an edited summary.json must not carry a secret into the template.
+    t.session_sheets.forEach((s, j) => problems.push(...sheetUrlProblems(s.sheet, at(`session_sheets[${j}].sheet`))));
     if (t.evidence.state === 'DEVICE_PASS') {
       const why: string[] = [];
       if (t.review === null) why.push('no review is stored (review is null)');
