@@ -6,6 +6,9 @@
  * open, and screenshots at desktop and phone widths are taken (kept in a temp folder, named in the test output).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeReport } from '../../src/cli/receipts-report.ts';
+import { writeHostileCases } from '../fixtures/hostile/hostile-fixtures.ts';
+import { buildReceipt } from '../unit/receipts-builder.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,6 +33,9 @@ const work = mkdtempSync(join(tmpdir(), 'drb-report-e2e-'));
 const shots = join(work, 'screenshots');
 let browser: LaunchedChromium;
 let pageUrl: string;
+/** The report of the same inputs plus two targets on one route told apart only by their app build, and every
+ *  hostile receipt case (their strings reach labels, captions and failure notes). */
+let readableUrl: string;
 let summary: unknown;
 
 beforeAll(async () => {
@@ -71,6 +77,15 @@ beforeAll(async () => {
   const report = await runCli(['receipts', 'report', ...inputs, '--out', join(work, 'report')]);
   expect(report.code, report.stderr).toBe(0);
   pageUrl = pathToFileURL(join(work, 'report', 'index.html')).href;
+  const extra = join(work, 'extra');
+  mkdirSync(extra);
+  for (const commit of ['c'.repeat(40), 'd'.repeat(40)]) {
+    const receipt = buildReceipt({ kind: 'warm', threads: 2, commit });
+    writeFileSync(join(extra, `${receipt.receipt_id}.json`), JSON.stringify(receipt));
+  }
+  writeHostileCases(extra, (c) => c.reader === 'receipts' && c.fifo !== true && c.symlink_to === undefined);
+  const readable = await writeReport([...inputs, extra], join(work, 'readable'));
+  readableUrl = pathToFileURL(readable.file).href;
   browser = await launchTestChromium();
 });
 
@@ -79,25 +94,25 @@ afterAll(async () => {
 });
 
 /** Opens the report with every request but the page itself aborted; collects requests and console errors. */
-async function openReport(width: number, height: number) {
+async function openReport(width: number, height: number, url = pageUrl) {
   const page = await browser.context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];
   await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url === pageUrl) return route.continue();
-    requests.push(url);
+    const asked = route.request().url();
+    if (asked === url) return route.continue();
+    requests.push(asked);
     return route.abort();
   });
   page.on('request', (request) => {
-    if (request.url() !== pageUrl) requests.push(request.url());
+    if (request.url() !== url) requests.push(request.url());
   });
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') errors.push(message.text());
   });
   page.on('pageerror', (error) => errors.push(error.message));
   await page.setViewportSize({ width, height });
-  await page.goto(pageUrl, { waitUntil: 'load' });
+  await page.goto(url, { waitUntil: 'load' });
   return { page, requests, errors };
 }
 
@@ -226,5 +241,117 @@ describe('drb receipts report in Chromium from file://', () => {
       expect(readFileSync(path).subarray(1, 4).toString()).toBe('PNG');
     }
     console.log(`receipts report screenshots: ${shots}`);
+  });
+
+  it('reads on a 375 x 667 phone and uses a 1366 x 900 screen: no sideways scroll, no text under 12 px, tables at full width, figures side by side, every receipt string as text', async () => {
+    const readableShots = join(work, 'readable-screenshots');
+    mkdirSync(readableShots, { recursive: true });
+    for (const [name, width, height] of [
+      ['phone', 375, 667],
+      ['wide', 1366, 900],
+    ] as const) {
+      const { page, requests, errors } = await openReport(width, height, readableUrl);
+      await page.screenshot({ path: join(readableShots, `${name}-top.png`) });
+      // Charts as laid out before any table is opened: which sit side by side.
+      const beside = await page.evaluate(() => {
+        const boxes = [...document.querySelectorAll('.grid > .block figure.chart svg')].map((svg) => {
+          const r = svg.getBoundingClientRect();
+          return { top: Math.round(r.top + window.scrollY), left: Math.round(r.left), width: r.width };
+        });
+        return boxes.filter((a) => boxes.some((b) => b !== a && Math.abs(b.top - a.top) <= 2 && b.left > a.left + 300))
+          .length;
+      });
+      // A screen of each chart section as a reader scrolls to it (viewport shots: a whole-section shot of the phone
+      // page costs seconds each).
+      for (const section of ['cold', 'warm']) {
+        await page.evaluate((id) => document.getElementById(id)!.scrollIntoView(), section);
+        await page.screenshot({ path: join(readableShots, `${name}-${section}.png`) });
+      }
+      await page.evaluate(() => document.querySelectorAll('details').forEach((d) => d.setAttribute('open', '')));
+      const layout = await page.evaluate(() => {
+        // Every element holding text of its own, at its rendered size: SVG text scaled by the chart's transform.
+        const small: string[] = [];
+        let measured = 0;
+        let svgText = 0;
+        for (const el of document.querySelectorAll('body *')) {
+          if (
+            el.closest('table.cards thead') !== null &&
+            getComputedStyle(el.closest('thead')!).position === 'absolute'
+          )
+            continue;
+          const own = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
+          if (!own || el.getClientRects().length === 0) continue;
+          let size = Number.parseFloat(getComputedStyle(el).fontSize);
+          if (el instanceof SVGGraphicsElement) {
+            const m = el.getScreenCTM()!;
+            size *= Math.hypot(m.a, m.b);
+            svgText++;
+          }
+          measured++;
+          if (size < 12) small.push(`${el.tagName} ${size.toFixed(1)}px: ${el.textContent!.slice(0, 40)}`);
+        }
+        const main = document.querySelector('main')!;
+        const mainWidth = main.clientWidth - Number.parseFloat(getComputedStyle(main).paddingLeft) * 2;
+        const tables = [...document.querySelectorAll('table.cards')].filter((t) => t.getClientRects().length > 0);
+        const tagNames = new Set([...document.querySelectorAll('body *')].map((el) => el.localName));
+        const links = [...document.querySelectorAll('a')].map((a) => a.getAttribute('href') ?? '');
+        const handlers = [...document.querySelectorAll('*')].flatMap((el) =>
+          [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.localName} ${a.name}`),
+        );
+        return {
+          scrollWidth: document.documentElement.scrollWidth,
+          small,
+          measured,
+          svgText,
+          mainWidth,
+          narrowTables: tables
+            .filter((t) => t.getBoundingClientRect().width < mainWidth - 2)
+            .map((t) => `${t.querySelector('caption')?.textContent?.slice(0, 50)}: ${t.getBoundingClientRect().width}`),
+          tables: tables.length,
+          scrolling: [...document.querySelectorAll('.table-wrap')]
+            .filter((w) => w.scrollWidth > w.clientWidth + 1)
+            .map((w) => w.querySelector('caption')?.textContent?.slice(0, 50)),
+          cardRows: [...document.querySelectorAll('table.cards tbody tr')].filter(
+            (tr) => getComputedStyle(tr).display === 'block',
+          ).length,
+          tagNames: [...tagNames],
+          links,
+          handlers,
+          text: document.body.textContent ?? '',
+        };
+      });
+      await page.close();
+      expect(errors, name).toEqual([]);
+      expect(requests, name).toEqual([]);
+      expect(layout.scrollWidth, name).toBeLessThanOrEqual(width);
+      expect(layout.small, name).toEqual([]);
+      expect(layout.svgText, name).toBeGreaterThan(100);
+      expect(layout.measured, name).toBeGreaterThan(1000);
+      // Receipt strings are text: no element or handler they could open, and the hostile markup readable as written.
+      expect(layout.handlers, name).toEqual([]);
+      for (const tag of ['script', 'img', 'iframe', 'object', 'embed', 'foreignObject', 'use'])
+        expect(layout.tagNames, `${name}: <${tag}>`).not.toContain(tag);
+      // The only links are the page's own section links.
+      expect(
+        layout.links.filter((href) => !href.startsWith('#')),
+        name,
+      ).toEqual([]);
+      expect(layout.text).toContain('"><script>alert(1)</script><svg onload=alert(2)>');
+      if (name === 'phone') {
+        expect(layout.cardRows, name).toBeGreaterThan(20);
+      } else {
+        expect(layout.cardRows, name).toBe(0);
+        expect(beside, name).toBeGreaterThanOrEqual(2);
+        expect(layout.tables, name).toBeGreaterThan(15);
+        expect(layout.mainWidth, name).toBeGreaterThan(1300);
+        expect(layout.narrowTables, name).toEqual([]);
+        expect(layout.scrolling, name).toEqual([]);
+      }
+    }
+    for (const file of ['phone-top', 'phone-cold', 'phone-warm', 'wide-top', 'wide-cold', 'wide-warm']) {
+      const path = join(readableShots, `${file}.png`);
+      expect(readFileSync(path).subarray(1, 4).toString(), path).toBe('PNG');
+    }
+    console.log(`receipts report screenshots (phone and wide): ${readableShots}`);
   });
 });

@@ -227,7 +227,7 @@ describe('comparisons with an invalid route', () => {
       `<li><span class="bad">✗ ${bad.id} is invalid</span>: scores differ from the baseline by 0.5 (tolerance 0.0001) (never ranked)</li>`,
     );
     expect(html).toContain(
-      `<tspan font-weight="600">${bad.id}</tspan><tspan fill="#4a4a4a" font-size="11"> invalid: not compared</tspan>`,
+      `<tspan font-weight="600">${bad.id}</tspan><tspan fill="#4a4a4a"> invalid: not compared</tspan>`,
     );
     expect(html).not.toContain(`<li>${bad.id} took `);
     expect(html).not.toContain(`ranked.${bad.id}.`);

@@ -59,6 +59,18 @@ export function coldCacheState(receipt: DeviceReceipt): string {
     : `network, not a protocol cold: ${evidence.missing.join('; ')} (left out)`;
 }
 
+/**
+ * The stage a failed run stopped in, as its receipt records it: `outcome.failed_stage`, else the stage its reason
+ * names when the page's stage time limit ended it (`stage setup did not finish within its time limit ...`).
+ * @param outcome the receipt's outcome
+ * @returns the stage, or null when the receipt names none
+ */
+export function recordedFailedStage(outcome: DeviceReceipt['outcome']): string | null {
+  if (outcome.failed_stage !== null) return outcome.failed_stage;
+  const match = /^stage ([a-z_]+) did not finish within its time limit\b/.exec(outcome.reason ?? '');
+  return match ? match[1] : null;
+}
+
 /** A record waiting for its target key (computed once, in `finish`, from the canonical identity). */
 type Keyed<T> = { canonical: string; prefix: 't' | 'g' | 's'; record: T };
 type Detail<T> = Omit<T, 'target_key'>;
@@ -200,12 +212,15 @@ export class ReportCollector {
         prefix: 't',
         record: {
           ...base,
-          failed_stage: receipt.outcome.failed_stage,
+          failed_stage: receipt.outcome.status === 'failed' ? recordedFailedStage(receipt.outcome) : null,
+          failure_reason: receipt.outcome.status === 'failed' ? receipt.outcome.reason : null,
           fetch_ms: t.model_fetch_ms,
           session_ms: t.session_create_ms,
           first_inference_ms: t.first_inference_ms,
           total_ms: t.total_ms,
           cache_state: coldCacheState(receipt),
+          from_cache: receipt.run.cold_from_cache,
+          protocol_cold: receipt.run.cold_from_cache === false && coldStartEvidence(receipt).full,
         },
       });
       return;

@@ -33,7 +33,10 @@ export interface ColdRun {
   receipt_id: string;
   created_at: string;
   outcome: 'ok' | 'failed';
+  /** The stage the receipt names as failed (`outcome.failed_stage`), else the stage its time-out reason names. */
   failed_stage: string | null;
+  /** The failure's reason as the receipt recorded it (`outcome.reason`); null for an ok run. */
+  failure_reason: string | null;
   fetch_ms: number | null;
   session_ms: number | null;
   first_inference_ms: number | null;
@@ -42,6 +45,10 @@ export interface ColdRun {
   noisy: boolean;
   /** Whether the model and runtime bytes came from the network or a cache (`run.cold_from_cache`, in words). */
   cache_state: string;
+  /** `run.cold_from_cache` as recorded: false from the network, true from a cache, null not known. */
+  from_cache: boolean | null;
+  /** A full protocol cold (network-cold, fresh start, restart and clear attested: src/core/receipt/cold-start.ts). */
+  protocol_cold: boolean;
 }
 
 /** One warm device receipt of a target: its samples in run order and what their order says. */

@@ -12,7 +12,9 @@
  * Every chart is a <figure> whose numbers are also in a table (in a <details> below it). Every number in those
  * tables that summary.json holds carries `data-summary` (its path in summary.json, array entries named by their
  * key, receipt id or route id) and `data-value` (the exact number), so a test can check the page against the summary.
- * On screens narrower than 600 px tables turn into one card per row.
+ * On screens narrower than 600 px tables turn into one card per row. On a wide screen the page takes the width: a
+ * section's charts sit side by side in a grid, and a chart whose table is opened takes the whole row, so the table
+ * has the page's width.
  */
 import { threeSignificant } from '../text/format-number.ts';
 import { ratioSentence } from '../stats/intervals.ts';
@@ -20,6 +22,7 @@ import { htmlText } from '../text/markdown-escape.ts';
 import type { ComparisonEntry, TargetSummary } from '../evidence/receipts-summary.ts';
 import { percentile } from '../stats/stats.ts';
 import { browserLabel } from './browser-label.ts';
+import { distinguishingLabels, routeText } from './target-labels.ts';
 import type { ComparisonDetail, ReportData, ReportInput } from './report-data.ts';
 import {
   COLORS,
@@ -83,6 +86,19 @@ function table(
   return `<div class="table-wrap"><table class="cards"><caption>${caption}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
+/**
+ * One chart with its heading: a cell of a section's grid (side by side on a wide screen; the whole row once its
+ * table is open, so the table has the width). `wide`: a block whose table is shown open takes the whole row.
+ */
+function block(html: string, wide = false): string {
+  return `<div class="block${wide ? ' wide' : ''}">${html}</div>`;
+}
+
+/** A section's chart blocks, laid out side by side where the screen is wide (one column on a phone). */
+function grid(blocks: readonly string[]): string {
+  return blocks.length === 0 ? '' : `<div class="grid">${blocks.join('')}</div>`;
+}
+
 /** A chart with a caption (its key numbers in words) and its numbers as a table. */
 export function figure(id: string, kind: string, svg: string, caption: string, numbers: string): string {
   return (
@@ -93,15 +109,8 @@ export function figure(id: string, kind: string, svg: string, caption: string, n
 
 const code = (text: string) => `<code>${esc(text)}</code>`;
 
-/** A route in a few characters: `wasm ×2`, `webgpu→wasm`. */
-export function routeText(route: TargetSummary['identity']['route']): string {
-  const ep =
-    route.completed_ep === route.requested_ep
-      ? route.requested_ep
-      : `${route.requested_ep}→${route.completed_ep ?? 'none'}`;
-  const threads = route.threads_effective ?? route.threads_requested;
-  return `${ep}${threads === null ? '' : ` ×${threads}`}`;
-}
+/** A route in a few characters (`wasm ×2`, `webgpu→wasm ×1`): see target-labels.ts. */
+export { routeText };
 
 /** A device as recorded, with its browser: `Pixel 8 Android, Chrome 131`. */
 export function deviceText(device: TargetSummary['identity']['device']): string {
@@ -150,6 +159,8 @@ function header(data: ReportData): string {
 }
 
 function targetsSection(data: ReportData): string {
+  // Each target's route plus what tells it apart from every other target of the table (the model first).
+  const labels = new Map([...distinguishingLabels(data.summary.targets)].map(([key, l]) => [key, l.label]));
   const rows = data.summary.targets.map((t) => {
     const p = `targets.${t.key}.counts`;
     const c = t.counts;
@@ -161,7 +172,7 @@ function targetsSection(data: ReportData): string {
       cell('target', code(t.key)) +
       cell('model', esc(t.identity.model.id)) +
       cell('engine', esc(t.identity.engine.name)) +
-      cell('route', esc(routeText(t.identity.route))) +
+      cell('route and what sets it apart', esc(labels.get(t.key) ?? routeText(t.identity.route))) +
       cell('device and browser', esc(deviceText(t.identity.device))) +
       cell('evidence', `<strong>${esc(t.evidence.state)}</strong>${reasons}`) +
       numCell(
@@ -196,7 +207,7 @@ function targetsSection(data: ReportData): string {
     'target',
     'model',
     'engine',
-    'route',
+    'route and what sets it apart',
     'device and browser',
     'evidence',
     'full protocol cold',
@@ -244,26 +255,20 @@ function byModel<T extends { identity: { model: { id: string } } }>(
 }
 
 /**
- * Short chart labels for the targets of one model: the route, plus a device letter (A, B, ...) when the targets run
- * on more than one device; `legend` names the letters, for the caption.
+ * Chart labels for the targets shown together (one model's): each target's route plus only what tells it apart from
+ * the others (distinguishingLabels), escaped; `legend` names the device(s), for the caption.
  */
-function targetLabels(
-  targets: readonly TargetSummary[] | readonly { key: string; identity: TargetSummary['identity'] }[],
-): { label: (key: string) => string; legend: string } {
-  const devices: string[] = [];
-  const deviceOf = new Map<string, number>();
-  for (const t of targets) {
-    const d = deviceText(t.identity.device);
-    if (!devices.includes(d)) devices.push(d);
-    deviceOf.set(t.key, devices.indexOf(d));
-  }
-  const letter = (i: number) => String.fromCharCode(65 + (i % 26)) + (i >= 26 ? String(Math.floor(i / 26)) : '');
-  const route = new Map(targets.map((t) => [t.key, routeText(t.identity.route)]));
+function targetLabels(targets: ReadonlyArray<{ key: string; identity: TargetSummary['identity'] }>): {
+  label: (key: string) => string;
+  legend: string;
+} {
+  const labels = distinguishingLabels(targets);
+  const devices = [...new Set(targets.map((t) => deviceText(t.identity.device)))];
   return {
-    label: (key) => `${esc(route.get(key) ?? '')}${devices.length > 1 ? ` · ${letter(deviceOf.get(key) ?? 0)}` : ''}`,
+    label: (key) => esc(labels.get(key)?.label ?? key),
     legend:
       devices.length > 1
-        ? `Devices: ${devices.map((d, i) => `${letter(i)} = ${esc(d)}`).join('; ')}.`
+        ? `Devices: ${devices.map((d) => esc(d)).join('; ')}.`
         : `Device: ${esc(devices[0] ?? 'unknown')}.`,
   };
 }
@@ -271,9 +276,35 @@ function targetLabels(
 /** Most bars one cold chart draws (the table lists every run). */
 const MAX_COLD_BARS = 60;
 
+/** A failed run in words, as its receipt recorded it: the stage (when it names one) and the reason. */
+export function failureText(run: { failed_stage: string | null; failure_reason: string | null }): string {
+  const stage = run.failed_stage === null ? 'failed' : `failed at ${run.failed_stage}`;
+  return run.failure_reason ? `${stage}: ${run.failure_reason}` : `${stage} (no reason recorded)`;
+}
+
 /**
- * A cold run's cache state as a chart note: one SVG text line cannot wrap (and must fit a phone), so why a run is not
- * a protocol cold (and that it is left out) is left to the table row under the chart, which shows it in full.
+ * What the cold runs' receipts say about where their bytes came from (`run.cold_from_cache`) and how many are full
+ * protocol colds (src/core/receipt/cold-start.ts), counted: the caption says it from the receipts' own fields, never
+ * that it is not recorded when they carry it.
+ */
+export function cacheSentence(runs: ReadonlyArray<{ from_cache: boolean | null; protocol_cold: boolean }>): string {
+  const network = runs.filter((r) => r.from_cache === false).length;
+  const full = runs.filter((r) => r.from_cache === false && r.protocol_cold).length;
+  const cached = runs.filter((r) => r.from_cache === true).length;
+  const unknown = runs.length - network - cached;
+  if (network + cached === 0)
+    return ' None of these receipts records whether the bytes came from the network or a cache (run.cold_from_cache is null): every run is left out of the statistics.';
+  const parts = [
+    `${network} from the network (${full} of them full protocol colds, counted; the others left out)`,
+    `${cached} served from a cache (left out)`,
+  ];
+  if (unknown > 0) parts.push(`${unknown} not recorded (left out)`);
+  return ` Where the bytes came from, as each receipt records it (run.cold_from_cache): ${parts.join(', ')}.`;
+}
+
+/**
+ * A cold run's cache state as a chart note: short, so the chart stays readable on a phone; why a run is not a protocol
+ * cold (and that it is left out) is left to the table row under the chart, which shows it in full.
  * @param state the run's `cache_state` (report-collector.ts coldCacheState)
  */
 function chartCacheState(state: string): string {
@@ -298,10 +329,11 @@ function coldSection(data: ReportData): string {
       ],
       note:
         r.outcome === 'failed'
-          ? `✗ failed at ${esc(r.failed_stage ?? 'unknown stage')}`
-          : `${r.noisy ? 'noisy (page hidden or frozen): left out; ' : ''}total ${num(r.total_ms)} ms; cache: ${esc(chartCacheState(r.cache_state))}`,
+          ? `✗ ${esc(failureText(r))}`
+          : // The cache state on a line of its own (a forced break: wrapText).
+            `${r.noisy ? 'noisy (page hidden or frozen): left out; ' : ''}total ${num(r.total_ms)} ms;\ncache: ${esc(chartCacheState(r.cache_state))}`,
     }));
-    const svg = stackedBarsSvg(
+    const { svg, log } = stackedBarsSvg(
       id,
       bars,
       `Cold runs of ${esc(model)}`,
@@ -313,10 +345,11 @@ function coldSection(data: ReportData): string {
     for (const t of targets) {
       const own = runs.filter((x) => x.t === t);
       if (own.length === 0) continue;
+      const who = `${code(t.key)} ${names.label(t.key)}`;
       for (const { r, n } of own) {
         rows.push(
           '<tr>' +
-            cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}`) +
+            cell('target', who) +
             cell('run', `#${n} ${code(r.receipt_id)}`) +
             cell('time', esc(r.created_at)) +
             cell(
@@ -325,7 +358,7 @@ function coldSection(data: ReportData): string {
                 ? r.noisy
                   ? 'ok, noisy (left out)'
                   : 'ok'
-                : `<span class="bad">✗ failed at ${esc(r.failed_stage ?? 'unknown stage')}</span>`,
+                : `<span class="bad">✗ ${esc(failureText(r))}</span>`,
             ) +
             numCell('fetch ms', r.fetch_ms) +
             numCell('session ms', r.session_ms) +
@@ -336,20 +369,25 @@ function coldSection(data: ReportData): string {
         );
       }
       const s = `targets.${t.key}.cold`;
-      for (const stat of ['median', 'p95'] as const) {
-        rows.push(
-          `<tr class="stat">` +
-            cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}`) +
-            cell('run', `${stat} of the clean ok runs`) +
-            cell('time', '') +
-            cell('outcome', `n = ${t.cold.total_ms?.count ?? 0}`) +
-            numCell('fetch ms', t.cold.fetch_ms?.[stat], `${s}.fetch_ms.${stat}`) +
-            numCell('session ms', t.cold.session_ms?.[stat], `${s}.session_ms.${stat}`) +
-            numCell('first inference ms', t.cold.first_inference_ms?.[stat], `${s}.first_inference_ms.${stat}`) +
-            numCell('total ms', t.cold.total_ms?.[stat], `${s}.total_ms.${stat}`) +
-            cell('cache', '') +
-            '</tr>',
-        );
+      if ((t.cold.total_ms?.count ?? 0) === 0) {
+        // No clean ok run: no statistic to show, said once in words rather than as empty median and p95 cards.
+        rows.push(`<tr class="stat"><td colspan="9">${who}: no clean ok cold run, so no median or p95.</td></tr>`);
+      } else {
+        for (const stat of ['median', 'p95'] as const) {
+          rows.push(
+            `<tr class="stat">` +
+              cell('target', who) +
+              cell('run', `${stat} of the clean ok runs`) +
+              cell('time', '') +
+              cell('outcome', `n = ${t.cold.total_ms?.count ?? 0}`) +
+              numCell('fetch ms', t.cold.fetch_ms?.[stat], `${s}.fetch_ms.${stat}`) +
+              numCell('session ms', t.cold.session_ms?.[stat], `${s}.session_ms.${stat}`) +
+              numCell('first inference ms', t.cold.first_inference_ms?.[stat], `${s}.first_inference_ms.${stat}`) +
+              numCell('total ms', t.cold.total_ms?.[stat], `${s}.total_ms.${stat}`) +
+              cell('cache', '') +
+              '</tr>',
+          );
+        }
       }
       said.push(
         t.cold.total_ms
@@ -358,27 +396,29 @@ function coldSection(data: ReportData): string {
       );
     }
     const caption =
-      `Cold runs of ${esc(model)}, ${runs.length} receipt(s). ${names.legend}` +
+      `Cold runs of ${esc(model)}${log ? ' (log scale)' : ''}, ${runs.length} receipt(s). ${names.legend}` +
       (runs.length > MAX_COLD_BARS ? ` The chart shows the first ${MAX_COLD_BARS}; the table lists all.` : '') +
-      ' Whether the bytes came from the network or a cache is not recorded by receipts of this version.' +
+      cacheSentence(runs.map((x) => x.r)) +
       `<ul>${said.map((x) => `<li>${x}</li>`).join('')}</ul>`;
     parts.push(
-      `<h3>${esc(model)}</h3>` +
-        figure(
-          id,
-          'cold-stages',
-          svg,
-          caption,
-          table(
-            `Cold runs of ${esc(model)}, in ms`,
-            ['target', 'run', 'time', 'outcome', 'fetch ms', 'session ms', 'first inference ms', 'total ms', 'cache'],
-            rows,
-            [false, false, false, false, true, true, true, true, false],
+      block(
+        `<h3>${esc(model)}</h3>` +
+          figure(
+            id,
+            'cold-stages',
+            svg,
+            caption,
+            table(
+              `Cold runs of ${esc(model)}, in ms`,
+              ['target', 'run', 'time', 'outcome', 'fetch ms', 'session ms', 'first inference ms', 'total ms', 'cache'],
+              rows,
+              [false, false, false, false, true, true, true, true, false],
+            ),
           ),
-        ),
+      ),
     );
   });
-  return `<section id="cold" aria-labelledby="cold-h"><h2 id="cold-h">Cold runs: where the first load goes</h2>${parts.join('') || '<p>No cold receipts.</p>'}</section>`;
+  return `<section id="cold" aria-labelledby="cold-h"><h2 id="cold-h">Cold runs: where the first load goes</h2>${grid(parts) || '<p>No cold receipts.</p>'}</section>`;
 }
 
 /** Every k-th value of the sorted samples, so at most MAX_STRIP_POINTS dots are drawn. */
@@ -428,7 +468,7 @@ function warmSection(data: ReportData): string {
       const s = `targets.${t.key}.warm`;
       tableRows.push(
         '<tr>' +
-          cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}, ${esc(deviceText(t.identity.device))}`) +
+          cell('target', `${code(t.key)} ${names.label(t.key)}, ${esc(deviceText(t.identity.device))}`) +
           numCell('receipts', runs.length) +
           numCell('samples', pooled.count, `${s}.pooled_ms.count`) +
           numCell('median', pooled.median, `${s}.pooled_ms.median`) +
@@ -456,41 +496,41 @@ function warmSection(data: ReportData): string {
     const caption =
       `Warm samples of ${esc(model)}${log ? ' (log scale)' : ''}. ${names.legend}${notes.length ? ` ${notes.join(' ')}` : ''}` +
       `<ul>${said.map((x) => `<li>${x}</li>`).join('')}</ul>`;
-    let block =
+    parts.push(
       `<h3>${esc(model)}</h3>` +
-      figure(
-        `warm-fig-${m + 1}`,
-        'warm-distribution',
-        svg,
-        caption,
-        table(
-          `Warm samples of ${esc(model)} by target (clean receipts pooled), in ms`,
-          [
-            'target',
-            'receipts',
-            'samples',
-            'median',
-            'p95',
-            'min',
-            'max',
-            '25th pct',
-            '75th pct',
-            'median 95% interval low',
-            'median 95% interval high',
-            'resampled',
-          ],
-          tableRows,
-          [false, true, true, true, true, true, true, true, true, true, true, false],
+        figure(
+          `warm-fig-${m + 1}`,
+          'warm-distribution',
+          svg,
+          caption,
+          table(
+            `Warm samples of ${esc(model)} by target (clean receipts pooled), in ms`,
+            [
+              'target',
+              'receipts',
+              'samples',
+              'median',
+              'p95',
+              'min',
+              'max',
+              '25th pct',
+              '75th pct',
+              'median 95% interval low',
+              'median 95% interval high',
+              'resampled',
+            ],
+            tableRows,
+            [false, true, true, true, true, true, true, true, true, true, true, false],
+          ),
         ),
-      );
-    for (const t of withWarm) block += orderFigure(t, data);
-    parts.push(block);
+    );
+    for (const t of withWarm) parts.push(orderFigure(t, data, model, names.label(t.key)));
   });
-  return `<section id="warm" aria-labelledby="warm-h"><h2 id="warm-h">Warm runs: spread, drift and jumps</h2>${parts.join('') || '<p>No clean warm samples.</p>'}</section>`;
+  return `<section id="warm" aria-labelledby="warm-h"><h2 id="warm-h">Warm runs: spread, drift and jumps</h2>${grid(parts.map((p) => block(p))) || '<p>No clean warm samples.</p>'}</section>`;
 }
 
-/** One target's warm receipts in run order, with each one's thermal slope and drift. */
-function orderFigure(t: TargetSummary, data: ReportData): string {
+/** One target's warm receipts in run order, with each one's thermal slope and drift (`label`: its escaped label). */
+function orderFigure(t: TargetSummary, data: ReportData, model: string, label: string): string {
   const runs = data.warm.filter((r) => r.target_key === t.key && r.outcome === 'ok' && !r.noisy);
   const left = data.warm.filter((r) => r.target_key === t.key && !(r.outcome === 'ok' && !r.noisy)).length;
   const s = `targets.${t.key}.warm`;
@@ -542,7 +582,7 @@ function orderFigure(t: TargetSummary, data: ReportData): string {
       : '') +
     (left ? ` ${left} warm receipt(s) left out (failed, or page hidden or frozen).` : '');
   return (
-    `<h4>${esc(routeText(t.identity.route))} on ${esc(deviceText(t.identity.device))}: samples in run order</h4>` +
+    `<h4>${esc(model)} · ${label} on ${esc(deviceText(t.identity.device))}: samples in run order</h4>` +
     figure(
       `order-fig-${t.key}`,
       'warm-order',
@@ -605,7 +645,7 @@ function memorySection(data: ReportData): string {
       const s = `targets.${t.key}.memory`;
       return (
         '<tr>' +
-        cell('target', `${code(t.key)} ${esc(routeText(t.identity.route))}`) +
+        cell('target', `${code(t.key)} ${names.label(t.key)}`) +
         numCell('WebAssembly bytes', t.memory?.wasm_peak_bytes ?? null, `${s}.wasm_peak_bytes`) +
         numCell('GPU buffer bytes', t.memory?.gpu_peak_live_bytes ?? null, `${s}.gpu_peak_live_bytes`) +
         numCell(
@@ -646,11 +686,14 @@ function memorySection(data: ReportData): string {
     );
     if (bars.length === 0) {
       parts.push(
-        `<h3>${esc(model)}</h3><p>No receipt of ${esc(model)} measured the memory its model took (receipts from before the page recorded memory): nothing is drawn.</p>${numbers}`,
+        block(
+          `<h3>${esc(model)}</h3><p>No receipt of ${esc(model)} measured the memory its model took (receipts from before the page recorded memory): nothing is drawn.</p>${numbers}`,
+          true,
+        ),
       );
       return;
     }
-    const svg = stackedBarsSvg(
+    const { svg, log } = stackedBarsSvg(
       id,
       bars,
       `Memory of ${esc(model)}`,
@@ -662,9 +705,13 @@ function memorySection(data: ReportData): string {
       (none.length > 0
         ? ` No measured memory figure for ${none.map((t) => code(t.key)).join(', ')} (receipts from before the page recorded memory, or a browser that gives none): not drawn.`
         : '');
-    parts.push(`<h3>${esc(model)}</h3>${figure(id, 'memory-time', svg, caption, numbers)}`);
+    parts.push(
+      block(
+        `<h3>${esc(model)}</h3>${figure(id, 'memory-time', svg, `${log ? '(Log scale.) ' : ''}${caption}`, numbers)}`,
+      ),
+    );
   });
-  return `<section id="memory" aria-labelledby="memory-h"><h2 id="memory-h">Memory beside time: what the model took</h2>${parts.join('') || '<p>No device targets.</p>'}</section>`;
+  return `<section id="memory" aria-labelledby="memory-h"><h2 id="memory-h">Memory beside time: what the model took</h2>${grid(parts) || '<p>No device targets.</p>'}</section>`;
 }
 
 function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | undefined): string {
@@ -713,7 +760,9 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
       cell(
         'ran on',
         esc(
-          `${r.requested_ep} → ${r.completed_ep ?? 'none'}${r.threads_effective === null ? '' : ` ×${r.threads_effective}`}`,
+          r.completed_ep === null
+            ? `${r.requested_ep} (did not run)`
+            : `${r.requested_ep} → ${r.completed_ep}${r.threads_effective === null ? '' : ` ×${r.threads_effective}`}`,
         ),
       ) +
       cell('valid', r.valid ? 'valid' : `<span class="bad">✗ invalid: ${esc(r.invalid_reason ?? 'no reason')}</span>`) +
@@ -942,8 +991,9 @@ function generationSection(data: ReportData): string {
         );
       }
     }
-    let block = `<h3>${esc(model)}</h3><p>${names.legend}</p><ul>${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`;
-    block += qualityTable(model, targets, names.label);
+    const intro = `<h3>${esc(model)}</h3><p>${names.legend}</p><ul>${counts.map((c) => `<li>${c}</li>`).join('')}</ul>`;
+    // The quality table at the page's width, then the TTFT and decode charts side by side.
+    const charts: string[] = [];
     if (ttftRows.length) {
       const { svg, log } = distributionRowsSvg(
         `gen-ttft-${m + 1}`,
@@ -952,22 +1002,24 @@ function generationSection(data: ReportData): string {
         'One row per target: every ok sample of the clean runs, time to first token in milliseconds.',
         'time to first token, ms',
       );
-      block += figure(
-        `gen-ttft-fig-${m + 1}`,
-        'generation-ttft',
-        svg,
-        `Time to first token of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
-          .filter((g) => g.ttft_ms)
-          .map(
-            (g) =>
-              `${names.label(g.key)} median ${num(g.ttft_ms!.median)} ms, p95 ${num(g.ttft_ms!.p95)} ms, ${intervalText(g.ttft_median_interval, 'ms')}`,
-          )
-          .join('; ')}.`,
-        table(
-          `Time to first token of ${esc(model)}, ms`,
-          ['target', 'samples', 'median', 'p95', 'min', 'max', 'median 95% interval low', 'median 95% interval high'],
-          ttftTable,
-          [false, true, true, true, true, true, true, true],
+      charts.push(
+        figure(
+          `gen-ttft-fig-${m + 1}`,
+          'generation-ttft',
+          svg,
+          `Time to first token of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
+            .filter((g) => g.ttft_ms)
+            .map(
+              (g) =>
+                `${names.label(g.key)} median ${num(g.ttft_ms!.median)} ms, p95 ${num(g.ttft_ms!.p95)} ms, ${intervalText(g.ttft_median_interval, 'ms')}`,
+            )
+            .join('; ')}.`,
+          table(
+            `Time to first token of ${esc(model)}, ms`,
+            ['target', 'samples', 'median', 'p95', 'min', 'max', 'median 95% interval low', 'median 95% interval high'],
+            ttftTable,
+            [false, true, true, true, true, true, true, true],
+          ),
         ),
       );
     }
@@ -979,29 +1031,31 @@ function generationSection(data: ReportData): string {
         'One row per target: every ok sample of the clean runs, decode tokens per second (higher is faster).',
         'decode tokens per second',
       );
-      block += figure(
-        `gen-decode-fig-${m + 1}`,
-        'generation-decode',
-        svg,
-        `Decode speed of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
-          .filter((g) => g.decode_tokens_per_s)
-          .map(
-            (g) =>
-              `${names.label(g.key)} median ${num(g.decode_tokens_per_s!.median)} tokens/s; sustained speed (last fifth over first fifth, below 1 = slowed down) ` +
-              (g.decode_sustained_ratio
-                ? `median ${num(g.decode_sustained_ratio.median)}, min ${num(g.decode_sustained_ratio.min)}`
-                : 'not computed (fewer than 5 ok samples per run)'),
-          )
-          .join('; ')}.`,
-        table(
-          `Decode speed of ${esc(model)}, tokens/s`,
-          ['target', 'samples', 'median', 'p95', 'min', 'max', 'sustained ratio median', 'sustained ratio min'],
-          decodeTable,
-          [false, true, true, true, true, true, true, true],
+      charts.push(
+        figure(
+          `gen-decode-fig-${m + 1}`,
+          'generation-decode',
+          svg,
+          `Decode speed of ${esc(model)}${log ? ' (log scale)' : ''}: ${targets
+            .filter((g) => g.decode_tokens_per_s)
+            .map(
+              (g) =>
+                `${names.label(g.key)} median ${num(g.decode_tokens_per_s!.median)} tokens/s; sustained speed (last fifth over first fifth, below 1 = slowed down) ` +
+                (g.decode_sustained_ratio
+                  ? `median ${num(g.decode_sustained_ratio.median)}, min ${num(g.decode_sustained_ratio.min)}`
+                  : 'not computed (fewer than 5 ok samples per run)'),
+            )
+            .join('; ')}.`,
+          table(
+            `Decode speed of ${esc(model)}, tokens/s`,
+            ['target', 'samples', 'median', 'p95', 'min', 'max', 'sustained ratio median', 'sustained ratio min'],
+            decodeTable,
+            [false, true, true, true, true, true, true, true],
+          ),
         ),
       );
     }
-    parts.push(block);
+    parts.push(intro + qualityTable(model, targets, names.label) + grid(charts.map((c) => block(c))));
   });
   return `<section id="generation" aria-labelledby="generation-h"><h2 id="generation-h">Generation: time to first token and decode speed</h2>${parts.join('') || '<p>No generation receipts.</p>'}</section>`;
 }
@@ -1153,7 +1207,8 @@ function methodSection(): string {
     `<li>Intervals are percentile-bootstrap 95% intervals (Efron &amp; Tibshirani, <cite>An Introduction to the Bootstrap</cite>, 1993, ch. 13.3): 2,000 resamples from a seeded generator (mulberry32, seed recorded), the 50th and 1,950th of the sorted replications. Comparisons resample the interleaved rounds as pairs; a target's warm median resamples whole receipts (one receipt: its samples). Same samples, same interval.</li>` +
     `<li>A time ratio's verdict: faster when the whole interval is below 1, slower when above 1, otherwise no clear difference, which is a tie whatever the ranks say.</li>` +
     `<li>Thermal slope: the median of a run's last fifth of samples over the median of its first fifth (above 1: it slowed down as it ran). Drift: the Theil-Sen slope (median of the slopes between every pair of samples; Sen 1968), in ms per run. Sustained decode speed: decode tokens/s of the last fifth over the first fifth (below 1: slowed down).</li>` +
-    `<li>Cold cache state: receipts of this version do not record whether model or runtime bytes came from a cache; the report says "not recorded".</li>` +
+    `<li>Cold cache state: as each receipt records it (<code>run.cold_from_cache</code>: false when every model and runtime byte came over the network, true when any came from a cache, null when the page could not tell). Only truly cold runs count toward the cold statistics; the others are shown and left out.</li>` +
+    `<li>Axes: linear from 0, or logarithmic when the values drawn together span more than a decade (the axis label and the caption say "log scale"); on a logarithmic cold chart each stage ends at its cumulative time.</li>` +
     `</ul></section>`
   );
 }
@@ -1163,7 +1218,8 @@ export const CSS = `
 :root{color-scheme:light;--fg:#1b1b1b;--muted:#4a4a4a;--line:#d0d0d0;--ok:#1a7f37;--bad:#b42318;--warn:#8a5a00}
 *{box-sizing:border-box}
 body{margin:0;color:var(--fg);background:#fff;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-header,main,footer{max-width:72rem;margin:0 auto;padding:0 1rem}
+header,main,footer{max-width:120rem;margin:0 auto;padding:0 1rem}
+header>p,section>p,figcaption,section>ul{max-width:75rem}
 h4{font-size:1rem;margin:1rem 0 .25rem;overflow-wrap:anywhere}
 h1{font-size:1.6rem;margin:1rem 0 .5rem}h2{font-size:1.3rem;margin:2rem 0 .5rem;border-bottom:2px solid var(--line)}h3{font-size:1.05rem;margin:1.5rem 0 .25rem;overflow-wrap:anywhere}
 p,li{overflow-wrap:anywhere}
@@ -1171,8 +1227,15 @@ p,li{overflow-wrap:anywhere}
 nav ul{display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;list-style:none}
 a{color:#0b5cad}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85em;overflow-wrap:anywhere;word-break:break-all}
-figure.chart{margin:1rem 0 1.5rem;max-width:34rem}
-figure.chart svg{display:block;width:100%;height:auto}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,26rem),1fr));gap:0 2rem;align-items:start}
+.block{min-width:0}
+.block.wide,.block:has(details[open]){grid-column:1/-1}
+@media (min-width:900px){
+ .block:has(details[open]) figure.chart{display:grid;grid-template-columns:minmax(0,32rem) minmax(0,1fr);gap:0 2rem;align-items:start}
+ .block:has(details[open]) details.numbers{grid-column:1/-1}
+}
+figure.chart{margin:1rem 0 1.5rem}
+figure.chart svg{display:block;width:100%;height:auto;max-width:30rem}
 figcaption{font-size:.95rem;margin:.25rem 0}
 figcaption ul{margin:.25rem 0;padding-left:1.25rem}
 details.numbers{margin:.25rem 0}
@@ -1181,6 +1244,8 @@ summary{cursor:pointer;color:#0b5cad}
 table{border-collapse:collapse;width:100%;font-size:.9rem;margin:.5rem 0}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
 th,td{border-bottom:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+td:not(.num){overflow-wrap:anywhere}
+td strong{overflow-wrap:normal}
 th.num,td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.stat td{font-weight:600;background:#f4f4f4}
 tr.invalid td{background:#fdf0ef}

@@ -10,9 +10,19 @@
  */
 import { threeSignificant } from '../text/format-number.ts';
 
-/** viewBox width of every chart: at 343 px (a 375 px phone less padding) a 12-unit font is still 11.4 px. */
+/** viewBox width of every chart (the leaderboard's scatter is laid out on it too). */
 export const CHART_WIDTH = 360;
-const FONT = 12;
+/**
+ * Font size of the report's charts in viewBox units: a chart is at least 343 px wide on a 375 px phone (the page's
+ * padding taken off), where 13 units render at 12.4 px; no chart text is smaller (notes included).
+ */
+const FONT = 13;
+/** Line height of chart text, in viewBox units. */
+const LINE = 16;
+/** The widest a character of FONT is taken to be (bold digits and capitals of system-ui), for wrapping. */
+const CHAR_WIDTH = FONT * 0.6;
+/** The span (largest over smallest) above which a chart's axis is logarithmic: more than a decade. */
+export const LOG_SPAN = 10;
 /** Left edge of a plot whose rows are labelled above (bars, distributions: full width on a phone). */
 const PLOT_LEFT = 10;
 const RIGHT = 16;
@@ -112,6 +122,39 @@ export function logScale(
   return { at: (v) => r0 + ((Math.log10(v) - start) / (end - start)) * (r1 - r0), ticks: shown };
 }
 
+/**
+ * Splits already-escaped text into lines of at most `width` viewBox units, a newline forcing a break: whole
+ * clauses (split after "; ") where
+ * they fit, else at spaces (an entity such as `&amp;` holds no space, so it is never split; it counts as one
+ * character). A word longer than a line stays whole.
+ */
+export function wrapText(text: string, width = CHART_WIDTH - PLOT_LEFT - 4): string[] {
+  // A newline is a forced break: each part is wrapped on its own.
+  if (text.includes('\n')) return text.split('\n').flatMap((part) => wrapText(part, width));
+  const max = Math.max(8, Math.floor(width / CHAR_WIDTH));
+  const visible = (t: string) => t.replace(/&[a-z#0-9]+;/gi, '_').length;
+  const lines: string[] = [];
+  let line = '';
+  const add = (piece: string) => {
+    const next = line === '' ? piece : `${line} ${piece}`;
+    if (line !== '' && visible(next) > max) {
+      lines.push(line);
+      line = piece;
+    } else line = next;
+  };
+  for (const clause of text.split(/(?<=;) /)) {
+    if (visible(clause) <= max) add(clause);
+    else for (const word of clause.split(' ')) add(word);
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+/** Lines of text at x, the first baseline at y, LINE apart (attributes such as font-weight or fill in `attrs`). */
+function textLines(lines: readonly string[], x: number, y: number, attrs = ''): string {
+  return lines.map((l, i) => `<text x="${x}" y="${f1(y + i * LINE)}"${attrs}>${l}</text>`).join('');
+}
+
 /** Opens a chart: the svg element with its accessible name and description. */
 function open(id: string, height: number, title: string, desc: string): string {
   return (
@@ -153,10 +196,13 @@ export interface StackedRow {
 }
 
 /**
- * Horizontal stacked bars, one per row (cold runs: fetch, session creation, first inference).
+ * Horizontal stacked bars, one per row (cold runs: fetch, session creation, first inference). The axis is linear
+ * from 0, or logarithmic when the bars' totals span more than a decade (a 726 ms run beside a 40 s run stays
+ * visible); on a log axis each segment ends at its cumulative time, and the axis label says "log scale".
  * @param id a unique id for the chart's title and description
  * @param rows the bars
  * @param title the accessible name; desc the accessible description; axisLabel the x-axis label (escaped)
+ * @returns the svg, and whether the axis is logarithmic (the caller says so in the caption too)
  */
 export function stackedBarsSvg(
   id: string,
@@ -164,38 +210,71 @@ export function stackedBarsSvg(
   title: string,
   desc: string,
   axisLabel: string,
-): string {
-  // Each row: its label on a line of its own, the bar under it across the whole width, then its note.
-  const rowHeight = 46;
-  const top = 24;
-  const plotRight = CHART_WIDTH - RIGHT;
-  // A chart of failed runs only has nothing to scale by: 1 ms keeps the axis readable.
-  const max = Math.max(1, ...rows.map((r) => finiteSum(r.segments.map((g) => g.value ?? 0))));
-  const scale = linearScale(0, max, PLOT_LEFT, plotRight);
-  const bottom = top + rows.length * rowHeight;
-  let out = open(id, bottom + 40, title, desc);
-  // Legend: the segment names in the colours, as words.
+): { svg: string; log: boolean } {
+  // The legend: the segment names in their colours, as words, on as many lines as they need (a name is taken to be
+  // FONT * 0.7 units a character wide: system-ui falls back to wide faces on some systems).
+  const legend: Array<{ x: number; line: number; color: string; name: string }> = [];
   let lx = 4;
+  let lines = 1;
   for (const seg of rows[0]?.segments ?? []) {
-    out += `<rect x="${f1(lx)}" y="6" width="10" height="10" fill="${seg.color}"/><text x="${f1(lx + 14)}" y="15">${seg.name}</text>`;
-    lx += 14 + seg.name.length * 6.2 + 10;
+    const width = 14 + seg.name.length * FONT * 0.7;
+    if (lx > 4 && lx + width > CHART_WIDTH) {
+      lx = 4;
+      lines++;
+    }
+    legend.push({ x: lx, line: lines - 1, color: seg.color, name: seg.name });
+    lx += width + 10;
   }
-  out += xAxis(scale, top, bottom, axisLabel, PLOT_LEFT);
-  rows.forEach((row, i) => {
-    const y = top + i * rowHeight;
-    out += `<text x="${PLOT_LEFT}" y="${f1(y + 12)}" font-weight="600">${row.label}</text>`;
-    let x = scale.at(0);
+  // Each row: its label on lines of its own, the bar under it across the whole width, then its note's lines.
+  const top = 26 + (lines - 1) * LINE;
+  const plotRight = CHART_WIDTH - RIGHT;
+  const totals = rows.map((r) => finiteSum(r.segments.map((g) => g.value ?? 0)));
+  const positive = totals.filter((t) => t > 0);
+  // Each bar's cumulative ends, for the log axis's lower end (the smallest drawn boundary).
+  const ends: number[] = [];
+  for (const r of rows) {
+    let at = 0;
+    for (const g of r.segments) {
+      if ((g.value ?? 0) <= 0) continue;
+      at = finiteSum([at, g.value!]);
+      ends.push(at);
+    }
+  }
+  const lo = Math.min(...positive);
+  const hi = Math.max(...positive);
+  const log = positive.length > 1 && hi / lo > LOG_SPAN;
+  // A chart of failed runs only has nothing to scale by: 1 ms keeps the axis readable.
+  const scale = log
+    ? logScale(Math.min(...ends), hi, PLOT_LEFT, plotRight)
+    : linearScale(0, Math.max(1, ...totals), PLOT_LEFT, plotRight);
+  const laid = rows.map((row) => ({ row, label: wrapText(row.label), note: row.note ? wrapText(row.note) : [] }));
+  const heights = laid.map((l) => (l.label.length + l.note.length) * LINE + 22);
+  const bottom = top + heights.reduce((sum, h) => sum + h, 0);
+  let out = open(id, bottom + 40, title, desc);
+  for (const l of legend) {
+    const y = 6 + l.line * LINE;
+    out += `<rect x="${f1(l.x)}" y="${y}" width="10" height="10" fill="${l.color}"/><text x="${f1(l.x + 14)}" y="${y + 10}">${l.name}</text>`;
+  }
+  out += xAxis(scale, top, bottom, `${axisLabel}${log ? ' (log scale)' : ''}`, PLOT_LEFT);
+  let y = top;
+  laid.forEach(({ row, label, note }, i) => {
+    out += textLines(label, PLOT_LEFT, y + 13, ' font-weight="600"');
+    const barY = y + label.length * LINE + 3;
+    let sum = 0;
+    // On the log axis a bar starts at the axis's left end (0 has no place on it).
+    let x = log ? PLOT_LEFT : scale.at(0);
     for (const seg of row.segments) {
       if (seg.value === null || seg.value <= 0) continue;
-      const w = scale.at(seg.value) - scale.at(0);
-      out += `<rect x="${f1(x)}" y="${f1(y + 16)}" width="${f1(Math.max(w, 0.5))}" height="13" fill="${seg.color}" stroke="#fff" stroke-width="0.5"><title>${seg.name}: ${threeSignificant(seg.value)} ms</title></rect>`;
-      x += w;
+      sum = finiteSum([sum, seg.value]);
+      const end = scale.at(sum);
+      out += `<rect x="${f1(x)}" y="${f1(barY)}" width="${f1(Math.max(end - x, 0.5))}" height="13" fill="${seg.color}" stroke="#fff" stroke-width="0.5"><title>${seg.name}: ${threeSignificant(seg.value)}</title></rect>`;
+      x = end;
     }
-    // The note (failed, noisy, cache state) on its own line under the bar, never over it.
-    if (row.note)
-      out += `<text x="${PLOT_LEFT}" y="${f1(y + 41)}" font-size="11" fill="${COLORS.muted}">${row.note}</text>`;
+    // The note (failed and why, noisy, cache state) on its own lines under the bar, never over it.
+    out += textLines(note, PLOT_LEFT, barY + 13 + LINE, ` fill="${COLORS.muted}"`);
+    y += heights[i];
   });
-  return `${out}</svg>`;
+  return { svg: `${out}</svg>`, log };
 }
 
 /** Statistics drawn over one row of a distribution chart: box, whiskers, median, p95 and the median's interval. */
@@ -218,7 +297,7 @@ export interface DistributionRow {
 }
 
 /**
- * One row per target on a shared axis (log when the values span more than 20x, so a 0.3 ms route and a 20 ms
+ * One row per target on a shared axis (log when the values span more than a decade, so a 0.3 ms route and a 20 ms
  * route are both readable; linear from 0 otherwise): every sample as a dot (spread vertically by a fixed
  * sequence: the same samples give the same picture), a box from p25 to p75 with whiskers to min and max, the
  * median as a thick black line, p95 as a dashed red line, and the median's 95% interval as a green band.
@@ -233,9 +312,11 @@ export function distributionRowsSvg(
   axisLabel: string,
 ): { svg: string; log: boolean } {
   // Each row: its label on a line of its own, then the dots, the box and the interval across the whole width.
-  const rowHeight = 58;
   const top = 24;
-  const bottom = top + rows.length * rowHeight;
+  const labels = rows.map((r) => wrapText(r.label));
+  // A row is its label's lines, then 46 units of dots, box and interval.
+  const starts = labels.map((_, r) => top + labels.slice(0, r).reduce((sum, l) => sum + (l.length - 1) * LINE + 60, 0));
+  const bottom = top + labels.reduce((sum, l) => sum + (l.length - 1) * LINE + 60, 0);
   const values = rows.flatMap((r) => [
     r.marks.min,
     r.marks.max,
@@ -244,7 +325,7 @@ export function distributionRowsSvg(
   ]);
   const lo = Math.min(...values);
   const hi = Math.max(...values);
-  const log = lo > 0 && hi / lo > 20;
+  const log = lo > 0 && hi / lo > LOG_SPAN;
   const scale = log
     ? logScale(lo, hi, PLOT_LEFT, CHART_WIDTH - RIGHT)
     : linearScale(0, hi, PLOT_LEFT, CHART_WIDTH - RIGHT);
@@ -255,9 +336,10 @@ export function distributionRowsSvg(
     `<rect x="126" y="8" width="14" height="5" fill="${COLORS.interval}"/><text x="144" y="14">median 95% interval</text></g>`;
   out += xAxis(scale, top, bottom, `${axisLabel}${log ? ' (log scale)' : ''}`, PLOT_LEFT);
   rows.forEach((row, r) => {
-    const y0 = top + r * rowHeight;
     const m = row.marks;
-    out += `<text x="${PLOT_LEFT}" y="${f1(y0 + 12)}" font-weight="600">${row.label}</text>`;
+    out += textLines(labels[r], PLOT_LEFT, starts[r] + 13, ' font-weight="600"');
+    // Everything under the label moves down by its extra lines (and 2 units for the larger font).
+    const y0 = starts[r] + (labels[r].length - 1) * LINE + 2;
     row.samples.forEach((v, i) => {
       // Golden-ratio spread in [0, 1): deterministic, even, no clumps.
       const jitter = (i * 0.6180339887) % 1;
@@ -285,7 +367,8 @@ export interface OrderedRun {
 
 /**
  * Samples in run order, runs side by side along the x axis (a gap between runs), each run's first-fifth and
- * last-fifth medians as short green lines: a rising run (heat, throttling) or a jump is visible at a glance.
+ * last-fifth medians as short green lines: a rising run (heat, throttling) or a jump is visible at a glance. The
+ * y axis is linear from 0, or logarithmic (its label says so) when the samples span more than a decade.
  * @param id unique id; runs the runs in order; title, desc, axisLabel escaped text
  */
 export function runOrderSvg(
@@ -302,14 +385,17 @@ export function runOrderSvg(
   const total = runs.reduce((n, r) => n + r.samples.length, 0) + Math.max(0, runs.length - 1) * 2;
   const all = runs.flatMap((r) => [...r.samples]);
   const max = Math.max(1e-9, ...all);
-  const y = linearScale(0, max, top + height, top);
+  // Log when every sample is above 0 and they span more than a decade (a 1000 ms first run beside 20 ms ones).
+  const lo = Math.min(...all);
+  const log = all.length > 1 && lo > 0 && max / lo > LOG_SPAN;
+  const y = log ? logScale(lo, max, top + height, top) : linearScale(0, max, top + height, top);
   const x = (i: number) => left + ((i + 0.5) / Math.max(total, 1)) * (right - left);
   let out = open(id, top + height + 40, title, desc);
   out += `<g class="axis" fill="${COLORS.muted}">`;
   for (const t of y.ticks) {
     out += `<line x1="${left}" x2="${right}" y1="${f1(y.at(t))}" y2="${f1(y.at(t))}" stroke="${COLORS.grid}"/><text x="${left - 4}" y="${f1(y.at(t) + 4)}" text-anchor="end">${threeSignificant(t)}</text>`;
   }
-  out += `<text transform="rotate(-90)" x="${f1(-(top + height / 2))}" y="11" text-anchor="middle" fill="#1b1b1b">${axisLabel}</text>`;
+  out += `<text transform="rotate(-90)" x="${f1(-(top + height / 2))}" y="11" text-anchor="middle" fill="#1b1b1b">${axisLabel}${log ? ' (log scale)' : ''}</text>`;
   out += `<text x="${f1((left + right) / 2)}" y="${f1(top + height + 30)}" text-anchor="middle" fill="#1b1b1b">samples in the order they ran, run by run</text></g>`;
   let at = 0;
   runs.forEach((run) => {
@@ -357,10 +443,15 @@ export function forestSvg(
   desc: string,
   axisLabel: string,
 ): string {
-  // Each row: the route and its note on one line, the point and whisker under it across the whole width.
-  const rowHeight = 36;
   const top = 8;
-  const bottom = top + rows.length * rowHeight;
+  // The route and its note on one line when they fit, else the note's lines under the route.
+  const laid = rows.map((r) => ({
+    fits: wrapText(`${r.label} ${r.note}`).length === 1,
+    note: wrapText(r.note),
+  }));
+  const lineCount = (l: (typeof laid)[number]) => (l.fits ? 1 : 1 + l.note.length);
+  const starts = laid.map((_, i) => top + laid.slice(0, i).reduce((sum, l) => sum + lineCount(l) * LINE + 22, 0));
+  const bottom = top + laid.reduce((sum, l) => sum + lineCount(l) * LINE + 22, 0);
   const values = rows.flatMap((r) => [r.ratio, r.low, r.high].filter((v): v is number => v !== null && v > 0));
   const lo = Math.min(1, ...values);
   const hi = Math.max(1, ...values);
@@ -369,9 +460,13 @@ export function forestSvg(
   out += xAxis(scale, top, bottom, axisLabel, PLOT_LEFT);
   out += `<line x1="${f1(scale.at(1))}" x2="${f1(scale.at(1))}" y1="${top}" y2="${f1(bottom)}" stroke="${COLORS.median}" stroke-width="1.5"/>`;
   rows.forEach((row, i) => {
-    const y = top + i * rowHeight;
-    out += `<text x="${PLOT_LEFT}" y="${f1(y + 12)}"><tspan font-weight="600">${row.label}</tspan><tspan fill="${COLORS.muted}" font-size="11"> ${row.note}</tspan></text>`;
-    const cy = y + 25;
+    const l = laid[i];
+    const y = starts[i];
+    out += l.fits
+      ? `<text x="${PLOT_LEFT}" y="${f1(y + 13)}"><tspan font-weight="600">${row.label}</tspan><tspan fill="${COLORS.muted}"> ${row.note}</tspan></text>`
+      : `<text x="${PLOT_LEFT}" y="${f1(y + 13)}" font-weight="600">${row.label}</text>` +
+        textLines(l.note, PLOT_LEFT, y + 13 + LINE, ` fill="${COLORS.muted}"`);
+    const cy = y + lineCount(l) * LINE + 11;
     if (row.low !== null && row.high !== null && row.low > 0) {
       out += `<line x1="${f1(scale.at(row.low))}" x2="${f1(scale.at(row.high))}" y1="${f1(cy)}" y2="${f1(cy)}" stroke="${COLORS.interval}" stroke-width="3"/>`;
       for (const end of [row.low, row.high])
