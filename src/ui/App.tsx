@@ -12,6 +12,7 @@ import { DEFAULT_PROTOCOL_ID } from '../core/field/field-protocol.ts';
 import type { Capabilities, DeviceDetails } from '../core/receipt/receipt.ts';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { setDrbState } from '../page/drb-state.ts';
+import { pageRuns } from '../page/run-gate.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { installTestHooks, RunController } from '../page/run-controller.ts';
 import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
@@ -22,6 +23,23 @@ import { InterruptedBanner } from './InterruptedBanner.tsx';
 import { PageFooter } from './PageFooter.tsx';
 import { RunAnnouncer, usePageRun } from './page-runs.tsx';
 import { RunPanel } from './RunPanel.tsx';
+
+/**
+ * This page's address showing `view`: `mode` set to it, `autorun` removed (a reload shows the view again; it does not
+ * start the load's run again), every other parameter and the fragment kept.
+ */
+function viewHref(view: PageMode): string {
+  const url = new URL(location.href);
+  url.searchParams.set('mode', view);
+  url.searchParams.delete('autorun');
+  return url.href;
+}
+
+/** The view the address names (`mode`), or null when it names none or a bad one. */
+function viewOfHref(): PageMode | null {
+  const mode = new URLSearchParams(location.search).get('mode');
+  return mode === 'protocol' || mode === 'panels' ? mode : null;
+}
 
 /** The page. `catalog` is the parsed, validated catalog bundled into the build. */
 export function App(props: { catalog: ModelCatalog }) {
@@ -53,9 +71,32 @@ export function App(props: { catalog: ModelCatalog }) {
   const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, journal)), []);
   const pageRun = usePageRun();
   // Protocol mode (the tester's field kit) when the URL asks for it, or on a narrow screen when it names no mode.
-  const [view, setView] = useState<PageMode>(
+  const [opened] = useState<PageMode>(
     () => a.mode ?? (window.innerWidth < PROTOCOL_VIEW_BELOW_PX ? 'protocol' : 'panels'),
   );
+  const [view, setView] = useState<PageMode>(opened);
+  // The view is part of the address both ways: switching pushes an entry naming it (a reload returns to it), and back
+  // and forward show the view their entry names (the entry the page opened on: the view it opened in).
+  const switchView = (next: PageMode) => {
+    history.pushState(null, '', viewHref(next));
+    setView(next);
+  };
+  useEffect(() => {
+    const onPop = () => {
+      const wanted = viewOfHref() ?? opened;
+      // A run holds the page: its view stays, and the address is put back to name it.
+      if (pageRuns.owner !== null) {
+        setView((shown) => {
+          if (shown !== wanted) history.pushState(null, '', viewHref(shown));
+          return shown;
+        });
+        return;
+      }
+      setView(wanted);
+    };
+    addEventListener('popstate', onPop);
+    return () => removeEventListener('popstate', onPop);
+  }, []);
   // What the URL's autorun runs (or the line refusing it), decided once for the view the page opened in.
   const [plan] = useState(() => autorunPlan({ mode: view, byUrl: a.mode !== null }, automation));
   // Each view's own code arrives after the first paint (deferred.tsx); the view not shown is never fetched.
@@ -87,7 +128,7 @@ export function App(props: { catalog: ModelCatalog }) {
             protocolId={a.protocol ?? DEFAULT_PROTOCOL_ID}
             capabilities={capabilities}
             journal={journal}
-            onPanels={() => setView('panels')}
+            onPanels={() => switchView('panels')}
           />
         )}
       </DeferredView>
@@ -106,7 +147,7 @@ export function App(props: { catalog: ModelCatalog }) {
             class="link"
             data-testid="to-protocol"
             disabled={pageRun !== null}
-            onClick={() => setView('protocol')}
+            onClick={() => switchView('protocol')}
           >
             Protocol mode (testers on a phone)
           </button>
@@ -135,13 +176,19 @@ export function App(props: { catalog: ModelCatalog }) {
       >
         {({ UserModelPanel, GenerationPanel, ComparePanel, SuitePanel }) => (
           <>
-            <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} paramErrors={errors} />
+            <UserModelPanel
+              stageTimeoutMs={a.stageTimeoutMs}
+              journal={journal}
+              paramErrors={errors}
+              capabilities={capabilities}
+            />
             <GenerationPanel
               catalog={catalog}
               automation={a}
               paramErrors={errors}
               autorun={plan.generate}
               journal={journal}
+              capabilities={capabilities}
             />
             <ComparePanel
               catalog={catalog}
@@ -150,7 +197,14 @@ export function App(props: { catalog: ModelCatalog }) {
               autorun={plan.compare}
               journal={journal}
             />
-            <SuitePanel catalog={catalog} automation={a} paramErrors={errors} autorun={plan.suite} journal={journal} />
+            <SuitePanel
+              catalog={catalog}
+              automation={a}
+              paramErrors={errors}
+              autorun={plan.suite}
+              journal={journal}
+              capabilities={capabilities}
+            />
           </>
         )}
       </DeferredView>

@@ -7,6 +7,8 @@ import type { GenerationReceipt, GenerationSample } from '../core/generation/gen
 import { engineLabel, receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import { downloadJson } from '../page/download.ts';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { NextStep } from './NextStep.tsx';
+import { SoftwareAdapterNote } from './ReceiptList.tsx';
 import { GenerationChart } from './GenerationChart.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
@@ -104,11 +106,48 @@ export function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
   );
 }
 
+/** The prompt set whose answers `drb score-answers` scores (public/prompts/). */
+const ANSWER_CASES = 'drb-answer-cases-ja-en-v1';
+
+/**
+ * What to do next with a generation run: score its answers (the answer-case set), or summarise its receipt.
+ * @param props.receipt the generation receipt
+ * @param props.answersOffered whether the Download answers button is there
+ */
+export function GenerationNextStep(props: { receipt: GenerationReceipt; answersOffered: boolean }) {
+  const { receipt } = props;
+  if (receipt.outcome.status !== 'ok') {
+    return (
+      <NextStep testId="gen-next">
+        the run failed, so there are no answers to score; change what the lines above name and press Run generation
+        again. The receipt records the failure.
+      </NextStep>
+    );
+  }
+  if (props.answersOffered && receipt.prompt_set.id === ANSWER_CASES) {
+    return (
+      <NextStep
+        testId="gen-next"
+        command={`npx drb score-answers --cases public/prompts/${ANSWER_CASES}.json --answers ${receiptFileName(receipt, 'answers')}`}
+      >
+        download the answers and score them against the case set:
+      </NextStep>
+    );
+  }
+  return (
+    <NextStep testId="gen-next" command={`npx drb receipts summarize ${receiptFileName(receipt)}`}>
+      download the receipt and summarise it with the other generation receipts of this device:
+    </NextStep>
+  );
+}
+
 /**
  * The generation panel's result region (it takes the focus when it appears).
  * @param props.result the receipt, the answers and the receipt's problems (a receipt with problems is never offered)
+ * @param props.alternative ", for example <model id>": a model of the panel's list that can run here (the advice
+ *   under a failure names it)
  */
-export function GenerationResultRegion(props: { result: GenerationResult }) {
+export function GenerationResultRegion(props: { result: GenerationResult; alternative?: string }) {
   const { receipt, answers, problems } = props.result;
   const status = receipt.outcome.status;
   const saveAnswers = (say: (note: string) => void) => {
@@ -133,7 +172,17 @@ export function GenerationResultRegion(props: { result: GenerationResult }) {
           Failed: {receipt.outcome.reason}
         </p>
       )}
-      <FailureAdvice reason={receipt.outcome.reason} panel="generation" testId="gen-advice" />
+      <FailureAdvice
+        reason={receipt.outcome.reason}
+        panel="generation"
+        testId="gen-advice"
+        alternative={props.alternative}
+      />
+      <SoftwareAdapterNote
+        completedEp={receipt.route.completed_ep}
+        capabilities={receipt.capabilities}
+        testId="gen-software-adapter"
+      />
       <OverlapNote overlap={receipt.overlap} />
       <GenerationSummaryTable receipt={receipt} />
       <GenerationCharts samples={receipt.samples} />
@@ -142,18 +191,22 @@ export function GenerationResultRegion(props: { result: GenerationResult }) {
           receipt={receipt}
           label="Download generation receipt"
           ids={{ download: 'gen-download', copy: 'gen-copy', note: 'gen-saved-note' }}
-          after={(say) => (
-            <button
-              type="button"
-              data-testid="gen-download-answers"
-              title="The model's answers, for scoring on your own machine. Not part of the receipt."
-              onClick={() => saveAnswers(say)}
-            >
-              Download answers (separate, holds the generated text)
-            </button>
-          )}
+          // A failed run has no answers worth scoring: only its receipt is offered.
+          after={(say) =>
+            status === 'ok' && (
+              <button
+                type="button"
+                data-testid="gen-download-answers"
+                title="The model's answers, for scoring on your own machine. Not part of the receipt."
+                onClick={() => saveAnswers(say)}
+              >
+                Download answers (separate, holds the generated text)
+              </button>
+            )
+          }
         />
       )}
+      {problems.length === 0 && <GenerationNextStep receipt={receipt} answersOffered={status === 'ok'} />}
     </ResultRegion>
   );
 }

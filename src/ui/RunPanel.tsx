@@ -6,6 +6,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation/automation.ts';
 import { engineParamProblem, type ColdOrWarm } from '../core/automation/autorun-plan.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
+import { routeChoiceNote } from '../core/automation/route-choice.ts';
 import { canRun } from '../core/engines/engine-capabilities.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
 import type { RunController } from '../page/run-controller.ts';
@@ -129,6 +130,11 @@ export function RunPanel(props: {
         pageRun={run.busy ? null : run.owner}
         paramErrors={automation.errors}
         hasLoadedModel={loaded}
+        routeNote={routeChoiceNote(
+          { model: model ?? null, ep: settings.ep, allowFallback: settings.allowFallback },
+          models,
+          props.capabilities,
+        )}
         onChange={setSettings}
         onRun={(kind) => void runSequence([kind])}
         onCancel={run.cancel}

@@ -119,7 +119,7 @@ describe('WebLLM capability gate', () => {
     expect(receipt.capabilities.webgpu.adapter_granted).toBe(true);
     expect(receipt.capabilities.webgpu.features).not.toContain('shader-f16');
     expect(receipt.outcome.reason).toBe(
-      'WebLLM capability gate: the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); pick a q4f32 model on this device; nothing was downloaded',
+      'WebLLM capability gate: the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); nothing was downloaded',
     );
     expectNothingDownloaded(urls, env.server.url.replace(/\/$/, ''), chunks);
     await page.close();

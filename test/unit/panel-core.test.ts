@@ -1,13 +1,18 @@
 /**
  * The pure pieces the developer panels draw with: the ONNX framing check your own model's files pass before the
  * runtime sees them (real graphs from public/models/ and hostile files from test/fixtures/hostile/onnx/), the strip
- * charts' shared value axis, and the software-adapter rule the panels share with the comparison.
+ * charts' shared value axis, the software-adapter rule the panels share with the comparison, and what a panel says
+ * about its route choice before a run.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { alternative, routeChoiceNote } from '../../src/core/automation/route-choice.ts';
+import { parseCatalog } from '../../src/core/catalog/catalog.ts';
 import { routeOnSoftwareAdapter } from '../../src/core/comparison/comparison-verdict.ts';
+import { canRun } from '../../src/core/engines/engine-capabilities.ts';
+import { failureAdvice } from '../../src/core/engines/failure-advice.ts';
 import type { Capabilities } from '../../src/core/receipt/receipt.ts';
 import { ranOnSoftwareAdapter, softwareAdapterNote } from '../../src/core/receipt/software-adapter.ts';
 import { chartScale, scaleFraction } from '../../src/core/stats/chart-scale.ts';
@@ -119,5 +124,68 @@ describe('software adapter', () => {
     expect(softwareAdapterNote('wasm', caps(true))).toBeNull();
     expect(softwareAdapterNote('webgpu', caps(false))).toBeNull();
     expect(softwareAdapterNote('webgpu', caps(null))).toBeNull();
+  });
+});
+
+describe('routeChoiceNote', () => {
+  const catalog = parseCatalog(
+    JSON.parse(readFileSync(join(root, 'src/catalog/catalog.json'), 'utf8')),
+    'catalog.json',
+  );
+  const generate = catalog.models.filter((m) => canRun(m, 'generate'));
+  const webllm = generate.find((m) => m.engine === 'webllm')!;
+  const gpu = (patch: Partial<Capabilities['webgpu']>): Pick<Capabilities, 'webgpu'> => ({
+    webgpu: {
+      navigator_gpu: true,
+      adapter_granted: true,
+      adapter_error: null,
+      adapter_info: null,
+      is_fallback_adapter: false,
+      features: ['shader-f16'],
+      limits: null,
+      ...patch,
+    },
+  });
+  it('WebLLM on wasm: blocks, naming the control to change (not URL syntax)', () => {
+    const note = routeChoiceNote({ model: webllm, ep: 'wasm', allowFallback: null }, generate, null);
+    expect(note).toEqual({
+      blocks: true,
+      line: 'Execution provider: WebLLM runs on webgpu only; choose webgpu under Execution provider.',
+    });
+    expect(note?.line).not.toContain('ep=');
+  });
+  it('webgpu with no adapter: says so before the run, with the controls that help in that panel', () => {
+    const none = gpu({ adapter_granted: false, adapter_error: 'no adapter' });
+    const model = catalog.models.find((m) => m.id === catalog.default_model)!;
+    expect(routeChoiceNote({ model, ep: 'webgpu', allowFallback: false }, catalog.models, none)?.line).toBe(
+      'Execution provider webgpu: this browser granted no WebGPU adapter (no adapter), so this run will fail: choose wasm under Execution provider, or tick "allow fallback to wasm".',
+    );
+    expect(routeChoiceNote({ model, ep: 'webgpu', allowFallback: null }, catalog.models, none)?.line).toMatch(
+      /will fail: choose wasm under Execution provider\.$/,
+    );
+    expect(routeChoiceNote({ model, ep: 'webgpu', allowFallback: true }, catalog.models, none)?.line).toMatch(
+      /will fall back to wasm/,
+    );
+    expect(routeChoiceNote({ model, ep: 'wasm', allowFallback: false }, catalog.models, none)).toBeNull();
+  });
+  it('a WebLLM model on an adapter without shader-f16 (SwiftShader): names a model the list has', () => {
+    const note = routeChoiceNote({ model: webllm, ep: 'webgpu', allowFallback: null }, generate, gpu({ features: [] }));
+    const named = /for example (\S+) on wasm\.$/.exec(note?.line ?? '')?.[1];
+    expect(note?.line).toMatch(/^Model: this WebGPU adapter lacks shader-f16/);
+    expect(generate.map((m) => m.id)).toContain(named);
+    expect(alternative(generate, webllm, gpu({ features: [] }).webgpu)).toBe(`, for example ${named} on wasm`);
+  });
+  it('a software adapter: warns that its timings say nothing about a GPU', () => {
+    const model = catalog.models.find((m) => m.id === catalog.default_model)!;
+    const note = routeChoiceNote({ model, ep: 'webgpu', allowFallback: false }, [], gpu({ is_fallback_adapter: true }));
+    expect(note).toMatchObject({ blocks: false, line: expect.stringContaining('software (fallback) adapter') });
+    expect(routeChoiceNote({ model, ep: 'webgpu', allowFallback: false }, [], gpu({}))).toBeNull();
+  });
+  it("the failure advice under the gate's reason names the panel's alternative", () => {
+    const reason =
+      'WebLLM capability gate: the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); nothing was downloaded';
+    expect(failureAdvice(reason, 'generation', ', for example tfjs-tiny-qwen3 on wasm')).toBe(
+      "This device's WebGPU adapter lacks a feature the model needs: choose another model under Model, for example tfjs-tiny-qwen3 on wasm.",
+    );
   });
 });
