@@ -39,17 +39,37 @@ export function StripChart(props: {
   const { values, lines } = props;
   const [ref, width] = useChartWidth<HTMLDivElement>(620);
   const scale = props.scale ?? chartScale(values);
-  const height = 150;
-  const left = 52;
-  const top = 22;
-  const bottom = 36;
   const lineText = (l: ChartLine) => `${l.label} ${threeSignificant(l.value)} ${props.unit}`;
-  // Line labels sit in a right margin (about 7 px a character at 12 px), so they never cover a sample.
-  const right = Math.min(width * 0.4, Math.max(72, ...lines.map((l) => lineText(l).length * 7 + 10)));
+  // About 7 px a character at 12 px.
+  const textPx = (text: string) => text.length * 7;
+  // Line labels sit in a right margin, so they never cover a sample; where that margin would take more than a third
+  // of the width (a phone), they sit in a legend under the chart instead, one row each when they do not fit side by
+  // side.
+  const margin = Math.max(...lines.map((l) => textPx(lineText(l)) + 12));
+  const legend = margin > width / 3;
+  const right = legend ? 12 : margin;
+  const left = 52;
+  const plotTop = 22;
+  const plotHeight = 92;
+  const plotBottom = plotTop + plotHeight;
+  const legendTop = plotBottom + 54;
+  const legendRows: Array<{ x: number; row: number }> = [];
+  let x0 = left;
+  let row = 0;
+  for (const l of lines) {
+    const w = 24 + textPx(lineText(l));
+    if (x0 > left && x0 + w > width) {
+      row++;
+      x0 = left;
+    }
+    legendRows.push({ x: x0, row });
+    x0 += w + 14;
+  }
+  const height = legend ? legendTop + (row + 1) * 18 : plotBottom + 36;
   const plotRight = width - right;
   const x = (i: number) => left + 8 + (values.length === 1 ? 0 : (i * (plotRight - left - 16)) / (values.length - 1));
-  const y = (v: number) => height - bottom - scaleFraction(scale, v) * (height - top - bottom);
-  // Two labels closer than a line of text are pushed apart, the higher value upwards.
+  const y = (v: number) => plotBottom - scaleFraction(scale, v) * plotHeight;
+  // Two labels beside the chart closer than a line of text are pushed apart, the higher value upwards.
   const labelYs = lines.map((l) => y(l.value) + 4);
   if (labelYs.length === 2 && Math.abs(labelYs[0] - labelYs[1]) < TEXT_PX + 1) {
     const [low, high] = lines[0].value <= lines[1].value ? [0, 1] : [1, 0];
@@ -87,13 +107,13 @@ export function StripChart(props: {
             </text>
           </g>
         ))}
-        <line x1={left} x2={left} y1={top} y2={height - bottom} stroke={AXIS_COLOUR} />
-        <line x1={left} x2={plotRight} y1={height - bottom} y2={height - bottom} stroke={AXIS_COLOUR} />
+        <line x1={left} x2={left} y1={plotTop} y2={plotBottom} stroke={AXIS_COLOUR} />
+        <line x1={left} x2={plotRight} y1={plotBottom} y2={plotBottom} stroke={AXIS_COLOUR} />
         {[...new Set([0, runs - 1])].map((i) => (
           <text
             key={i}
             x={x(i)}
-            y={height - bottom + 15}
+            y={plotBottom + 15}
             font-size={TEXT_PX}
             fill={AXIS_COLOUR}
             text-anchor="middle"
@@ -104,7 +124,7 @@ export function StripChart(props: {
         ))}
         <text
           x={(left + plotRight) / 2}
-          y={height - 4}
+          y={plotBottom + 31}
           font-size={TEXT_PX}
           fill={AXIS_COLOUR}
           text-anchor="middle"
@@ -115,9 +135,31 @@ export function StripChart(props: {
         {lines.map((l, i) => (
           <g key={l.label}>
             <line x1={left} x2={plotRight} y1={y(l.value)} y2={y(l.value)} stroke={l.colour} stroke-dasharray="4 3" />
-            <text x={plotRight + 6} y={labelYs[i]} font-size={TEXT_PX} fill={l.colour} data-line={l.label}>
-              {lineText(l)}
-            </text>
+            {legend ? (
+              <>
+                <line
+                  x1={legendRows[i].x}
+                  x2={legendRows[i].x + 18}
+                  y1={legendTop + legendRows[i].row * 18 - 4}
+                  y2={legendTop + legendRows[i].row * 18 - 4}
+                  stroke={l.colour}
+                  stroke-dasharray="4 3"
+                />
+                <text
+                  x={legendRows[i].x + 24}
+                  y={legendTop + legendRows[i].row * 18}
+                  font-size={TEXT_PX}
+                  fill={l.colour}
+                  data-line={l.label}
+                >
+                  {lineText(l)}
+                </text>
+              </>
+            ) : (
+              <text x={plotRight + 6} y={labelYs[i]} font-size={TEXT_PX} fill={l.colour} data-line={l.label}>
+                {lineText(l)}
+              </text>
+            )}
           </g>
         ))}
         {values.map((v, i) => (

@@ -34,6 +34,6 @@ export function softwareAdapterNote(
   if (ranOnSoftwareAdapter(completedEp, capabilities) !== true) return null;
   const info = capabilities.webgpu.adapter_info;
   const named = [info?.vendor, info?.architecture, info?.description].filter((part) => part).join(' ');
-  const adapter = named ? ` (${named})` : '';
-  return `⚠ ${SOFTWARE_ADAPTER_MARK}: WebGPU ran on a software (fallback) adapter${adapter}, such as SwiftShader, so these timings say nothing about a GPU.`;
+  const adapter = named ? ` (${named})` : ' such as SwiftShader';
+  return `⚠ ${SOFTWARE_ADAPTER_MARK}: WebGPU ran on a software (fallback) adapter${adapter}; these numbers say nothing about a GPU.`;
 }
