@@ -11,8 +11,9 @@
  *    predictions, then buildScoreReport, as the CLI does).
  *    Where the time goes: the same path in stages, each run RUNS times in this process after the first, cold run
  *    (reading and hashing both files; plus parsing and checking them; plus scoring and building the report; plus
- *    rendering and writing both reports), the differences of the medians being each stage's share; and `drb
- *    --version`, timed as a whole process alternating with the `drb score` runs, for the start-up.
+ *    rendering and writing both reports), a stage's share being the median over the rounds of its time minus the
+ *    time of the stage before it in the same round; and `drb --version`, timed as a whole process alternating with
+ *    the `drb score` runs, for the start-up.
  * 3. If a Python with the C `Levenshtein` extension is found (Debian: `apt-get install python3-levenshtein`), an
  *    equivalent minimal Python scorer (what a user would reach for, as AJIMEE's own utilities do) runs on the same
  *    files, side by side, and its metrics are checked against ours. Otherwise a reference figure for such a scorer
@@ -178,9 +179,9 @@ try {
   const cliRss = Math.max(...cliRuns.map((r) => r.peakRssKiB));
   const ours = JSON.parse(readFileSync(join(dir, 'out', 'bench.json'), 'utf8')).metrics;
 
-  // The same path without process start-up, in stages: each stage runs the ones before it too, so the difference of
-  // two medians is a stage's share. The first run of the whole path comes first, while the code is cold as in a
-  // process of its own; the medians are of warm runs.
+  // The same path without process start-up, in stages: each stage runs the ones before it too, so its time minus the
+  // previous stage's in the same round is its share. The first run of the whole path comes first, while the code is
+  // cold as in a process of its own; the medians are of warm runs.
   const options: ScoreOptions = {
     format: 'generic',
     candidateLimit: CANDIDATES,
@@ -319,18 +320,18 @@ try {
       `Reference figure for a Python scorer (NOT measured here): about ${PYTHON_REFERENCE_SECONDS} s for 100,000 rows; drb CLI / reference = ${(cliSeconds / PYTHON_REFERENCE_SECONDS).toFixed(2)}.`,
     );
   }
-  // Where the process time goes: start-up from `drb --version`, each in-process stage as the difference of medians,
-  // and what is left of the process's wall time (the cold code of a fresh process, and exiting).
-  const stageMedians = stageSeconds.map(median);
+  // Where the process time goes: start-up from `drb --version`, each in-process stage's share (the median over the
+  // rounds of the difference with the stage before it, which the noise of a shared machine can make negative), and
+  // what is left of the process's wall time (the cold code of a fresh process, and exiting).
   const ms = (seconds: number) => `${(seconds * 1000).toFixed(0)} ms`;
   console.log(`\nWhere \`drb score\`'s ${ms(cliSeconds)} go (medians; in-process stages warm, ${RUNS} runs each):`);
   console.log('| Part | Time |\n| --- | ---: |');
   console.log(`| start-up (\`drb --version\`, a whole process) | ${ms(versionSeconds)} |`);
   stages.forEach((stage, k) => {
-    const share = stageMedians[k] - (k === 0 ? 0 : stageMedians[k - 1]);
+    const share = median(stageSeconds[k].map((seconds, i) => seconds - (k === 0 ? 0 : stageSeconds[k - 1][i])));
     console.log(`| ${stage.label} | ${ms(share)} |`);
   });
-  const rest = cliSeconds - versionSeconds - stageMedians[stageMedians.length - 1];
+  const rest = cliSeconds - versionSeconds - median(stageSeconds[stages.length - 1]);
   console.log(`| the rest: the score command's modules, code running cold in a fresh process, exiting | ${ms(rest)} |`);
 
   const [load1] = loadavg();

@@ -3,6 +3,7 @@
  * run sees the same order), the one reader of those files (`readInputDocuments`: validate, summarize and report all
  * read through it), and writing output files atomically without clobbering a file that is not ours.
  */
+import { Buffer, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
@@ -156,7 +157,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function parseJson(bytes: Uint8Array): Parsed {
   let text: string;
   try {
-    text = utf8.decode(bytes);
+    // Node's SIMD check, then a plain decode, is cheaper than the fatal decoder; it still throws for bad bytes.
+    text = isUtf8(bytes)
+      ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+      : utf8.decode(bytes);
   } catch (error) {
     // A RangeError is V8's string limit, not a bad byte.
     return {

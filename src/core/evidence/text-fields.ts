@@ -51,10 +51,21 @@ function normaliseKey(key: string): string {
     .toLowerCase();
 }
 
+// Answers per key: every receipt repeats the same keys, and normalising each one each time was a twentieth of
+// `drb receipts validate`'s CPU. Bounded, as a hostile file can hold any number of distinct keys.
+const TEXT_KEY_ANSWERS = new Map<string, boolean>();
+const TEXT_KEY_ANSWERS_MAX = 4_096;
+
 /** True when `key` names a field that would carry input or output text. */
 export function isTextFieldKey(key: string): boolean {
-  const normal = normaliseKey(key);
-  return TEXT_KEYS.has(normal) || TEXT_SUFFIX.test(normal);
+  let answer = TEXT_KEY_ANSWERS.get(key);
+  if (answer === undefined) {
+    const normal = normaliseKey(key);
+    answer = TEXT_KEYS.has(normal) || TEXT_SUFFIX.test(normal);
+    if (TEXT_KEY_ANSWERS.size >= TEXT_KEY_ANSWERS_MAX) TEXT_KEY_ANSWERS.clear();
+    TEXT_KEY_ANSWERS.set(key, answer);
+  }
+  return answer;
 }
 
 function couldHoldText(value: unknown): boolean {
