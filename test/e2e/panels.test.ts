@@ -94,6 +94,26 @@ describe('the comparison panel', () => {
     const webgpu = receipt.routes.find((r) => r.id === 'webgpu')!;
     expect(webgpu.software_adapter).toBe(receipt.capabilities.webgpu.is_fallback_adapter);
     expect(await page.getByTestId('software-adapter-webgpu').count()).toBe(webgpu.software_adapter ? 1 : 0);
+    if (webgpu.software_adapter) {
+      // The mark wraps between words: its cell is at least as wide as its longest word ("representative" once broke
+      // into "represent / ative" in a squeezed column).
+      const fit = await page.getByTestId('software-adapter-webgpu').evaluate((mark) => {
+        const context = document.createElement('canvas').getContext('2d')!;
+        context.font = getComputedStyle(mark).font;
+        const words = (mark.textContent ?? '').split(/\s+/).filter(Boolean);
+        const longest = Math.max(...words.map((w) => context.measureText(w).width));
+        return { cell: mark.closest('td')!.getBoundingClientRect().width, longest };
+      });
+      // Sub-pixel text widths: half a pixel of slack.
+      expect(fit.cell + 0.5).toBeGreaterThanOrEqual(fit.longest);
+    }
+    // The route table stays inside its result (no column pushed past the edge), and no verdict breaks mid-word.
+    const edges = await page.getByTestId('compare-table').evaluate((table) => ({
+      table: table.getBoundingClientRect().right,
+      box: table.closest('[data-testid=comparison-receipt]')!.getBoundingClientRect().right,
+    }));
+    expect(edges.table).toBeLessThanOrEqual(edges.box);
+    await panelShots(page, 1366, ['compare-panel']);
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -126,13 +146,16 @@ async function smallText(page: Page): Promise<string[]> {
 }
 
 /** Screenshots of the panels when DRB_PANEL_SHOTS names a folder (kept there; nothing is written otherwise). */
-async function panelShots(page: Page, width: number): Promise<void> {
+async function panelShots(
+  page: Page,
+  width: number,
+  ids = ['controls', 'user-model-panel', 'generation-panel', 'compare-panel', 'suite-panel'],
+): Promise<void> {
   const dir = process.env.DRB_PANEL_SHOTS;
   if (!dir) return;
   await page.setViewportSize({ width, height: width < 600 ? 667 : 900 });
-  for (const id of ['controls', 'user-model-panel', 'generation-panel', 'compare-panel', 'suite-panel']) {
-    await page.getByTestId(id).screenshot({ path: join(dir, `panel-${width}-${id}.png`) });
-  }
+  for (const id of ids) await page.getByTestId(id).screenshot({ path: join(dir, `panel-${width}-${id}.png`) });
+  if (!ids.includes('controls')) return;
   await page.locator('section.panel', { has: page.locator('h2', { hasText: 'Receipts' }) }).screenshot({
     path: join(dir, `panel-${width}-receipts.png`),
   });
