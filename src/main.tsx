@@ -1,4 +1,6 @@
 // Page entry: validates the bundled catalog (with the local pins overlay), sets the automation contract's window fields, and renders the App.
+// First: what the page's start looked like, before anything the page does can change it.
+import './page/page-start.ts';
 import { render } from 'preact';
 import catalogJson from 'virtual:drb-catalog';
 import { parseCatalog } from './core/catalog/catalog.ts';

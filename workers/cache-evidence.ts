@@ -57,18 +57,6 @@ export function cacheFactsOf(
   return decideCacheState({ entry: newestEntry(url), crossOrigin, ...how });
 }
 
-/**
- * Whether this context's resource timing shows sizes: some same-origin entry has a body size. WebKit reports zero
- * sizes for every fetch a worker makes; there the HTTP cache cannot be seen, and a cold run bypasses it instead.
- */
-export function timingShowsSizes(): boolean {
-  const origin = (globalThis as { location?: { origin: string } }).location?.origin ?? null;
-  if (origin === null) return false;
-  return (performance.getEntriesByType('resource') as PerformanceResourceTiming[]).some(
-    (e) => e.name.startsWith(`${origin}/`) && e.decodedBodySize > 0,
-  );
-}
-
 /** The runtime files a load uses, and how they bypass the HTTP cache (null: they do not). */
 export interface RuntimeProbe {
   /** The URLs the runtime loads (with the run's unique query when bypassing). */
@@ -77,9 +65,12 @@ export interface RuntimeProbe {
 }
 
 /**
- * The runtime file URLs for a load. A cold run in a context whose resource timing shows no sizes loads them under a
- * query unique to the run, so its bytes provably cross the network (and a cached copy cannot pass for a cold
- * start); elsewhere the plain URLs, whose resource timing tells a cold start from a cached one.
+ * The runtime file URLs for a load. A cold run loads them under a query unique to the run, in every browser: no HTTP
+ * cache entry, no compiled-code cache keyed by URL and no module map can hold a URL nobody asked for before, so the
+ * bytes cross the network however the profile was left (the page's own Clear cannot empty the HTTP cache, and a
+ * second cold run in one browser process would otherwise take the runtime from it). Where resource timing shows
+ * sizes (Chromium) the entry confirms it; where it shows none (WebKit, for a worker's fetches) the unique URL is the
+ * proof, and the note says so. A warm run's load uses the build's own URLs (the HTTP cache may serve them).
  * @param urls the runtime files' absolute URLs (`.mjs`, `.wasm`)
  * @param cold whether this is a cold run
  */
@@ -87,7 +78,7 @@ export function runtimeUrlsFor(
   urls: { mjs: string; wasm: string },
   cold: boolean,
 ): { mjs: string; wasm: string; probe: RuntimeProbe } {
-  if (!cold || timingShowsSizes()) return { ...urls, probe: { urls: [urls.mjs, urls.wasm], bypassedHttpCache: null } };
+  if (!cold) return { ...urls, probe: { urls: [urls.mjs, urls.wasm], bypassedHttpCache: null } };
   const nonce = globalThis.crypto.randomUUID();
   const busted = (url: string) => `${url}${url.includes('?') ? '&' : '?'}drb-cold=${nonce}`;
   const mjs = busted(urls.mjs);

@@ -7,7 +7,7 @@ import { modelFileUrl, type CatalogFile, type CatalogModel } from '../src/core/c
 import { redactUrl } from '../src/core/text/redact.ts';
 import { ByteCollector, declaredBodyLength } from '../src/core/bytes/byte-collector.ts';
 import { sha256Hex } from '../src/core/bytes/sha256.ts';
-import type { ModelFile, RuntimeInfo } from '../src/core/receipt/receipt.ts';
+import type { ModelFetchMethod, ModelFile, RuntimeInfo } from '../src/core/receipt/receipt.ts';
 import type { EngineHooks, FetchedFacts, UserSuppliedFile } from '../src/worker-api/worker-messages.ts';
 import { USER_FILE_URL } from '../src/core/user-model/user-run.ts';
 import { IntegrityError } from './engines/engine.ts';
@@ -19,6 +19,8 @@ export interface FetchedModel {
   files: ModelFile[];
   integrity: 'verified' | 'unpinned';
   fetchMs: number;
+  /** How the files were fetched (the receipt's `model.fetch_method`). */
+  fetchMethod: ModelFetchMethod;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface FetchedModel {
  */
 export function fetchedFacts(fetched: FetchedModel, runtime?: { info: RuntimeInfo; fetchMs: number }): FetchedFacts {
   return {
-    model: { files: fetched.files, integrity: fetched.integrity },
+    model: { files: fetched.files, integrity: fetched.integrity, fetch_method: fetched.fetchMethod },
     timings: { model_fetch_ms: fetched.fetchMs },
     ...(runtime ? { runtime: { info: runtime.info, fetchMs: runtime.fetchMs } } : {}),
   };
@@ -59,13 +61,14 @@ const PROGRESS_INTERVAL_MS = 100;
  * @param model the catalog entry whose files to fetch
  * @param pageBaseUrl the page's base URL, for page-origin models
  * @param hooks receives `onProgress`
- * @param cache fetch cache mode; `no-store` (default) so a cold run measures a real transfer, not the HTTP cache
+ * @param cache fetch cache mode: `no-store` (the only one used), so every run measures a real transfer past the
+ *   HTTP cache, and nothing is stored there for a later cold run to find
  */
 export async function fetchModelFiles(
   model: CatalogModel,
   pageBaseUrl: string,
   hooks: EngineHooks,
-  cache: RequestCache = 'no-store',
+  cache: 'no-store' = 'no-store',
 ): Promise<FetchedModel> {
   const started = performance.now();
   const knownTotal = model.files.every((f) => f.bytes !== null)
@@ -133,11 +136,11 @@ export async function fetchModelFiles(
   const integrity = model.files.every((f) => f.sha256 !== null) ? 'verified' : 'unpinned';
   // Where each file's bytes came from (after the fetch time: waiting for timing entries is not part of the fetch).
   await settleEntries(urls);
-  const bypassedHttpCache = cache === 'no-store' || cache === 'reload' ? `cache: ${cache}` : null;
+  const bypassedHttpCache = `cache: ${cache}`;
   const withCache = files.map(
     (f, i): ModelFile => ({ ...f, ...cacheFactsOf(urls[i], { storedBefore: false, bypassedHttpCache }) }),
   );
-  return { buffers, files: withCache, integrity, fetchMs };
+  return { buffers, files: withCache, integrity, fetchMs, fetchMethod: 'no-store' };
 }
 
 /**
@@ -184,5 +187,5 @@ export async function readUserFiles(
       cache_note: 'read from a file picked on this device: not fetched, so no network or cache was involved',
     });
   }
-  return { buffers, files, integrity: 'unpinned', fetchMs: performance.now() - started };
+  return { buffers, files, integrity: 'unpinned', fetchMs: performance.now() - started, fetchMethod: 'picked-files' };
 }

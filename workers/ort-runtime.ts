@@ -17,7 +17,10 @@
  *   runtime wraps them instead of copying them), so the `session` stage compiles and instantiates only, with no
  *   download inside it.
  * - The receipt's `runtime`: the build, and each file with its bytes, the `.wasm`'s SHA-256 and where the bytes
- *   came from (the one cache-state design, see workers/cache-evidence.ts).
+ *   came from (the one cache-state design, see workers/cache-evidence.ts), and how they were fetched
+ *   (`fetch_method`): a cold run always past every cache, under URLs unique to the run (`per-run-url`, the `.wasm`
+ *   also with `cache: 'no-store'`, its bytes handed to the runtime so nothing compiles it from a cached response);
+ *   a warm run's load through the HTTP cache (`shared-url`).
  */
 import plainWasmUrl from 'onnxruntime-web/ort-wasm-simd-threaded.wasm?url';
 import plainMjsUrl from 'onnxruntime-web/ort-wasm-simd-threaded.mjs?url';
@@ -81,7 +84,7 @@ export interface FetchedRuntime {
  * Fetches the runtime build for `ep` as the `runtime_fetch` stage (announced through `hooks.onStage`, bytes through
  * `hooks.onProgress` with `kind: 'runtime'`).
  * @param ep the execution provider the build is for (`runtimeEpFor`)
- * @param cold a cold run's load (see `runtimeUrlsFor`: where resource timing shows no sizes, a URL unique to the run)
+ * @param cold a cold run's load (see `runtimeUrlsFor`: URLs unique to the run, past every cache)
  * @param hooks the load's hooks
  * @throws Error naming the file when the server does not answer it
  */
@@ -101,7 +104,11 @@ export async function fetchOrtRuntime(
   const started = performance.now();
   // The same URL onnxruntime-web imports (wasmPaths.mjs): evaluated once, its later import resolves from the module map.
   await import(/* @vite-ignore */ urls.mjs);
-  const response = await fetch(urls.wasm, { credentials: 'same-origin' });
+  // A cold run's `.wasm` is never read from nor stored in the HTTP cache (its URL is unique to the run as well).
+  const response = await fetch(urls.wasm, {
+    credentials: 'same-origin',
+    ...(cold ? { cache: 'no-store' as const } : {}),
+  });
   if (!response.ok) throw new Error(`runtime file ${redactUrl(urls.wasm)} answered HTTP ${response.status}`);
   const bytesTotal = declaredBodyLength(
     response.headers.get('content-encoding'),
@@ -140,5 +147,12 @@ export async function fetchOrtRuntime(
   const files = (await runtimeFileFacts(urls.probe)).map((file, index) =>
     urls.probe.urls[index] === urls.wasm ? { ...file, bytes: wasmBinary.byteLength, sha256 } : file,
   );
-  return { build, paths: { mjs: urls.mjs, wasm: urls.wasm }, wasmBinary, info: { build, files }, fetchMs };
+  const fetchMethod = urls.probe.bypassedHttpCache === null ? ('shared-url' as const) : ('per-run-url' as const);
+  return {
+    build,
+    paths: { mjs: urls.mjs, wasm: urls.wasm },
+    wasmBinary,
+    info: { build, files, fetch_method: fetchMethod },
+    fetchMs,
+  };
 }

@@ -1,12 +1,18 @@
 /**
- * `drb fixtures [--check]`: regenerates every deterministic fixture under public/ and refreshes the catalog pins.
- * `--check` writes nothing and exits 1 when a committed file or pin differs from what the generators produce.
+ * `drb fixtures [--check] [--root DIR]`: regenerates every deterministic fixture under public/ and refreshes the
+ * catalog pins. `--check` writes nothing and exits 1 when a committed file or pin differs from what the generators
+ * produce. Every file under the root is read through the CLI's one bounded reader (src/node/bounded-read.ts): the
+ * catalog within 16 MiB, each fixture within its generated size (a larger file differs, and is never read whole); a
+ * FIFO, a device or a folder where a file belongs is refused with one line before anything is written.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CatalogError, parseCatalog } from '../core/catalog/catalog.ts';
+import { jsonSyntaxProblem } from '../core/text/json-syntax.ts';
+import { terminalText } from '../core/text/terminal-text.ts';
+import { BoundedReadError, readBounded } from '../node/bounded-read.ts';
 import { pinFixtures } from '../fixtures/catalog-pins.ts';
 import { generateAllFixtures } from '../fixtures/fixture-generators.ts';
 import { CliError } from './cli-error.ts';
@@ -16,11 +22,21 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where the catalog lives, relative to the project root. */
 export const CATALOG_PATH = 'src/catalog/catalog.json';
 
-async function readOrNull(path: string): Promise<Uint8Array | null> {
+/** The largest catalog.json read (it is tens of kB). */
+const MAX_CATALOG_BYTES = 16 * 2 ** 20;
+
+/**
+ * A file under the root as bytes, read bounded: null when it does not exist or is larger than `limitBytes` (either
+ * way it differs from the generated file and is rewritten).
+ * @throws CliError naming the file for anything that is not a regular file, or that cannot be read
+ */
+function readUnderRoot(path: string, shown: string, limitBytes: number): Uint8Array | null {
   try {
-    return new Uint8Array(await readFile(path));
-  } catch {
-    return null;
+    return new Uint8Array(readBounded(path, { limitBytes }).bytes);
+  } catch (error) {
+    if (!(error instanceof BoundedReadError)) throw error;
+    if (error.failure === 'too-large' || error.code === 'ENOENT') return null;
+    throw new CliError(`${shown}: (root): ${error.message}`);
   }
 }
 
@@ -43,11 +59,27 @@ export function register(command: Command): void {
     .action(async function (this: Command, options: { check?: boolean; root?: string }) {
       const root = options.root ?? ROOT;
       const catalogFile = join(root, CATALOG_PATH);
+      let catalogBytes: Uint8Array;
+      try {
+        catalogBytes = readBounded(catalogFile, { limitBytes: MAX_CATALOG_BYTES }).bytes;
+      } catch (error) {
+        if (!(error instanceof BoundedReadError)) throw error;
+        throw new CliError(`${CATALOG_PATH}: (root): cannot read catalog: ${error.message}`);
+      }
+      let text: string;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(catalogBytes);
+      } catch {
+        throw new CliError(`${CATALOG_PATH}: (root): cannot read catalog: not valid UTF-8`);
+      }
       let catalogJson: unknown;
       try {
-        catalogJson = JSON.parse(await readFile(catalogFile, 'utf8'));
+        catalogJson = JSON.parse(text);
       } catch (error) {
-        throw new CliError(`${CATALOG_PATH}: (root): cannot read catalog: ${(error as Error).message}`);
+        // Never V8's message: it quotes the file's bytes (terminal escapes) into the terminal.
+        throw new CliError(
+          `${CATALOG_PATH}: (root): cannot read catalog: not valid JSON (${jsonSyntaxProblem(error, text)})`,
+        );
       }
       let catalog;
       try {
@@ -61,7 +93,8 @@ export function register(command: Command): void {
       const stale = [];
       for (const file of files) {
         const target = join(root, 'public', file.publicPath);
-        if (!sameBytes(await readOrNull(target), file.bytes)) stale.push(file);
+        const shown = `public/${terminalText(file.publicPath)}`;
+        if (!sameBytes(readUnderRoot(target, shown, file.bytes.byteLength), file.bytes)) stale.push(file);
       }
       if (options.check) {
         for (const file of stale)

@@ -14,7 +14,10 @@ import { DEVICE_REVIEW_SCHEMA, type DeviceReview } from '../core/evidence/device
 import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/evidence/receipts-summary.ts';
 import { PUBLIC_PASS_SCHEMA, PublicPassRecord } from '../core/automation/public-pass.ts';
 import { CompareReport } from '../core/scoring/compare-report.ts';
+import { checkCompareReport } from '../core/scoring/compare-report-invariants.ts';
 import { ScoreReport } from '../core/scoring/score-report.ts';
+import { checkScoreReport } from '../core/scoring/score-report-invariants.ts';
+import { checkReceiptsSummary } from '../core/evidence/summary-invariants.ts';
 import { CandidatesRow } from '../core/suite/candidates.ts';
 import {
   GATE_PLAN_SCHEMA,
@@ -69,6 +72,25 @@ function parseWith<T>(
   const parsed = schema.safeParse(file.value);
   if (!parsed.success) throw new CliError(`${file.path}: ${firstIssueLine(parsed.error)}`);
   return parsed.data;
+}
+
+/**
+ * `parseWith`, then the kind's cross-field rules (src/core: a score report's rates against its counts, a comparison
+ * report's paired counts against its runs, a summary's counts against its lists): the first contradiction refuses the
+ * file with one line, before anything is decided or written.
+ */
+function parseChecked<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: import('zod').ZodError } },
+  check: (value: T) => Array<{ path: string; message: string }>,
+  file: Loaded,
+): T {
+  const value = parseWith(schema, file);
+  const problem = check(value)[0];
+  if (problem !== undefined)
+    throw new CliError(
+      `${file.path}: ${problem.path}: ${problem.message} (the file contradicts itself; make it again)`,
+    );
+  return value;
 }
 
 function loadPlan(path: string): { plan: GatePlan; file: Loaded } {
@@ -135,7 +157,7 @@ function escalation(flags: EscalationFlags): GateReport {
       predictions.push({ step, file });
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'predictions', step });
     } else if (schema === 'drb.score-report.v2') {
-      const report = parseWith(ScoreReport, file);
+      const report = parseChecked(ScoreReport, checkScoreReport, file);
       try {
         checkScoreReportAgainstPlan(plan, report, path);
       } catch (error) {
@@ -167,7 +189,7 @@ function escalation(flags: EscalationFlags): GateReport {
       reports.push({ step, file, report });
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'score-report', step });
     } else if (schema === 'drb.compare-report.v1') {
-      compares.push({ file, report: parseWith(CompareReport, file) });
+      compares.push({ file, report: parseChecked(CompareReport, checkCompareReport, file) });
       inputs.push({ file: file.name, sha256: file.sha256, kind: 'compare-report', step: null });
     } else {
       throw new CliError(
@@ -259,7 +281,7 @@ function readDeviceEvidence(
     const file = load(summaryPath);
     if (schemaOf(file.value) !== RECEIPTS_SUMMARY_SCHEMA)
       throw new CliError(`${summaryPath}: schema: expected a ${RECEIPTS_SUMMARY_SCHEMA}`);
-    const summary = parseWith(ReceiptsSummary, file);
+    const summary = parseChecked(ReceiptsSummary, checkReceiptsSummary, file);
     inputs.push({ file: file.name, sha256: file.sha256, kind: 'receipts-summary', step: null });
     const reviews = loadReviews(dir);
     for (const [, stored] of reviews)

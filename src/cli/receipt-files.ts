@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { CliError } from './cli-error.ts';
-import { jsonSyntaxProblem } from '../core/text/json-syntax.ts';
+import { parseJsonBytes, type ParsedJson } from '../core/text/json-bytes.ts';
 import { terminalText } from '../core/text/terminal-text.ts';
 import { jsonShapeProblems } from '../core/text/json-shape.ts';
 import { bundledReceiptName, RECEIPT_BUNDLE_SCHEMA, receiptFileText } from '../core/field/receipt-bundle.ts';
@@ -145,36 +145,22 @@ export function readBytes(file: string, limitBytes = MAX_INPUT_DOCUMENT_BYTES): 
   }
 }
 
-/** A file's bytes read as JSON, or the one-line reason they are not. */
-export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+// Node's SIMD check, then a plain decode, is cheaper than the fatal decoder; the fatal one still refuses bad bytes.
+const nodeUtf8 = (bytes: Uint8Array): string =>
+  isUtf8(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8') : utf8.decode(bytes);
+
+/** A file's bytes read as JSON, or the one-line reason they are not. */
+export type Parsed = ParsedJson;
+
 /**
- * Decodes a receipt-tooling file as UTF-8 (one leading BOM allowed) and parses it as JSON.
+ * Decodes a receipt-tooling file as UTF-8 (one leading BOM allowed) and parses it as JSON: the core reader the page
+ * uses too (src/core/text/json-bytes.ts).
  * @param bytes the file's bytes
  */
 export function parseJson(bytes: Uint8Array): Parsed {
-  let text: string;
-  try {
-    // Node's SIMD check, then a plain decode, is cheaper than the fatal decoder; it still throws for bad bytes.
-    text = isUtf8(bytes)
-      ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
-      : utf8.decode(bytes);
-  } catch (error) {
-    // A RangeError is V8's string limit, not a bad byte.
-    return {
-      ok: false,
-      message:
-        error instanceof RangeError ? `is ${bytes.byteLength} bytes, too large to hold as text` : 'not valid UTF-8',
-    };
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is allowed, as editors on Windows write one
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, message: `not valid JSON: ${jsonSyntaxProblem(error, text)}` };
-  }
+  return parseJsonBytes(bytes, nodeUtf8);
 }
 
 /** SHA-256 of `bytes` as lowercase hex. */

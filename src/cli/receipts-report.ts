@@ -62,7 +62,10 @@ export async function writeReport(
   let done = 0;
   for (const doc of readInputDocuments(files)) {
     // One file at a time, as summarize reads them: only numbers outlive the iteration.
-    const input = collector.addDocument({ file: doc.shown, sha256: doc.sha256, bytes: doc.bytes }, doc.parsed);
+    const input = collector.addDocument(
+      { file: doc.shown, sha256: doc.sha256, bytes: doc.bytes, bundle: doc.bundle?.shown },
+      doc.parsed,
+    );
     if (input.kind === 'invalid' || input.kind === 'duplicate') problems.push(`${doc.shown}: ${input.note}`);
     options.progress?.(++done, files.length);
   }

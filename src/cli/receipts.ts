@@ -5,9 +5,11 @@
  *   schema (summary, review, public-pass record, reports, manifests); exit 1 with one line per problem.
  * - summarize PATH... [--out DIR]: stream the receipts into per-target summaries (DIR/summary.json + summary.md,
  *   default receipts/summary), picking up reviews stored in DIR/reviews/.
- * - review-template --summary FILE --target KEY: print an answers skeleton for one target.
- * - review --summary FILE --target KEY --answers FILE: store a reviewer's answers next to the summary and
- *   recompute that target's evidence state.
+ * - review-template --summary FILE [--target KEY]: print an answers skeleton for one target (what the reviewer must
+ *   confirm left empty).
+ * - review --summary FILE [--target KEY] (--reviewer NAME | --answers FILE): count the summary's receipts again,
+ *   fill empty answers from the evidence (naming each source), store the review next to the summary and recompute
+ *   that target's evidence state, writing nothing until every check passed.
  * All logic lives in src/core/evidence/; this file reads and writes files and prints.
  */
 import { basename, dirname, join, resolve } from 'node:path';
@@ -37,6 +39,7 @@ import {
 import { writeReport } from './receipts-report.ts';
 import { registerExport } from './receipts-export.ts';
 import { DEVICE_REVIEW_SCHEMA } from '../core/evidence/device-review.ts';
+import { fillBlankAnswers, reviewAnswers, reviewTemplate } from '../core/evidence/review-answers.ts';
 import { duplicateMessage, ReceiptIdLedger } from '../core/evidence/receipt-ids.ts';
 import { RECEIPTS_SUMMARY_SCHEMA, ReceiptsSummary } from '../core/evidence/receipts-summary.ts';
 import { checkReceiptsSummary } from '../core/evidence/summary-invariants.ts';
@@ -114,9 +117,10 @@ function stateCounts(summary: ReceiptsSummary): string {
 
 /**
  * Reads and checks a summary file (bounded read, its own schema, its own cross-field rules: an edited summary whose
- * counts contradict each other is refused) and finds `target` in it (CliError, exit 2, otherwise).
+ * counts contradict each other is refused) and finds `target` in it (CliError, exit 2, otherwise); index -1 when
+ * `target` is null (the caller picks).
  */
-function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSummary; index: number } {
+function loadSummaryTarget(file: string, target: string | null): { summary: ReceiptsSummary; index: number } {
   const shown = displayPath(file);
   const parsed = parseJson(readBytes(file));
   if (!parsed.ok) throw new CliError(`${shown}: (document): ${parsed.message}`);
@@ -144,6 +148,7 @@ function loadSummaryTarget(file: string, target: string): { summary: ReceiptsSum
       `${shown}: ${contradiction.path}: ${contradiction.message} (the summary contradicts itself: summarise the receipts again)`,
     );
   }
+  if (target === null) return { summary, index: -1 };
   const index = summary.targets.findIndex((t) => t.key === target);
   if (index < 0) {
     throw new CliError(
@@ -195,65 +200,42 @@ function firstDifference(
   return { path: path || '(root)', given: short(given), made: short(made) };
 }
 
-/**
- * A review answers skeleton for `target`: every field present, the ones only a reviewer can fill or confirm left
- * empty or null (so it fails validation until they are filled): the reviewer, the time, the public revision (never
- * taken from the receipts, whose own commit it is checked against), whether the tab survived, memory pressure,
- * whether the output stayed correct, and one failure explanation slot per failed or interrupted run. The tester's
- * session sheet fills the device and conditions; what it says about the revision is only quoted in the notes.
- */
-function reviewTemplate(target: ReceiptsSummary['targets'][number]): Record<string, unknown> {
-  // A receipt can both fail and record an earlier interruption: one slot per receipt id.
-  const ids = [
-    ...new Set([
-      ...target.failures.receipt_ids,
-      ...target.related.failed_receipt_ids,
-      ...target.interrupted.receipt_ids,
-    ]),
-  ];
-  // One sheet fills the template; with several different ones (sessions on other days) the reviewer picks, so the
-  // notes name them all and the fields stay empty.
-  const sheet = target.session_sheets.length === 1 ? target.session_sheets[0].sheet : null;
-  const notes: string[] = [];
-  if (target.session_sheets.length > 1) {
-    notes.push(
-      `session sheets differ between bundles: ${target.session_sheets.map((s) => s.bundle).join(', ')}; fill the device fields from the right one`,
+/** The thresholds a review declares: the reviewer's options (a profile, explicit limits), `mainstream` by default. */
+interface ThresholdOptions {
+  profile?: string;
+  coldP95Ms?: string;
+  warmP95Ms?: string;
+}
+
+function declaredThresholds(options: ThresholdOptions): {
+  profile: string | null;
+  cold_total_p95_ms: number | null;
+  warm_p95_ms: number | null;
+} {
+  const limit = (value: string | undefined, flag: string): number | null => {
+    if (value === undefined) return null;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new CliError(`${flag}: expected a positive number of ms, got '${value.slice(0, 40)}'`);
+    return n;
+  };
+  const cold = limit(options.coldP95Ms, '--cold-p95-ms');
+  const warm = limit(options.warmP95Ms, '--warm-p95-ms');
+  const profile =
+    options.profile === 'none' ? null : (options.profile ?? (cold === null && warm === null ? 'mainstream' : null));
+  return { profile, cold_total_p95_ms: cold, warm_p95_ms: warm };
+}
+
+/** The target to review: `--target`, or the summary's only device target when there is one. */
+function pickTarget(file: string, target: string | undefined): { summary: ReceiptsSummary; index: number } {
+  if (target !== undefined) return loadSummaryTarget(file, target);
+  const { summary } = loadSummaryTarget(file, null);
+  if (summary.targets.length !== 1) {
+    throw new CliError(
+      `${displayPath(file)}: targets: ${summary.targets.length} device targets; name one with --target (known: ${summary.targets.map((t) => t.key).join(', ') || 'none'})`,
     );
   }
-  if (sheet !== null && sheet.public_revision !== '')
-    notes.push(
-      `the tester's sheet says the page revision was ${sheet.public_revision}: confirm it against the deployed page`,
-    );
-  if (sheet !== null && sheet.notes !== '') notes.push(`tester's note: ${sheet.notes}`);
-  return {
-    schema: DEVICE_REVIEW_SCHEMA,
-    target: target.key,
-    reviewer: '',
-    reviewed_at: '',
-    // The tester's session sheet (from a receipt bundle) fills what it knows; a reviewer checks it, fills the rest.
-    device: {
-      hardware_model: sheet?.device_model ?? '',
-      ram_gb: sheet?.ram_gb ?? null,
-      os_build: sheet?.os_build ?? '',
-      browser: sheet?.browser ?? '',
-      browser_version: sheet?.browser_version ?? '',
-    },
-    conditions: {
-      network: sheet?.network ?? '',
-      battery_percent: sheet?.battery_percent ?? null,
-      charging: sheet?.charging ?? null,
-      thermal_state: sheet?.thermal_state ?? 'unknown',
-    },
-    // What the reviewer must confirm is never pre-filled: the revision, the tab, memory pressure, the output.
-    public_revision: '',
-    launch_to_result_ms: null,
-    tab: { reloaded_or_evicted: null, details: null },
-    memory_pressure: { observed: null, behaviour: '' },
-    output_stayed_correct: null,
-    failure_explanations: [...new Set(ids)].sort().map((receipt_id) => ({ receipt_id, explanation: '' })),
-    thresholds: { profile: 'mainstream', cold_total_p95_ms: null, warm_p95_ms: null },
-    notes: notes.length > 0 ? notes.join('; ') : null,
-  };
+  return { summary, index: 0 };
 }
 
 /** Registers the subcommands of `drb receipts` on its command (named and described in main.ts). */
@@ -378,74 +360,142 @@ export function register(receipts: Command): void {
   receipts
     .command('review-template')
     .description(
-      `Print a ${DEVICE_REVIEW_SCHEMA} answers skeleton for one target (fill it in, then run drb receipts review).`,
+      `Print a ${DEVICE_REVIEW_SCHEMA} answers skeleton for one target: the device and conditions from the session sheets; what the reviewer must confirm (revision, launch to result, tab, memory pressure, output) left empty, for drb receipts review to fill from the evidence or the reviewer to type.`,
     )
     .requiredOption('--summary <file>', 'summary.json written by drb receipts summarize')
-    .requiredOption('--target <key>', 'target key from the summary (t-...)')
-    .action((options: { summary: string; target: string }) => {
-      const { summary, index } = loadSummaryTarget(options.summary, options.target);
-      process.stdout.write(`${JSON.stringify(reviewTemplate(summary.targets[index]), null, 2)}\n`);
+    .option('--target <key>', 'target key from the summary (t-...); optional when the summary has one device target')
+    .option('--profile <name>', 'declared budget profile (entry, mainstream, performance, or none)')
+    .option('--cold-p95-ms <ms>', 'declared cold total p95 limit')
+    .option('--warm-p95-ms <ms>', 'declared warm p95 limit')
+    .action((options: { summary: string; target?: string } & ThresholdOptions) => {
+      const { summary, index } = pickTarget(options.summary, options.target);
+      const { answers, toFill } = reviewTemplate(summary.targets[index], declaredThresholds(options));
+      process.stdout.write(`${JSON.stringify(answers, null, 2)}\n`);
+      for (const line of toFill) process.stderr.write(`to fill: ${terminalText(line)}\n`);
     });
 
   receipts
     .command('review')
     .description(
-      "Store a reviewer's answers (drb.device-review.v1) for one target next to the summary and recompute its evidence state.",
+      'Store a device review (drb.device-review.v1) for one target next to the summary and recompute its evidence state. Without --answers the review is made from the evidence (see review-template) with --reviewer and the clock; with --answers, its empty slots are filled the same way.',
     )
     .requiredOption('--summary <file>', 'summary.json written by drb receipts summarize')
-    .requiredOption('--target <key>', 'target key from the summary (t-...)')
-    .requiredOption('--answers <file>', `reviewer answers JSON (${DEVICE_REVIEW_SCHEMA}; see docs/receipts.md)`)
+    .option('--target <key>', 'target key from the summary (t-...); optional when the summary has one device target')
+    .option(
+      '--answers <file>',
+      `reviewer answers JSON (${DEVICE_REVIEW_SCHEMA}; see docs/receipts.md); empty slots are filled from the evidence`,
+    )
+    .option('--reviewer <name>', "who reviews (fills an empty reviewer; the review time is the clock's)")
+    .option(
+      '--profile <name>',
+      'declared budget profile when the review is made from the evidence (entry, mainstream, performance, or none)',
+    )
+    .option('--cold-p95-ms <ms>', 'declared cold total p95 limit')
+    .option('--warm-p95-ms <ms>', 'declared warm p95 limit')
     .option('--force', 'replace a different review already stored for the target')
-    .action(async (options: { summary: string; target: string; answers: string; force?: boolean }) => {
-      // Every check first; nothing is written until all of them passed.
-      const { summary: given, index } = loadSummaryTarget(options.summary, options.target);
-      const answersShown = displayPath(options.answers);
-      const answersBytes = readBytes(options.answers, MAX_SMALL_FILE_BYTES);
-      const review = parseReview(answersBytes, answersShown);
-      if (review.target !== options.target) {
-        throw new CliError(
-          `${answersShown}: target: names ${review.target}, but --target is ${terminalText(options.target.slice(0, 80))}`,
+    .action(
+      async (
+        options: {
+          summary: string;
+          target?: string;
+          answers?: string;
+          reviewer?: string;
+          force?: boolean;
+        } & ThresholdOptions,
+      ) => {
+        // Every check first; nothing is written until all of them passed.
+        if (options.answers === undefined && options.reviewer === undefined) {
+          throw new CliError(
+            'review: name the reviewer (--reviewer NAME) to review from the evidence, or give an answers file (--answers FILE)',
+          );
+        }
+        const reviewer = options.reviewer === undefined ? null : options.reviewer.trim();
+        if (reviewer === '') throw new CliError('--reviewer: is empty; name who reviews');
+        const thresholds = declaredThresholds(options);
+        const { summary: given, index } = pickTarget(options.summary, options.target);
+        const targetKey = given.targets[index].key;
+        const outDir = dirname(options.summary);
+        // The counts come from the receipts, never from summary.json: the summary's inputs are read and folded again,
+        // and the summary must be exactly what they give (an edited summary.json is refused, not trusted).
+        if (given.sources.length === 0) {
+          throw new CliError(
+            `${displayPath(options.summary)}: sources: names no input to count from (make it with drb receipts summarize)`,
+          );
+        }
+        const reviews = loadReviews(outDir);
+        const { summarizer } = foldInputs(resolveSources(outDir, given.sources), [resolve(outDir)]);
+        const recount = await summarizer.finish({ reviews, sources: given.sources });
+        const difference = firstDifference(given, recount);
+        if (difference !== null) {
+          throw new CliError(
+            `${displayPath(options.summary)}: ${difference.path}: is ${difference.given} in the file, but its receipts give ${difference.made} ` +
+              '(the summary is not what its receipts say: summarise them again; nothing written)',
+          );
+        }
+        // What the evidence says, from the recounted target (the receipts' own numbers); it fills only empty slots.
+        const evidence = reviewAnswers(
+          recount.targets[index],
+          { reviewer, reviewedAt: new Date().toISOString() },
+          thresholds,
         );
-      }
-      const outDir = dirname(options.summary);
-      const storedName = `reviews/${basename(`${given.targets[index].key}.json`)}`;
-      const stored = join(outDir, storedName);
-      const reviews = loadReviews(outDir);
-      const earlier = reviews.get(given.targets[index].key);
-      if (earlier !== undefined && !options.force && earlier.sha256 !== sha256(answersBytes)) {
-        throw new CliError(
-          `${displayPath(stored)}: a different review is already stored for ${given.targets[index].key}; pass --force to replace it`,
+        let answersBytes: Buffer;
+        let shown: string;
+        if (options.answers !== undefined) {
+          shown = displayPath(options.answers);
+          const ownBytes = readBytes(options.answers, MAX_SMALL_FILE_BYTES);
+          const typed = parseJson(ownBytes);
+          if (!typed.ok) throw new CliError(`${shown}: (document): ${typed.message}`);
+          const shape = jsonShapeProblems(typed.value)[0];
+          if (shape !== undefined) throw new CliError(`${shown}: ${shape.path}: ${shape.message}`);
+          const filled = fillBlankAnswers(typed.value, evidence.answers);
+          // The reviewer's own bytes when nothing was filled in; else the completed answers (named in `derived`).
+          answersBytes =
+            canonicalJson(filled) === canonicalJson(typed.value)
+              ? ownBytes
+              : Buffer.from(`${JSON.stringify(filled, null, 2)}\n`);
+        } else {
+          // Made from the evidence alone: what only a person knows must be there (one line each when it is not).
+          shown = `(review of ${targetKey} from the evidence)`;
+          const unfilled = evidence.missing.filter((line) => !line.startsWith('failure_explanations:'));
+          if (unfilled.length > 0)
+            throw new CliError(unfilled.map((line) => terminalText(`${targetKey}: ${line}`)).join('\nerror: '));
+          answersBytes = Buffer.from(`${JSON.stringify(evidence.answers, null, 2)}\n`);
+        }
+        const review = parseReview(answersBytes, shown);
+        if (review.target !== targetKey) {
+          throw new CliError(
+            `${shown}: target: names ${terminalText(review.target)}, but --target is ${terminalText(targetKey.slice(0, 80))}`,
+          );
+        }
+        const storedName = `reviews/${basename(`${targetKey}.json`)}`;
+        const stored = join(outDir, storedName);
+        const earlier = reviews.get(targetKey);
+        if (earlier !== undefined && !options.force && earlier.sha256 !== sha256(answersBytes)) {
+          throw new CliError(
+            `${displayPath(stored)}: a different review is already stored for ${targetKey}; pass --force to replace it`,
+          );
+        }
+        reviews.set(review.target, { review, file: storedName, sha256: sha256(answersBytes) });
+        const summary = await summarizer.finish({ reviews, sources: given.sources });
+        const target = summary.targets.find((t) => t.key === targetKey);
+        if (target === undefined)
+          throw new CliError(`${displayPath(options.summary)}: targets: no target ${targetKey} in its receipts`);
+        // The stored review (byte for byte, so the summary's hash is the hash of the stored file) and the summary it
+        // changes are written together, all or nothing.
+        writeSummaryFiles(outDir, [{ path: stored, content: answersBytes }, ...summaryFiles(outDir, summary)]);
+        const { evidence: verdict, counts: c } = target;
+        process.stdout.write(`${targetKey}: ${verdict.state}\n`);
+        for (const reason of verdict.not_higher_because)
+          process.stdout.write(`  not higher: ${terminalText(reason)}\n`);
+        process.stdout.write(
+          `  cold runs: ${c.full_cold} full protocol cold(s) of ${c.min_cold} (measured: ${c.measured_network_cold} network-cold, ` +
+            `${c.measured_fresh_start} from a fresh start; attested: ${c.attested_cold} restart and clear); warm receipts: ${c.clean_warm} of ${c.min_warm}\n`,
         );
-      }
-      // The counts come from the receipts, never from summary.json: the summary's inputs are read and folded again,
-      // and the summary must be exactly what they give (an edited summary.json is refused, not trusted).
-      if (given.sources.length === 0) {
-        throw new CliError(
-          `${displayPath(options.summary)}: sources: names no input to count from (make it with drb receipts summarize)`,
+        for (const d of review.derived ?? [])
+          process.stdout.write(`  from the evidence: ${terminalText(`${d.field}: ${d.from}`)}\n`);
+        process.stdout.write(
+          `review stored at ${displayPath(stored)}; ${displayPath(options.summary)} and summary.md updated\n`,
         );
-      }
-      const { summarizer } = foldInputs(resolveSources(outDir, given.sources), [resolve(outDir)]);
-      const recount = await summarizer.finish({ reviews, sources: given.sources });
-      const difference = firstDifference(given, recount);
-      if (difference !== null) {
-        throw new CliError(
-          `${displayPath(options.summary)}: ${difference.path}: is ${difference.given} in the file, but its receipts give ${difference.made} ` +
-            '(the summary is not what its receipts say: summarise them again; nothing written)',
-        );
-      }
-      reviews.set(review.target, { review, file: storedName, sha256: sha256(answersBytes) });
-      const summary = await summarizer.finish({ reviews, sources: given.sources });
-      const target = summary.targets.find((t) => t.key === options.target);
-      if (target === undefined)
-        throw new CliError(`${displayPath(options.summary)}: targets: no target ${options.target} in its receipts`);
-      // The stored review (byte for byte, so the summary's hash is the hash of the reviewer's own file) and the
-      // summary it changes are written together, all or nothing.
-      writeSummaryFiles(outDir, [{ path: stored, content: answersBytes }, ...summaryFiles(outDir, summary)]);
-      const { evidence } = target;
-      process.stdout.write(`${options.target}: ${evidence.state}\n`);
-      for (const reason of evidence.not_higher_because) process.stdout.write(`  not higher: ${terminalText(reason)}\n`);
-      process.stdout.write(
-        `review stored at ${displayPath(stored)}; ${displayPath(options.summary)} and summary.md updated\n`,
-      );
-    });
+      },
+    );
 }

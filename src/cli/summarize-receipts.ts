@@ -196,8 +196,12 @@ export function foldInputs(
       if (result.kind === 'artifact' && result.schema === RECEIPT_BUNDLE_SCHEMA) {
         // A valid bundle's receipts follow as documents of their own, and its sheet fills review-template's device
         // fields; an invalid one was not opened, so it is listed as invalid (its receipts are not counted).
-        if (result.problems.length === 0) summarizer.addBundle(shown, (parsed.value as ReceiptBundle).sheet);
+        if (result.problems.length === 0) summarizer.addBundle(shown, parsed.value as ReceiptBundle);
         else summarizer.addInvalid(shown, result.problems);
+      } else if (result.kind === 'artifact' && result.schema === ANSWER_SCORE_SCHEMA && result.problems.length > 0) {
+        // An answer-score report would rank a generation target: one that contradicts itself is listed as invalid
+        // (with its first problem), never dropped without a word.
+        summarizer.addInvalid(shown, result.problems);
       } else if (result.kind === 'not-a-receipt' || result.kind === 'artifact') {
         summarizer.addNotReceipt(shown, result.schema);
         // An answer-score report ranks the generation target whose runs made its answers (generation-eligibility.ts).

@@ -52,6 +52,13 @@ export interface LanePage {
   /** Clicks the first element matching a CSS selector. */
   click(selector: string): Promise<void>;
   /**
+   * Picks files in the first `<input type="file">` matching a CSS selector, as a person picking them in the browser's
+   * file picker does (the page gets a `change` event with those files).
+   * @param selector the file input
+   * @param paths absolute paths of the files to pick
+   */
+  setInputFiles(selector: string, paths: readonly string[]): Promise<void>;
+  /**
    * Chromium only (WebKit throws): kills the tab's renderer process, as a phone does to a tab under memory pressure.
    * The profile (and its storage) stays: afterwards this LanePage is a new blank tab in the same profile, and
    * `goto` opens the page again, as a user reopening the site does.
@@ -131,6 +138,10 @@ class ChromiumPage implements LanePage {
 
   async click(selector: string) {
     await this.page.click(selector, { timeout: this.timeoutMs });
+  }
+
+  async setInputFiles(selector: string, paths: readonly string[]) {
+    await this.page.setInputFiles(selector, [...paths], { timeout: this.timeoutMs });
   }
 
   async crash() {
@@ -239,6 +250,11 @@ class WebKitPage implements LanePage {
 
   async click(selector: string) {
     await this.session.click(await this.session.findElement(selector));
+  }
+
+  async setInputFiles(selector: string, paths: readonly string[]) {
+    // W3C "element send keys" on a file input: the absolute paths, one per line.
+    await this.session.sendKeys(await this.session.findElement(selector), paths.join('\n'));
   }
 
   async crash(): Promise<void> {

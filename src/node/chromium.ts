@@ -28,14 +28,16 @@ export interface LaunchedChromium {
 }
 
 /**
- * Launches Chromium with a fresh `--user-data-dir`.
+ * Launches Chromium with a fresh `--user-data-dir`, or with one the caller keeps (a browser quit and started again on
+ * the same profile, as a tester quits and reopens a phone's browser).
  * @param options.webgpu add `--enable-unsafe-webgpu` (SwiftShader adapter on a CPU-only machine)
- * @param options.downloadsPath where downloads are kept (playwright's download event works either way)
+ * @param options.extraArgs flags added to CHROMIUM_BASE_ARGS
+ * @param options.profileDir an existing profile folder to use; `close()` then leaves it for the caller to remove
  */
 export async function launchChromium(
-  options: { webgpu?: boolean; extraArgs?: string[] } = {},
+  options: { webgpu?: boolean; extraArgs?: string[]; profileDir?: string } = {},
 ): Promise<LaunchedChromium> {
-  const profile = await mkdtemp(join(tmpdir(), 'drb-chromium-'));
+  const profile = options.profileDir ?? (await mkdtemp(join(tmpdir(), 'drb-chromium-')));
   const args = [
     ...CHROMIUM_BASE_ARGS,
     ...(options.webgpu ? ['--enable-unsafe-webgpu'] : []),
@@ -52,7 +54,7 @@ export async function launchChromium(
     context,
     close: async () => {
       await context.close().catch(() => undefined);
-      await rm(profile, { recursive: true, force: true });
+      if (options.profileDir === undefined) await rm(profile, { recursive: true, force: true });
     },
   };
 }

@@ -5,8 +5,9 @@
  * missing, empty, or holds that marker and nothing that the marker does not list; anything else (a user's notes, a
  * checkout, a build from before the marker existed) is refused, and the project root and its ancestors always are.
  */
-import { lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { readBounded } from './bounded-read.ts';
 
 /** The marker's file name (a dotfile: `drb serve` never serves dotfiles). */
 export const PAGE_BUILD_MARKER = '.drb-page-build.json';
@@ -56,9 +57,15 @@ export function writePageBuildMarker(outDir: string, files: readonly string[]): 
   writeFileSync(join(outDir, PAGE_BUILD_MARKER), `${JSON.stringify(marker, null, 2)}\n`);
 }
 
+/** The largest marker read (a build's list of files is a few kB). */
+const MAX_MARKER_BYTES = 4 * 2 ** 20;
+
 function readMarker(dir: string): PageBuildMarker | null {
   try {
-    const value = JSON.parse(readFileSync(join(dir, PAGE_BUILD_MARKER), 'utf8')) as Partial<PageBuildMarker>;
+    // Bounded and never blocking: the folder is the user's, so the marker's name may hold a FIFO or a device, which
+    // is no marker (the folder is then refused as not a build of the page).
+    const bytes = readBounded(join(dir, PAGE_BUILD_MARKER), { limitBytes: MAX_MARKER_BYTES }).bytes;
+    const value = JSON.parse(bytes.toString('utf8')) as Partial<PageBuildMarker>;
     if (
       value.schema !== PAGE_BUILD_SCHEMA ||
       !Array.isArray(value.files) ||

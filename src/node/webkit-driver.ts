@@ -473,6 +473,16 @@ export class WebKitSession {
     await this.call('POST', `/element/${elementId}/click`, {});
   }
 
+  /**
+   * Types into an element (W3C "element send keys"). On an `<input type="file">` the text is the files' absolute
+   * paths, one per line: the driver sets them as the picked files, as a person picking them would.
+   * @param elementId an element found with findElement
+   * @param text what to type
+   */
+  async sendKeys(elementId: string, text: string): Promise<void> {
+    await this.call('POST', `/element/${elementId}/value`, { text });
+  }
+
   /** Sets the browser window's outer size in CSS pixels (W3C Set Window Rect); the page's viewport is smaller. */
   async setWindowSize(width: number, height: number): Promise<void> {
     await this.call('POST', '/window/rect', { width, height });

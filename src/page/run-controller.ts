@@ -14,7 +14,7 @@ import {
   type FinishedReceipt,
 } from '../core/receipt/device-receipt-builder.ts';
 import { redactUrl, toResourceEntry } from '../core/text/redact.ts';
-import type { DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt/receipt.ts';
+import type { ColdStartAttestation, DeviceReceipt, ModelStatus, RunKind, Stage } from '../core/receipt/receipt.ts';
 import type { FetchedFacts, FetchProgress, LoadResult, UserSuppliedFile } from '../worker-api/worker-messages.ts';
 import { sha256Hex } from '../core/bytes/sha256.ts';
 import {
@@ -26,6 +26,7 @@ import {
 import { basicCapabilities } from './capability-probe.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
+import { pageStartFacts, runsStartedInPage } from './page-start.ts';
 import { openRunJournal } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { siteStorageBefore, storageUsageBytes } from './site-storage.ts';
@@ -56,6 +57,9 @@ export interface RunRequest {
   threads: number | null;
   allowFallback: boolean;
   warmRuns: number;
+  /** A cold run: what the tester (a tap in protocol mode) or a driver stated about its start before it began, which
+   *  no page can measure (the browser quit and reopened, the site's data cleared); recorded as attested. */
+  attestations?: ColdStartAttestation[];
 }
 
 /** How the UI follows a run (all page-clock ms). */
@@ -170,10 +174,12 @@ export class RunController {
     if (this.running) throw new Error('a run is already in progress');
     this.running = true;
     const runId = crypto.randomUUID();
+    // Runs this page started before this one (a cold run is fresh only as the page's first).
+    const runsBefore = runsStartedInPage();
     // From the run's start to its end: any other run of this page or of another tab makes the receipt say so.
     const overlap = watchOverlap(runId);
     try {
-      return await this.runInner(request, ui, runId, overlap, signal);
+      return await this.runInner(request, ui, runId, overlap, signal, runsBefore);
     } finally {
       void overlap.finish();
       this.running = false;
@@ -186,6 +192,7 @@ export class RunController {
     runId: string,
     overlap: OverlapWatch,
     signal: AbortSignal | undefined,
+    runsBefore: number,
   ): Promise<FinishedReceipt> {
     const { env } = this;
     const startedAtMs = performance.now();
@@ -215,6 +222,9 @@ export class RunController {
       input: { id: request.input.id, sha256: await inputSha256(request.input) },
       request,
       previousRunInterrupted: journal.previous,
+      // A cold run records its start: measured by the page, attested by the tester (or a driver), kept apart.
+      coldStart: pageStartFacts(runsBefore),
+      attestations: request.attestations,
     });
     draft.site_storage = storageBefore;
     // Set once the run has ended: a late status must not append to the finished (already validated) receipt.
@@ -302,6 +312,9 @@ export class RunController {
       setStatus('running');
       if (request.kind === 'cold') {
         const first = await bridge.runOnce('first_inference');
+        // The first result, on the page's clock (its origin is navigation start): what a page can time of
+        // launch-to-result, the browser's own launch not in it.
+        if (draft.run.cold_start) draft.run.cold_start.navigation_to_result_ms = performance.now();
         draft.timings.first_inference_ms = first.durationMs;
         draft.output = first.output;
         draft.check = first.check ?? null;

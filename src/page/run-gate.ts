@@ -14,11 +14,15 @@
  *   is heard. Without Web Locks or BroadcastChannel, `other_tabs` is null unless an overlap was seen.
  */
 import type { RunOverlap } from '../core/receipt/receipt.ts';
+import { noteRunStarted } from './page-start.ts';
 
 /** Web Lock names of running runs: this prefix + the run id (held from the run's start to its end). */
 export const ACTIVE_RUN_LOCK_PREFIX = 'drb-active-run:';
-/** The BroadcastChannel runs announce their start on. */
+/** The BroadcastChannel runs announce their start (and end) on. */
 export const RUN_CHANNEL = 'drb-runs';
+
+/** How often a view following other tabs' runs looks at the held locks (besides each announcement). */
+const OTHER_TABS_LOOK_MS = 1000;
 
 /** One run's overlap watch (see `watchOverlap`). */
 export interface OverlapWatch {
@@ -109,6 +113,7 @@ class PageRuns {
    *   threw: later calls give the first call's answer)
    */
   watch(runId: string): OverlapWatch {
+    noteRunStarted();
     const watch: Watch = { runId, thisPage: false, otherTabs: false };
     for (const other of this.watches) {
       other.thisPage = true;
@@ -133,6 +138,11 @@ class PageRuns {
       if (start === true || end === true) watch.otherTabs = true;
       this.watches.delete(watch);
       release?.();
+      try {
+        channel?.postMessage({ type: 'run-end', runId });
+      } catch {
+        // A closed channel: other tabs see the lock released on their next look.
+      }
       const canTell = this.locks !== null && channel !== null && start !== null && end !== null;
       return { this_page: watch.thisPage, other_tabs: watch.otherTabs ? true : canTell ? false : null };
     };
@@ -142,16 +152,47 @@ class PageRuns {
 
   /** Whether a run not of this page holds its lock now (null: the browser cannot say). */
   private async othersHoldLocks(): Promise<boolean | null> {
+    const count = await this.otherTabRuns();
+    return count === null ? null : count > 0;
+  }
+
+  /** How many runs not of this page hold their lock now: runs in other tabs of the site (null: the browser cannot say). */
+  async otherTabRuns(): Promise<number | null> {
     if (!this.locks) return null;
     try {
       const snapshot = await this.locks.query();
       const mine = new Set([...this.watches].map((w) => `${ACTIVE_RUN_LOCK_PREFIX}${w.runId}`));
-      return (snapshot.held ?? []).some(
+      return (snapshot.held ?? []).filter(
         (lock) => lock.name?.startsWith(ACTIVE_RUN_LOCK_PREFIX) && !mine.has(lock.name),
-      );
+      ).length;
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Follows the runs in other tabs of the site, so a view can show them: looks when another tab announces a run's
+   * start or end, and once a second besides (a tab that died announces nothing; its lock goes with it).
+   * @param listener called with how many runs other tabs hold now (null: this browser cannot tell), after each look
+   * @returns the function that stops following
+   */
+  followOtherTabs(listener: (running: number | null) => void): () => void {
+    let stopped = false;
+    const look = () => {
+      void this.otherTabRuns().then((n) => {
+        if (!stopped) listener(n);
+      });
+    };
+    const channel = this.openChannel();
+    const onMessage = () => look();
+    channel?.addEventListener('message', onMessage);
+    const timer = setInterval(look, OTHER_TABS_LOOK_MS);
+    look();
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+      channel?.removeEventListener('message', onMessage);
+    };
   }
 
   private openChannel(): BroadcastChannel | null {

@@ -153,7 +153,40 @@ export class SessionDb {
     }
   }
 
-  /** Deletes every stored item and the sheet (the tester's choice, after exporting). */
+  /**
+   * Another value kept beside the items (the hand-off log, the tester's session attestations), as stored; undefined
+   * when none was (or storage does not work).
+   * @param key its key in the meta store
+   */
+  async meta(key: string): Promise<unknown> {
+    if (this.db === null) return undefined;
+    try {
+      return await promised(this.db.transaction(META).objectStore(META).get(key));
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+  }
+
+  /**
+   * Stores a value beside the items (false when storage refused it).
+   * @param key its key in the meta store
+   * @param value a structured-cloneable value
+   */
+  async saveMeta(key: string, value: unknown): Promise<boolean> {
+    if (this.db === null) return false;
+    try {
+      const tx = this.db.transaction(META, 'readwrite');
+      tx.objectStore(META).put(value, key);
+      await done(tx);
+      return true;
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
+  }
+
+  /** Deletes every stored item, the sheet and the other values kept beside them (the tester's choice, after exporting). */
   async clear(): Promise<boolean> {
     if (this.db === null) return false;
     try {

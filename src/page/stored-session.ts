@@ -18,11 +18,27 @@ import { appSection } from '../core/receipt/receipt-envelope.ts';
 import {
   EMPTY_TESTER_SHEET,
   RECEIPT_BUNDLE_SCHEMA,
+  receiptFileText,
   type ReceiptBundle,
   type TesterSheet,
 } from '../core/field/receipt-bundle.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
+import {
+  EMPTY_HAND_OFF_LOG,
+  notHandedOff,
+  readHandOffLog,
+  recordHandOff,
+  type HandOffHow,
+  type HandOffLog,
+} from '../core/field/hand-off.ts';
+import { restoreTesterSheet, type SheetField } from '../core/field/tester-sheet.ts';
+import { SessionAttestation, testerAttestation, type SessionClaim } from '../core/receipt/attestation.ts';
+import type { PickedFile, TakenBack } from '../core/validation/hand-off-files.ts';
 import { SessionDb, snapshotOf, type SessionSnapshot, type StoredItem } from './session-db.ts';
+
+/** The meta keys of the hand-off log and of the tester's session attestations. */
+const HAND_OFF_KEY = 'hand-off';
+const ATTESTATIONS_KEY = 'attestations';
 
 /** How many of the session's latest items (and of this page's receipts and artifacts) the page keeps in memory. */
 export const SESSION_ITEMS_IN_MEMORY = 50;
@@ -58,6 +74,10 @@ class StoredSession {
   sheet: TesterSheet = { ...EMPTY_TESTER_SHEET };
   /** The field protocol protocol mode follows (null in the developer panels); the bundle's `protocol`. */
   fieldProtocol: Protocol | null = null;
+  /** Which receipts are in a file the tester has (handed off, or taken back from one). */
+  handOffLog: HandOffLog = EMPTY_HAND_OFF_LOG;
+  /** What the tester stated about the whole session (memory trouble seen or not), each a tap in protocol mode. */
+  attestations: SessionAttestation[] = [];
   private readonly listeners = new Set<Listener>();
   readonly ready: Promise<void>;
 
@@ -71,6 +91,9 @@ class StoredSession {
     this.counts = countsOf(stored);
     this.items = stored.slice(-SESSION_ITEMS_IN_MEMORY).map((item) => ({ ...item, stored: true }));
     this.sheet = await this.db.sheet();
+    this.handOffLog = readHandOffLog(await this.db.meta(HAND_OFF_KEY));
+    const said = await this.db.meta(ATTESTATIONS_KEY);
+    this.attestations = Array.isArray(said) ? said.filter((a) => SessionAttestation.safeParse(a).success) : [];
     this.publish();
     window.drbExportBundle = () => this.bundle();
     document.documentElement.dataset.drbSession = this.db.failure === null ? 'ready' : 'unavailable';
@@ -105,6 +128,8 @@ class StoredSession {
     if (await this.db.clear()) {
       this.items = [];
       this.counts = { receipts: 0, artifacts: 0 };
+      this.handOffLog = EMPTY_HAND_OFF_LOG;
+      this.attestations = [];
     }
     this.publish();
   }
@@ -135,6 +160,72 @@ class StoredSession {
     return snapshotOf(await this.allItems()).receipts;
   }
 
+  /** The receipts of the session not yet in any file the tester has, oldest first. */
+  async receiptsNotHandedOff(): Promise<unknown[]> {
+    return notHandedOff(await this.allReceipts(), this.handOffLog);
+  }
+
+  /**
+   * Records that `receipts` went into a file the tester has (stored beside the session).
+   * @param receipts the receipts the file carried
+   * @param how how the file left the device
+   */
+  async recordHandOff(receipts: readonly unknown[], how: HandOffHow): Promise<void> {
+    this.handOffLog = recordHandOff(this.handOffLog, receipts, how, new Date().toISOString());
+    await this.db.saveMeta(HAND_OFF_KEY, this.handOffLog);
+    this.publish();
+  }
+
+  /**
+   * Records what the tester stated about the session (a tap: memory trouble seen, or none seen).
+   * @param claim what the tester stated
+   */
+  async attest(claim: SessionClaim): Promise<void> {
+    this.attestations = [...this.attestations, testerAttestation(claim, new Date().toISOString())].slice(-64);
+    await this.db.saveMeta(ATTESTATIONS_KEY, this.attestations);
+    this.publish();
+  }
+
+  /**
+   * Takes back files the page handed off (after a site-data clear deleted the stored session): each is read exactly as
+   * `drb receipts validate` reads it (src/core/validation/hand-off-files.ts); every valid receipt the session does
+   * not hold yet is stored again (and counts as handed off: it is in a file already), the tester's sheet gets the
+   * fields it lacks from the files' sheets, and the files' session attestations come back.
+   * @param files the picked files
+   * @returns what the files gave, and the sheet fields that differ between them and this page's sheet
+   */
+  async takeBack(files: readonly PickedFile[]): Promise<TakenBack & { differing: SheetField[] }> {
+    const held = new Map<string, string>();
+    for (const receipt of await this.allReceipts()) {
+      const id = (receipt as { receipt_id?: unknown } | null)?.receipt_id;
+      if (typeof id === 'string') held.set(id, receiptFileText(receipt));
+    }
+    // The reader (every receipt kind's schema and rules) is fetched only when a tester takes files back.
+    const { takeBackFiles } = await import('../core/validation/hand-off-files.ts');
+    const taken = takeBackFiles(files, held);
+    for (const receipt of taken.receipts) await this.keep('receipt', receipt);
+    if (taken.receipts.length > 0 || taken.notes.length > 0) {
+      // Those already held came from a file too: every receipt the files carried is handed off.
+      this.handOffLog = recordHandOff(this.handOffLog, taken.receipts, 'taken-back', new Date().toISOString());
+      await this.db.saveMeta(HAND_OFF_KEY, this.handOffLog);
+    }
+    let differing: SheetField[] = [];
+    if (taken.sheets.length > 0) {
+      const restored = restoreTesterSheet(this.sheet, taken.sheets);
+      differing = restored.differing;
+      await this.setSheet(restored.sheet);
+    }
+    const known = new Set(this.attestations.map((a) => JSON.stringify(a)));
+    const back = taken.attestations.filter((a) => !known.has(JSON.stringify(a)));
+    if (back.length > 0) {
+      this.attestations = [...this.attestations, ...back].slice(-64);
+      await this.db.saveMeta(ATTESTATIONS_KEY, this.attestations);
+    }
+    if (this.fieldProtocol === null && taken.protocols.length > 0) this.fieldProtocol = taken.protocols.at(-1)!;
+    this.publish();
+    return { ...taken, differing };
+  }
+
   /** The bundle the export buttons give: every receipt of the session, the protocol followed and the sheet. */
   async bundle(): Promise<ReceiptBundle> {
     return this.bundleOf(await this.allReceipts());
@@ -151,6 +242,7 @@ class StoredSession {
       app: appSection({ version: __DRB_VERSION__, commit: __DRB_COMMIT__ }, location.href),
       protocol: this.fieldProtocol,
       sheet: this.sheet,
+      ...(this.attestations.length > 0 ? { attestations: [...this.attestations] } : {}),
       receipts: [...receipts] as ReceiptBundle['receipts'],
     };
   }

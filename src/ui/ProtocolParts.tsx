@@ -1,12 +1,14 @@
 /**
- * Protocol mode's parts: the short capability summary, the cold procedure's steps, the stored session's list, and
+ * Protocol mode's parts: the short capability summary, the stored session's list with every receipt's numbers, and
  * what the last run came to.
  */
-import { useState } from 'preact/hooks';
-import type { Capabilities, DeviceReceipt } from '../core/receipt/receipt.ts';
-import { SESSION_DB } from '../page/session-db.ts';
-import { CANNOT_CLEAR, clearSiteModels, type ClearReport } from '../page/site-storage.ts';
+import { isProtocolReceipt } from '../core/field/field-progress.ts';
+import type { Protocol } from '../core/field/field-protocol.ts';
+import { countVerdict, receiptNumbers } from '../core/field/receipt-lines.ts';
+import type { Capabilities, DeviceReceipt, ModelStatus, Stage } from '../core/receipt/receipt.ts';
+import { CancelButton } from './CancelButton.tsx';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
+import { RunProgress, type Downloads } from './RunProgress.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 
 /** The short capability summary protocol mode shows (the full lists sit behind a disclosure). */
@@ -36,45 +38,50 @@ export function CapabilitySummary(props: { capabilities: Capabilities | null }) 
   );
 }
 
-/** The cold procedure: what the page does itself and what only the tester can do. */
-export function ColdSteps() {
-  const [clearing, setClearing] = useState(false);
-  const [cleared, setCleared] = useState<ClearReport | null>(null);
-  const clear = async () => {
-    setClearing(true);
-    setCleared(await clearSiteModels([SESSION_DB]));
-    setClearing(false);
-  };
+/** A stage of a run as the card names it while it runs. */
+const STAGE_WORDS: Readonly<Record<Stage, string>> = {
+  probe: 'checking this browser',
+  fetch: 'downloading the model',
+  runtime_fetch: 'downloading the runtime',
+  session: 'starting the model',
+  first_inference: 'the first inference',
+  warmup: 'the warm-up run',
+  warm_inference: 'the timed runs',
+};
+
+/**
+ * The card while a run goes: which run and which stage, its progress, and its Cancel (in every stage). Never the next
+ * step: that is shown once this run has ended.
+ * @param props.kind the run's kind
+ * @param props.warmRuns timed runs per warm receipt
+ * @param props.stage the stage it is in (null before the first)
+ * @param props.status the model status
+ * @param props.downloads the model and runtime downloads
+ * @param props.samples warm samples done
+ * @param props.onCancel cancels the run (null: nothing to cancel)
+ */
+export function RunningCard(props: {
+  kind: 'cold' | 'warm';
+  warmRuns: number;
+  stage: Stage | null;
+  status: ModelStatus;
+  downloads: Downloads;
+  samples: number;
+  onCancel: (() => void) | null;
+}) {
   return (
-    <div data-testid="cold-steps">
-      <p>Before a cold run (the page must start as if for the first time):</p>
-      <ol class="steps">
-        <li>Close every other tab of this site.</li>
-        <li>
-          Clear what the page can clear:{' '}
-          <button
-            type="button"
-            class="secondary"
-            data-testid="clear-models"
-            disabled={clearing}
-            onClick={() => void clear()}
-          >
-            Clear this site's stored models
-          </button>{' '}
-          (Cache API, IndexedDB and the private file system of this site; your receipts are kept).
-        </li>
-        <li>
-          What no page can clear: {CANNOT_CLEAR.join('; ')}. Clearing website data in the browser's settings also
-          deletes the receipts stored here: export them first.
-        </li>
-        <li>Quit the browser and open this page again, then tap Cold run.</li>
-      </ol>
-      {cleared && (
-        <p role="status" data-testid="clear-report">
-          Cleared: {cleared.cleared.join('; ') || 'nothing'}.
-          {cleared.failed.length > 0 ? ` Not cleared: ${cleared.failed.join('; ')}.` : ''}
-        </p>
-      )}
+    <div data-testid="protocol-running">
+      <h2>
+        Running: {props.kind === 'cold' ? 'cold run' : `warm receipt (${props.warmRuns} timed runs)`}
+        {props.stage ? `, ${STAGE_WORDS[props.stage]}` : ''}
+      </h2>
+      <RunProgress
+        status={props.status}
+        downloads={props.downloads}
+        samplesDone={props.samples}
+        samplesTotal={props.kind === 'warm' ? props.warmRuns : null}
+      />
+      <CancelButton onCancel={props.onCancel} testId="protocol-cancel" />
     </div>
   );
 }
@@ -93,49 +100,43 @@ function shortTime(iso: string): string {
       });
 }
 
-/** The stored session: counts per target, and each receipt with its time and outcome. */
-export function SessionList(props: { receipts: unknown[] }) {
+/** The stored session: how many receipts of each kind, and each receipt with its numbers and whether it counts. */
+export function SessionList(props: { receipts: unknown[]; protocol: Protocol | null }) {
   const device = props.receipts.filter(
     (r): r is DeviceReceipt => (r as DeviceReceipt).schema === 'drb.device-receipt.v2',
   );
-  const targets = new Map<string, number>();
-  for (const r of device) {
-    const key = `${r.model.id} · ${r.route.requested_ep}${r.route.threads_requested === null ? '' : ` ${r.route.threads_requested}t`}`;
-    targets.set(key, (targets.get(key) ?? 0) + 1);
-  }
+  const cold = device.filter((r) => r.run.kind === 'cold').length;
   const others = props.receipts.length - device.length;
   return (
     <div data-testid="stored-session">
       <p>
-        Stored on this device: {props.receipts.length} receipt(s)
-        {targets.size > 0
-          ? ` (${[...targets].map(([k, n]) => `${k}: ${n}`).join('; ')}${others > 0 ? `; ${others} of other kinds` : ''})`
-          : ''}
-        .
+        Stored on this device: {props.receipts.length} receipt{props.receipts.length === 1 ? '' : 's'} ({cold} from cold
+        runs, {device.length - cold} warm receipts{others > 0 ? `, ${others} of other kinds` : ''}).
       </p>
       {device.length > 0 && (
         <details>
-          <summary>Every stored receipt</summary>
+          <summary>Every stored receipt, with its numbers</summary>
           <ol class="stored" reversed>
-            {[...device].reverse().map((r) => (
-              <li
-                key={r.receipt_id}
-                data-testid="stored-receipt"
-                data-kind={r.run.kind}
-                data-outcome={r.outcome.status}
-              >
-                {shortTime(r.created_at)} · {r.run.kind} ·{' '}
-                <strong>{r.outcome.status === 'ok' ? 'ok' : '✗ failed'}</strong>
-                {r.run.kind === 'cold' &&
-                  r.outcome.status === 'ok' &&
-                  (r.run.cold_from_cache === false
-                    ? ' · truly cold'
-                    : r.run.cold_from_cache
-                      ? ' · served from a cache: not counted'
-                      : ' · cache state unknown: not counted')}
-                {r.run.previous_run_interrupted ? ' · after an interrupted run' : ''}
-              </li>
-            ))}
+            {[...device].reverse().map((r) => {
+              const ours = props.protocol !== null && isProtocolReceipt(r, props.protocol);
+              const verdict = countVerdict(r);
+              return (
+                <li
+                  key={r.receipt_id}
+                  data-testid="stored-receipt"
+                  data-kind={r.run.kind}
+                  data-outcome={r.outcome.status}
+                  data-counted={ours && verdict.counted ? 'yes' : 'no'}
+                >
+                  {shortTime(r.created_at)} · {r.run.kind === 'cold' ? 'cold run' : 'warm receipt'} ·{' '}
+                  {receiptNumbers(r)} ·{' '}
+                  <strong class={ours && verdict.counted ? 'mark-ok' : 'mark'}>
+                    {ours ? verdict.words : 'another target'}
+                  </strong>
+                  {r.run.previous_run_interrupted ? ' · after an interrupted run' : ''}
+                </li>
+              );
+            })}
           </ol>
         </details>
       )}
@@ -143,30 +144,24 @@ export function SessionList(props: { receipts: unknown[] }) {
   );
 }
 
-/** What the last cold run's cache state means for the count. */
-function coldNote(receipt: DeviceReceipt): string {
-  if (receipt.run.kind !== 'cold' || receipt.outcome.status !== 'ok') return '';
-  if (receipt.run.cold_from_cache === false) return ' (truly cold: every file came over the network)';
-  return receipt.run.cold_from_cache
-    ? ' (served from a cache: not counted as cold; do the cold steps first)'
-    : ' (the cache state of a file is unknown: not counted as cold)';
-}
-
 /**
- * What the last run came to: its kind and outcome, whether a cold run counts as cold, the wake lock, and the advice
- * for a failure.
+ * What the last run came to: its numbers (a cold run's total and stages, a warm receipt's median and p95), whether it
+ * counts (a cold run that does not is a warning, not ok), the wake lock, and the advice for a failure.
  * @param props.receipt the last run's receipt
  */
 export function LastOutcome(props: { receipt: DeviceReceipt }) {
   const last = props.receipt;
-  const ok = last.outcome.status === 'ok';
+  const verdict = countVerdict(last);
+  const box = last.outcome.status !== 'ok' ? 'error' : verdict.counted ? 'ok' : 'warn';
   return (
     <>
-      <p class={ok ? 'ok' : 'error'} role="status" data-testid="last-outcome">
-        Last run: {last.run.kind}, {ok ? 'ok' : `failed: ${last.outcome.reason ?? ''}`}
-        {coldNote(last)}
+      <div class={box} role="status" data-testid="last-outcome" data-counted={verdict.counted ? 'yes' : 'no'}>
+        <strong>Last: {last.run.kind === 'cold' ? 'cold run' : 'warm receipt'}</strong> ·{' '}
+        <span data-testid="last-numbers">{receiptNumbers(last)}</span>
+        <br />
+        {verdict.words}
         {last.run.wake_lock !== 'held' ? ` · screen wake lock: ${last.run.wake_lock}` : ''}
-      </p>
+      </div>
       <FailureAdvice reason={last.outcome.reason} panel="protocol" testId="protocol-advice" />
     </>
   );

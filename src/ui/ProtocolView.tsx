@@ -1,34 +1,35 @@
 /**
- * Protocol mode: the tester's field kit for the physical device procedure. It shows the target, what to do before the
- * next step, one large button for that step, progress against the protocol's minimums, the session stored on this
- * device (it survives a killed tab), the tester's sheet, and one bundle to hand back (share sheet, download or copy).
- * The developer panels are one tap away; this view shares their run controller, panel skeleton and progress display.
+ * Protocol mode: the tester's field kit for the physical device procedure. Its first screen is the next action (the
+ * card: ProtocolTarget.tsx); a cold run records what the page measures about its start and the tester's two taps
+ * (the browser quit and reopened, the site's data cleared) as attested, apart; before the cold step's site-data clear
+ * the page hands off what is not in a file yet, and after it takes the files back (SessionExport.tsx). Every URL
+ * parameter protocol mode cannot take is refused with one line. This view shares the developer panels' run
+ * controller, panel skeleton and progress display.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ParsedAutomation } from '../core/automation/automation.ts';
-import { protocolRunProblem, type AutorunPlan, type ColdOrWarm } from '../core/automation/autorun-plan.ts';
+import type { AutorunPlan } from '../core/automation/autorun-plan.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
-import { protocolProgress } from '../core/field/field-progress.ts';
-import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
+import { nextStep, protocolProgress } from '../core/field/field-progress.ts';
+import type { Capabilities } from '../core/receipt/receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { livePageFacts } from '../page/page-facts.ts';
-import { RunController } from '../page/run-controller.ts';
+import { runsStartedInPage } from '../page/page-start.ts';
+import { pageRuns } from '../page/run-gate.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
-import { storedSession, storeThenShow } from '../page/stored-session.ts';
+import { storedSession } from '../page/stored-session.ts';
 import { PageFooter } from './PageFooter.tsx';
-import { usePanelRun } from './panel-run.ts';
-import { CapabilitySummary, LastOutcome } from './ProtocolParts.tsx';
+import { CapabilitySummary, RunningCard } from './ProtocolParts.tsx';
 import { ProtocolTarget } from './ProtocolTarget.tsx';
-import { useFieldProtocol, useStoredReceipts } from './protocol-state.ts';
+import { useProtocolRun } from './protocol-run.ts';
+import { useFieldProtocol, useParamProblems, useStoredReceipts } from './protocol-state.ts';
 import { UnreadableStored } from './ReceiptList.tsx';
-import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
 import { SessionExport } from './SessionExport.tsx';
 
 /**
  * The protocol view.
  * @param props.catalog the page's catalog
- * @param props.automation the parsed URL (its bad parameters are shown here, and its run settings held to the
- *   protocol's when it asks for a run)
+ * @param props.automation the parsed URL (its bad parameters are shown here; a run setting it gives must be the
+ *   protocol's own)
  * @param props.autorun what the URL's `autorun` runs here: the protocol's steps, or the line refusing it
  * @param props.protocolId the field protocol to follow (the URL's `protocol`, else the default)
  * @param props.capabilities the capability probe (null while it runs)
@@ -46,82 +47,57 @@ export function ProtocolView(props: {
 }) {
   const { catalog, automation, autorun } = props;
   const { protocol, error: protocolError } = useFieldProtocol(props.protocolId, catalog);
+  const paramProblems = useParamProblems(automation, props.protocolId, protocol);
   const stored = useStoredReceipts();
-  const [status, setStatus] = useState<ModelStatus>('idle');
-  const [downloads, setDownloads] = useState<Downloads>(NO_DOWNLOADS);
-  const [samples, setSamples] = useState(0);
-  const [coldRanThisLoad, setColdRanThisLoad] = useState(false);
-  const controller = useMemo(
-    () => new RunController(livePageFacts(automation.settings.stageTimeoutMs, props.journal)),
-    [],
-  );
+  const [otherTabs, setOtherTabs] = useState<number | null>(null);
+  const [note, setNote] = useState<string | null>(null);
+  const refused = paramProblems.length > 0 || protocolError !== null;
+
+  useEffect(() => pageRuns.followOtherTabs(setOtherTabs), []);
   useEffect(() => {
-    if (protocolError !== null) setDrbState('failed');
-  }, [protocolError]);
+    if (refused) setDrbState('failed');
+  }, [refused]);
 
   const counts = protocol ? protocolProgress(stored.receipts, protocol) : null;
+  // A cold run is fresh only as the page load's first run (of any panel).
+  const step = counts ? nextStep(counts, runsStartedInPage() > 0) : null;
 
-  /** Runs the protocol's steps (a tap runs one; `autorun=cold,warm` two), each stored as it is made. */
-  const steps = (kinds: readonly ColdOrWarm[]): Promise<boolean> => {
-    if (!protocol) return Promise.resolve(false);
-    const model = catalog.models.find((m) => m.id === protocol.model)!;
-    const input = catalog.inputs.find((i) => i.id === protocol.input)!;
-    const { ep, threads, warm_runs: warmRuns } = protocol;
-    const name = kinds.length === 1 ? `${kinds[0]} run` : `${kinds.join(' + ')} runs`;
-    return run.start(name, async ({ signal, show }) => {
-      let allOk = true;
-      for (const kind of kinds) {
-        if (signal.aborted) break;
-        setDownloads(NO_DOWNLOADS);
-        setSamples(0);
-        if (kind === 'cold') setColdRanThisLoad(true);
-        const { receipt, problems } = await controller.run(
-          { kind, model, input, ep, threads, allowFallback: false, warmRuns },
-          {
-            onStatus: setStatus,
-            onProgress: (p) => setDownloads((prev) => withProgress(prev, p)),
-            onSample: (i) => setSamples(i + 1),
-          },
-          signal,
-        );
-        if (problems.length > 0) throw new Error(problems[0]);
-        await storeThenShow([{ kind: 'device-receipt', data: receipt }], () => {
-          stored.add(receipt);
-          show(receipt);
-        });
-        if (receipt.outcome.status !== 'ok') allOk = false;
-      }
-      return allOk;
-    });
-  };
-
-  // The last run's receipt is the run's result; a tapped run sets the automation state, as an automated one does.
-  // The URL's autorun waits for the protocol and the stored session (a refusal needs neither); `idle` once both are
-  // there and nothing was asked.
-  const requested = autorun.protocolRuns.length > 0 || autorun.refusal !== null;
-  const run = usePanelRun<DeviceReceipt>({
-    paramErrors: automation.errors,
-    tapsSetState: true,
-    ready: autorun.refusal !== null || (protocol !== null && stored.ready),
-    check: () => autorun.refusal ?? (requested && protocol ? protocolRunProblem(protocol, automation) : null),
-    autorun: requested ? () => steps(autorun.protocolRuns) : null,
-    onReady: () => setDrbState('idle'),
+  const { run, start, said, toggleSaid, running, stage, status, downloads, samples } = useProtocolRun({
+    catalog,
+    protocol,
+    stored,
+    automation,
+    autorun,
+    journal: props.journal,
+    paramProblems,
   });
 
-  const busy = run.busy;
-  const last = run.result;
-  const idle = !run.canStart || !stored.ready;
+  const runningCard = running && protocol && (
+    <RunningCard
+      kind={running}
+      warmRuns={protocol.warm_runs}
+      stage={stage}
+      status={status}
+      downloads={downloads}
+      samples={samples}
+      onCancel={run.cancel}
+    />
+  );
   return (
     <main class="protocol" data-testid="protocol-view">
-      <header>
-        <h1>Device Receipts Bench: field kit</h1>
-        <p class="sub">
-          Runs stay on this phone until you share them. Nothing is sent anywhere.{' '}
-          <button type="button" class="link" data-testid="to-panels" disabled={busy} onClick={props.onPanels}>
-            Developer panels
-          </button>
-        </p>
+      <header class="compact">
+        <h1>Field kit</h1>
+        <button type="button" class="link" data-testid="to-panels" disabled={run.busy} onClick={props.onPanels}>
+          Developer panels
+        </button>
       </header>
+      {paramProblems.length > 0 && (
+        <ul class="error" role="alert" data-testid="param-problems">
+          {paramProblems.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
       {protocolError && (
         <p class="error" role="alert" data-testid="protocol-error">
           {protocolError}
@@ -132,38 +108,39 @@ export function ProtocolView(props: {
           {storedSession.db.failure}
         </p>
       )}
-      {automation.errors.map((line) => (
-        <p key={line} class="error" role="alert" data-testid="param-error">
-          {line}
-        </p>
-      ))}
       <UnreadableStored view="protocol" />
-      {protocol && counts && (
+      {stored.ready && stored.receipts.length === 0 && !refused && (
+        <p class="small" data-testid="take-back-hint">
+          Cleared this site's data after handing receipts off? Take the saved files back below ("Take back saved files")
+          first: the tally then goes on.
+        </p>
+      )}
+      {protocol && counts && step && !refused && (
         <ProtocolTarget
           protocol={protocol}
           catalog={catalog}
           counts={counts}
-          coldRanThisLoad={coldRanThisLoad}
-          busy={busy}
-          disabled={idle}
-          onRun={(kind) => void steps([kind])}
+          receipts={stored.receipts}
+          step={step}
+          running={runningCard || null}
+          otherTabs={otherTabs}
+          said={said}
+          onSay={toggleSaid}
+          disabled={!run.canStart || !stored.ready}
+          onRun={start}
+          last={run.result}
+          error={run.error}
+          onNote={setNote}
         />
       )}
-      {(busy || last) && (
-        <RunProgress
-          status={status}
-          downloads={downloads}
-          samplesDone={samples}
-          samplesTotal={busy && protocol ? protocol.warm_runs : null}
-        />
-      )}
-      {run.error && (
-        <p class="error" role="alert" data-testid="protocol-run-error">
-          {run.error}
-        </p>
-      )}
-      {last && !busy && <LastOutcome receipt={last} />}
-      <SessionExport stored={stored} protocol={protocol} busy={busy} />
+      <SessionExport
+        stored={stored}
+        protocol={protocol}
+        busy={run.busy}
+        done={step === 'done'}
+        note={note}
+        onNote={setNote}
+      />
       <CapabilitySummary capabilities={props.capabilities} />
       <PageFooter />
     </main>

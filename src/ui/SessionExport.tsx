@@ -1,65 +1,70 @@
 /**
- * Protocol mode's "Your session": the stored session's list, the tester's sheet, and the one bundle to hand back
- * (the share sheet where the browser can share files, else a download; Download and Copy beside it), with the
- * deletion of the stored session once it was exported.
+ * Protocol mode's "Your receipts": the stored session's list, taking back handed-off files, the memory question (in
+ * the done step's card once both minimums are met), the tester's sheet, and the whole session as one bundle (the share
+ * sheet where the browser can share files, else a download; Download and Copy beside it; each records the hand-off),
+ * with the deletion of the stored session once it was exported.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Protocol } from '../core/field/field-protocol.ts';
 import { isProtocolReceipt } from '../core/field/field-progress.ts';
-import { bundleFileName, ReceiptBundle, type TesterSheet } from '../core/field/receipt-bundle.ts';
-import { firstIssueLine } from '../core/text/zod-issues.ts';
+import { notHandedOff } from '../core/field/hand-off.ts';
+import { bundleFileName, type ReceiptBundle, type TesterSheet } from '../core/field/receipt-bundle.ts';
 import { copyJson, downloadJson } from '../page/download.ts';
-import { canShareFiles, shareJson } from '../page/share.ts';
+import { canShareFiles } from '../page/share.ts';
 import { storedSession } from '../page/stored-session.ts';
+import { checkedBundle, handOver } from './hand-over.ts';
 import { SessionList } from './ProtocolParts.tsx';
+import { MemoryQuestion } from './MemoryQuestion.tsx';
+import { TakeBack } from './TakeBack.tsx';
 import { TesterSheetForm } from './TesterSheetForm.tsx';
 import type { StoredReceipts } from './protocol-state.ts';
-
-/** What the share sheet's outcome tells the tester. */
-const SHARED: Record<string, (name: string) => string> = {
-  shared: () => 'Shared.',
-  downloaded: (name) => `Saved as ${name}.`,
-  cancelled: () => 'Sharing cancelled.',
-};
 
 /**
  * @param props.stored every receipt of the stored session
  * @param props.protocol the field protocol followed (null while it loads or when it is bad)
  * @param props.busy a run of this view is in progress (the session cannot be deleted meanwhile)
  */
-export function SessionExport(props: { stored: StoredReceipts; protocol: Protocol | null; busy: boolean }) {
+export function SessionExport(props: {
+  stored: StoredReceipts;
+  protocol: Protocol | null;
+  busy: boolean;
+  done: boolean;
+  note: string | null;
+  onNote(line: string): void;
+}) {
   const { receipts, ready } = props.stored;
   const [sheet, setSheet] = useState<TesterSheet | null>(null);
-  const [note, setNote] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const setNote = props.onNote;
+  const note = props.note;
   useEffect(() => {
     if (ready) setSheet(storedSession.sheet);
-  }, [ready]);
+  }, [ready, props.stored.version]);
 
   // One name per export, from the bundle's own time: the file saved and the note saying so never differ.
   const name = (bundle: ReceiptBundle) => bundleFileName(props.protocol, bundle.created_at);
-  const checked = (): ReceiptBundle | null => {
-    const parsed = ReceiptBundle.safeParse(storedSession.bundleOf(receipts));
-    if (parsed.success) return parsed.data;
-    setNote(`The bundle cannot be made: ${firstIssueLine(parsed.error)}`);
-    return null;
+  const checked = () => {
+    const made = checkedBundle(receipts);
+    if ('line' in made) setNote(made.line);
+    return 'bundle' in made ? made.bundle : null;
   };
-  const share = async () => {
+  const share = async () => setNote(await handOver(receipts, props.protocol));
+  const download = async () => {
     const bundle = checked();
     if (!bundle) return;
-    const outcome = await shareJson(bundle, name(bundle));
-    setNote(SHARED[outcome]?.(name(bundle)) ?? 'Sharing failed: use Download or Copy.');
-  };
-  const download = () => {
-    const bundle = checked();
-    if (!bundle) return;
-    downloadJson(bundle, name(bundle));
-    setNote(`Saved as ${name(bundle)}.`);
+    const file = name(bundle);
+    downloadJson(bundle, file);
+    await storedSession.recordHandOff(receipts, 'downloaded');
+    setNote(`Saved as ${file}.`);
   };
   const copy = async () => {
     const bundle = checked();
-    if (bundle) setNote((await copyJson(bundle)) ? 'Copied the bundle.' : 'Copy failed: use Download.');
+    if (!bundle) return;
+    const copied = await copyJson(bundle);
+    if (copied) await storedSession.recordHandOff(receipts, 'copied');
+    setNote(copied ? 'Copied the bundle.' : 'Copy failed: use Download.');
   };
+  const pending = ready ? notHandedOff(receipts, storedSession.handOffLog).length : 0;
   const remove = async () => {
     await storedSession.clear();
     setConfirmDelete(false);
@@ -70,8 +75,10 @@ export function SessionExport(props: { stored: StoredReceipts; protocol: Protoco
   const protocol = props.protocol;
   return (
     <section class="panel" data-testid="session">
-      <h2>Your session</h2>
-      {ready ? <SessionList receipts={receipts} /> : <p>Loading the stored session…</p>}
+      <h2>Your receipts</h2>
+      {ready ? <SessionList receipts={receipts} protocol={props.protocol} /> : <p>Loading the stored session…</p>}
+      <TakeBack disabled={!ready || props.busy} onTaken={props.stored.reload} />
+      {!props.done && <MemoryQuestion disabled={!ready} />}
       {sheet && (
         <TesterSheetForm
           sheet={sheet}
@@ -81,12 +88,17 @@ export function SessionExport(props: { stored: StoredReceipts; protocol: Protoco
           }}
         />
       )}
+      <p class="small">
+        {pending > 0 ? `${pending} receipt(s) not yet handed off.` : 'Every receipt is in a file you have.'} The bundle
+        holds every stored receipt, the sheet and your answers: give the desk it or the handed-off files, not both (a
+        receipt in two files is a copy).
+      </p>
       <div class="buttons">
         <button type="button" class="big" data-testid="export-share" disabled={nothing} onClick={() => void share()}>
           {canShareFiles() ? 'Share the bundle' : 'Download the bundle'}
         </button>
         {canShareFiles() && (
-          <button type="button" data-testid="export-download" disabled={nothing} onClick={download}>
+          <button type="button" data-testid="export-download" disabled={nothing} onClick={() => void download()}>
             Download
           </button>
         )}

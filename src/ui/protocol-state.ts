@@ -1,10 +1,14 @@
 /**
  * What protocol mode reads when it opens: the field protocol it follows (fetched and checked at run time, so a bad
- * file says so on the page) and every receipt of the stored session (read back from the device once).
+ * file says so on the page), every receipt of the stored session (read back from the device once), and the URL
+ * parameters it refuses.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { PARAMS, type ParsedAutomation } from '../core/automation/automation.ts';
+import { PROTOCOL_HELD_PARAMS, paramsOfProtocol } from '../core/automation/autorun-plan.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import { parseProtocol, protocolCatalogProblems, protocolPath, type Protocol } from '../core/field/field-protocol.ts';
+import { protocolModeParamProblems, unreadableProtocolLine } from '../core/automation/protocol-mode-params.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { storedSession } from '../page/stored-session.ts';
 
@@ -26,7 +30,8 @@ export function useFieldProtocol(protocolId: string, catalog: ModelCatalog): Fie
     void (async () => {
       try {
         const response = await fetch(new URL(file, livePageFacts(null).pageBaseUrl), { cache: 'no-store' });
-        if (!response.ok) throw new Error(`answered HTTP ${response.status}`);
+        // One the page has no file for names the shipped protocols.
+        if (!response.ok) return fail(unreadableProtocolLine(protocolId, response.status));
         let value: unknown;
         try {
           value = await response.json();
@@ -55,6 +60,10 @@ export interface StoredReceipts {
   ready: boolean;
   /** A receipt this page just stored. */
   add(receipt: unknown): void;
+  /** Reads every receipt back again (after files were taken back); resolves once the view holds them. */
+  reload(): Promise<void>;
+  /** Counts the stored session's changes (the hand-off log, the tester's answers, the sheet taken back). */
+  version: number;
 }
 
 /**
@@ -64,9 +73,11 @@ export interface StoredReceipts {
 export function useStoredReceipts(): StoredReceipts {
   const [receipts, setReceipts] = useState<unknown[]>([]);
   const [ready, setReady] = useState(false);
+  const [version, setVersion] = useState(0);
   useEffect(() => {
     const off = storedSession.subscribe(() => {
       if (storedSession.counts.receipts === 0) setReceipts([]);
+      setVersion((v) => v + 1);
     });
     void storedSession.ready.then(async () => {
       setReceipts(await storedSession.allReceipts());
@@ -74,5 +85,36 @@ export function useStoredReceipts(): StoredReceipts {
     });
     return off;
   }, []);
-  return { receipts, ready, add: (receipt) => setReceipts((prev) => [...prev, receipt]) };
+  return {
+    receipts,
+    ready,
+    version,
+    add: (receipt) => setReceipts((prev) => [...prev, receipt]),
+    reload: () => storedSession.allReceipts().then(setReceipts),
+  };
+}
+
+/**
+ * Every URL parameter protocol mode cannot take, one line each (a parameter refused in protocol mode named once). A
+ * run setting the URL gives (model, ep, threads, ...) is read when it is the protocol's own and refused otherwise;
+ * until the protocol file is read, those that parsed wait to be judged.
+ * @param automation the parsed URL
+ * @param protocolId the protocol protocol mode follows
+ * @param protocol the protocol once read (null while it loads)
+ */
+export function useParamProblems(
+  automation: ParsedAutomation,
+  protocolId: string,
+  protocol: Protocol | null,
+): string[] {
+  return useMemo(() => {
+    const given = new Set(automation.given ?? []);
+    const accepted = protocol
+      ? paramsOfProtocol(protocol, automation)
+      : new Set(PROTOCOL_HELD_PARAMS.filter((name) => given.has(PARAMS[name].field)));
+    const modeProblems = protocolModeParamProblems(location.search, protocolId, accepted);
+    const named = new Set(modeProblems.map((line) => /^Invalid (\S+) param/.exec(line)?.[1]));
+    const unread = automation.errors.filter((line) => !named.has(/^Invalid (\S+) param/.exec(line)?.[1]));
+    return [...unread, ...modeProblems];
+  }, [protocol]);
 }

@@ -17,6 +17,7 @@ import type { GeneratedOutput } from '../core/generation/generate-input.ts';
 import type {
   EngineInfo,
   ExecutionProvider,
+  ModelFetchMethod,
   ModelFile,
   OutputDigest,
   Route,
@@ -93,6 +94,8 @@ export interface LoadRequest {
 export interface LoadedModel {
   files: ModelFile[];
   integrity: 'verified' | 'unpinned';
+  /** How the files were fetched (the receipt's `model.fetch_method`). */
+  fetch_method?: ModelFetchMethod;
 }
 
 /** The receipt's `route` facts a load establishes (the request's own fields are the page's). Attempt times are

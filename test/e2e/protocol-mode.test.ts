@@ -1,11 +1,12 @@
 /**
  * Protocol mode end to end in Chromium at a phone's size (390 x 844): the tester's flow through the real buttons.
  * A cold run, a reload, the same receipt back from the device's storage; a renderer killed mid-run, then the earlier
- * receipts still stored and the interruption recorded; a second cold run in the same profile marked as served from
- * the cache, a cold run in a fresh profile marked network; export through the real button; the bundle validates;
- * summarize counts only the truly cold receipts; review reaches DEVICE_PASS on a bundle with enough truly cold and
- * warm receipts and a filled review, and not on one whose cold receipts were served from the cache. Every view has no
- * horizontal overflow at 375 px.
+ * receipts still stored and the interruption recorded; a cold run after the reload network-cold (the runtime under
+ * per-run URLs, past the HTTP cache) but not counted (a reload is not a fresh start); export through the real button;
+ * the bundle validates; summarize counts only the full protocol colds (network-cold from a fresh start, restart and
+ * clear attested); review with an answers file reaches DEVICE_PASS on a bundle with enough of them and warm receipts,
+ * and not on one whose cold receipts were not fresh starts. Every view has no horizontal overflow at 375 px. The
+ * tester's whole procedure across browser restarts is test/e2e/field-chromium.test.ts.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,12 @@ async function openProtocol(env: PageEnv, extra: Record<string, unknown> = {}): 
   return page;
 }
 
+/** The tester's two taps before a cold run (what no page can see: the browser restarted, the site's data cleared). */
+async function attest(page: Page): Promise<void> {
+  await page.getByTestId('attest-browser-restarted').click();
+  await page.getByTestId('attest-site-data-cleared').click();
+}
+
 /** Presses the next-step button (or the other step) and waits for the run's end; returns the receipt it stored. */
 async function step(page: Page, button: 'protocol-next' | 'protocol-other' = 'protocol-next'): Promise<DeviceReceipt> {
   const before = await page.evaluate(() => window.drbSession!.receipts.length);
@@ -58,13 +65,6 @@ async function noOverflowAt375(page: Page): Promise<void> {
   await page.setViewportSize(PHONE);
 }
 
-/** Clears the browser's HTTP cache, as the tester's cold steps do (site storage, and so the session, is kept). */
-async function clearHttpCache(page: Page): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.clearBrowserCache');
-  await cdp.detach();
-}
-
 describe('protocol mode in Chromium at 390 x 844', () => {
   let env: PageEnv;
   beforeAll(async () => {
@@ -74,10 +74,11 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await env?.close();
   });
 
-  it('a cold run in a fresh profile is network; the receipt survives a reload; a second cold run in the profile is served from the cache', async () => {
+  it('a cold run in a fresh profile is network and counted with the taps; the receipt survives a reload; a cold run after the reload is network-cold but not counted', async () => {
     const page = await openProtocol(env);
     expect(await page.getByTestId('protocol-next').textContent()).toBe('Cold run');
     await noOverflowAt375(page);
+    await attest(page);
     const cold = await step(page);
     expect(cold.run.kind).toBe('cold');
     expect(cold.run.cold_from_cache).toBe(false);
@@ -87,21 +88,28 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       'network',
     ]);
     expect(cold.run.wake_lock).toMatch(/^(held|released|refused|unsupported)$/);
-    expect(await page.getByTestId('protocol-progress').textContent()).toBe('cold 1 of 5, warm 0 of 20');
+    expect(await page.getByTestId('protocol-progress').textContent()).toBe(
+      'cold 1 of 5 receipts, warm 0 of 20 receipts',
+    );
     // Stored before it was shown: a reload gives the same receipt back.
     await page.reload();
     await waitForPage(page, () => document.documentElement.dataset.drbSession === 'ready');
     expect(await page.evaluate(() => window.drbSession!.receipts)).toEqual([cold]);
     await page.getByTestId('protocol-next').waitFor();
-    // A cold run again without the cold steps: the runtime comes from the HTTP cache, and the receipt says so.
+    // A cold run again after a plain reload, the taps made: every byte over the network still (the runtime under URLs
+    // unique to the run, past the HTTP cache the first run filled), but a reload is no fresh start: not counted.
+    await attest(page);
     const again = await step(page);
     expect(again.run.kind).toBe('cold');
-    expect(again.run.cold_from_cache).toBe(true);
-    expect(again.runtime.files.map((f) => f.cache_state)).toEqual(['http-cache', 'http-cache']);
+    expect(again.run.cold_from_cache).toBe(false);
+    expect(again.runtime.files.map((f) => f.cache_state)).toEqual(['network', 'network']);
+    expect(again.run.cold_start).toMatchObject({ navigation_type: 'reload', first_navigation_of_tab: false });
     expect(await page.getByTestId('protocol-progress').textContent()).toBe(
-      'cold 1 of 5 (1 not counted: cache), warm 0 of 20',
+      'cold 1 of 5 receipts, warm 0 of 20 receipts; not counted: 1 cold not a full protocol cold',
     );
-    expect(await page.getByTestId('last-outcome').textContent()).toContain('served from a cache: not counted as cold');
+    expect(await page.getByTestId('last-outcome').textContent()).toContain(
+      'network-cold, but not counted as a protocol cold: the page was opened by a reload; not the first page of its tab',
+    );
     await page.locator('[data-testid=stored-session] details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await page
       .locator('[data-testid=capability-summary] details')
@@ -169,36 +177,32 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     }
   });
 
-  it('exports through the real button a bundle that validates, summarises with only truly cold runs counted, and reaches DEVICE_PASS only with truly cold ones', async () => {
+  it('exports through the real button a bundle that validates, summarises with only full protocol colds counted, and reaches DEVICE_PASS only with them', async () => {
     const browser = await startPageEnv();
     const dir = testTempDir('drb-protocol-e2e-');
     try {
       let page = await openProtocol(browser);
-      // Five truly cold runs, each after the cold steps (here: the HTTP cache cleared, a fresh page), one cache-served.
+      // Five full protocol colds, each the first run of a new tab with the taps made; then one on the same page.
       const colds: DeviceReceipt[] = [];
       for (let i = 0; i < 5; i++) {
         if (i > 0) {
-          await clearHttpCache(page);
           await page.close();
           page = await openProtocol(browser);
         }
-        colds.push(
-          await step(
-            page,
-            i === 0
-              ? 'protocol-next'
-              : (await page.getByTestId('protocol-next').textContent()) === 'Cold run'
-                ? 'protocol-next'
-                : 'protocol-other',
-          ),
-        );
+        expect(await page.getByTestId('protocol-next').textContent()).toBe('Cold run');
+        await attest(page);
+        colds.push(await step(page));
       }
-      const cached = await step(page, 'protocol-other');
+      const samePage = await step(page, 'protocol-other');
       expect(colds.map((r) => r.run.cold_from_cache)).toEqual([false, false, false, false, false]);
-      expect(cached.run.cold_from_cache).toBe(true);
+      expect(samePage.run).toMatchObject({
+        kind: 'cold',
+        cold_from_cache: false,
+        cold_start: { runs_before_in_page: 1 },
+      });
       for (let i = 0; i < 20; i++) expect((await step(page)).run.kind).toBe('warm');
       expect(await page.getByTestId('protocol-progress').textContent()).toBe(
-        'cold 5 of 5 (1 not counted: cache), warm 20 of 20',
+        'cold 5 of 5 receipts, warm 20 of 20 receipts; not counted: 1 cold not a full protocol cold',
       );
       await page.getByTestId('done-steps').waitFor();
       // The session sheet, typed as a tester would; shown in full before export.
@@ -244,13 +248,14 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       const [target] = summary.targets;
       expect(target.counts).toMatchObject({
         cold: 6,
-        clean_cold: 5,
-        cold_set_aside: 1,
+        clean_cold: 6,
+        full_cold: 5,
+        cold_set_aside: 0,
         clean_warm: 20,
         cold_minimum_met: true,
         warm_minimum_met: true,
       });
-      expect(target.cold_set_aside.served_from_cache).toEqual([cached.receipt_id]);
+      expect(target.cold_set_aside.not_fresh_start).toEqual([samePage.receipt_id]);
       const template = JSON.parse(
         (await runCli(['receipts', 'review-template', '--summary', join(out, 'summary.json'), '--target', target.key]))
           .stdout,
@@ -267,11 +272,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       Object.assign(template, {
         reviewer: 'qa-1',
         reviewed_at: '2026-12-01T10:00:00Z',
-        public_revision: bundle.app.commit ?? 'deployed-page-1',
-        tab: { reloaded_or_evicted: false, details: null },
-        launch_to_result_ms: 4000,
         memory_pressure: { observed: false, behaviour: 'none observed' },
-        output_stayed_correct: true,
         thresholds: { profile: null, cold_total_p95_ms: 600_000, warm_p95_ms: 60_000 },
       });
       const answers = join(dir, 'answers.json');
@@ -287,22 +288,30 @@ describe('protocol mode in Chromium at 390 x 844', () => {
         answers,
       ]);
       expect(review.stdout.split('\n')[0]).toBe(`${target.key}: DEVICE_PASS`);
+      // The slots the template left empty were filled by review from the evidence, each with its source.
+      expect(review.stdout).toContain(
+        "  from the evidence: public_revision: session sheets of 1 bundle(s), typed once in protocol mode; checked against the receipts' own commit\n",
+      );
+      expect(review.stdout).toMatch(/\n {2}from the evidence: tab: run journal: 0 interrupted run\(s\) recorded\n/);
+      expect(review.stdout).toMatch(
+        /\n {2}from the evidence: launch_to_result_ms: receipts: median navigation start to first result of 5 full protocol cold\(s\)/,
+      );
 
-      // The same session with its cache-served cold run as the only cold one: not a pass, and it says why.
-      const cachedOnly = {
+      // The same session with its not-fresh cold run as the only cold one: not a pass, and it says why.
+      const notFresh = {
         ...bundle,
         receipts: bundle.receipts.filter(
           (r) =>
             (r as unknown as DeviceReceipt).run.kind === 'warm' ||
-            (r as unknown as DeviceReceipt).receipt_id === cached.receipt_id,
+            (r as unknown as DeviceReceipt).receipt_id === samePage.receipt_id,
         ),
       };
-      const cachedFile = join(dir, 'cached-only.json');
-      writeFileSync(cachedFile, JSON.stringify(cachedOnly));
-      const out2 = join(dir, 'summary-cached');
-      expect((await runCli(['receipts', 'summarize', cachedFile, '--out', out2])).code).toBe(0);
+      const notFreshFile = join(dir, 'not-fresh-only.json');
+      writeFileSync(notFreshFile, JSON.stringify(notFresh));
+      const out2 = join(dir, 'summary-not-fresh');
+      expect((await runCli(['receipts', 'summarize', notFreshFile, '--out', out2])).code).toBe(0);
       const target2 = (JSON.parse(readFileSync(join(out2, 'summary.json'), 'utf8')) as ReceiptsSummary).targets[0];
-      writeFileSync(answers, JSON.stringify({ ...template, target: target2.key }));
+      writeFileSync(answers, JSON.stringify({ ...template, target: target2.key, launch_to_result_ms: 4000 }));
       const review2 = await runCli([
         'receipts',
         'review',
@@ -315,7 +324,8 @@ describe('protocol mode in Chromium at 390 x 844', () => {
       ]);
       expect(review2.stdout).toContain(`${target2.key}: DEVICE_RECEIPT`);
       expect(review2.stdout).toContain(
-        '0 truly cold clean ok run(s), the protocol needs at least 5 (1 cold run(s) set aside, not truly cold: 1 served from a cache)',
+        '0 full protocol cold run(s), the protocol needs at least 5; measured: 1 network-cold, 0 of them from a fresh start; attested: 0 browser restart and site data clear ' +
+          "(cold run(s) set aside: 1 without a fresh start (a reload, an earlier run on the page, not the tab's first page), 1 without an attested browser restart and site data clear)",
       );
     } finally {
       await browser.close();
@@ -328,7 +338,7 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await page.goto(`${env.server.url}${pageQuery({ mode: 'protocol', protocol: 'no-such-protocol' })}`);
     await page.getByTestId('protocol-error').waitFor();
     expect(await page.getByTestId('protocol-error').textContent()).toBe(
-      'protocols/no-such-protocol.json: answered HTTP 404',
+      "Unknown protocol 'no-such-protocol': this page has no protocols/no-such-protocol.json; use one of ort-tiny-xenc-wasm, lfm2.5-350m-q4-wasm, qwen3-0.6b-q4-wasm, bge-reranker-v2-m3-q8-wasm (?protocol=<id>)",
     );
     expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
     await page.close();

@@ -76,17 +76,39 @@ describe('page receipts through drb receipts validate and summarize', () => {
       expect(t!.counts).toMatchObject({ cold: 1, warm: 1, ok_cold: 1, ok_warm: 1, warm_samples: 5, failed: 0 });
       expect(t!.evidence.state).toBe('DEVICE_RECEIPT');
     }
-    // The first cold run in this browser profile fetched everything from the network: truly cold, counted.
-    const first = byThreads(1)!;
-    expect(first.counts).toMatchObject({ clean_cold: 1, cold_set_aside: 0 });
-    expect(first.cold.total_ms!.count).toBe(1);
-    // The second one ran in the same profile and took the runtime from the HTTP cache: set aside, not counted as cold.
-    const second = byThreads(2)!;
-    const secondCold = receiptsWritten.find((r) => r.run.kind === 'cold' && r.route.threads_effective === 2)!;
-    expect(secondCold.run.cold_from_cache).toBe(true);
-    expect(second.counts).toMatchObject({ clean_cold: 0, cold_set_aside: 1 });
-    expect(second.cold_set_aside).toEqual({ served_from_cache: [secondCold.receipt_id], cache_state_unknown: [] });
-    expect(second.cold.total_ms).toBeNull();
+    // Both cold runs fetched everything from the network, the second too although it ran in the same profile (a cold
+    // run fetches its runtime under URLs unique to the run); each started fresh (a new tab, navigated to, no run
+    // before), but nobody attested a browser restart or a site data clear: measured, not a protocol cold, not counted.
+    for (const n of [1, 2]) {
+      const cold = receiptsWritten.find((r) => r.run.kind === 'cold' && r.route.threads_effective === n)!;
+      expect(cold.run.cold_from_cache).toBe(false);
+      expect(cold.runtime.fetch_method).toBe('per-run-url');
+      expect(cold.model.fetch_method).toBe('no-store');
+      expect(cold.run.cold_start).toMatchObject({
+        navigation_type: 'navigate',
+        restored_from_bfcache: false,
+        first_navigation_of_tab: true,
+        runs_before_in_page: 0,
+      });
+      expect(cold.run.attestations).toEqual([]);
+      const t = byThreads(n)!;
+      expect(t.counts).toMatchObject({
+        clean_cold: 1,
+        measured_network_cold: 1,
+        measured_fresh_start: 1,
+        attested_cold: 0,
+        full_cold: 0,
+        cold_set_aside: 0,
+      });
+      expect(t.cold_set_aside).toEqual({
+        served_from_cache: [],
+        cache_state_unknown: [],
+        not_fresh_start: [],
+        not_attested: [cold.receipt_id],
+      });
+      // The cold statistics are the full protocol colds' only.
+      expect(t.cold.total_ms).toBeNull();
+    }
     const failed = summary.targets.find((t) => t.identity.route.requested_ep === 'webgpu')!;
     expect(failed.counts.failed).toBe(1);
     expect(failed.failures.by_reason[0].reason).toMatch(/WebGPU/);

@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { threeSignificant } from '../../src/core/text/format-number.ts';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
+import type { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import {
   EMPTY_TESTER_SHEET,
   RECEIPT_BUNDLE_SCHEMA,
@@ -147,7 +148,12 @@ describe('drb receipts report in Chromium from file://', () => {
     // Every chart kind's table holds numbers of summary.json, and each one is exactly summary.json's (and shown as
     // its 3-significant-digit form).
     const chartCells = cells.filter((c) => c.inChart);
-    expect(chartCells.length).toBeGreaterThan(80);
+    // The captured receipts predate run.cold_start and run.attestations, so none is a full protocol cold and the cold
+    // statistics (full protocol colds only, issue 29) hold no numbers: fewer cells than before that rule (over 80).
+    expect(chartCells.length).toBeGreaterThan(55);
+    expect(
+      (summary as ReceiptsSummary).targets.every((t) => t.counts.full_cold === 0 && t.cold.total_ms === null),
+    ).toBe(true);
     for (const cell of cells) {
       const expected = summaryValue(summary, cell.path);
       expect(typeof expected, cell.path).toBe('number');

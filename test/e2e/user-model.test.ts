@@ -200,7 +200,7 @@ function checkUserReceipts(
   const [cold, warm] = receipts;
   expect(cold.timings.first_inference_ms).toBeGreaterThan(0);
   // Picked files are read from the device, not fetched (cache state unknown), so a user model's cold run is never
-  // counted as truly cold: null, or true once the runtime itself came from the HTTP cache (a second run here).
+  // counted as network-cold (null: the runtime itself comes over the network under a URL unique to the run).
   expect(cold.run.cold_from_cache).not.toBe(false);
   expect(cold.model.files.every((f) => f.cache_state === 'unknown')).toBe(true);
   expect(warm.timings.warm_samples_ms).toHaveLength(3);

@@ -4,6 +4,7 @@
  * mode holds a URL's run settings to its protocol's.
  */
 import { describe, expect, it } from 'vitest';
+import { protocolModeParamProblems } from '../../src/core/automation/protocol-mode-params.ts';
 import {
   AUTORUN_VALUES,
   parseAutomation,
@@ -13,6 +14,8 @@ import {
 import {
   autorunPlan,
   engineParamProblem,
+  PROTOCOL_HELD_PARAMS,
+  paramsOfProtocol,
   protocolRunProblem,
   type OpenedView,
   type ProtocolTarget,
@@ -159,5 +162,35 @@ describe('engineParamProblem', () => {
     expect(engineParamProblem('generate', 'ort', { id: 'ort-tiny-xenc', engine: 'ort' })).toBeNull();
     // No model: the panel says so itself.
     expect(engineParamProblem('generate', 'ort', undefined)).toBeNull();
+  });
+});
+
+describe('paramsOfProtocol: run settings protocol mode reads because they are its protocol own', () => {
+  it('names the held parameters the URL gives with the protocol own value, and no other', () => {
+    const same = parsed({ model: 'ort-tiny-xenc', engine: 'ort', ep: 'wasm', threads: 1, warmRuns: 20 });
+    expect([...paramsOfProtocol(FIXTURE_PROTOCOL, same)].sort()).toEqual([
+      'engine',
+      'ep',
+      'model',
+      'threads',
+      'warm_runs',
+    ]);
+    expect([...paramsOfProtocol(FIXTURE_PROTOCOL, parsed({ ep: 'webgpu', threads: 2 }))]).toEqual([]);
+    // A default the URL did not give is not read as given.
+    expect([...paramsOfProtocol(FIXTURE_PROTOCOL, parsed({}))]).toEqual([]);
+    // A value given twice never parses, so it is never the protocol own.
+    const twice = parseAutomation('?threads=1&threads=1', { modelIds: MODEL_IDS });
+    expect([...paramsOfProtocol(FIXTURE_PROTOCOL, twice)]).toEqual([]);
+  });
+
+  it('lets protocolModeParamProblems read those and refuse the rest, one line each', () => {
+    const search = '?mode=protocol&ep=wasm&threads=2&rounds=3';
+    const accepted = paramsOfProtocol(FIXTURE_PROTOCOL, parseAutomation(search, { modelIds: MODEL_IDS }));
+    expect(protocolModeParamProblems(search, FIXTURE_PROTOCOL.id, accepted)).toEqual([
+      "Invalid threads param in protocol mode: '2': protocol ort-tiny-xenc-wasm fixes the model, engine, route, threads and warm runs; remove it, choose another protocol (?protocol=<id>), or open the developer panels (?mode=panels)",
+      "Invalid rounds param in protocol mode: '3': protocol ort-tiny-xenc-wasm fixes the model, engine, route, threads and warm runs; remove it, choose another protocol (?protocol=<id>), or open the developer panels (?mode=panels)",
+    ]);
+    // Every held parameter is one protocolRunProblem checks too.
+    for (const name of PROTOCOL_HELD_PARAMS) expect(protocolModeParamProblems(`?${name}=x`, 'p')).toHaveLength(1);
   });
 });

@@ -569,6 +569,52 @@ describe('drb gate escalation: refusals (exit 2, one line, nothing written)', ()
     expect(existsSync(f.file('gate-out'))).toBe(false);
   });
 
+  it('refuses a comparison report whose paired counts were rewritten to claim an improvement', async () => {
+    const f = fixture();
+    const artifact = candidates();
+    // 350M: right on rows 1-12 and 16-19: 4 better, 3 worse than 230M, p 1: not eligible, as drb compare says.
+    const runs = [
+      ...(await artifactRuns(f)),
+      ...(await labelled(f, 'lfm-230m', rerank(artifact, first(15)))),
+      ...(await labelled(f, 'lfm-350m', rerank(artifact, new Set([...TYPO.slice(0, 12), ...TYPO.slice(15, 19)])))),
+    ];
+    const comparison = await compared(f, 'lfm-230m', 'lfm-350m');
+    const report = JSON.parse(readFileSync(comparison, 'utf8'));
+    // Consistent with itself (counts add up, the p-value is the sign test's on them), not with the runs it compares.
+    report.paired.effective_correct = {
+      better: 10,
+      worse: 0,
+      tied: 30,
+      discordant: 10,
+      sign_test_p_value: 0.001953125,
+    };
+    report.broken = [];
+    writeFileSync(comparison, JSON.stringify(report, null, 2));
+    const run = await gate(f, [...runs, comparison]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `error: ${comparison}: paired.effective_correct.better: better - worse is 10, but the runs' correct_rows go from 25 to 26 (1) (the file contradicts itself; make it again)\n`,
+    );
+    expect(existsSync(f.file('gate-out'))).toBe(false);
+  });
+
+  it('refuses a score report whose rates contradict its own counts', async () => {
+    const f = fixture();
+    const runs = await artifactRuns(f);
+    const scoreFile = await scored(f, 'lfm-230m', rerank(candidates(), first(15)));
+    const report = JSON.parse(readFileSync(scoreFile, 'utf8'));
+    report.metrics.effective_acc_at_1 = 0.95;
+    writeFileSync(scoreFile, JSON.stringify(report, null, 2));
+    const run = await gate(f, [...runs, `lfm-230m=${scoreFile}`, `lfm-230m=${f.file('lfm-230m.predictions.json')}`]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: ${scoreFile}: metrics\\.effective_acc_at_1: is 0\\.95, but correct_rows / rows \\(25 / 40\\) give 0\\.625 `,
+      ),
+    );
+    expect(existsSync(f.file('gate-out'))).toBe(false);
+  });
+
   it('a run whose predictions were not given decides nothing', async () => {
     const f = fixture();
     const runs = [

@@ -35,7 +35,7 @@ function hostileFolder(): { dir: string; paths: Map<string, string> } {
 }
 
 /** Text from the fixtures that must never be quoted into an output. */
-const NEVER_QUOTED = ['quoted secret text', '\u001b', 'hello', '\n## Evidence'];
+const NEVER_QUOTED = ['quoted secret text', 'quoted-secret', '\u001b', 'hello', '\n## Evidence'];
 
 /** Every line of summary.md that starts a table row has as many cells as its header. */
 function expectTablesIntact(markdown: string): void {
@@ -72,9 +72,10 @@ describe('hostile receipts: validate', () => {
       ) {
         expect(own.length, c.name).toBeGreaterThan(0);
       } else expect(own, c.name).toEqual([]);
-      // A bundle's own fields (its sheet, its list of receipts) are the bundle file's lines; the others its receipt's.
+      // A bundle's own fields (its sheet, its session attestations, its list of receipts) are the bundle file's lines;
+      // the others its receipt's.
       const shownAs =
-        c.bundle !== undefined && !/^(sheet\.|receipts\[)/.test(c.field ?? '')
+        c.bundle !== undefined && !/^(sheet\.|attestations|receipts\[)/.test(c.field ?? '')
           ? `${paths.get(c.name)}#receipts[0]`
           : paths.get(c.name);
       if (c.field !== undefined)

@@ -95,7 +95,7 @@ describe('ranking rules (hand-checked)', () => {
         'model files not verified against pinned SHA-256 (3 unpinned, 1 with a mismatch receipt(s))',
         'the model was never loaded',
         '1 receipt id repeated in other files (a receipt counts once)',
-        '0 clean cold run(s) of the 5 the protocol needs',
+        '0 full protocol cold run(s) of the 5 the protocol needs',
         '3 clean warm run(s) of the 20 the protocol needs',
         '2 prompts without an answer (failed samples)',
         'profile mainstream: fail (warm p95 300 ms over 250 ms; cold load p95 not measured)',
@@ -289,7 +289,7 @@ describe('drb leaderboard', () => {
       'no quality score (Effective Acc@1 of a scored suite run of this model on this device and route)',
     );
     const galaxy = rowHtml(run.html, keys['galaxy-tiny-wasm']);
-    expect(galaxy).toContain('4 clean cold run(s) of the 5 the protocol needs');
+    expect(galaxy).toContain('4 full protocol cold run(s) of the 5 the protocol needs');
     expect(galaxy).toContain('below the gate of 70%');
     // Individual metrics lead: the default order is by warm median within a track, never by fit (the faster
     // unranked webgpu row comes before the ranked wasm rows of the same input).

@@ -6,6 +6,7 @@
  * invariant true (warm statistics are recomputed from the samples).
  */
 import { coldFromCache } from '../../src/core/receipt/cache-state.ts';
+import { TESTER_TAP } from '../../src/core/receipt/attestation.ts';
 import { summarize } from '../../src/core/stats/stats.ts';
 import type { DeviceReceipt } from '../../src/core/receipt/receipt.ts';
 import { pageReceipt } from './receipts-fixtures.ts';
@@ -30,6 +31,12 @@ export interface BuildOptions {
   /** Cold runs: where the runtime files came from (default every file over the network: a truly cold run);
    *  `http-cache` makes a run served from a cache, `unknown` one whose source could not be told. */
   runtimeCache?: 'network' | 'http-cache' | 'unknown';
+  /** Cold runs: the start as the page measured it and as a tester attested it (default `full`: the tab's first page,
+   *  navigated to, no earlier run, with the browser restart and the site data clear attested: a full protocol cold);
+   *  `not-attested` measures a fresh start nobody attested; `reload` an attested start after a plain reload;
+   *  `second-in-page` an attested start after an earlier run on the same page; `none` records neither (a receipt of
+   *  an earlier page). */
+  coldStart?: 'full' | 'not-attested' | 'reload' | 'second-in-page' | 'none';
 }
 
 /** The model id of the page's tiny fixture, which builder receipts carry unless told otherwise. */
@@ -152,5 +159,29 @@ export function buildReceipt(options: BuildOptions = {}): DeviceReceipt {
     })),
   };
   r.run.cold_from_cache = kind === 'cold' ? coldFromCache([...r.model.files, ...r.runtime.files]) : null;
+  const start = kind === 'cold' ? (options.coldStart ?? 'full') : 'none';
+  if (start === 'none') {
+    delete r.run.cold_start;
+    delete r.run.attestations;
+    if (kind === 'warm') r.run.cold_start = null;
+    if (kind === 'warm') r.run.attestations = [];
+  } else {
+    const ranAt = r.status_transitions.at(-1)?.at_ms ?? 1;
+    r.run.cold_start = {
+      navigation_type: start === 'reload' ? 'reload' : 'navigate',
+      restored_from_bfcache: false,
+      first_navigation_of_tab: start !== 'reload',
+      runs_before_in_page: start === 'second-in-page' ? 1 : 0,
+      navigation_to_result_ms: failed ? null : ranAt,
+    };
+    const at = new Date(Date.parse(r.run.started_at) - 60_000).toISOString();
+    r.run.attestations =
+      start === 'not-attested'
+        ? []
+        : [
+            { claim: 'site-data-cleared', source: 'tester', by: 'tester', how: TESTER_TAP['site-data-cleared'], at },
+            { claim: 'browser-restarted', source: 'tester', by: 'tester', how: TESTER_TAP['browser-restarted'], at },
+          ];
+  }
   return r;
 }

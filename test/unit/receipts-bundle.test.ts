@@ -213,7 +213,7 @@ describe('summarize, review-template and review on a bundle', () => {
     ]);
     expect(review.stdout).toContain(`${target.key}: DEVICE_RECEIPT`);
     expect(review.stdout).toContain(
-      'not higher: 0 truly cold clean ok run(s), the protocol needs at least 5 (5 cold run(s) set aside, not truly cold: 5 served from a cache)',
+      'not higher: 0 full protocol cold run(s), the protocol needs at least 5; measured: 0 network-cold, 0 of them from a fresh start; attested: 5 browser restart and site data clear (cold run(s) set aside: 5 served from a cache)',
     );
   });
 });

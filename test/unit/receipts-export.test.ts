@@ -334,7 +334,7 @@ describe('drb receipts export', () => {
     const perTarget = await duck(
       `SELECT target_key, count(*)::INTEGER AS receipts, count(*) FILTER (outcome = 'failed')::INTEGER AS failed,
               count(*) FILTER (run_kind = 'cold' AND clean)::INTEGER AS clean_cold, count(*) FILTER (run_kind = 'warm' AND clean)::INTEGER AS clean_warm,
-              median(total_ms) FILTER (run_kind = 'cold' AND clean) AS cold_total_median
+              median(total_ms) FILTER (run_kind = 'cold' AND protocol_cold) AS cold_total_median
        FROM ${receipts} WHERE receipt_kind = 'device' GROUP BY 1`,
     );
     const warm = await duck(

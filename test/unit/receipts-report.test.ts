@@ -121,8 +121,13 @@ describe('drb receipts report on the captured receipts', () => {
       data.summary.targets.filter((t) => t.warm.pooled_ms).length,
     );
     for (const cold of data.cold) expect(html).toContain(cold.receipt_id);
-    // Each cold run says whether it was truly cold: the capture has fresh-profile runs and runs served from the cache.
-    expect(html).toContain('cache: network (truly cold)');
+    // Each cold run says whether it was network-cold and a protocol cold: the capture has fresh-profile runs (network,
+    // made before receipts recorded their start, so not protocol colds) and runs served from the cache.
+    // The chart's one-line note says it short (an SVG text line must fit a phone); the table row under it says why.
+    expect(html).toContain('cache: network; not a protocol cold</text>');
+    expect(html).toContain(
+      '>network, not a protocol cold: no start facts recorded (a receipt of an earlier page); browser restart not attested; website data clear not attested (left out)<',
+    );
     expect(html).toContain('cache: served from a cache (left out)');
   });
 

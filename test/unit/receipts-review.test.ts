@@ -68,7 +68,7 @@ describe('evidence rules', () => {
   it('says why a target is not higher: counts, cold or warm missing', async () => {
     const fewCold = await targetOf(fullProcedure().slice(1));
     expect(evaluateEvidence(fewCold, answers(fewCold.key)).not_higher_because).toEqual([
-      '4 truly cold clean ok run(s), the protocol needs at least 5',
+      '4 full protocol cold run(s), the protocol needs at least 5; measured: 4 network-cold, 4 of them from a fresh start; attested: 4 browser restart and site data clear',
     ]);
     const noWarm = await targetOf(fullProcedure().slice(0, 5));
     expect(

@@ -304,17 +304,19 @@ describe('per-target statistics', () => {
     expect(cachedOnly.cold_set_aside).toEqual({
       served_from_cache: cached.map((r) => r.receipt_id).sort(),
       cache_state_unknown: [unknown.receipt_id],
+      not_fresh_start: [],
+      not_attested: [],
     });
     expect(cachedOnly.cold.total_ms).toBeNull();
     expect(cachedOnly.evidence.not_higher_because).toContain(
-      '0 truly cold clean ok run(s), the protocol needs at least 5 (6 cold run(s) set aside, not truly cold: 5 served from a cache, 1 with a file of unknown cache state)',
+      '0 full protocol cold run(s), the protocol needs at least 5; measured: 0 network-cold, 0 of them from a fresh start; attested: 6 browser restart and site data clear (cold run(s) set aside: 5 served from a cache, 1 with a file of unknown cache state)',
     );
     expect(renderSummaryMarkdown(await summarizeAll([...cached, unknown]))).toContain(
       '- Cold runs set aside, served from a cache (not truly cold):',
     );
 
     const mixed = (await summarizeAll([...cold, ...cached])).targets[0];
-    expect(mixed.counts).toMatchObject({ clean_cold: 5, cold_set_aside: 5, cold_minimum_met: true });
+    expect(mixed.counts).toMatchObject({ clean_cold: 5, full_cold: 5, cold_set_aside: 5, cold_minimum_met: true });
     // Only the truly cold runs' times: every set-aside run took 4 ms, every cold one 22 ms.
     expect(mixed.cold.total_ms).toMatchObject({ count: 5, min: 22, max: 22 });
   });
@@ -473,7 +475,7 @@ describe('drb receipts summarize', () => {
       first_problem: 'outcome.status: is "ok" but no inference completed',
     });
     const md = readFileSync(join(out, 'summary.md'), 'utf8');
-    expect(md).toContain(`| ${summary.targets[0].key} | ort-tiny-xenc | ort | wasm | 1 | 1/5 | 1/20 |`);
+    expect(md).toContain(`| ${summary.targets[0].key} | ort-tiny-xenc | ort | wasm | 1 | 1/5 (1 / 1) | 1/20 |`);
     expect(md).toContain('HUMAN_GO is never set by this tool');
     // Same input, same bytes.
     const first = readFileSync(join(out, 'summary.json'), 'utf8');

@@ -103,6 +103,8 @@ describe('drb receipts review counts from the receipts', () => {
       cold_minimum_met: true,
       warm_minimum_met: true,
     });
+    // The measured and attested cold counts too, as five full protocol colds.
+    Object.assign(t.counts, { measured_network_cold: 5, measured_fresh_start: 5, attested_cold: 5, full_cold: 5 });
     t.integrity.verified = 25;
     t.cold.total_ms = { count: 5, median: 306, p95: 306, min: 306, max: 306, mean: 306 };
     t.warm.receipt_medians_ms = { count: 20, median: 3, p95: 3, min: 3, max: 3, mean: 3 };

@@ -2,7 +2,7 @@
  * `drb serve --build` empties its output folder (Vite's emptyOutDir): it must do so only for a folder that holds a
  * previous build of the page and nothing else, and never for the checkout or a parent of it.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -102,6 +102,15 @@ describe('drb serve --build: which folders it may empty', () => {
     writeFileSync(join(forgedMarker, 'thesis.tex'), 'x');
     writeFileSync(join(forgedMarker, PAGE_BUILD_MARKER), '{"schema":"something"}');
     expect(refuseBuildDir(forgedMarker, ROOT)).toMatch(/is not a build of the page/);
+    // A FIFO (no writer) or a link to a device under the marker's name is no marker, and reading it never blocks.
+    const fifoMarker = tempDir();
+    writeFileSync(join(fifoMarker, 'index.html'), 'x');
+    execFileSync('mkfifo', [join(fifoMarker, PAGE_BUILD_MARKER)]);
+    expect(refuseBuildDir(fifoMarker, ROOT)).toMatch(/is not a build of the page/);
+    const deviceMarker = tempDir();
+    writeFileSync(join(deviceMarker, 'index.html'), 'x');
+    symlinkSync('/dev/zero', join(deviceMarker, PAGE_BUILD_MARKER));
+    expect(refuseBuildDir(deviceMarker, ROOT)).toMatch(/is not a build of the page/);
     const file = join(tempDir(), 'file.txt');
     writeFileSync(file, 'x');
     expect(refuseBuildDir(file, ROOT)).toBe('exists and is not a folder');

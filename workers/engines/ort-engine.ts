@@ -85,7 +85,7 @@ export class OrtEngine implements Engine {
         `the ort engine expects one .onnx file (and its external data), the model lists ${fetched.buffers.length} files`,
       );
     }
-    // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor). The
+    // After the model fetch, as its own stage; a cold run's under URLs unique to the run (see runtimeUrlsFor). The
     // build is the route's, or the plain one where only a wasm fallback can run (planRoute).
     const runtime = await fetchOrtRuntime(plan.runtimeEp, request.coldStart === true, hooks);
     ort.env.wasm.wasmPaths = runtime.paths;

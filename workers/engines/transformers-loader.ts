@@ -174,7 +174,7 @@ export async function loadTransformersModel(
     : await fetchModelFiles(model, pageBaseUrl, hooks);
   hooks.onStage?.('fetch', 'end');
   hooks.onFetched?.(fetchedFacts(fetched));
-  // After the model fetch, whose timing entries tell whether this context shows sizes (see runtimeUrlsFor). The
+  // After the model fetch, as its own stage; a cold run's under URLs unique to the run (see runtimeUrlsFor). The
   // build is the route's, or the plain one where only a wasm fallback can run (planRoute).
   const runtime = await fetchOrtRuntime(plan.runtimeEp, request.coldStart === true, hooks);
   wasm.wasmPaths = runtime.paths;

@@ -306,7 +306,8 @@ export class WebLlmEngine implements Engine {
     return {
       engine: { name: 'webllm', version: this.deps.version },
       route: { completed_ep: 'webgpu', fallback_reason: null, threads_effective: null, attempts },
-      model: { files: checked.files, integrity: checked.integrity },
+      // WebLLM reads its own Cache API store before the network (the files' cache states say which it did).
+      model: { files: checked.files, integrity: checked.integrity, fetch_method: 'engine-storage' },
       // WebLLM's runtime is part of the page's code; its model library is one of the model files.
       runtime: { build: null, files: [] },
       timings: {

@@ -306,7 +306,11 @@ export function qualityScore(claimRecall: number, safetyRate: number, citationVa
   );
 }
 
-function meanOf(reps: readonly RepetitionScore[]): MeanAnswerMetrics | null {
+/**
+ * The mean of the repetitions' metrics (rates averaged; critical claim recall over the repetitions that have one).
+ * @param reps the repetitions present
+ */
+export function meanOf(reps: readonly RepetitionScore[]): MeanAnswerMetrics | null {
   if (reps.length === 0) return null;
   const avg = (pick: (m: AnswerMetrics) => number) => reps.reduce((sum, r) => sum + pick(r.metrics), 0) / reps.length;
   const critical = reps.map((r) => r.metrics.critical_claim_recall).filter((v): v is number => v !== null);
@@ -320,6 +324,24 @@ function meanOf(reps: readonly RepetitionScore[]): MeanAnswerMetrics | null {
     pass_rate: avg((m) => m.pass_rate),
     quality_score: avg((m) => m.quality_score),
   };
+}
+
+/**
+ * The repetition with the lowest quality score, then the lowest pass rate, then the earliest; null for none.
+ * @param repetitions the repetitions present, in order
+ */
+export function worstOf(repetitions: readonly RepetitionScore[]): RepetitionScore | null {
+  let worst: RepetitionScore | null = null;
+  for (const rep of repetitions) {
+    if (
+      worst === null ||
+      rep.metrics.quality_score < worst.metrics.quality_score ||
+      (rep.metrics.quality_score === worst.metrics.quality_score && rep.metrics.pass_rate < worst.metrics.pass_rate)
+    ) {
+      worst = rep;
+    }
+  }
+  return worst;
 }
 
 function keyText(key: RepetitionKey): string {
@@ -438,16 +460,7 @@ export function scoreAnswers(
       missing.push(`${keyText(key)}: no answer for ${absent.length} case(s): ${absent.join(', ')}`);
     repetitions.push({ ...key, answers_sha256: slot.sha256, metrics: repetitionMetrics(decisions), cases: decisions });
   }
-  let worst: RepetitionScore | null = null;
-  for (const rep of repetitions) {
-    if (
-      worst === null ||
-      rep.metrics.quality_score < worst.metrics.quality_score ||
-      (rep.metrics.quality_score === worst.metrics.quality_score && rep.metrics.pass_rate < worst.metrics.pass_rate)
-    ) {
-      worst = rep;
-    }
-  }
+  const worst = worstOf(repetitions);
   return {
     schema: ANSWER_SCORE_SCHEMA,
     evidence_state: 'LOCAL_EVALUATION',

@@ -117,9 +117,36 @@ export type ProtocolTarget = Pick<Protocol, 'id' | 'model' | 'engine' | 'ep' | '
  * @param automation the parsed URL (its `given` fields are checked; defaults are not the URL's)
  */
 export function protocolRunProblem(protocol: ProtocolTarget, automation: ParsedAutomation): string | null {
-  const s = automation.settings;
   const given = new Set(automation.given ?? []);
-  const held: Array<[string, keyof AutomationSettings, unknown, unknown]> = [
+  for (const [param, field, asked, own] of heldSettings(protocol, automation)) {
+    if (!given.has(field) || asked === own) continue;
+    const shown = own === null ? 'the default' : String(own);
+    return (
+      `Invalid ${param} param: '${String(asked)}', protocol mode runs protocol ${protocol.id} with ${param} ${shown}; ` +
+      `leave it out, or add mode=panels to run it in the developer panels`
+    );
+  }
+  return null;
+}
+
+/** The URL parameters protocol mode holds to its protocol's own values: one the URL gives is read only when it is. */
+export const PROTOCOL_HELD_PARAMS: readonly string[] = [
+  'model',
+  'engine',
+  'ep',
+  'threads',
+  'warm_runs',
+  'dtype',
+  'allow_fallback',
+];
+
+// Each held parameter with its settings field, the URL's value and the protocol's own.
+function heldSettings(
+  protocol: ProtocolTarget,
+  automation: ParsedAutomation,
+): Array<[string, keyof AutomationSettings, unknown, unknown]> {
+  const s = automation.settings;
+  return [
     ['model', 'model', s.model, protocol.model],
     ['engine', 'engine', s.engine, protocol.engine],
     ['ep', 'ep', s.ep, protocol.ep],
@@ -129,13 +156,19 @@ export function protocolRunProblem(protocol: ProtocolTarget, automation: ParsedA
     // Protocol mode never falls back: a receipt counts for its protocol's route only.
     ['allow_fallback', 'allowFallback', s.allowFallback ? 1 : 0, 0],
   ];
-  for (const [param, field, asked, own] of held) {
-    if (!given.has(field) || asked === own) continue;
-    const shown = own === null ? 'the default' : String(own);
-    return (
-      `Invalid ${param} param: '${String(asked)}', protocol mode runs protocol ${protocol.id} with ${param} ${shown}; ` +
-      `leave it out, or add mode=panels to run it in the developer panels`
-    );
-  }
-  return null;
+}
+
+/**
+ * The held parameters the URL gives with exactly the protocol's own value (protocol mode reads them; any other value
+ * of a held parameter is refused with one line, src/core/automation/protocol-mode-params.ts).
+ * @param protocol the field protocol protocol mode follows
+ * @param automation the parsed URL
+ */
+export function paramsOfProtocol(protocol: ProtocolTarget, automation: ParsedAutomation): Set<string> {
+  const given = new Set(automation.given ?? []);
+  return new Set(
+    heldSettings(protocol, automation)
+      .filter(([, field, asked, own]) => given.has(field) && asked === own)
+      .map(([param]) => param),
+  );
 }

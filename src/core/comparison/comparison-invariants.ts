@@ -45,7 +45,8 @@ export interface ComparisonProblem {
 
 /**
  * Rules beyond the schema: the schedule is a permutation of all routes per round, every route's samples and
- * statistics match, invalid routes have no rank or ratio, ranks follow the medians, the headline is the one the
+ * statistics match (every statistic, one sample per round at most, all rounds for a valid route), a valid route's
+ * ratio and speed-up are its median over the baseline's, invalid routes have no rank or ratio, ranks follow the medians, the headline is the one the
  * samples give (ratios, intervals, verdicts), and ok means the baseline is valid.
  * @param receipt a receipt that already passed `ComparisonReceipt.safeParse`
  */
@@ -69,14 +70,50 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
   }
   const baseline = receipt.routes.find((r) => r.id === receipt.baseline_route_id);
   if (!baseline) problems.push({ path: 'baseline_route_id', message: 'names no route' });
+  const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  const baselineMedian = baseline === undefined ? null : (summarize(baseline.samples_ms)?.median ?? null);
   receipt.routes.forEach((route, i) => {
     const at = `routes[${i}]`;
     const stats = summarize(route.samples_ms);
-    if (
-      (stats === null) !== (route.stats === null) ||
-      (stats && route.stats && Math.abs(stats.median - route.stats.median) > 1e-9)
-    ) {
-      problems.push({ path: `${at}.stats`, message: 'does not match the samples' });
+    // Every statistic, not only the median: count, p95, min, max and mean are what the samples give.
+    const fields = ['count', 'median', 'p95', 'min', 'max', 'mean'] as const;
+    const differs = stats && route.stats ? fields.find((field) => !near(stats[field], route.stats![field])) : undefined;
+    if ((stats === null) !== (route.stats === null) || differs !== undefined) {
+      problems.push({
+        path: differs === undefined ? `${at}.stats` : `${at}.stats.${differs}`,
+        message: 'does not match the samples',
+      });
+    }
+    // One timed run per round: never more samples than rounds, and a valid route ran every round.
+    if (route.samples_ms.length > rounds)
+      problems.push({
+        path: `${at}.samples_ms`,
+        message: `holds ${route.samples_ms.length} samples for ${rounds} rounds (one timed run per round)`,
+      });
+    else if (route.valid && route.samples_ms.length !== rounds)
+      problems.push({
+        path: `${at}.samples_ms`,
+        message: `holds ${route.samples_ms.length} samples, but a valid route ran all ${rounds} rounds`,
+      });
+    // The ratio a valid route states is its median over the baseline's, and the speed-up its inverse.
+    if (route.valid) {
+      const ratio =
+        baselineMedian !== null && baselineMedian > 0 && stats !== null && stats.median > 0
+          ? stats.median / baselineMedian
+          : null;
+      if (ratio === null ? route.ratio_to_baseline !== null : !near(route.ratio_to_baseline ?? Number.NaN, ratio))
+        problems.push({
+          path: `${at}.ratio_to_baseline`,
+          message: `is ${route.ratio_to_baseline}, but the medians give ${ratio}`,
+        });
+      const speedup = ratio === null ? null : 1 / ratio;
+      if (
+        speedup === null ? route.speedup_vs_baseline !== null : !near(route.speedup_vs_baseline ?? Number.NaN, speedup)
+      )
+        problems.push({
+          path: `${at}.speedup_vs_baseline`,
+          message: `is ${route.speedup_vs_baseline}, but the medians give ${speedup}`,
+        });
     }
     if (route.valid) {
       if (route.invalid_reason !== null)

@@ -28,6 +28,7 @@ import {
 } from '../evidence/target-identity.ts';
 import { suiteDevice, suiteTargetIdentity } from '../evidence/suite-accumulator.ts';
 import { sha256Hex } from '../bytes/sha256.ts';
+import { countClass } from '../receipt/cold-start.ts';
 
 /** The dataset's version: the column names, types and meanings of every table. */
 export const DATASET_VERSION = 'drb.dataset.v1';
@@ -261,6 +262,11 @@ export const RECEIPT_COLUMNS: readonly ColumnSpec[] = [
     'clean',
     'boolean',
     'The receipt enters `drb receipts summarize` statistics: device: ok, visible, not overlapped and (cold) truly cold; generation: visible, not overlapped (its ok samples count); suite: ok, not overlapped; comparison: not overlapped.',
+  ),
+  c(
+    'protocol_cold',
+    'boolean',
+    'Device receipts: a full protocol cold (clean, network-cold from a fresh start, browser restart and site data clear attested): the cold runs the cold minimum and the cold statistics count; false for warm ones; null for other kinds.',
   ),
 ];
 
@@ -536,6 +542,7 @@ export function receiptRow(
     outcome: receipt.outcome.status,
     outcome_reason: receipt.outcome.reason,
     clean: statisticsClean(valid),
+    protocol_cold: valid.kind === 'device' ? countClass(valid.receipt) === 'cold-full' : null,
     ...modelColumns(receipt.model),
   });
   // Suite receipts record no page lifecycle (their columns stay null).

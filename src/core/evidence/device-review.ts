@@ -55,7 +55,8 @@ export const DeviceReview = z.strictObject({
   }),
   /** The exact deployed revision the device opened (commit or Space revision). */
   public_revision: Text,
-  /** Wall-clock time from launching the browser to the first result, measured by the reviewer. */
+  /** Wall-clock time from launching the browser to the first result, measured by the reviewer; or, where `derived`
+   *  names it, the receipts' median time from navigation start to the first result (the browser's launch not in it). */
   launch_to_result_ms: z.number().nonnegative(),
   tab: z.strictObject({
     reloaded_or_evicted: z.boolean(),
@@ -70,5 +71,27 @@ export const DeviceReview = z.strictObject({
   failure_explanations: z.array(FailureExplanation),
   thresholds: DeclaredThresholds,
   notes: detailText(20_000).nullable(),
+  /** The answers `drb receipts review` took from the evidence rather than from a person, each with where from (the
+   *  session sheets, the output digests, the receipts' navigation-to-result times, the run journal, the tester's
+   *  attested answer, --reviewer, the clock). Absent: every answer was typed. */
+  derived: z
+    .array(
+      z.strictObject({
+        field: z.enum([
+          'device',
+          'conditions',
+          'public_revision',
+          'launch_to_result_ms',
+          'tab',
+          'memory_pressure',
+          'output_stayed_correct',
+          'reviewer',
+          'reviewed_at',
+        ]),
+        from: Text,
+      }),
+    )
+    .max(16)
+    .optional(),
 });
 export type DeviceReview = z.infer<typeof DeviceReview>;

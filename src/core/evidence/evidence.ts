@@ -44,10 +44,17 @@ export function evaluateEvidence(
       aside.cache_state_unknown.length > 0
         ? `${aside.cache_state_unknown.length} with a file of unknown cache state`
         : '',
+      aside.not_fresh_start.length > 0
+        ? `${aside.not_fresh_start.length} without a fresh start (a reload, an earlier run on the page, not the tab's first page)`
+        : '',
+      aside.not_attested.length > 0
+        ? `${aside.not_attested.length} without an attested browser restart and site data clear`
+        : '',
     ].filter(Boolean);
     reasons.push(
-      `${counts.clean_cold} truly cold clean ok run(s), the protocol needs at least ${counts.min_cold}` +
-        (why.length > 0 ? ` (${counts.cold_set_aside} cold run(s) set aside, not truly cold: ${why.join(', ')})` : ''),
+      `${counts.full_cold} full protocol cold run(s), the protocol needs at least ${counts.min_cold}; measured: ${counts.measured_network_cold} ` +
+        `network-cold, ${counts.measured_fresh_start} of them from a fresh start; attested: ${counts.attested_cold} browser restart and site data clear` +
+        (why.length > 0 ? ` (cold run(s) set aside: ${why.join(', ')})` : ''),
     );
   }
   if (!counts.warm_minimum_met) {
@@ -63,6 +70,21 @@ export function evaluateEvidence(
       `${target.duplicate_receipt_ids.length} receipt id(s) appear in more than one file (${[...target.duplicate_receipt_ids].sort().join(', ')}): ` +
         'a receipt counts once; remove the copies and summarise again',
     );
+  }
+  // The output the receipts themselves recorded: every ok run gives one digest, and the protocol's where it declares one.
+  const { outputs } = target;
+  if (outputs.digests.length > 1) {
+    reasons.push(
+      `the ok runs gave ${outputs.digests.length} different outputs (output digests ${outputs.digests.map((d) => `${d.sha256.slice(0, 12)} x${d.receipts}`).join(', ')})`,
+    );
+  }
+  if (outputs.matching_expected !== null) {
+    const withOutput = outputs.digests.reduce((sum, d) => sum + d.receipts, 0);
+    if (outputs.matching_expected < withOutput) {
+      reasons.push(
+        `${withOutput - outputs.matching_expected} ok run(s) did not give the protocol's expected output (${outputs.expected_sha256.map((d) => d.slice(0, 12)).join(', ')})`,
+      );
+    }
   }
   const explained = new Set(review?.failure_explanations.map((e) => e.receipt_id) ?? []);
   const failed = [...target.failures.receipt_ids, ...target.related.failed_receipt_ids].filter(

@@ -6,8 +6,12 @@
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
-import { overlapped, type DeviceReceipt, type InterruptedRun } from '../receipt/receipt.ts';
+import type { DeviceReceipt, InterruptedRun } from '../receipt/receipt.ts';
 import type { TesterSheet } from '../field/receipt-bundle.ts';
+import { isProtocolReceipt } from '../field/field-progress.ts';
+import type { Protocol } from '../field/field-protocol.ts';
+import type { SessionAttestation } from '../receipt/attestation.ts';
+import { coldStartEvidence, countClass } from '../receipt/cold-start.ts';
 import { bootstrapPooledMedian } from '../stats/intervals.ts';
 import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { summarize, type SampleStats } from '../stats/stats.ts';
@@ -53,7 +57,6 @@ import {
   type TargetIdentity,
 } from './target-identity.ts';
 import { idKey, ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
-import { coldSetAsideReason } from '../receipt/cache-state.ts';
 import type { FieldProblem } from '../receipt/receipt-envelope.ts';
 import type { AnswerScoreReport } from '../answers/answer-score.ts';
 import { rowQualityOf } from './generation-eligibility.ts';
@@ -80,6 +83,17 @@ interface Accumulator {
   coldUnknownIds: string[];
   /** ok runs that overlapped another run (see TargetSummary.overlap_set_aside). */
   overlapIds: string[];
+  /** Network-cold clean runs that are not protocol colds: start not measured fresh; restart or clear not attested. */
+  notFreshIds: string[];
+  notAttestedIds: string[];
+  /** Clean ok cold runs: network-cold, network-cold from a fresh start, attested (restart and clear). */
+  networkCold: number;
+  freshStart: number;
+  attestedCold: number;
+  coldNavToResult: number[];
+  /** Output digests of ok receipts, and the expected digests the bundles' protocols declare for this target. */
+  outputDigests: Map<string, number>;
+  expectedDigests: Set<string>;
   hidden: number;
   frozen: number;
   coldFetch: number[];
@@ -129,6 +143,14 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     coldFromCacheIds: [],
     coldUnknownIds: [],
     overlapIds: [],
+    notFreshIds: [],
+    notAttestedIds: [],
+    networkCold: 0,
+    freshStart: 0,
+    attestedCold: 0,
+    coldNavToResult: [],
+    outputDigests: new Map(),
+    expectedDigests: new Set(),
     hidden: 0,
     frozen: 0,
     coldFetch: [],
@@ -251,6 +273,25 @@ export class ReceiptsSummarizer {
   private readonly deviceTargetOf = new Map<string, string>();
   // The session sheet of every bundle read, by the bundle file as shown.
   private readonly sheets = new Map<string, TesterSheet>();
+  // The protocol and the tester's session statements of every bundle read, by the bundle file as shown.
+  private readonly bundleProtocols = new Map<string, Protocol>();
+  private readonly bundleAttestations = new Map<string, readonly SessionAttestation[]>();
+
+  /** The tester's session statements of the bundles a target's receipts came from, each counted once. */
+  private testerAttestedOf(acc: Accumulator): TargetSummary['tester_attested'] {
+    const seen = new Set<string>();
+    const out = { memory_pressure_seen: 0, no_memory_pressure_seen: 0 };
+    for (const bundle of acc.bundles) {
+      for (const a of this.bundleAttestations.get(bundle) ?? []) {
+        const key = canonicalJson(a);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if (a.claim === 'memory-pressure-seen') out.memory_pressure_seen++;
+        else out.no_memory_pressure_seen++;
+      }
+    }
+    return out;
+  }
   // Answer-score reports (drb score-answers), matched to generation targets in finish.
   private readonly answerScores: Array<{ report: AnswerScoreReport; file: string; sha256: string }> = [];
 
@@ -282,13 +323,19 @@ export class ReceiptsSummarizer {
   }
 
   /**
-   * Records a receipt bundle's session sheet (its receipts follow through `addReceipt` with `source.bundle` set).
+   * Records a receipt bundle's session sheet, protocol and the tester's session statements (its receipts follow
+   * through `addReceipt` with `source.bundle` set).
    * @param file the bundle file as shown
-   * @param sheet its session sheet
+   * @param bundle its session sheet, the protocol it followed (null: none) and its attestations (absent: none)
    */
-  addBundle(file: string, sheet: TesterSheet): void {
+  addBundle(
+    file: string,
+    bundle: { sheet: TesterSheet; protocol?: Protocol | null; attestations?: readonly SessionAttestation[] },
+  ): void {
     this.files++;
-    this.sheets.set(file, sheet);
+    this.sheets.set(file, bundle.sheet);
+    if (bundle.protocol) this.bundleProtocols.set(file, bundle.protocol);
+    if (bundle.attestations && bundle.attestations.length > 0) this.bundleAttestations.set(file, bundle.attestations);
   }
 
   /**
@@ -419,7 +466,13 @@ export class ReceiptsSummarizer {
       this.groups.set(canonical, acc);
     }
     this.deviceTargetOf.set(idKey(receipt.receipt_id), canonical);
-    if (source?.bundle !== undefined) acc.bundles.add(source.bundle);
+    if (source?.bundle !== undefined) {
+      acc.bundles.add(source.bundle);
+      // The output the bundle's protocol declares for this target, when it declares one.
+      const protocol = this.bundleProtocols.get(source.bundle);
+      if (protocol?.expected_output_sha256 !== undefined && isProtocolReceipt(receipt, protocol))
+        acc.expectedDigests.add(protocol.expected_output_sha256);
+    }
     fold(acc, receipt);
     if (receipt.run.previous_run_interrupted !== null) {
       this.addInterruption(identity.device, receipt.run.previous_run_interrupted, receipt.receipt_id);
@@ -509,6 +562,7 @@ export class ReceiptsSummarizer {
           llmConfigs,
         ),
         session_sheets: this.testerSheetsOf(acc),
+        tester_attested: this.testerAttestedOf(acc),
       };
       const stored = reviews.get(key) ?? null;
       const review = stored
@@ -662,13 +716,17 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
   let bytes = 0;
   for (const file of receipt.model.files) bytes += file.bytes;
   acc.modelBytes = Math.max(acc.modelBytes ?? 0, bytes);
+  if (receipt.output !== null)
+    acc.outputDigests.set(receipt.output.sha256, (acc.outputDigests.get(receipt.output.sha256) ?? 0) + 1);
   foldMemoryAndPlacement(acc, receipt);
-  if (overlapped(run.overlap)) {
+  // The one counting rule protocol mode applies too (src/core/receipt/cold-start.ts), so page and summary agree.
+  const kind = countClass(receipt);
+  if (kind === 'overlapped') {
     // Another run (of the page, or of another tab) shared the device during this one: its timings measure both.
     acc.overlapIds.push(receipt.receipt_id);
     return;
   }
-  if (lifecycle.hidden_during_run || lifecycle.frozen_during_run) {
+  if (kind === 'noisy') {
     // A page hidden or frozen while measuring was throttled: the run is listed as noisy and kept out of the
     // statistics and the protocol minimums.
     acc.noisyIds.push(receipt.receipt_id);
@@ -676,12 +734,25 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
     if (lifecycle.frozen_during_run) acc.frozen++;
     return;
   }
-  // A cold run counts as cold only when every model and runtime byte crossed the network: a run served from a cache
-  // (or one whose files' source is unknown) is set aside, out of the cold minimum and the cold statistics.
-  const setAside = run.kind === 'cold' ? coldSetAsideReason(run.cold_from_cache) : null;
-  if (setAside !== null) {
-    (setAside === 'served-from-cache' ? acc.coldFromCacheIds : acc.coldUnknownIds).push(receipt.receipt_id);
-    return;
+  if (run.kind === 'cold') {
+    // Measured and attested, side by side; only both together make a protocol cold.
+    const evidence = coldStartEvidence(receipt);
+    if (evidence.networkCold) acc.networkCold++;
+    if (evidence.networkCold && evidence.freshStart) acc.freshStart++;
+    if (evidence.attestedRestart && evidence.attestedClear) acc.attestedCold++;
+    // A cold run counts as cold only when every model and runtime byte crossed the network (a run served from a
+    // cache, or one whose files' source is unknown, is set aside) and its start was both measured fresh and attested.
+    if (kind === 'cold-cache' || kind === 'cold-unknown') {
+      (kind === 'cold-cache' ? acc.coldFromCacheIds : acc.coldUnknownIds).push(receipt.receipt_id);
+      return;
+    }
+    if (kind === 'cold-network') {
+      if (!evidence.freshStart) acc.notFreshIds.push(receipt.receipt_id);
+      if (!evidence.attestedRestart || !evidence.attestedClear) acc.notAttestedIds.push(receipt.receipt_id);
+      return;
+    }
+    const toResult = run.cold_start?.navigation_to_result_ms ?? null;
+    if (toResult !== null) acc.coldNavToResult.push(toResult);
   }
   if (run.kind === 'cold') {
     if (timings.model_fetch_ms !== null) acc.coldFetch.push(timings.model_fetch_ms);
@@ -699,6 +770,20 @@ function fold(acc: Accumulator, receipt: DeviceReceipt): void {
   }
 }
 
+/** A target's output digests, most receipts first, against the expected ones its bundles' protocols declare. */
+function outputsOf(acc: Accumulator): TargetSummary['outputs'] {
+  const digests = [...acc.outputDigests.entries()]
+    .sort(([a, m], [b, n]) => n - m || byString(a, b))
+    .slice(0, 64)
+    .map(([sha256, receipts]) => ({ sha256, receipts }));
+  const expected = [...acc.expectedDigests].sort(byString).slice(0, 8);
+  const matching =
+    expected.length === 0
+      ? null
+      : [...acc.outputDigests.entries()].filter(([d]) => expected.includes(d)).reduce((sum, [, n]) => sum + n, 0);
+  return { digests, expected_sha256: expected, matching_expected: matching };
+}
+
 function buildTarget(
   key: string,
   requestKey: string,
@@ -707,14 +792,15 @@ function buildTarget(
   interrupted: TargetSummary['interrupted'],
   profiles: BudgetProfiles,
   llmConfigs: LlmConfigs,
-): Omit<TargetSummary, 'review' | 'evidence' | 'session_sheets'> {
-  const cleanCold = acc.coldTotal.length;
+): Omit<TargetSummary, 'review' | 'evidence' | 'session_sheets' | 'tester_attested'> {
+  const fullCold = acc.coldTotal.length;
   const cleanWarm = acc.warmMedians.length;
   const cold = {
     fetch_ms: statsOrNull(acc.coldFetch),
     session_ms: statsOrNull(acc.coldSession),
     first_inference_ms: statsOrNull(acc.coldFirst),
     total_ms: statsOrNull(acc.coldTotal),
+    navigation_to_result_ms: statsOrNull(acc.coldNavToResult),
   };
   const medians = statsOrNull(acc.warmMedians);
   const warm = {
@@ -754,8 +840,12 @@ function buildTarget(
       warm: acc.warm,
       ok_cold: acc.okCold,
       ok_warm: acc.okWarm,
-      clean_cold: cleanCold,
+      clean_cold: acc.networkCold,
       clean_warm: cleanWarm,
+      measured_network_cold: acc.networkCold,
+      measured_fresh_start: acc.freshStart,
+      attested_cold: acc.attestedCold,
+      full_cold: fullCold,
       failed: acc.failed,
       noisy: acc.noisyIds.length,
       cold_set_aside: acc.coldFromCacheIds.length + acc.coldUnknownIds.length,
@@ -764,7 +854,7 @@ function buildTarget(
       warm_samples: acc.warmPooled.length,
       min_cold: PROTOCOL_MIN_COLD,
       min_warm: PROTOCOL_MIN_WARM,
-      cold_minimum_met: cleanCold >= PROTOCOL_MIN_COLD,
+      cold_minimum_met: fullCold >= PROTOCOL_MIN_COLD,
       warm_minimum_met: cleanWarm >= PROTOCOL_MIN_WARM,
     },
     cold,
@@ -780,6 +870,8 @@ function buildTarget(
     cold_set_aside: {
       served_from_cache: [...acc.coldFromCacheIds].sort(byString),
       cache_state_unknown: [...acc.coldUnknownIds].sort(byString),
+      not_fresh_start: [...acc.notFreshIds].sort(byString),
+      not_attested: [...acc.notAttestedIds].sort(byString),
     },
     overlap_set_aside: [...acc.overlapIds].sort(byString),
     failures: {
@@ -788,6 +880,7 @@ function buildTarget(
         .sort((a, b) => b.count - a.count || byString(a.reason, b.reason) || byString(a.stage ?? '', b.stage ?? '')),
       receipt_ids: [...acc.failedIds].sort(byString),
     },
+    outputs: outputsOf(acc),
     duplicate_receipt_ids: [...acc.duplicateIds].sort(byString),
     interrupted,
     related: {

@@ -22,7 +22,9 @@ const Text = detailText(4096);
 /**
  * v2: receipt ids count once (`duplicates`, `inputs.duplicates_*`, a target's `duplicate_receipt_ids`).
  * v3: `sources` (the inputs, so `drb receipts review` counts from the receipts again instead of trusting the
- * summary's numbers), copies matched by content and by run id (`duplicates[].copies[].matched_by`).
+ * summary's numbers), copies matched by content and by run id (`duplicates[].copies[].matched_by`); cold runs split
+ * into what the page measured and what a tester or driver attested (`counts.full_cold` and its measured and attested
+ * counts, `cold_set_aside.not_fresh_start` / `not_attested`), output digests, the tester's session answers.
  */
 export const RECEIPTS_SUMMARY_SCHEMA = 'drb.receipts-summary.v3';
 
@@ -126,11 +128,18 @@ export const TargetSummary = z.strictObject({
     warm: Count,
     ok_cold: Count,
     ok_warm: Count,
-    /** ok runs whose page stayed visible and unfrozen, that no other run overlapped (and, for cold runs, whose every
-     *  model and runtime byte crossed the network: truly cold): the ones that count toward the minimums and
-     *  statistics. */
+    /** ok runs whose page stayed visible and unfrozen and that no other run overlapped; for cold runs also every
+     *  model and runtime byte over the network (network-cold, measured). Warm ones count toward the warm minimum. */
     clean_cold: Count,
     clean_warm: Count,
+    /** Of the clean ok cold runs, side by side: measured network-cold (= clean_cold), measured network-cold from a
+     *  fresh start (first page of its tab, navigated to, no earlier run, not from the back/forward cache), attested
+     *  (browser restart and site data clear stated by a tester or a driver), and both: the full protocol colds that
+     *  count toward the cold minimum and the cold statistics. */
+    measured_network_cold: Count,
+    measured_fresh_start: Count,
+    attested_cold: Count,
+    full_cold: Count,
     failed: Count,
     noisy: Count,
     /** ok, visible cold runs set aside because they were not truly cold (see `cold_set_aside`). */
@@ -141,14 +150,19 @@ export const TargetSummary = z.strictObject({
     warm_samples: Count,
     min_cold: Count,
     min_warm: Count,
+    /** At least `min_cold` full protocol colds. */
     cold_minimum_met: z.boolean(),
     warm_minimum_met: z.boolean(),
   }),
+  /** Statistics of the full protocol colds. */
   cold: z.strictObject({
     fetch_ms: Stats.nullable(),
     session_ms: Stats.nullable(),
     first_inference_ms: Stats.nullable(),
     total_ms: Stats.nullable(),
+    /** Navigation start to the first result (`run.cold_start.navigation_to_result_ms`): what a page can time of
+     *  launch-to-result; the browser's own launch is not in it. */
+    navigation_to_result_ms: Stats.nullable(),
   }),
   warm: z.strictObject({
     /** Every clean warm sample pooled. */
@@ -176,12 +190,31 @@ export const TargetSummary = z.strictObject({
   noisy: z.strictObject({ hidden: Count, frozen: Count, receipt_ids: z.array(Text) }),
   /** Cold runs that are not counted as cold: some model or runtime byte came from a cache (`served_from_cache`), or
    *  a file's source could not be told (`cache_state_unknown`). Kept out of the cold minimum and statistics. */
-  cold_set_aside: z.strictObject({ served_from_cache: z.array(Text), cache_state_unknown: z.array(Text) }),
+  cold_set_aside: z.strictObject({
+    served_from_cache: z.array(Text),
+    cache_state_unknown: z.array(Text),
+    /** Network-cold runs not counted as protocol colds because the measured start was not fresh (a reload, an
+     *  earlier run on the same page, not the first page of its tab, the back/forward cache, or not recorded). */
+    not_fresh_start: z.array(Text),
+    /** Network-cold runs not counted because the browser restart or the site data clear was not attested. */
+    not_attested: z.array(Text),
+  }),
   /** ok runs whose receipt says another run overlapped them (`run.overlap`: another run of the page or of another tab
    *  of the site shared the device): their timings measure both runs, so they are kept out of the minimums and the
    *  statistics. Receipt ids, sorted. */
   overlap_set_aside: z.array(Text),
   failures: TargetFailures,
+  /** The output digests (`output.sha256`) of every ok receipt, each with how many receipts gave it, most first (at
+   *  most 64); the expected digests the protocols of the target's bundles declare; how many ok receipts match them
+   *  (null when no protocol declares one). One digest, matching where one is expected: the output stayed correct. */
+  outputs: z.strictObject({
+    digests: z.array(z.strictObject({ sha256: z.string().regex(SHA256_PATTERN), receipts: Count })).max(64),
+    expected_sha256: z.array(z.string().regex(SHA256_PATTERN)).max(8),
+    matching_expected: Count.nullable(),
+  }),
+  /** What the tester stated about the session in protocol mode (a bundle's `attestations`, each counted once):
+   *  memory pressure seen, or none seen. */
+  tester_attested: z.strictObject({ memory_pressure_seen: Count, no_memory_pressure_seen: Count }),
   /** Ids of this target's receipts that further files repeat: the copies were not counted, and the target cannot
    *  reach DEVICE_PASS until they are removed and the receipts summarised again. */
   duplicate_receipt_ids: z.array(Text),

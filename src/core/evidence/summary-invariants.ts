@@ -1,13 +1,15 @@
 /**
  * A receipts summary's counts against each other (the cross-field layer for `drb.receipts-summary.v3`, see
  * src/core/receipt/receipt-invariants.ts for the receipts' own): every count is the length of the list it counts,
- * the parts add up to their whole, a minimum is "met" exactly when its count reaches it, the inputs add up to the
- * targets, statistics are ordered, and DEVICE_PASS stands only where a review is stored, both minimums are met, no
- * copy is pending and nothing is left in the reasons. `drb receipts validate` refuses a summary that breaks one (an
+ * the parts add up to their whole, a minimum is "met" exactly when its count reaches it (the cold one counts full
+ * protocol colds, and the measured and attested cold counts nest as src/core/receipt/cold-start.ts says), the inputs
+ * add up to the targets, statistics are ordered, output digests count no more receipts than ran, and DEVICE_PASS
+ * stands only where a review is stored, both minimums are met, no copy is pending and nothing is left in the reasons. `drb receipts validate` refuses a summary that breaks one (an
  * edited summary.json); `drb receipts review` does not read counts from a summary at all: it summarises the receipts
  * again (src/cli/receipts.ts).
  */
 import { PROTOCOL_MIN_COLD, PROTOCOL_MIN_WARM } from '../field/field-protocol.ts';
+import { sheetUrlProblems } from '../field/receipt-bundle.ts';
 import type { ReceiptsSummary } from './receipts-summary.ts';
 
 /** One contradiction in a summary: the field path and what is wrong. */
@@ -109,11 +111,52 @@ export function checkReceiptsSummary(summary: ReceiptsSummary): SummaryProblem[]
     }
     equal(problems, at('counts.min_cold'), c.min_cold, summary.protocol.min_cold, 'protocol.min_cold');
     equal(problems, at('counts.min_warm'), c.min_warm, summary.protocol.min_warm, 'protocol.min_warm');
-    if (c.cold_minimum_met !== c.clean_cold >= c.min_cold)
+    // The cold minimum counts full protocol colds (measured network-cold from a fresh start, and attested): the rule
+    // of src/core/receipt/cold-start.ts.
+    if (c.cold_minimum_met !== c.full_cold >= c.min_cold)
       problems.push({
         path: at('counts.cold_minimum_met'),
-        message: `is ${c.cold_minimum_met}, but counts.clean_cold is ${c.clean_cold} of ${c.min_cold}`,
+        message: `is ${c.cold_minimum_met}, but counts.full_cold is ${c.full_cold} of ${c.min_cold}`,
       });
+    // Measured and attested side by side: measured_network_cold is clean_cold; a full cold is network-cold, from a
+    // fresh start and attested; the network-cold runs that are not full are the ones listed as not fresh or not attested.
+    equal(problems, at('counts.measured_network_cold'), c.measured_network_cold, c.clean_cold, 'counts.clean_cold');
+    if (c.measured_fresh_start > c.measured_network_cold)
+      problems.push({
+        path: at('counts.measured_fresh_start'),
+        message: `is ${c.measured_fresh_start}, more than counts.measured_network_cold (${c.measured_network_cold})`,
+      });
+    if (c.full_cold > c.measured_fresh_start)
+      problems.push({
+        path: at('counts.full_cold'),
+        message: `is ${c.full_cold}, more than counts.measured_fresh_start (${c.measured_fresh_start})`,
+      });
+    if (c.full_cold > c.attested_cold)
+      problems.push({
+        path: at('counts.full_cold'),
+        message: `is ${c.full_cold}, more than counts.attested_cold (${c.attested_cold})`,
+      });
+    if (c.attested_cold > c.clean_cold + c.cold_set_aside) {
+      problems.push({
+        path: at('counts.attested_cold'),
+        message: `is ${c.attested_cold}, more than the clean and set-aside cold runs (${c.clean_cold + c.cold_set_aside})`,
+      });
+    }
+    equal(
+      problems,
+      at('counts.measured_fresh_start'),
+      c.measured_fresh_start,
+      c.measured_network_cold - t.cold_set_aside.not_fresh_start.length,
+      'counts.measured_network_cold less the length of cold_set_aside.not_fresh_start',
+    );
+    const notFull = new Set([...t.cold_set_aside.not_fresh_start, ...t.cold_set_aside.not_attested]).size;
+    equal(
+      problems,
+      at('counts.full_cold'),
+      c.full_cold,
+      c.clean_cold - notFull,
+      'counts.clean_cold less the runs listed as not fresh or not attested',
+    );
     if (c.warm_minimum_met !== c.clean_warm >= c.min_warm)
       problems.push({
         path: at('counts.warm_minimum_met'),
@@ -159,12 +202,39 @@ export function checkReceiptsSummary(summary: ReceiptsSummary): SummaryProblem[]
     );
     const integrity = t.integrity.verified + t.integrity.unpinned + t.integrity.mismatch + t.integrity['not-loaded'];
     equal(problems, at('integrity'), integrity, c.receipts, 'counts.receipts');
-    statsProblems(t.cold.total_ms, at('cold.total_ms'), c.clean_cold, problems);
+    statsProblems(t.cold.total_ms, at('cold.total_ms'), c.full_cold, problems);
+    statsProblems(t.cold.navigation_to_result_ms, at('cold.navigation_to_result_ms'), null, problems);
+    if ((t.cold.navigation_to_result_ms?.count ?? 0) > c.full_cold) {
+      problems.push({
+        path: at('cold.navigation_to_result_ms.count'),
+        message: `is ${t.cold.navigation_to_result_ms?.count}, more than counts.full_cold (${c.full_cold})`,
+      });
+    }
+    const withOutput = t.outputs.digests.reduce((n, d) => n + d.receipts, 0);
+    if (withOutput > c.ok_cold + c.ok_warm)
+      problems.push({
+        path: at('outputs.digests'),
+        message: `count ${withOutput} receipts, more than the ok runs (${c.ok_cold + c.ok_warm})`,
+      });
+    if ((t.outputs.matching_expected === null) !== (t.outputs.expected_sha256.length === 0)) {
+      problems.push({
+        path: at('outputs.matching_expected'),
+        message: 'is null exactly when no expected digest is declared',
+      });
+    } else if (t.outputs.matching_expected !== null && t.outputs.matching_expected > c.ok_cold + c.ok_warm) {
+      // The digests list is capped (64), the match is over every ok receipt: compared with the ok runs.
+      problems.push({
+        path: at('outputs.matching_expected'),
+        message: `is ${t.outputs.matching_expected}, more than the ok runs (${c.ok_cold + c.ok_warm})`,
+      });
+    }
     statsProblems(t.cold.fetch_ms, at('cold.fetch_ms'), null, problems);
     statsProblems(t.cold.session_ms, at('cold.session_ms'), null, problems);
     statsProblems(t.cold.first_inference_ms, at('cold.first_inference_ms'), null, problems);
     statsProblems(t.warm.receipt_medians_ms, at('warm.receipt_medians_ms'), c.clean_warm, problems);
     statsProblems(t.warm.pooled_ms, at('warm.pooled_ms'), null, problems);
+    // The sheets summarize copied from bundles: an edited summary.json must not carry a secret into the template.
+    t.session_sheets.forEach((s, j) => problems.push(...sheetUrlProblems(s.sheet, at(`session_sheets[${j}].sheet`))));
     if (t.evidence.state === 'DEVICE_PASS') {
       const why: string[] = [];
       if (t.review === null) why.push('no review is stored (review is null)');

@@ -148,9 +148,14 @@ function targetSection(t: TargetSummary): string[] {
     `- Receipts ${c.receipts}: cold ${c.cold} (ok ${c.ok_cold}, clean ${c.clean_cold}/${c.min_cold}, set aside ${c.cold_set_aside}), warm ${c.warm} (ok ${c.ok_warm}, clean ${c.clean_warm}/${c.min_warm}, ` +
       `${c.warm_samples} samples), failed ${c.failed}, noisy ${c.noisy}, overlapping set aside ${c.overlap_set_aside}, interrupted ${c.interrupted}`,
   );
+  lines.push(
+    `- Cold runs, measured and attested side by side: measured network-cold ${c.measured_network_cold} (from a fresh start ${c.measured_fresh_start}); ` +
+      `attested browser restart and site data clear ${c.attested_cold}; both (full protocol colds, counted) ${c.full_cold}/${c.min_cold}`,
+  );
   lines.push('', '| stage (ms) | n | median | p95 | min | max |', '| --- | ---: | ---: | ---: | ---: | ---: |');
   lines.push(statsRow('cold fetch', t.cold.fetch_ms), statsRow('cold session', t.cold.session_ms));
   lines.push(statsRow('cold first inference', t.cold.first_inference_ms), statsRow('cold total', t.cold.total_ms));
+  lines.push(statsRow('cold navigation start to first result', t.cold.navigation_to_result_ms));
   lines.push(
     statsRow('warm (all samples)', t.warm.pooled_ms),
     statsRow('warm per-receipt medians', t.warm.receipt_medians_ms),
@@ -192,6 +197,32 @@ function targetSection(t: TargetSummary): string[] {
   if (t.cold_set_aside.cache_state_unknown.length) {
     lines.push(
       `- Cold runs set aside, a file's cache state unknown (not proven cold): ${cells(t.cold_set_aside.cache_state_unknown)}`,
+    );
+  }
+  if (t.cold_set_aside.not_fresh_start.length) {
+    lines.push(
+      `- Network-cold runs not counted, the start was not fresh (reload, earlier run, not the tab's first page): ${cells(t.cold_set_aside.not_fresh_start)}`,
+    );
+  }
+  if (t.cold_set_aside.not_attested.length) {
+    lines.push(
+      `- Network-cold runs not counted, browser restart or site data clear not attested: ${cells(t.cold_set_aside.not_attested)}`,
+    );
+  }
+  const out = t.outputs;
+  if (out.digests.length > 0) {
+    const expected =
+      out.matching_expected === null
+        ? ''
+        : `; ${out.matching_expected} match the protocol's expected ${cells(out.expected_sha256.map((d) => d.slice(0, 12)))}`;
+    lines.push(
+      `- Output digests of the ok runs: ${out.digests.map((d) => `${d.sha256.slice(0, 12)} x${d.receipts}`).join(', ')}${expected}`,
+    );
+  }
+  const said = t.tester_attested;
+  if (said.memory_pressure_seen + said.no_memory_pressure_seen > 0) {
+    lines.push(
+      `- Tester attested (protocol mode): memory pressure seen ${said.memory_pressure_seen}, none seen ${said.no_memory_pressure_seen}`,
     );
   }
   if (t.overlap_set_aside.length) {
@@ -336,7 +367,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     'Evidence states: DEVICE_RECEIPT (receipts exist; not a pass), DEVICE_PASS (reviewed device procedure, minimums, thresholds). ' +
       'PUBLIC_PASS is recorded separately by `drb public-pass`; HUMAN_GO is never set by this tool.',
     '',
-    '| target | model | engine | route | threads | cold clean | warm clean | cold total p95 ms | warm median / p95 ms | failed | interrupted | noisy | state | why not higher |',
+    '| target | model | engine | route | threads | cold full (measured / attested) | warm clean | cold total p95 ms | warm median / p95 ms | failed | interrupted | noisy | state | why not higher |',
     '| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
   );
   for (const t of summary.targets) {
@@ -345,7 +376,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
     const warm = t.warm.pooled_ms;
     lines.push(
       `| ${t.key} | ${cell(t.identity.model.id)} | ${cell(t.identity.engine.name)} | ${route} | ${r.threads_effective ?? r.threads_requested ?? '–'} | ` +
-        `${t.counts.clean_cold}/${t.counts.min_cold} | ${t.counts.clean_warm}/${t.counts.min_warm} | ${ms(t.cold.total_ms?.p95)} | ` +
+        `${t.counts.full_cold}/${t.counts.min_cold} (${t.counts.measured_fresh_start} / ${t.counts.attested_cold}) | ${t.counts.clean_warm}/${t.counts.min_warm} | ${ms(t.cold.total_ms?.p95)} | ` +
         `${warm ? `${ms(warm.median)} / ${ms(warm.p95)}` : '–'} | ${t.counts.failed + t.related.failed_receipt_ids.length} | ` +
         `${t.counts.interrupted} | ${t.counts.noisy} | ${cell(t.evidence.state)} | ` +
         `${cells(t.evidence.not_higher_because, '; ') || '–'} |`,

@@ -10,6 +10,7 @@ import { Identifier, textLine, Token } from '../text/bounded-text.ts';
 import type { CatalogModel, ModelCatalog } from '../catalog/catalog.ts';
 import { canRun, EngineName, ExecutionProvider } from '../engines/engine-capabilities.ts';
 import { firstIssueLine } from '../text/zod-issues.ts';
+import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 export const PROTOCOL_SCHEMA = 'drb.protocol.v1';
 
@@ -53,6 +54,10 @@ export const Protocol = z.strictObject({
     .max(1000),
   /** Why a phone can hold this model (the catalog's size and memory facts), in a sentence. */
   memory_note: textLine(600).min(1),
+  /** The SHA-256 of the output every run of this target must give (the receipts' `output.sha256`), where the target
+   *  is deterministic and the value is known; the review checks every receipt against it. Absent: only agreement
+   *  between the receipts is checked. */
+  expected_output_sha256: z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256').optional(),
 });
 export type Protocol = z.infer<typeof Protocol>;
 

@@ -11,8 +11,10 @@
  */
 import { z } from 'zod';
 import { textLine } from '../text/bounded-text.ts';
+import { containsTypedUrlSecret } from '../text/redact.ts';
 import { Protocol } from './field-protocol.ts';
 import { AppInfo, IsoTime } from '../receipt/receipt.ts';
+import { SessionAttestation } from '../receipt/attestation.ts';
 import { artifactFileName } from '../receipt/receipt-envelope.ts';
 
 export const RECEIPT_BUNDLE_SCHEMA = 'drb.receipt-bundle.v1';
@@ -41,6 +43,33 @@ export const TesterSheet = z.strictObject({
 });
 export type TesterSheet = z.infer<typeof TesterSheet>;
 
+/** The session sheet's free-text fields: what a tester types, each checked for URLs that carry secrets. */
+export const SHEET_TEXT_FIELDS = [
+  'device_model',
+  'os_build',
+  'browser',
+  'browser_version',
+  'network',
+  'public_revision',
+  'notes',
+] as const;
+
+/**
+ * The sheet's free-text fields that hold a URL with a query, a fragment or credentials, typed with a scheme or
+ * without one (`www.example.com/?token=abc`, `user:pass@host.example/x`): one problem per field. The sheet reaches
+ * summary.json and the review template, so it is refused, never redacted; a bundle and a summary holding sheets are
+ * both checked with it.
+ * @param sheet a schema-valid sheet
+ * @param path the sheet's own field path (`sheet`, `targets[0].session_sheets[1].sheet`)
+ */
+export function sheetUrlProblems(sheet: TesterSheet, path: string): Array<{ path: string; message: string }> {
+  return SHEET_TEXT_FIELDS.filter((field) => containsTypedUrlSecret(sheet[field])).map((field) => ({
+    path: `${path}.${field}`,
+    message:
+      'holds a URL with a query, fragment or credentials, with or without https:// (the sheet reaches summary.json and the review template; remove it and export again)',
+  }));
+}
+
 /** A sheet with nothing filled in. */
 export const EMPTY_TESTER_SHEET: TesterSheet = Object.freeze({
   device_model: '',
@@ -64,6 +93,9 @@ export const ReceiptBundle = z.strictObject({
   /** The protocol the session followed, as the page read it; null when the session followed none. */
   protocol: Protocol.nullable(),
   sheet: TesterSheet,
+  /** What the tester stated about the whole session (whether they saw memory pressure), each an explicit tap in
+   *  protocol mode, kept apart from everything measured; absent in bundles made before the page asked. */
+  attestations: z.array(SessionAttestation).max(64).optional(),
   /** The receipts as the page made them (any receipt kind), oldest first; each is validated as its own file. */
   receipts: z.array(z.record(z.string().max(128), z.unknown())).max(MAX_BUNDLE_RECEIPTS),
 });

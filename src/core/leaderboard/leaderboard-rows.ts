@@ -200,7 +200,7 @@ function factsOf(target: AnyTarget, quality: RowQuality | null, verified: boolea
       },
       duplicates: d.duplicate_receipt_ids.length,
       minimums: {
-        cleanCold: d.counts.clean_cold,
+        cleanCold: d.counts.full_cold,
         minCold: d.counts.min_cold,
         cleanWarm: d.counts.clean_warm,
         minWarm: d.counts.min_warm,

@@ -45,7 +45,8 @@ export interface RankingFacts {
   completedEp: string | null;
   integrity: { verified: number; unpinned: number; mismatch: number; notLoaded: number };
   duplicates: number;
-  /** Device rows: clean cold and warm ok receipts against the protocol minimums; null for other kinds. */
+  /** Device rows: full protocol colds (`counts.full_cold`) and clean warm ok receipts against the protocol minimums;
+   *  null for other kinds. */
   minimums: { cleanCold: number; minCold: number; cleanWarm: number; minWarm: number } | null;
   /** Generation rows: failed samples (every planned prompt must have an answer); null for other kinds. */
   failedSamples: number | null;
@@ -131,7 +132,7 @@ export function rankingEligibility(facts: RankingFacts, profile: ProfileName): E
   if (facts.minimums !== null) {
     const m = facts.minimums;
     if (m.cleanCold < m.minCold)
-      reasons.push(`${m.cleanCold} clean cold run(s) of the ${m.minCold} the protocol needs`);
+      reasons.push(`${m.cleanCold} full protocol cold run(s) of the ${m.minCold} the protocol needs`);
     if (m.cleanWarm < m.minWarm)
       reasons.push(`${m.cleanWarm} clean warm run(s) of the ${m.minWarm} the protocol needs`);
   }

@@ -22,6 +22,8 @@ import {
   DEVICE_RECEIPT_SCHEMA,
   DeviceReceipt,
   type Capabilities,
+  type ColdStartAttestation,
+  type ColdStartFacts,
   type RunKind,
   type Stage,
   type Timings,
@@ -59,6 +61,10 @@ export interface DeviceRunStart {
   input: DeviceReceipt['input'];
   request: RouteRequest;
   previousRunInterrupted: DeviceReceipt['run']['previous_run_interrupted'];
+  /** Cold runs: what the page knows about its own start (the time to the first result is written when it comes). */
+  coldStart?: Omit<ColdStartFacts, 'navigation_to_result_ms'>;
+  /** Cold runs: what the tester (or a driver) stated about the start before the run (see attestation.ts). */
+  attestations?: ColdStartAttestation[];
 }
 
 /**
@@ -81,6 +87,12 @@ export function draftDeviceReceipt(start: DeviceRunStart): DeviceReceiptDraft {
       // Derived from the files' cache states when the run finishes.
       cold_from_cache: null,
       wake_lock: 'unsupported',
+      // Measured and attested start facts belong to cold runs only.
+      cold_start:
+        start.kind === 'cold' && start.coldStart !== undefined
+          ? { ...start.coldStart, navigation_to_result_ms: null }
+          : null,
+      attestations: start.kind === 'cold' ? [...(start.attestations ?? [])] : [],
     },
     engine: unloadedEngine(start.model.engine),
     route: routeSection(start.request, null),

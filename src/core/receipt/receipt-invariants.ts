@@ -235,9 +235,65 @@ export function checkRuntimeBuild(receipt: DeviceReceipt): InvariantProblem[] {
 }
 
 /**
+ * The cold start, measured and attested, kept honest: a warm receipt carries neither start facts nor attestations; a
+ * cold receipt states each claim at most once, each before its run started (an attestation is about the start); the
+ * time to the first result is set exactly when an inference completed and is no earlier than the run's start; and a
+ * cold run that fetched its runtime under per-run URLs says so only with runtime files to show for it. Receipts made
+ * before these fields existed (absent) are not checked.
+ */
+export function checkColdStartRecord(receipt: DeviceReceipt): InvariantProblem[] {
+  const problems: InvariantProblem[] = [];
+  const { run } = receipt;
+  const attestations = run.attestations ?? [];
+  if (run.kind === 'warm') {
+    if (run.cold_start !== undefined && run.cold_start !== null)
+      problems.push({ path: 'run.cold_start', message: 'a warm receipt records no cold start' });
+    if (attestations.length > 0)
+      problems.push({ path: 'run.attestations', message: 'a warm receipt carries no attestation about a cold start' });
+    return problems;
+  }
+  const seen = new Set<string>();
+  attestations.forEach((a, i) => {
+    if (seen.has(a.claim))
+      problems.push({ path: `run.attestations[${i}].claim`, message: `"${a.claim}" is stated more than once` });
+    seen.add(a.claim);
+    if (Date.parse(a.at) > Date.parse(run.started_at))
+      problems.push({
+        path: `run.attestations[${i}].at`,
+        message: 'is after the run started: an attestation about the start is stated before it',
+      });
+  });
+  const start = run.cold_start;
+  if (start !== undefined && start !== null) {
+    const completed = receipt.timings.first_inference_ms !== null;
+    if (completed && start.navigation_to_result_ms === null)
+      problems.push({
+        path: 'run.cold_start.navigation_to_result_ms',
+        message: 'is null although the first inference completed',
+      });
+    if (!completed && start.navigation_to_result_ms !== null)
+      problems.push({
+        path: 'run.cold_start.navigation_to_result_ms',
+        message: 'is set although no inference completed',
+      });
+    const startedAtMs = receipt.status_transitions[0]?.at_ms ?? 0;
+    if (start.navigation_to_result_ms !== null && start.navigation_to_result_ms < startedAtMs) {
+      problems.push({
+        path: 'run.cold_start.navigation_to_result_ms',
+        message: `is ${start.navigation_to_result_ms}, before the run started (${startedAtMs})`,
+      });
+    }
+  }
+  if (receipt.runtime.fetch_method === 'per-run-url' && receipt.runtime.files.length === 0) {
+    problems.push({ path: 'runtime.fetch_method', message: 'is "per-run-url" but no runtime file is listed' });
+  }
+  return problems;
+}
+
+/**
  * Every invariant of a device receipt, in a stable order (route, timings, outcome, resources, cache states, runtime
- * build, then the cross-field facts: route against the page, integrity, runtime files, cache signatures, timing
- * facts, lifecycle; URLs anywhere last).
+ * build, cold start, then the cross-field facts: route against the page, integrity, runtime files, cache signatures,
+ * timing facts, lifecycle, placement, memory and check; URLs anywhere last).
  */
 export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem[] {
   const problems = [
@@ -247,6 +303,7 @@ export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem
     ...checkResources(receipt),
     ...checkCacheStates(receipt),
     ...checkRuntimeBuild(receipt),
+    ...checkColdStartRecord(receipt),
     ...checkRouteAgainstPage(receipt.route, receipt.capabilities, ''),
     ...checkIntegrity(receipt.model),
     ...checkRuntimeFiles(receipt.runtime),

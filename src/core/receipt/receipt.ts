@@ -25,12 +25,13 @@ import {
 import { EngineName, ExecutionProvider, ModelTask } from '../engines/engine-capabilities.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { CacheFacts, CacheState } from './cache-state.ts';
+import { ColdStartAttestation, ColdStartFacts } from './attestation.ts';
 import { Placement } from './ep-placement.ts';
 import { MemoryFigures } from './memory-figures.ts';
 import { OutputCheck } from '../catalog/output-check.ts';
 
 export { RedactedUrl } from '../text/bounded-text.ts';
-export { CacheState };
+export { CacheState, ColdStartAttestation, ColdStartFacts };
 
 /** v2: new fields of this round (the device-details choice first); a v1 receipt is refused with one line. */
 export const DEVICE_RECEIPT_SCHEMA = 'drb.device-receipt.v2';
@@ -129,6 +130,16 @@ export type RuntimeFile = z.infer<typeof RuntimeFile>;
 export const RuntimeBuild = z.enum(['plain', 'asyncify', 'jsep', 'jspi']);
 export type RuntimeBuild = z.infer<typeof RuntimeBuild>;
 
+/** How a load fetched its runtime files (see RuntimeInfo.fetch_method). */
+export const RuntimeFetchMethod = z.enum(['per-run-url', 'shared-url']);
+export type RuntimeFetchMethod = z.infer<typeof RuntimeFetchMethod>;
+
+/** How a load fetched its model files: `no-store` (every file fetched by the page with `cache: 'no-store'`: past the
+ *  HTTP cache, never stored in it), `engine-storage` (the engine reads its own store, the Cache API or IndexedDB,
+ *  before the network, as WebLLM does), `picked-files` (read from files picked on the device: no network). */
+export const ModelFetchMethod = z.enum(['no-store', 'engine-storage', 'picked-files']);
+export type ModelFetchMethod = z.infer<typeof ModelFetchMethod>;
+
 /**
  * The runtime files a load used, in load order (empty when the engine's runtime is part of the page's own code), and
  * which build they are (null when there is no runtime file; absent in receipts written before the page chose the
@@ -137,6 +148,11 @@ export type RuntimeBuild = z.infer<typeof RuntimeBuild>;
 export const RuntimeInfo = z.strictObject({
   build: RuntimeBuild.nullable().optional(),
   files: z.array(RuntimeFile).max(32),
+  /** How the runtime files were fetched: `per-run-url` (a cold run's way past every cache: the `.mjs` imported and the
+   *  `.wasm` fetched with `cache: 'no-store'` under a query unique to the run, its bytes handed to the runtime, so
+   *  neither the HTTP cache nor a compiled-code cache keyed by URL can serve them), `shared-url` (the build's own URLs,
+   *  through the HTTP cache: a warm run's load). Absent in receipts made before cold runs bypassed every cache. */
+  fetch_method: RuntimeFetchMethod.optional(),
 });
 export type RuntimeInfo = z.infer<typeof RuntimeInfo>;
 
@@ -176,6 +192,8 @@ export const ModelInfo = z.strictObject({
    *  `mismatch`: a file differed from its pin and the run refused it; `not-loaded`: the run ended before loading. */
   integrity: z.enum(['verified', 'unpinned', 'mismatch', 'not-loaded']),
   files: z.array(ModelFile),
+  /** How the files were fetched (see ModelFetchMethod); absent in receipts made before it was recorded. */
+  fetch_method: ModelFetchMethod.optional(),
 });
 export type ModelInfo = z.infer<typeof ModelInfo>;
 
@@ -401,6 +419,14 @@ export const DeviceReceipt = z.strictObject({
     wake_lock: WakeLockState,
     /** Another run during this one (see RunOverlap); absent in receipts made before the page watched for it. */
     overlap: RunOverlap.optional(),
+    /** Cold runs: what the page measured about its own start (navigation type, back/forward cache, first document
+     *  of the tab, earlier runs of the page, navigation start to first result); null for a warm run. Absent in
+     *  receipts made before cold runs recorded it. */
+    cold_start: ColdStartFacts.nullable().optional(),
+    /** Cold runs: what a tester (an explicit tap in protocol mode) or a driver stated about the start, which no page
+     *  can measure: the browser quit and reopened, the site's website data cleared. Kept apart from every measured
+     *  field; empty for a warm run and for a cold run nobody attested. Absent in receipts made before it existed. */
+    attestations: z.array(ColdStartAttestation).max(8).optional(),
   }),
   engine: EngineInfo,
   route: Route,

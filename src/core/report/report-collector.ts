@@ -5,6 +5,7 @@
  * keyed by the same target keys. Score reports are kept for the quality-beside-speed table. Pure: the CLI reads the
  * files (src/cli/receipt-files.ts `readInputDocuments`) and hands over each parsed document.
  */
+import { coldStartEvidence } from '../receipt/cold-start.ts';
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import { median } from '../stats/stats.ts';
@@ -13,6 +14,7 @@ import { ReceiptsSummarizer, type SummaryOptions } from '../evidence/receipts-su
 import { suiteTargetIdentity } from '../evidence/suite-accumulator.ts';
 import { canonicalJson, generationTargetIdentity, identityKey, targetIdentity } from '../evidence/target-identity.ts';
 import { validateReceipt, type ReceiptProblem } from '../validation/validate-receipt.ts';
+import { RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../field/receipt-bundle.ts';
 import { lastFifthRatio, theilSenSlope } from '../stats/sample-order.ts';
 import { ScoreReport } from '../scoring/score-report.ts';
 import { issuePath } from '../text/zod-issues.ts';
@@ -38,16 +40,23 @@ export interface DocumentSource {
   file: string;
   sha256: string;
   bytes: number;
+  /** The bundle file (as shown) a receipt was read out of, when it came in a receipt bundle. */
+  bundle?: string;
 }
 
 /**
- * Whether a cold run's bytes came from the network or from a cache, as its receipt records it (`run.cold_from_cache`):
- * a cache-served or unproven cold run is left out of the cold minimum and statistics, as the summary does.
+ * Whether a cold run's bytes came from the network or from a cache, as its receipt records it (`run.cold_from_cache`),
+ * and whether it is a full protocol cold (src/core/receipt/cold-start.ts): anything less is left out of the cold
+ * minimum and statistics, as the summary does.
  * @param receipt the cold device receipt
  */
 export function coldCacheState(receipt: DeviceReceipt): string {
   const v = receipt.run.cold_from_cache;
-  return v === false ? 'network (truly cold)' : v === true ? 'served from a cache (left out)' : 'unknown (left out)';
+  if (v !== false) return v === true ? 'served from a cache (left out)' : 'unknown (left out)';
+  const evidence = coldStartEvidence(receipt);
+  return evidence.full
+    ? 'network, full protocol cold (counted)'
+    : `network, not a protocol cold: ${evidence.missing.join('; ')} (left out)`;
 }
 
 /** A record waiting for its target key (computed once, in `finish`, from the canonical identity). */
@@ -106,6 +115,11 @@ export class ReportCollector {
       return this.note(source, 'invalid', `(document): ${parsed.message}`);
     }
     const result = validateReceipt(parsed.value);
+    if (result.kind === 'artifact' && result.schema === RECEIPT_BUNDLE_SCHEMA && result.problems.length === 0) {
+      // As summarize takes a bundle: its sheet, protocol and session statements; its receipts follow one by one.
+      this.summarizer.addBundle(source.file, parsed.value as ReceiptBundle);
+      return this.note(source, 'not-used', 'a receipt bundle: its receipts are read one by one');
+    }
     if (result.kind === 'not-a-receipt' || result.kind === 'artifact') {
       // Counted as summarize counts it (not a receipt), so the summary here is summary.json's.
       this.summarizer.addNotReceipt(source.file, result.schema);
@@ -123,7 +137,7 @@ export class ReportCollector {
       this.summarizer.addInvalid(source.file, result.problems);
       return this.note(source, 'invalid', firstProblem(result.problems));
     }
-    const fingerprint = { file: source.file, fingerprint: this.fingerprint(parsed.value) };
+    const fingerprint = { file: source.file, fingerprint: this.fingerprint(parsed.value), bundle: source.bundle };
     let counted: boolean;
     if (result.kind === 'receipt') {
       counted = this.summarizer.addReceipt(result.receipt, fingerprint);

@@ -4,7 +4,7 @@
  * (metrics.ts computes them so), the parts add up, the diagnosis names what the counts say, and the input and per-row
  * figures agree with the metrics. `drb receipts validate` and the receipts report refuse a report that breaks one.
  */
-import type { ScoreReport } from './score-report.ts';
+import type { ScoreMetrics, ScoreReport } from './score-report.ts';
 
 /** One contradiction in a score report: the field path and what is wrong. */
 export interface ScoreReportProblem {
@@ -16,16 +16,17 @@ export interface ScoreReportProblem {
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 /**
- * Every contradiction inside a schema-valid score report.
- * @param report the parsed report
+ * The metrics' own rules: every rate is its count over the rows it is of, the parts add up, no count exceeds what it
+ * is part of. A score report's `metrics` and a comparison report's two `runs` are held to them.
+ * @param m the metrics
+ * @param at their field path (`metrics`, `runs.baseline`)
  */
-export function checkScoreReport(report: ScoreReport): ScoreReportProblem[] {
+export function checkScoreMetrics(m: ScoreMetrics, at: string): ScoreReportProblem[] {
   const problems: ScoreReportProblem[] = [];
-  const m = report.metrics;
   const rate = (field: keyof typeof m, value: number | null, count: number, of: number, what: string) => {
     const expected = of === 0 ? null : count / of;
     if (expected === null ? value !== null : value === null || !close(value, expected)) {
-      problems.push({ path: `metrics.${field}`, message: `is ${value}, but ${what} give ${expected}` });
+      problems.push({ path: `${at}.${field}`, message: `is ${value}, but ${what} give ${expected}` });
     }
   };
   rate(
@@ -59,7 +60,7 @@ export function checkScoreReport(report: ScoreReport): ScoreReportProblem[] {
   const headroom = m.candidate_recall_hits / m.rows - m.correct_rows / m.rows;
   if (!close(m.reranking_headroom, headroom))
     problems.push({
-      path: 'metrics.reranking_headroom',
+      path: `${at}.reranking_headroom`,
       message: `is ${m.reranking_headroom}, but the counts give ${headroom}`,
     });
   for (const field of [
@@ -73,29 +74,29 @@ export function checkScoreReport(report: ScoreReport): ScoreReportProblem[] {
     'unchanged',
   ] as const) {
     if (m[field] > m.rows)
-      problems.push({ path: `metrics.${field}`, message: `is ${m[field]}, more than metrics.rows (${m.rows})` });
+      problems.push({ path: `${at}.${field}`, message: `is ${m[field]}, more than ${at}.rows (${m.rows})` });
   }
   if (m.overcorrected_rows > m.clean_rows)
     problems.push({
-      path: 'metrics.overcorrected_rows',
-      message: `is ${m.overcorrected_rows}, more than metrics.clean_rows (${m.clean_rows})`,
+      path: `${at}.overcorrected_rows`,
+      message: `is ${m.overcorrected_rows}, more than ${at}.clean_rows (${m.clean_rows})`,
     });
   if (m.improved + m.worsened + m.unchanged !== m.rows) {
     problems.push({
-      path: 'metrics.unchanged',
-      message: `improved + worsened + unchanged is ${m.improved + m.worsened + m.unchanged}, but metrics.rows is ${m.rows}`,
+      path: `${at}.unchanged`,
+      message: `improved + worsened + unchanged is ${m.improved + m.worsened + m.unchanged}, but ${at}.rows is ${m.rows}`,
     });
   }
   const accepted = m.rows - m.abstained_rows;
   if (m.accepted_candidate_miss + m.selection_error > accepted) {
     problems.push({
-      path: 'metrics.selection_error',
+      path: `${at}.selection_error`,
       message: `accepted_candidate_miss + selection_error is ${m.accepted_candidate_miss + m.selection_error}, more than the ${accepted} accepted rows`,
     });
   }
   if ((accepted === 0) !== (m.accepted_accuracy === null)) {
     problems.push({
-      path: 'metrics.accepted_accuracy',
+      path: `${at}.accepted_accuracy`,
       message: `is ${m.accepted_accuracy}, but ${accepted} row(s) were accepted`,
     });
   } else if (m.accepted_accuracy !== null) {
@@ -106,16 +107,26 @@ export function checkScoreReport(report: ScoreReport): ScoreReportProblem[] {
       Math.round(correctAccepted) > m.correct_rows
     ) {
       problems.push({
-        path: 'metrics.accepted_accuracy',
+        path: `${at}.accepted_accuracy`,
         message: `is ${m.accepted_accuracy}, which is no whole number of correct rows among the ${accepted} accepted`,
       });
     }
   }
   if (m.mrr_at_k > m.candidate_recall_at_k + 1e-9)
     problems.push({
-      path: 'metrics.mrr_at_k',
+      path: `${at}.mrr_at_k`,
       message: `is ${m.mrr_at_k}, more than candidate_recall_at_k (${m.candidate_recall_at_k}): each hit adds at most 1 / rows`,
     });
+  return problems;
+}
+
+/**
+ * Every contradiction inside a schema-valid score report.
+ * @param report the parsed report
+ */
+export function checkScoreReport(report: ScoreReport): ScoreReportProblem[] {
+  const m = report.metrics;
+  const problems = checkScoreMetrics(m, 'metrics');
   const diagnosis =
     m.selection_error === 0 && m.accepted_candidate_miss === 0
       ? 'none'

@@ -51,6 +51,50 @@ export function containsUnredactedUrl(text: string): boolean {
   return false;
 }
 
+// A host-like run of typed text with no scheme (or a scheme written without its two slashes, `https:host`): optional
+// user info before an `@`, then a host (a dotted name ending in a label of letters such as `example.com`, a dotted
+// IPv4 address, `localhost`, or a bracketed IPv6 address), an optional port, and whatever follows up to whitespace or
+// a quote. A version (`17.4.1`), a frequency (`3.5 GHz`) or `A/B` has no such host, so it never matches. Group 1 is
+// the user info, 2 the host, 3 the port, 4 the rest (path, query, fragment).
+const HOST_LIKE =
+  /(?<![\w.+-])(?:([\w.~%!$&*+,;=-]+(?::[^\s"'<>()@/?#]*)?)@)?((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})|(?:\d{1,3}\.){3}\d{1,3}|localhost|\[[0-9a-f:.]{2,45}\])(:\d{1,5})?(?![\w.-]*@)([/\\?#][^\s"'<>()]*)?/gi;
+// User info with a password before a host that is one label (`user:pw@router/`): credentials whatever the host.
+const PASSWORD_AT_LABEL = /(?<![\w.+-])[a-z][\w.~%!$&*+,;=-]*:[^\s"'<>()@/?#]+@[a-z0-9][a-z0-9-]*(?![\w.-])/i;
+
+/** True when a host-like match (see HOST_LIKE) carries a query, a fragment or credentials. */
+function hostLikeCarriesSecret(match: RegExpMatchArray): boolean {
+  const [, user, host, port = '', rest = ''] = match;
+  // `user:password@host` is credentials; `name@host` alone is an e-mail address, and credentials once a path follows.
+  if (user !== undefined && (user.includes(':') || rest.length > 0)) return true;
+  if (rest.length === 0) return false;
+  let parsed: URL;
+  try {
+    parsed = new URL(`http://${host}${port}${rest}`);
+  } catch {
+    // Not a URL WHATWG would read: only a literal `?x` or `#x` in it counts.
+    return /[?#][^?#]/.test(rest);
+  }
+  // A lone `?` or `#` (the end of a question, say) carries nothing: URL reads both as empty.
+  return parsed.search !== '' || parsed.hash !== '';
+}
+
+/**
+ * True when `text` (something a person typed: a session sheet's notes, OS build, network, ...) holds a URL with a
+ * query, a fragment or credentials, with a scheme (`https://host/?token=x`, `https:user:pw@host/`) or without one
+ * (`www.example.com/?token=abc`, `example.com/path#frag`, `user:pass@host.example/x`). Ordinary notes are not URLs:
+ * versions (`iOS 17.4.1`, `v1.2.3`), `A/B test`, `3.5 GHz`, a question mark ending a sentence, an e-mail address.
+ * Stricter than `containsUnredactedUrl`, which receipts' own strings are held to (they come from the page, which
+ * redacts every URL it records).
+ */
+export function containsTypedUrlSecret(text: string): boolean {
+  if (containsUnredactedUrl(text)) return true;
+  // Nothing can carry a secret without one of these characters.
+  if (!/[?#@]/.test(text)) return false;
+  if (PASSWORD_AT_LABEL.test(text)) return true;
+  for (const match of text.matchAll(HOST_LIKE)) if (hostLikeCarriesSecret(match)) return true;
+  return false;
+}
+
 /** The fields of a PerformanceResourceTiming entry that a receipt uses (a plain object, so Node tests can build one). */
 export interface ResourceTimingLike {
   name: string;

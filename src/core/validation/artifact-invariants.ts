@@ -9,7 +9,7 @@
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
-import { RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../field/receipt-bundle.ts';
+import { RECEIPT_BUNDLE_SCHEMA, sheetUrlProblems, type ReceiptBundle } from '../field/receipt-bundle.ts';
 import {
   checkIntegrity,
   checkLifecycle,
@@ -17,7 +17,6 @@ import {
   checkRuntimeFiles,
   type InvariantProblem,
 } from '../receipt/receipt-invariants.ts';
-import { containsUnredactedUrl } from '../text/redact.ts';
 
 /** An ok run ran a model: it loaded it. */
 function loadedIfOk(status: 'ok' | 'failed', integrity: string): InvariantProblem[] {
@@ -94,23 +93,12 @@ export function checkComparisonFacts(receipt: ComparisonReceipt): InvariantProbl
 /** Schema strings a bundled document may carry: the receipt kinds (current and retired, refused one by one later). */
 const RECEIPT_SCHEMA = /^drb\.(device|generation|suite|comparison)-receipt\.v\d+$/;
 
-/** The session sheet's free-text fields (checked like receipt text). */
-const SHEET_TEXT_FIELDS = [
-  'device_model',
-  'os_build',
-  'browser',
-  'browser_version',
-  'network',
-  'public_revision',
-  'notes',
-] as const;
-
 /**
  * A receipt bundle against its contents, on the value exactly as parsed (its `receipts` are not zod's copies, which
  * drop keys): each item is a receipt (a bundle inside a bundle is refused with one line, never opened, and so is any
  * other artifact), none was made after the bundle, and no session-sheet text holds a URL with a query, fragment or
- * credentials (the sheet reaches summary.json and the review template; it is checked like receipt text and refused,
- * not redacted).
+ * credentials, typed with or without a scheme (`sheetUrlProblems`: the sheet reaches summary.json and the review
+ * template, so it is refused, not redacted).
  * @param bundle a schema-valid bundle
  * @param raw the same value as parsed (its receipts as the file holds them)
  */
@@ -143,14 +131,6 @@ export function checkBundleFacts(bundle: ReceiptBundle, raw: unknown): Invariant
       });
     }
   });
-  for (const field of SHEET_TEXT_FIELDS) {
-    if (containsUnredactedUrl(bundle.sheet[field])) {
-      problems.push({
-        path: `sheet.${field}`,
-        message:
-          'holds a URL with a query, fragment or credentials (the sheet is checked like receipt text; remove them and export again)',
-      });
-    }
-  }
+  problems.push(...sheetUrlProblems(bundle.sheet, 'sheet'));
   return problems;
 }

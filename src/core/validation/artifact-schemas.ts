@@ -20,11 +20,13 @@ import { PROTOCOL_SCHEMA, Protocol } from '../field/field-protocol.ts';
 import { RECEIPT_BUNDLE_SCHEMA, ReceiptBundle } from '../field/receipt-bundle.ts';
 import { ANSWER_CASES_SCHEMA, AnswerCases } from '../generation/answer-cases.ts';
 import { ANSWER_SCORE_SCHEMA, AnswerScoreReport } from '../answers/answer-score.ts';
+import { checkAnswerScoreReport } from '../answers/answer-score-invariants.ts';
 import { ANSWER_REVIEW_SCHEMA, AnswerReview } from '../answers/answer-review.ts';
 import { GATE_PLAN_SCHEMA, GatePlan, LICENCE_REVIEW_SCHEMA, LicenceReview } from '../gate/gate-plan.ts';
 import { GATE_REPORT_SCHEMA, GateReport } from '../gate/escalation.ts';
 import { checkReceiptsSummary } from '../evidence/summary-invariants.ts';
 import { checkScoreReport } from '../scoring/score-report-invariants.ts';
+import { checkCompareReport } from '../scoring/compare-report-invariants.ts';
 import { checkBundleFacts } from './artifact-invariants.ts';
 import { DATASET_CARD_SCHEMA, DatasetCard } from '../dataset/dataset-card.ts';
 import { LEADERBOARD_META_SCHEMA, LeaderboardMeta } from '../leaderboard/leaderboard-meta.ts';
@@ -49,7 +51,10 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
   [DEVICE_REVIEW_SCHEMA, { what: "a reviewer's answers (drb receipts review)", schema: DeviceReview }],
   [PUBLIC_PASS_SCHEMA, { what: 'a public-pass record (drb public-pass)', schema: PublicPassRecord }],
   ['drb.score-report.v2', { what: 'a score report (drb score)', schema: ScoreReport, check: checkScoreReport }],
-  ['drb.compare-report.v1', { what: 'a comparison report (drb compare)', schema: CompareReport }],
+  [
+    'drb.compare-report.v1',
+    { what: 'a comparison report (drb compare)', schema: CompareReport, check: checkCompareReport },
+  ],
   [GENERATION_ANSWERS_SCHEMA, { what: "a generation run's answers", schema: GenerationAnswers }],
   [PROMPT_SET_SCHEMA, { what: 'a prompt set', schema: PromptSet }],
   [SUITE_MANIFEST_SCHEMA, { what: 'a suite manifest', schema: SuiteManifest }],
@@ -64,7 +69,10 @@ export const ARTIFACT_SCHEMAS: ReadonlyMap<string, ArtifactKind> = new Map<strin
     { what: "a receipt bundle (the page's session export)", schema: ReceiptBundle, check: checkBundleFacts },
   ],
   [ANSWER_CASES_SCHEMA, { what: 'an answer-case set', schema: AnswerCases }],
-  [ANSWER_SCORE_SCHEMA, { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport }],
+  [
+    ANSWER_SCORE_SCHEMA,
+    { what: 'an answer score report (drb score-answers)', schema: AnswerScoreReport, check: checkAnswerScoreReport },
+  ],
   [ANSWER_REVIEW_SCHEMA, { what: "a reviewer's labels of generated answers", schema: AnswerReview }],
   [GATE_PLAN_SCHEMA, { what: 'an escalation gate plan', schema: GatePlan }],
   [GATE_REPORT_SCHEMA, { what: 'a gate report (drb gate escalation)', schema: GateReport }],
