@@ -12,7 +12,6 @@ import { DEFAULT_PROTOCOL_ID } from '../core/field/field-protocol.ts';
 import type { Capabilities, DeviceDetails } from '../core/receipt/receipt.ts';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { setDrbState } from '../page/drb-state.ts';
-import { pageRuns } from '../page/run-gate.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { installTestHooks, RunController } from '../page/run-controller.ts';
 import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
@@ -23,23 +22,7 @@ import { InterruptedBanner } from './InterruptedBanner.tsx';
 import { PageFooter } from './PageFooter.tsx';
 import { RunAnnouncer, usePageRun } from './page-runs.tsx';
 import { RunPanel } from './RunPanel.tsx';
-
-/**
- * This page's address showing `view`: `mode` set to it, `autorun` removed (a reload shows the view again; it does not
- * start the load's run again), every other parameter and the fragment kept.
- */
-function viewHref(view: PageMode): string {
-  const url = new URL(location.href);
-  url.searchParams.set('mode', view);
-  url.searchParams.delete('autorun');
-  return url.href;
-}
-
-/** The view the address names (`mode`), or null when it names none or a bad one. */
-function viewOfHref(): PageMode | null {
-  const mode = new URLSearchParams(location.search).get('mode');
-  return mode === 'protocol' || mode === 'panels' ? mode : null;
-}
+import { useViewInUrl } from './view-url.ts';
 
 /** The page. `catalog` is the parsed, validated catalog bundled into the build. */
 export function App(props: { catalog: ModelCatalog }) {
@@ -71,32 +54,12 @@ export function App(props: { catalog: ModelCatalog }) {
   const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, journal)), []);
   const pageRun = usePageRun();
   // Protocol mode (the tester's field kit) when the URL asks for it, or on a narrow screen when it names no mode.
-  const [opened] = useState<PageMode>(
+  const opened = useMemo<PageMode>(
     () => a.mode ?? (window.innerWidth < PROTOCOL_VIEW_BELOW_PX ? 'protocol' : 'panels'),
+    [],
   );
-  const [view, setView] = useState<PageMode>(opened);
-  // The view is part of the address both ways: switching pushes an entry naming it (a reload returns to it), and back
-  // and forward show the view their entry names (the entry the page opened on: the view it opened in).
-  const switchView = (next: PageMode) => {
-    history.pushState(null, '', viewHref(next));
-    setView(next);
-  };
-  useEffect(() => {
-    const onPop = () => {
-      const wanted = viewOfHref() ?? opened;
-      // A run holds the page: its view stays, and the address is put back to name it.
-      if (pageRuns.owner !== null) {
-        setView((shown) => {
-          if (shown !== wanted) history.pushState(null, '', viewHref(shown));
-          return shown;
-        });
-        return;
-      }
-      setView(wanted);
-    };
-    addEventListener('popstate', onPop);
-    return () => removeEventListener('popstate', onPop);
-  }, []);
+  // The view is part of the address both ways (src/ui/view-url.ts).
+  const [view, switchView] = useViewInUrl(opened);
   // What the URL's autorun runs (or the line refusing it), decided once for the view the page opened in.
   const [plan] = useState(() => autorunPlan({ mode: view, byUrl: a.mode !== null }, automation));
   // Each view's own code arrives after the first paint (deferred.tsx); the view not shown is never fetched.
