@@ -112,7 +112,12 @@ describe('the field kit in WebKitGTK, a fresh profile for every cold run', () =>
         await ready(page);
         if (cold === 1) {
           // The sheet, typed once, with the page revision the tester reads off the deployed page (the review checks it
-          // against the receipts' own commit, and never takes it from them).
+          // against the receipts' own commit, and never takes it from them). The sheet renders a frame after the
+          // session is ready, which a loaded machine makes visible: wait for its fields first.
+          await page.waitFor<boolean>(
+            `return ${JSON.stringify(Object.keys(SHEET))}.every((key) => document.querySelector('[data-testid="sheet-' + key + '"]') !== null);`,
+            { timeoutMs: 30_000, description: 'the session sheet' },
+          );
           await page.evaluate(
             `for (const [key, value] of Object.entries({ ...args[0], public_revision: window.drbApp.commit ?? 'unknown' })) {
               const el = document.querySelector('[data-testid="sheet-' + key + '"]');
