@@ -41,7 +41,6 @@ import { parseEndpoint, parseWindow, positiveInt, readCapabilities, type PassLan
 import { collectJsonFiles } from './receipt-files.ts';
 import { validateFiles } from './receipts.ts';
 import { summarizeReceipts } from './summarize-receipts.ts';
-import { toolVersion } from './tool-version.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -270,7 +269,8 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
     return { receiptFiles, bundleFile: null, templateFile: null, missing, stoppedBy, toFill: [] };
   }
   // ONE bundle: the page's own export, with every receipt the sessions made (oldest first) and the identity the
-  // driver can read; what it cannot read (device model, RAM, OS build, network, battery) stays empty for a person.
+  // driver can read (browser, version, the page's revision); what it cannot read (device model, RAM, OS build,
+  // network, battery, thermal state, the tester's notes) stays empty, and the review template names it for a person.
   const base = lastBundle as ReceiptBundle;
   const createdAt = new Date().toISOString();
   const browserName =
@@ -282,11 +282,8 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
     sheet: {
       ...base.sheet,
       browser: base.sheet.browser || browserName,
-      browser_version: base.sheet.browser_version || identity.version,
+      browser_version: base.sheet.browser_version || (browserName ? identity.version : ''),
       public_revision: base.sheet.public_revision || identity.revision,
-      notes:
-        base.sheet.notes ||
-        `browser, version and revision read by drb ${toolVersion()} field-run (${spec.lane} lane); device model, RAM, OS build, network, battery and thermal state not readable by it: for a person`,
     },
     receipts: receipts.map((r) => r.receipt),
   };
