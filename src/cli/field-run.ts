@@ -170,6 +170,8 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
   let lastBundle: ReceiptBundle | null = null;
   let identity = { browser: '', version: '', revision: '' };
   let stoppedBy: string | null = null;
+  // Receipts already kept: an attached lane's profile may still hold an earlier session's receipts.
+  const seen = new Set<string>();
 
   const keep = (receipt: Record<string, unknown>) => {
     const base = artifactFileName(receiptNameParts(receipt));
@@ -199,7 +201,6 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
     const maxColdSessions = protocol.min_cold * 2;
     for (let session = 1; tally.cold < protocol.min_cold && session <= maxColdSessions; session++) {
       let page: LanePage | null = null;
-      const seen = new Set<string>();
       try {
         options.log(`cold ${tally.cold + 1} of ${protocol.min_cold}: a new browser session`);
         page = await lane.newPage();
