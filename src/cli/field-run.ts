@@ -252,8 +252,9 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
               `return (window.drbSession?.receipts.length ?? 0) > ${Number(before)} && document.documentElement.dataset.drbState !== 'running';`,
               { timeoutMs: options.timeoutMs, pollMs: 250, description: `warm receipt ${warm} to be stored` },
             );
+            // Written at once: a browser that dies at the next warm leaves this one in --out.
+            await gather();
           }
-          await gather();
         }
       } finally {
         await page?.close().catch(() => {});

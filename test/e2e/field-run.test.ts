@@ -5,12 +5,14 @@
  * counting five full protocol colds, and a review template whose device fields the driver cannot read stay empty;
  * a person fills them and `drb receipts review` reaches DEVICE_PASS.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { ReceiptBundle } from '../../src/core/field/receipt-bundle.ts';
 import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { DeviceReview } from '../../src/core/evidence/device-review.ts';
+import { CHROMIUM_BASE_ARGS, CHROMIUM_EXECUTABLE } from '../../src/node/chromium.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { receiptProblems } from './page-harness.ts';
 import { testTempDir } from '../temp-dir.ts';
@@ -123,4 +125,58 @@ describe('drb field-run at 390 x 844 with the fixture protocol, serving the buil
   it('WebKitGTK: five driver-attested fresh colds and twenty warms in one bundle reach DEVICE_PASS', async () => {
     await fieldRun('webkit');
   }, 900_000);
+});
+
+describe('drb field-run --cdp when the browser dies mid-run', () => {
+  it('keeps the receipts made so far, says what is missing, and exits 1 without a bundle', async () => {
+    const profile = testTempDir('drb-field-run-cdp-profile-');
+    const chromium = spawn(
+      CHROMIUM_EXECUTABLE,
+      [...CHROMIUM_BASE_ARGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'],
+      { stdio: 'ignore' },
+    );
+    const exited = new Promise((resolve) => chromium.once('exit', resolve));
+    try {
+      const portFile = join(profile, 'DevToolsActivePort');
+      const until = Date.now() + 30_000;
+      while (!existsSync(portFile) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+      const port = readFileSync(portFile, 'utf8').split('\n')[0];
+      const out = join(testTempDir('drb-field-run-dies-'), 'run');
+      const running = runCli([
+        'field-run',
+        '--protocol',
+        PROTOCOL,
+        '--cdp',
+        `http://127.0.0.1:${port}`,
+        '--dir',
+        inject('distDir'),
+        '--out',
+        out,
+        '--timeout-ms',
+        '120000',
+      ]);
+      // The browser dies once three receipts are in --out (the cold and two warms).
+      const receiptsDir = join(out, 'receipts');
+      const deadline = Date.now() + 240_000;
+      while (Date.now() < deadline && (!existsSync(receiptsDir) || readdirSync(receiptsDir).length < 3))
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      chromium.kill('SIGKILL');
+      const run = await running;
+      expect(run.code, run.stderr).toBe(1);
+      const kept = readdirSync(receiptsDir);
+      expect(kept.length).toBeGreaterThanOrEqual(3);
+      for (const file of kept)
+        expect(receiptProblems(JSON.parse(readFileSync(join(receiptsDir, file), 'utf8')))).toEqual([]);
+      expect(run.stderr).toMatch(/^error: cdp: /m);
+      expect(run.stderr).toContain('error: missing 4 of 5 cold receipts');
+      expect(run.stderr).toMatch(new RegExp(`error: missing ${20 - (kept.length - 1)} of 20 warm receipts`));
+      expect(run.stderr).toContain(`kept ${kept.length} receipt(s) in`);
+      // No bundle and no template: the procedure is not complete.
+      expect(readdirSync(out).sort()).toEqual(['receipts']);
+      expect(run.stdout).toBe('');
+    } finally {
+      if (chromium.exitCode === null && chromium.signalCode === null) chromium.kill('SIGKILL');
+      await exited;
+    }
+  }, 400_000);
 });
