@@ -76,8 +76,8 @@ export interface ComparisonRequest {
 /** How the UI follows a comparison. */
 export interface ComparisonUiHooks {
   onPhase?(phase: 'probe' | 'load' | 'warmup' | 'timed' | 'done' | 'failed', routeId?: string): void;
-  /** After each timed slot: slots done / total. */
-  onSlot?(done: number, total: number, routeId: string, durationMs: number): void;
+  /** After each timed slot: slots done / total, the slot's route, its time and its round (1-based, of `rounds`). */
+  onSlot?(done: number, total: number, routeId: string, durationMs: number, round: number): void;
 }
 
 interface RouteState {
@@ -272,7 +272,7 @@ export class ComparisonController {
           state.measurement.placement = (await state.bridge.diagnostics('warm'))?.placement ?? null;
           if (out.check !== undefined) state.measurement.check = out.check;
         }
-        ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs);
+        ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs, slot.round);
       } catch (error) {
         failRoute(state, error);
       }

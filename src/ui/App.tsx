@@ -22,6 +22,7 @@ import { InterruptedBanner } from './InterruptedBanner.tsx';
 import { PageFooter } from './PageFooter.tsx';
 import { RunAnnouncer, usePageRun } from './page-runs.tsx';
 import { RunPanel } from './RunPanel.tsx';
+import { useViewInUrl } from './view-url.ts';
 
 /** The page. `catalog` is the parsed, validated catalog bundled into the build. */
 export function App(props: { catalog: ModelCatalog }) {
@@ -53,9 +54,12 @@ export function App(props: { catalog: ModelCatalog }) {
   const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, journal)), []);
   const pageRun = usePageRun();
   // Protocol mode (the tester's field kit) when the URL asks for it, or on a narrow screen when it names no mode.
-  const [view, setView] = useState<PageMode>(
+  const opened = useMemo<PageMode>(
     () => a.mode ?? (window.innerWidth < PROTOCOL_VIEW_BELOW_PX ? 'protocol' : 'panels'),
+    [],
   );
+  // The view is part of the address both ways (src/ui/view-url.ts).
+  const [view, switchView] = useViewInUrl(opened);
   // What the URL's autorun runs (or the line refusing it), decided once for the view the page opened in.
   const [plan] = useState(() => autorunPlan({ mode: view, byUrl: a.mode !== null }, automation));
   // Each view's own code arrives after the first paint (deferred.tsx); the view not shown is never fetched.
@@ -87,7 +91,7 @@ export function App(props: { catalog: ModelCatalog }) {
             protocolId={a.protocol ?? DEFAULT_PROTOCOL_ID}
             capabilities={capabilities}
             journal={journal}
-            onPanels={() => setView('panels')}
+            onPanels={() => switchView('panels')}
           />
         )}
       </DeferredView>
@@ -106,7 +110,7 @@ export function App(props: { catalog: ModelCatalog }) {
             class="link"
             data-testid="to-protocol"
             disabled={pageRun !== null}
-            onClick={() => setView('protocol')}
+            onClick={() => switchView('protocol')}
           >
             Protocol mode (testers on a phone)
           </button>
@@ -135,13 +139,19 @@ export function App(props: { catalog: ModelCatalog }) {
       >
         {({ UserModelPanel, GenerationPanel, ComparePanel, SuitePanel }) => (
           <>
-            <UserModelPanel stageTimeoutMs={a.stageTimeoutMs} journal={journal} paramErrors={errors} />
+            <UserModelPanel
+              stageTimeoutMs={a.stageTimeoutMs}
+              journal={journal}
+              paramErrors={errors}
+              capabilities={capabilities}
+            />
             <GenerationPanel
               catalog={catalog}
               automation={a}
               paramErrors={errors}
               autorun={plan.generate}
               journal={journal}
+              capabilities={capabilities}
             />
             <ComparePanel
               catalog={catalog}
@@ -150,7 +160,14 @@ export function App(props: { catalog: ModelCatalog }) {
               autorun={plan.compare}
               journal={journal}
             />
-            <SuitePanel catalog={catalog} automation={a} paramErrors={errors} autorun={plan.suite} journal={journal} />
+            <SuitePanel
+              catalog={catalog}
+              automation={a}
+              paramErrors={errors}
+              autorun={plan.suite}
+              journal={journal}
+              capabilities={capabilities}
+            />
           </>
         )}
       </DeferredView>

@@ -48,6 +48,8 @@ export function CompareControls(props: {
       <Field
         label="Routes"
         type="text"
+        // Wide enough for its whole text (a few routes), never wider than the screen.
+        size={Math.max(24, choice.routesText.length + 2)}
         value={choice.routesText}
         busy={busy}
         testId="cmp-routes"

@@ -25,6 +25,35 @@ import { RunSideButtons } from './page-runs.tsx';
 import { usePanelRun, type RunPanelProps } from './panel-run.ts';
 
 /**
+ * A comparison's phase for its progress line: which route of how many is loading or warming up, and the rounds ahead.
+ * @param phase the controller's phase
+ * @param routeId the route the phase is at (load, warm-up)
+ * @param routes the compared routes
+ * @param rounds the timed rounds per route
+ */
+function comparePhaseText(
+  phase: string,
+  routeId: string | undefined,
+  routes: readonly { id: string }[],
+  rounds: number,
+) {
+  const at = routeId === undefined ? -1 : routes.findIndex((r) => r.id === routeId);
+  const of = at >= 0 ? ` (route ${at + 1} of ${routes.length})` : '';
+  switch (phase) {
+    case 'probe':
+      return 'probing the device';
+    case 'load':
+      return `loading ${routeId}${of}`;
+    case 'warmup':
+      return `untimed warm-up of ${routeId}${of}`;
+    case 'timed':
+      return `timed · round 1 of ${rounds}`;
+    default:
+      return phase;
+  }
+}
+
+/**
  * The comparison panel: models with a fixed input, rerankers and candidate scorers; the URL's engine, model, routes,
  * baseline, rounds, seed, tolerance, suite, rows, dtype and stage timeouts.
  */
@@ -76,8 +105,9 @@ export function ComparePanel(props: RunPanelProps) {
       const out = await controller.run(
         { model, input, routes, baselineId, rounds: c.rounds, seed: a.seed, toleranceAbs: a.tolerance, dtype },
         {
-          onPhase: (phase, routeId) => setProgress(`${phase}${routeId ? ` ${routeId}` : ''}`),
-          onSlot: (done, total, routeId) => setProgress(`timed run ${done} / ${total} (${routeId})`),
+          onPhase: (phase, routeId) => setProgress(comparePhaseText(phase, routeId, routes, c.rounds)),
+          onSlot: (done, total, routeId, _ms, round) =>
+            setProgress(`timed · round ${round} of ${c.rounds} · run ${done} of ${total} (${routeId})`),
         },
         signal,
       );
@@ -118,7 +148,11 @@ export function ComparePanel(props: RunPanelProps) {
           Run comparison
         </button>
         <RunSideButtons run={run} prefix="cmp" paramErrors={paramErrors} />
-        {run.busy && <span role="status">{progress ?? 'starting'}</span>}
+        {run.busy && (
+          <span role="status" data-testid="cmp-progress">
+            {progress ?? 'starting'}
+          </span>
+        )}
         {parsedRoutes === null && <span class="error">Routes: expected {ROUTE_SPEC_EXPECTED}</span>}
       </div>
       {run.error && <p class="error">{run.error}</p>}

@@ -5,12 +5,13 @@
  */
 import { runtimeBuildNote, type ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { comparisonVerdicts } from '../core/comparison/comparison-verdict.ts';
-import { engineLabel } from '../core/receipt/receipt-envelope.ts';
+import { engineLabel, receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import { threeSignificant } from '../core/text/format-number.ts';
 import { CompareTable } from './CompareTable.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
+import { NextStep } from './NextStep.tsx';
 import { SaveButtons } from './SaveButtons.tsx';
 
 /** A finished comparison: the receipt, and its schema or invariant problems (empty for one fit to offer). */
@@ -103,6 +104,16 @@ export function CompareResult(props: { result: ComparisonResult }) {
           label="Download comparison receipt"
           ids={{ download: 'cmp-download', copy: 'cmp-copy', note: 'cmp-saved-note' }}
         />
+      )}
+      {problems.length === 0 && (
+        <NextStep
+          testId="cmp-next"
+          command={`npx drb receipts report ${receiptFileName(receipt)} --out comparison-report`}
+        >
+          {status === 'ok'
+            ? 'download the receipt and turn it into a report with its figures (open comparison-report/index.html):'
+            : 'change what the lines above name and press Run comparison again; the receipt records this failure:'}
+        </NextStep>
       )}
     </ResultRegion>
   );

@@ -5,6 +5,7 @@
  * @param props.label the label's text
  * @param props.value what the field shows
  * @param props.type `number` (with `min` and `max`) or `text`
+ * @param props.size a text field's width in characters
  * @param props.busy disables the field while a run is going
  * @param props.testId the input's test id
  * @param props.onText the text, as typed; `onCommit`: the text, when committed
@@ -17,6 +18,8 @@ export function Field(props: {
   max?: number;
   placeholder?: string;
   inputMode?: 'decimal';
+  /** A text field's width in characters (it still never grows past its container). */
+  size?: number;
   busy: boolean;
   testId: string;
   onText?(text: string): void;
@@ -32,6 +35,7 @@ export function Field(props: {
         max={props.max}
         placeholder={props.placeholder}
         inputMode={props.inputMode}
+        size={props.size}
         value={props.value}
         disabled={props.busy}
         data-testid={props.testId}

@@ -8,6 +8,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { engineParamProblem } from '../core/automation/autorun-plan.ts';
+import { alternative, routeChoiceNote } from '../core/automation/route-choice.ts';
 import { initialPanelModel } from '../core/catalog/catalog.ts';
 import { canRun, ENGINE_CAPABILITIES } from '../core/engines/engine-capabilities.ts';
 import type { GenerationSample } from '../core/generation/generation-receipt.ts';
@@ -16,6 +17,7 @@ import { livePageFacts } from '../page/page-facts.ts';
 import { GenerationControls, type GenerationChoice } from './GenerationControls.tsx';
 import { GenerationCharts, GenerationResultRegion, type GenerationResult } from './GenerationResult.tsx';
 import { RunSideButtons } from './page-runs.tsx';
+import { RouteNote } from './RouteNote.tsx';
 import { usePanelRun, type RunPanelProps } from './panel-run.ts';
 
 /** Where a running generation is: its phase, the prompts measured so far (of how many), the current prompt's tokens. */
@@ -96,6 +98,8 @@ export function GenerationPanel(props: RunPanelProps) {
   const model = models.find((m) => m.id === choice.modelId);
   const busy = run.busy;
   const webgpuOnly = model && !ENGINE_CAPABILITIES[model.engine].devices.includes('wasm');
+  const caps = props.capabilities ?? null;
+  const routeNote = routeChoiceNote({ model: model ?? null, ep: choice.ep, allowFallback: null }, models, caps);
   return (
     <section class="panel" data-testid="generation-panel">
       <h2>Generation run</h2>
@@ -110,10 +114,11 @@ export function GenerationPanel(props: RunPanelProps) {
           : ''}
       </p>
       <GenerationControls models={models} choice={choice} busy={run.busy} onChange={setChoice} />
+      <RouteNote note={routeNote} testId="gen-route-note" />
       <div class="buttons">
         <button
           type="button"
-          disabled={!run.canStart || !model}
+          disabled={!run.canStart || !model || routeNote?.blocks === true}
           data-testid="gen-run"
           onClick={() => void generate(choice)}
         >
@@ -135,7 +140,12 @@ export function GenerationPanel(props: RunPanelProps) {
           The receipt failed its own checks and is not offered: {run.result.problems.join('; ')}
         </p>
       )}
-      {run.result && <GenerationResultRegion result={run.result} />}
+      {run.result && (
+        <GenerationResultRegion
+          result={run.result}
+          alternative={caps && model ? alternative(models, model, caps.webgpu) : ''}
+        />
+      )}
     </section>
   );
 }

@@ -7,6 +7,8 @@ import type { GenerationReceipt, GenerationSample } from '../core/generation/gen
 import { engineLabel, receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import { downloadJson } from '../page/download.ts';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { GenerationNextStep } from './GenerationNextStep.tsx';
+import { SoftwareAdapterNote } from './ReceiptList.tsx';
 import { GenerationChart } from './GenerationChart.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
@@ -107,8 +109,10 @@ export function GenerationSummaryTable(props: { receipt: GenerationReceipt }) {
 /**
  * The generation panel's result region (it takes the focus when it appears).
  * @param props.result the receipt, the answers and the receipt's problems (a receipt with problems is never offered)
+ * @param props.alternative ", for example <model id>": a model of the panel's list that can run here (the advice
+ *   under a failure names it)
  */
-export function GenerationResultRegion(props: { result: GenerationResult }) {
+export function GenerationResultRegion(props: { result: GenerationResult; alternative?: string }) {
   const { receipt, answers, problems } = props.result;
   const status = receipt.outcome.status;
   const saveAnswers = (say: (note: string) => void) => {
@@ -133,7 +137,17 @@ export function GenerationResultRegion(props: { result: GenerationResult }) {
           Failed: {receipt.outcome.reason}
         </p>
       )}
-      <FailureAdvice reason={receipt.outcome.reason} panel="generation" testId="gen-advice" />
+      <FailureAdvice
+        reason={receipt.outcome.reason}
+        panel="generation"
+        testId="gen-advice"
+        alternative={props.alternative}
+      />
+      <SoftwareAdapterNote
+        completedEp={receipt.route.completed_ep}
+        capabilities={receipt.capabilities}
+        testId="gen-software-adapter"
+      />
       <OverlapNote overlap={receipt.overlap} />
       <GenerationSummaryTable receipt={receipt} />
       <GenerationCharts samples={receipt.samples} />
@@ -142,18 +156,22 @@ export function GenerationResultRegion(props: { result: GenerationResult }) {
           receipt={receipt}
           label="Download generation receipt"
           ids={{ download: 'gen-download', copy: 'gen-copy', note: 'gen-saved-note' }}
-          after={(say) => (
-            <button
-              type="button"
-              data-testid="gen-download-answers"
-              title="The model's answers, for scoring on your own machine. Not part of the receipt."
-              onClick={() => saveAnswers(say)}
-            >
-              Download answers (separate, holds the generated text)
-            </button>
-          )}
+          // A failed run has no answers worth scoring: only its receipt is offered.
+          after={(say) =>
+            status === 'ok' && (
+              <button
+                type="button"
+                data-testid="gen-download-answers"
+                title="The model's answers, for scoring on your own machine. Not part of the receipt."
+                onClick={() => saveAnswers(say)}
+              >
+                Download answers (separate, holds the generated text)
+              </button>
+            )
+          }
         />
       )}
+      {problems.length === 0 && <GenerationNextStep receipt={receipt} answersOffered={status === 'ok'} />}
     </ResultRegion>
   );
 }

@@ -1,17 +1,48 @@
 import { useState } from 'preact/hooks';
+import { type ChartScale, chartScale } from '../core/stats/chart-scale.ts';
 import { bundleFileName } from '../core/field/receipt-bundle.ts';
 import { engineLabel, receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
+import { softwareAdapterNote } from '../core/receipt/software-adapter.ts';
 import { downloadJson } from '../page/download.ts';
 import { storedSession } from '../page/stored-session.ts';
 import { ColdTimeline } from './ColdTimeline.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { NextStep } from './NextStep.tsx';
 import { SaveButtons } from './SaveButtons.tsx';
 import { WarmChart } from './WarmChart.tsx';
 import { useFocusOnMount } from './focus.ts';
 
-function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
+/**
+ * The line under a WebGPU number measured on a software (fallback) adapter, naming it; nothing otherwise.
+ * @param props.completedEp the execution provider the run completed on
+ * @param props.capabilities the receipt's capabilities (null: the receipt recorded none)
+ * @param props.testId the line's data-testid
+ */
+export function SoftwareAdapterNote(props: {
+  completedEp: string | null;
+  capabilities: Pick<DeviceReceipt['capabilities'], 'webgpu'> | null;
+  testId: string;
+}) {
+  const note = props.capabilities === null ? null : softwareAdapterNote(props.completedEp, props.capabilities);
+  return note === null ? null : (
+    <p class="warn" data-testid={props.testId}>
+      {note}
+    </p>
+  );
+}
+
+/**
+ * One value axis for warm charts listed together (the warm samples of every receipt given): heights compare across
+ * them, on a log axis when they span more than a decade.
+ * @param receipts the receipts listed together (cold ones and failed ones add nothing)
+ */
+export function sharedWarmScale(receipts: readonly DeviceReceipt[]): ChartScale {
+  return chartScale(receipts.filter((r) => r.run.kind === 'warm').flatMap((r) => r.timings.warm_samples_ms));
+}
+
+function ReceiptItem(props: { receipt: DeviceReceipt; index: number; warmScale: ChartScale }) {
   const { receipt } = props;
   // A new receipt takes the focus: the Run button that had it is disabled during the run.
   const ref = useFocusOnMount<HTMLLIElement>();
@@ -34,6 +65,11 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
         · <strong data-testid="outcome">{receipt.outcome.status === 'ok' ? '✓ ok' : '✗ failed'}</strong>
       </h3>
       {route.fallback_reason && <p class="warn">Fallback: {route.fallback_reason}</p>}
+      <SoftwareAdapterNote
+        completedEp={route.completed_ep}
+        capabilities={receipt.capabilities}
+        testId="software-adapter-note"
+      />
       <OverlapNote overlap={receipt.run.overlap} />
       {receipt.outcome.reason && (
         <p class="error" data-testid="failure-reason">
@@ -42,12 +78,17 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number }) {
       )}
       <FailureAdvice reason={receipt.outcome.reason} panel="run" testId="failure-advice" />
       {receipt.run.kind === 'cold' && <ColdTimeline receipt={receipt} />}
-      {receipt.run.kind === 'warm' && <WarmChart samplesMs={receipt.timings.warm_samples_ms} />}
+      {receipt.run.kind === 'warm' && <WarmChart samplesMs={receipt.timings.warm_samples_ms} scale={props.warmScale} />}
       <SaveButtons
         receipt={receipt}
         label={`Download ${receiptFileName(receipt)}`}
         ids={{ download: 'download', copy: 'copy', note: 'saved-note' }}
       />
+      <NextStep testId="receipt-next" command={`npx drb receipts summarize ${receiptFileName(receipt)}`}>
+        {receipt.outcome.status === 'ok'
+          ? 'download the receipt and summarise it with the others of this device (a folder of receipts works too):'
+          : 'the failure and its reason are recorded; download the receipt and check it with the others:'}
+      </NextStep>
     </li>
   );
 }
@@ -120,6 +161,8 @@ export function UnreadableStored(props: { view: 'protocol' | 'panels' }) {
  */
 export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) {
   if (props.receipts.length === 0) return null;
+  // The warm charts listed here share one value axis (19.6 ms and 1161 ms must not look the same).
+  const warmScale = sharedWarmScale(props.receipts);
   const earlier = props.made - props.receipts.length;
   return (
     <section class="panel">
@@ -137,7 +180,9 @@ export function ReceiptList(props: { receipts: DeviceReceipt[]; made: number }) 
       <UnreadableStored view="panels" />
       <ol class="receipts" reversed start={props.made}>
         {props.receipts
-          .map((receipt, index) => <ReceiptItem key={receipt.receipt_id} receipt={receipt} index={index} />)
+          .map((receipt, index) => (
+            <ReceiptItem key={receipt.receipt_id} receipt={receipt} index={index} warmScale={warmScale} />
+          ))
           .reverse()}
       </ol>
     </section>

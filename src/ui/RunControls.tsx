@@ -4,7 +4,9 @@ import { CancelButton } from './CancelButton.tsx';
 import { EpSelect } from './EpSelect.tsx';
 import { ModelSelect } from './ModelSelect.tsx';
 import { BadParamsNote, PageBusyNote } from './page-runs.tsx';
+import { RouteNote } from './RouteNote.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
+import type { RouteChoiceNote } from '../core/automation/route-choice.ts';
 
 /** The most timed runs one warm run takes (the automation parameter's limit too). */
 const MAX_WARM_RUNS = 1000;
@@ -38,6 +40,8 @@ export function RunControls(props: {
   pageRun?: string | null;
   /** The URL's bad parameters: the buttons say why they are disabled. */
   paramErrors?: readonly string[];
+  /** What the route chosen would do here, said before the run (null: nothing to say). */
+  routeNote?: RouteChoiceNote | null;
 }) {
   const { settings, onChange } = props;
   const model = props.models.find((m) => m.id === settings.modelId);
@@ -100,6 +104,7 @@ export function RunControls(props: {
           Fixture with random weights: a pipeline check, not a measure of quality.
         </p>
       )}
+      <RouteNote note={props.routeNote ?? null} testId="route-note" />
       {warmInvalid && (
         <p class="error" id="warm-runs-error" data-testid="warm-runs-error">
           Warm runs: {warmText === '' ? 'empty' : `'${warmText}'`} is not a whole number from 1 to {MAX_WARM_RUNS}; the

@@ -7,6 +7,7 @@ import type { ParsedAutomation } from '../core/automation/automation.ts';
 import { engineParamProblem, type ColdOrWarm } from '../core/automation/autorun-plan.ts';
 import { driverColdAttestations } from '../core/automation/driver-statement.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
+import { routeChoiceNote } from '../core/automation/route-choice.ts';
 import { canRun } from '../core/engines/engine-capabilities.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
 import type { RunController } from '../page/run-controller.ts';
@@ -146,6 +147,11 @@ export function RunPanel(props: {
         pageRun={run.busy ? null : run.owner}
         paramErrors={automation.errors}
         hasLoadedModel={loaded}
+        routeNote={routeChoiceNote(
+          { model: model ?? null, ep: settings.ep, allowFallback: settings.allowFallback },
+          models,
+          props.capabilities,
+        )}
         onChange={setSettings}
         onRun={(kind) => void runSequence([kind])}
         onCancel={run.cancel}

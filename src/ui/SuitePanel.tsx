@@ -4,6 +4,7 @@
  * predictions artifact (for `drb score`) and the suite receipt. Chosen files are only read, never written.
  * Also runs `autorun=suite` for the automation contract and puts both artifacts into `window.drbArtifacts`.
  */
+import { routeChoiceNote } from '../core/automation/route-choice.ts';
 import { useMemo, useState } from 'preact/hooks';
 import { engineParamProblem } from '../core/automation/autorun-plan.ts';
 import { canRun, enginesFor } from '../core/engines/engine-capabilities.ts';
@@ -16,6 +17,7 @@ import { loadShippedSuite, runSuite, type SuiteProgress, type SuiteRequest } fro
 import { RunSideButtons } from './page-runs.tsx';
 import { usePanelRun, type RunPanelProps } from './panel-run.ts';
 import { SuiteControls, type SuiteChoice } from './SuiteControls.tsx';
+import { RouteNote } from './RouteNote.tsx';
 import { SuiteProgressLines, SuiteResultRegion, type SuiteResult } from './SuiteResult.tsx';
 
 /** The suite's inputs: a shipped suite's files, or the tester's own (read-only: the bytes are copied into memory). */
@@ -132,6 +134,14 @@ export function SuitePanel(props: RunPanelProps) {
         {model?.task === 'score-candidates' ? 'summed log-probabilities' : 'cross-encoder logits'}). A row below the
         threshold keeps its input (candidates [], reason low_margin).
       </p>
+      <RouteNote
+        note={routeChoiceNote(
+          { model: model ?? null, ep: choice.ep, allowFallback: choice.allowFallback },
+          models,
+          props.capabilities ?? null,
+        )}
+        testId="suite-route-note"
+      />
       <div class="buttons">
         <button
           type="button"

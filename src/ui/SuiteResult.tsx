@@ -8,6 +8,8 @@ import type { FetchProgress } from '../worker-api/worker-messages.ts';
 import { downloadJsonBytes } from '../page/download.ts';
 import type { SuiteProgress } from '../page/suite-controller.ts';
 import { FailureAdvice } from './FailureAdvice.tsx';
+import { NextStep } from './NextStep.tsx';
+import { SoftwareAdapterNote } from './ReceiptList.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { SaveButtons } from './SaveButtons.tsx';
@@ -62,6 +64,32 @@ export function SuiteProgressLines(props: {
 }
 
 /**
+ * What to do with a suite run's predictions: the `drb score` command that scores the downloaded file against the
+ * suite's items (the shipped suite's own path, or the items file the tester picked).
+ * @param props.receipt the suite receipt
+ * @param props.predictionsFileName the name the predictions download under (null: the run made none)
+ */
+export function SuiteNextStep(props: { receipt: SuiteReceipt; predictionsFileName: string | null }) {
+  const { receipt, predictionsFileName } = props;
+  if (predictionsFileName === null) {
+    return (
+      <NextStep testId="suite-next">
+        the run made no predictions to score; change what the lines above name and press Run suite again.
+      </NextStep>
+    );
+  }
+  const items = receipt.suite.id === null ? '<your items file>' : `public/suites/${receipt.suite.id}/items.json`;
+  return (
+    <NextStep
+      testId="suite-next"
+      command={`npx drb score --items ${items} --format ${receipt.suite.format} --predictions ${predictionsFileName}`}
+    >
+      download the predictions and score them on your machine (nothing is uploaded):
+    </NextStep>
+  );
+}
+
+/**
  * The suite panel's result region (it takes the focus when it appears); only a receipt that passed its own checks.
  * @param props.result the receipt, with its predictions
  */
@@ -78,6 +106,11 @@ export function SuiteResultRegion(props: { result: SuiteResult }) {
       </p>
       <FailureAdvice reason={receipt.outcome.reason} panel="suite" testId="suite-advice" />
       <OverlapNote overlap={receipt.overlap} />
+      <SoftwareAdapterNote
+        completedEp={receipt.route.completed_ep}
+        capabilities={receipt.capabilities}
+        testId="suite-software-adapter"
+      />
       <p>
         Rows: {rows.accepted} ranked, {rows.low_margin} low_margin, {rows.single_candidate} single_candidate,{' '}
         {rows.no_candidates} no_candidates (of {rows.total}).
@@ -106,6 +139,7 @@ export function SuiteResultRegion(props: { result: SuiteResult }) {
           )
         }
       />
+      <SuiteNextStep receipt={receipt} predictionsFileName={predictions ? predictionsFileName : null} />
     </ResultRegion>
   );
 }

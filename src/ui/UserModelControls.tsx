@@ -2,6 +2,7 @@
  * Your own model's choices: the files or folder (picked, or dropped on the zone), the dtype of a transformers.js
  * folder, the route, and the warm runs (a graph, a reranker) or the token limit (a causal LM).
  */
+import { useRef } from 'preact/hooks';
 import { EpSelect } from './EpSelect.tsx';
 import { Field } from './Field.tsx';
 import { ThreadsSelect } from './ThreadsSelect.tsx';
@@ -39,7 +40,16 @@ export function UserModelControls(props: {
   const { pick, choice, busy } = props;
   const set = (patch: Partial<UserModelChoice>) => props.onChange({ ...choice, ...patch });
   const model = pick.picked !== null && !('problem' in pick.picked) ? pick.picked.model : null;
-  const onFiles = (e: { currentTarget: HTMLInputElement }) => pick.choose(listed(e.currentTarget.files));
+  // One pick at a time: a pick through one input (or a drop) empties the other, which would still show its old file.
+  const filesInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+  const clearOthers = (kept: HTMLInputElement | null) => {
+    for (const input of [filesInput.current, folderInput.current]) if (input && input !== kept) input.value = '';
+  };
+  const onFiles = (e: { currentTarget: HTMLInputElement }) => {
+    clearOthers(e.currentTarget);
+    pick.choose(listed(e.currentTarget.files));
+  };
   return (
     <section
       class="controls drop-zone"
@@ -48,18 +58,28 @@ export function UserModelControls(props: {
       onDragOver={(e) => e.preventDefault()}
       onDrop={(e) => {
         e.preventDefault();
-        if (!busy) pick.drop(e.dataTransfer);
+        if (busy) return;
+        clearOthers(null);
+        pick.drop(e.dataTransfer);
       }}
     >
       <label>
         Files (or drop files or a folder here)
-        <input type="file" multiple disabled={busy} data-testid="user-model-files" onChange={onFiles} />
+        <input
+          ref={filesInput}
+          type="file"
+          multiple
+          disabled={busy}
+          data-testid="user-model-files"
+          onChange={onFiles}
+        />
       </label>
       <label>
         A model folder
         <input
           type="file"
           multiple
+          ref={folderInput}
           disabled={busy}
           data-testid="user-model-folder"
           {...{ webkitdirectory: true }}

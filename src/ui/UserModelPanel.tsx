@@ -15,11 +15,14 @@
  * bytes and SHA-256 only: no file or folder name reaches a receipt, a download name or what the page stores.
  */
 import { useMemo, useState } from 'preact/hooks';
+import { routeChoiceNote } from '../core/automation/route-choice.ts';
+import type { Capabilities } from '../core/receipt/receipt.ts';
 import { GenerationController } from '../page/generation-controller.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
 import { RunSideButtons } from './page-runs.tsx';
+import { RouteNote } from './RouteNote.tsx';
 import { usePanelRun } from './panel-run.ts';
 import { UserModelControls, type UserModelChoice } from './UserModelControls.tsx';
 import { UserModelResults, type UserModelResult } from './UserModelResults.tsx';
@@ -31,11 +34,13 @@ import { runUserModel } from './user-model-run.ts';
  * @param props.stageTimeoutMs the URL's stage time limit (null = the page's defaults)
  * @param props.journal the page's run journal
  * @param props.paramErrors the URL's bad parameters (the panel runs nothing while there are any, as every panel)
+ * @param props.capabilities the capability probe (null while it runs): the route choice is checked against it
  */
 export function UserModelPanel(props: {
   stageTimeoutMs: number | null;
   journal?: ControllerJournal;
   paramErrors?: readonly string[];
+  capabilities?: Capabilities | null;
 }) {
   const paramErrors = props.paramErrors ?? [];
   const facts = useMemo(() => livePageFacts(props.stageTimeoutMs, props.journal), []);
@@ -78,6 +83,10 @@ export function UserModelPanel(props: {
           These files cannot be run: {pick.picked.problem}.
         </p>
       )}
+      <RouteNote
+        note={routeChoiceNote({ model: null, ep: choice.ep, allowFallback: null }, [], props.capabilities ?? null)}
+        testId="user-model-route-note"
+      />
       {picked && (
         <p class="note" data-testid="user-model-recognised">
           {pickDescription(picked)}

@@ -4,10 +4,17 @@
  */
 import type { GenerationReceipt } from '../core/generation/generation-receipt.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
+import { receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import type { UserModel } from '../core/user-model/user-model-files.ts';
-import { GenerationSummaryTable } from './GenerationResult.tsx';
+import { ColdTimeline } from './ColdTimeline.tsx';
+import { FailureAdvice } from './FailureAdvice.tsx';
+import { GenerationNextStep } from './GenerationNextStep.tsx';
+import { GenerationCharts, GenerationSummaryTable } from './GenerationResult.tsx';
+import { NextStep } from './NextStep.tsx';
+import { SoftwareAdapterNote, sharedWarmScale } from './ReceiptList.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { SaveButtons } from './SaveButtons.tsx';
+import { WarmChart } from './WarmChart.tsx';
 import { fileLabels } from './user-model-pick.ts';
 
 /** A run's receipts: the cold and warm ones so far, or the generation receipt. */
@@ -37,6 +44,9 @@ export function UserModelResults(props: { result: UserModelResult; model: UserMo
   const { model } = props;
   const labels = (task: string, dtype: string | null) => (model ? fileLabels(model, task, dtype) : []);
   const generation = props.result.generation;
+  // The cold and warm receipts of a run: the same stages and statistics a catalog model's show, on one warm axis.
+  const warmScale = sharedWarmScale(props.result.receipts);
+  const last = props.result.receipts.at(-1);
   return (
     <>
       {props.result.receipts.map((r) => (
@@ -50,13 +60,35 @@ export function UserModelResults(props: { result: UserModelResult; model: UserMo
             {r.run.kind} · {r.route.completed_ep ?? 'failed'}
             {r.model.dtype ? ` · ${r.model.dtype}` : ''} · <strong>{r.outcome.status}</strong>
           </h3>
-          {r.outcome.reason && <p class="error">Failed: {r.outcome.reason}</p>}
+          {r.outcome.reason && (
+            <p class="error" data-testid={`user-model-failure-${r.run.kind}`}>
+              Failed{r.outcome.failed_stage ? ` at ${r.outcome.failed_stage}` : ''}: {r.outcome.reason}
+            </p>
+          )}
+          <FailureAdvice reason={r.outcome.reason} panel="generation" testId={`user-model-advice-${r.run.kind}`} />
+          <SoftwareAdapterNote
+            completedEp={r.route.completed_ep}
+            capabilities={r.capabilities}
+            testId={`user-model-software-adapter-${r.run.kind}`}
+          />
+          {r.run.kind === 'cold' && <ColdTimeline receipt={r} />}
+          {r.run.kind === 'warm' && <WarmChart samplesMs={r.timings.warm_samples_ms} scale={warmScale} />}
           <FileList files={r.model.files} labels={labels(r.model.task, r.model.dtype)} />
           <SaveButtons
             receipt={r}
             label="Download receipt"
             ids={{ download: `user-model-download-${r.run.kind}`, copy: null }}
           />
+          {r === last && (
+            <NextStep
+              testId="user-model-next"
+              command={`npx drb receipts summarize ${props.result.receipts.map((x) => receiptFileName(x)).join(' ')}`}
+            >
+              {r.outcome.status === 'ok'
+                ? 'download both receipts and summarise them with the other runs of this model on this device:'
+                : 'the failure is recorded; change what the lines above name, press Run cold + warm again, and summarise the receipts:'}
+            </NextStep>
+          )}
         </div>
       ))}
       {generation && (
@@ -71,13 +103,21 @@ export function UserModelResults(props: { result: UserModelResult; model: UserMo
             <strong>{generation.outcome.status}</strong>
           </h3>
           {generation.outcome.reason && <p class="error">Failed: {generation.outcome.reason}</p>}
+          <FailureAdvice reason={generation.outcome.reason} panel="generation" testId="user-model-advice-generation" />
+          <SoftwareAdapterNote
+            completedEp={generation.route.completed_ep}
+            capabilities={generation.capabilities}
+            testId="user-model-software-adapter-generation"
+          />
           <GenerationSummaryTable receipt={generation} />
+          <GenerationCharts samples={generation.samples} />
           <FileList files={generation.model.files} labels={labels('generate', generation.model.dtype)} />
           <SaveButtons
             receipt={generation}
             label="Download generation receipt"
             ids={{ download: 'user-model-download-generation', copy: null }}
           />
+          <GenerationNextStep receipt={generation} answersOffered={false} />
         </ResultRegion>
       )}
     </>

@@ -10,6 +10,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AutomationSettings } from '../core/automation/automation.ts';
 import type { ModelCatalog } from '../core/catalog/catalog.ts';
+import type { Capabilities } from '../core/receipt/receipt.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { pageRuns } from '../page/run-gate.ts';
 import type { ControllerJournal } from '../page/run-journal.ts';
@@ -28,6 +29,8 @@ export interface RunPanelProps {
   autorun: boolean;
   /** The page's run journal (the run's stages are journaled; its receipt records a pending interruption). */
   journal?: ControllerJournal;
+  /** The capability probe (null while it runs): the panel says before a run what its route choice would do here. */
+  capabilities?: Capabilities | null;
 }
 
 /** How a panel runs. */

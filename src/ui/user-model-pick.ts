@@ -6,6 +6,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { filesForDtype } from '../core/catalog/transformers-dtype.ts';
 import { walkDroppedEntries, type DroppedEntry } from '../core/user-model/folder-walk.ts';
+import { ONNX_HEAD_BYTES, onnxFramingProblem } from '../core/user-model/onnx-framing.ts';
 import { recogniseUserModel, userModelTasks, type UserModel } from '../core/user-model/user-model-files.ts';
 import { userCatalogModel, type UserFolderTask } from '../core/user-model/user-run.ts';
 
@@ -31,6 +32,15 @@ async function recognise(files: Listed, pick: number): Promise<Picked | null> {
   const model = recogniseUserModel(files.map((f) => ({ path: f.path, bytes: f.file.size })));
   if ('problem' in model) return model;
   const picked = files.map((f) => f.file);
+  // Every graph is checked to be framed as ONNX before the runtime sees it (a renamed JSON file, an error page): the
+  // head of each is read here, nothing more.
+  for (const graph of model.files.filter((f) => f.role === 'onnx-graph')) {
+    const file = picked[graph.index];
+    const head = new Uint8Array(await file.slice(0, ONNX_HEAD_BYTES).arrayBuffer());
+    const problem = onnxFramingProblem(head, file.size);
+    // A bare graph is named by its role (its name is the user's); a folder's graph by its place in the layout.
+    if (problem !== null) return { problem: `${model.kind === 'onnx' ? 'the .onnx file' : graph.path}: ${problem}` };
+  }
   if (model.kind === 'onnx') return { files: picked, model, task: null, pick };
   const config = model.files.find((f) => f.path === 'config.json')!;
   let parsed: unknown;

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation/automation.ts';
+import { waitForPage } from '../../src/node/chromium.ts';
 import { openAndWait, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 
 let env: PageEnv;
@@ -60,6 +61,30 @@ describe('webgpu without an adapter', () => {
       'first inference: not reached',
       expect.stringMatching(/^total \(with probe and page work\): \d/),
     ]);
+    // Listed once: no bars of stages that never ran beside the list.
+    expect(await page.locator('[data-testid=cold-timeline] svg').count()).toBe(0);
+    expect(((await page.getByTestId('receipt').textContent()) ?? '').split('failed here')).toHaveLength(2);
+    await page.close();
+  });
+
+  it('says so under the controls BEFORE a run, by the control to change', async () => {
+    const page = await env.browser.context.newPage();
+    await page.goto(`${env.server.url}?mode=panels`);
+    await waitForPage(page, () => document.documentElement.dataset.drbState === 'idle', null, { timeout: 60_000 });
+    expect(await page.getByTestId('route-note').count()).toBe(0);
+    await page.getByTestId('ep').selectOption('webgpu');
+    expect(await page.getByTestId('route-note').textContent()).toMatch(
+      /^Execution provider webgpu: this browser (has no WebGPU|granted no WebGPU adapter.*), so this run will fail: choose wasm under Execution provider, or tick "allow fallback to wasm"\.$/,
+    );
+    await page.getByTestId('allow-fallback').check();
+    expect(await page.getByTestId('route-note').textContent()).toMatch(/the run will fall back to wasm \(ticked\)\.$/);
+    // The generation panel has no fallback box: it names the control it has.
+    await page.getByTestId('gen-ep').selectOption('webgpu');
+    expect(await page.getByTestId('gen-route-note').textContent()).toMatch(
+      /so this run will fail: choose wasm under Execution provider\.$/,
+    );
+    // Nothing ran.
+    expect(await page.evaluate(() => window.drbReceipts.length)).toBe(0);
     await page.close();
   });
 

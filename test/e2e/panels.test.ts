@@ -6,17 +6,21 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.ts';
 import { checkComparisonReceipt } from '../../src/core/comparison/comparison-invariants.ts';
 import { comparisonVerdicts } from '../../src/core/comparison/comparison-verdict.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
+import { receiptFileName } from '../../src/core/receipt/receipt-envelope.ts';
 import { threeSignificant } from '../../src/core/text/format-number.ts';
 import type { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
 import { runCli } from '../unit/cli-harness.ts';
 import { pageQuery, pageReceipts, receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let env: PageEnv;
 beforeAll(async () => {
@@ -90,10 +94,72 @@ describe('the comparison panel', () => {
     const webgpu = receipt.routes.find((r) => r.id === 'webgpu')!;
     expect(webgpu.software_adapter).toBe(receipt.capabilities.webgpu.is_fallback_adapter);
     expect(await page.getByTestId('software-adapter-webgpu').count()).toBe(webgpu.software_adapter ? 1 : 0);
+    if (webgpu.software_adapter) {
+      // The mark wraps between words: its cell is at least as wide as its longest word ("representative" once broke
+      // into "represent / ative" in a squeezed column).
+      const fit = await page.getByTestId('software-adapter-webgpu').evaluate((mark) => {
+        const context = document.createElement('canvas').getContext('2d')!;
+        context.font = getComputedStyle(mark).font;
+        const words = (mark.textContent ?? '').split(/\s+/).filter(Boolean);
+        const longest = Math.max(...words.map((w) => context.measureText(w).width));
+        return { cell: mark.closest('td')!.getBoundingClientRect().width, longest };
+      });
+      // Sub-pixel text widths: half a pixel of slack.
+      expect(fit.cell + 0.5).toBeGreaterThanOrEqual(fit.longest);
+    }
+    // The route table stays inside its result (no column pushed past the edge), and no verdict breaks mid-word.
+    const edges = await page.getByTestId('compare-table').evaluate((table) => ({
+      table: table.getBoundingClientRect().right,
+      box: table.closest('[data-testid=comparison-receipt]')!.getBoundingClientRect().right,
+    }));
+    expect(edges.table).toBeLessThanOrEqual(edges.box);
+    await panelShots(page, 1366, ['compare-panel']);
     expect(errors).toEqual([]);
     await page.close();
   });
 });
+
+/**
+ * Every visible text on the page whose rendered size is under 12 px (an SVG's text at its size times the SVG's scale
+ * on screen), as "size: text" lines.
+ */
+async function smallText(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const small: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      const text = node.textContent?.trim() ?? '';
+      const element = node.parentElement;
+      if (text === '' || element === null || element.closest('option, select')) continue;
+      const rect = element.getBoundingClientRect();
+      // Not shown: display none, a 1 px visually hidden header, off screen.
+      if (rect.width <= 1 || rect.height <= 1 || rect.right < 0) continue;
+      let px = Number.parseFloat(getComputedStyle(element).fontSize);
+      const svg = element.closest('svg');
+      const box = svg?.viewBox.baseVal;
+      if (svg && box && box.width > 0) px *= svg.getBoundingClientRect().width / box.width;
+      if (px < 11.95) small.push(`${px.toFixed(1)} px: ${text.slice(0, 50)}`);
+    }
+    return small;
+  });
+}
+
+/** Screenshots of the panels when DRB_PANEL_SHOTS names a folder (kept there; nothing is written otherwise). */
+async function panelShots(
+  page: Page,
+  width: number,
+  ids = ['controls', 'user-model-panel', 'generation-panel', 'compare-panel', 'suite-panel'],
+): Promise<void> {
+  const dir = process.env.DRB_PANEL_SHOTS;
+  if (!dir) return;
+  await page.setViewportSize({ width, height: width < 600 ? 667 : 900 });
+  for (const id of ids) await page.getByTestId(id).screenshot({ path: join(dir, `panel-${width}-${id}.png`) });
+  if (!ids.includes('controls')) return;
+  await page.locator('section.panel', { has: page.locator('h2', { hasText: 'Receipts' }) }).screenshot({
+    path: join(dir, `panel-${width}-receipts.png`),
+  });
+}
 
 /** Whether the page is wider than its viewport (a phone would scroll sideways). */
 async function overflows(page: Page): Promise<{ scrollWidth: number; viewport: number }> {
@@ -103,13 +169,14 @@ async function overflows(page: Page): Promise<{ scrollWidth: number; viewport: n
 describe('every panel at 375 px', () => {
   it("shows each panel's results without sideways scrolling, with every stage time, median and p95 as text, and logs no console error", async () => {
     const page = await env.browser.context.newPage();
-    await page.setViewportSize({ width: 375, height: 812 });
+    await page.setViewportSize({ width: 375, height: 667 });
     const errors = consoleErrors(page);
     const fits = async (what: string) => {
       const { scrollWidth, viewport } = await overflows(page);
       expect(scrollWidth, `${what}: page ${scrollWidth} px wide in a ${viewport} px viewport`).toBeLessThanOrEqual(
         viewport,
       );
+      expect(await smallText(page), `${what}: text under 12 px`).toEqual([]);
     };
     // The Run panel: a cold and a warm run (developer panels on a phone: mode=panels).
     await page.goto(
@@ -137,7 +204,37 @@ describe('every panel at 375 px', () => {
     ] as const)
       expect(warmText).toContain(`${name} ${threeSignificant(v)} ms`);
     await fits('Run panel with a cold and a warm receipt');
-    // WCAG AA: the warm chart's p95 and median labels (11 px) and the footer reach 4.5:1 on their backgrounds.
+    expect(await page.getByTestId('receipt-next').first().textContent()).toContain(
+      `npx drb receipts summarize ${receiptFileName(warm)}`,
+    );
+
+    // A warm run of the same model on webgpu (SwiftShader here): the panel says before the run that the adapter is a
+    // software one when the browser says so, names it beside the number after, and the two warm charts share one
+    // labelled value axis (a log one when they span more than a decade).
+    await page.getByTestId('ep').selectOption('webgpu');
+    const software = await page.evaluate(() => window.drbReceipts[0].capabilities.webgpu.is_fallback_adapter);
+    expect(await page.getByTestId('route-note').count()).toBe(software ? 1 : 0);
+    await page.getByTestId('run-warm').click();
+    await waitForPage(page, () => window.drbReceipts.length === 3, null, { timeout: 170_000 });
+    const gpuWarm = (await pageReceipts(page))[2];
+    expect(gpuWarm.route.completed_ep).toBe('webgpu');
+    const notes = await page.getByTestId('software-adapter-note').allTextContents();
+    expect(notes).toHaveLength(software ? 1 : 0);
+    if (software) expect(notes[0]).toMatch(/WebGPU ran on a software \(fallback\) adapter/);
+    const axes = await page
+      .locator('[data-testid=warm-chart] svg')
+      .evaluateAll((svgs) => svgs.map((s) => [s.getAttribute('data-scale'), s.getAttribute('data-scale-max')]));
+    expect(axes).toHaveLength(2);
+    expect(axes[0]).toEqual(axes[1]);
+    const medians = [warm, gpuWarm].map((r) => r.timings.warm_stats!.median);
+    const all = [warm, gpuWarm].flatMap((r) => r.timings.warm_samples_ms);
+    expect(axes[0][0]).toBe(Math.max(...all) / Math.min(...all) > 10 ? 'log' : 'linear');
+    const titles = await page.locator('[data-testid=warm-chart] svg text[data-axis=value-title]').allTextContents();
+    expect(titles).toEqual(Array(2).fill(axes[0][0] === 'log' ? 'ms (log scale)' : 'ms'));
+    expect(medians.every((m) => m > 0)).toBe(true);
+    await page.getByTestId('ep').selectOption('wasm');
+    await fits('Run panel with a wasm and a webgpu warm receipt');
+    // WCAG AA: the warm chart's p95 and median labels, its axis text and the footer reach 4.5:1 on their backgrounds.
     const contrasts = await page.evaluate(() => {
       const rgb = (c: string) =>
         c.startsWith('#')
@@ -150,17 +247,35 @@ describe('every panel at 375 px', () => {
         return 0.2126 * r + 0.7152 * g + 0.0722 * b;
       };
       const ratio = (a: string, b: string) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
-      const labels = [...document.querySelectorAll('[data-testid=warm-chart] svg text')].map((t) =>
+      const labels = [...document.querySelectorAll('[data-testid=warm-chart] svg text[data-line]')].map((t) =>
+        ratio(t.getAttribute('fill') ?? '#000', '#ffffff'),
+      );
+      const axis = [...document.querySelectorAll('[data-testid=warm-chart] svg text[data-axis]')].map((t) =>
         ratio(t.getAttribute('fill') ?? '#000', '#ffffff'),
       );
       const footer = document.querySelector('footer')!;
       return {
         labels,
+        axis,
         footer: ratio(getComputedStyle(footer).color, getComputedStyle(document.documentElement).backgroundColor),
       };
     });
-    expect(contrasts.labels).toHaveLength(2);
-    for (const r of [...contrasts.labels, contrasts.footer]) expect(r).toBeGreaterThanOrEqual(4.5);
+    // Two warm charts now, each with its median and p95 label, and its axis text.
+    expect(contrasts.labels).toHaveLength(4);
+    expect(contrasts.axis.length).toBeGreaterThan(4);
+    for (const r of [...contrasts.labels, ...contrasts.axis, contrasts.footer]) expect(r).toBeGreaterThanOrEqual(4.5);
+
+    // Your own model: the tiny graph picked from disk, cold and warm, with the same stages and statistics.
+    await page.getByTestId('user-model-files').setInputFiles(join(ROOT, 'public/models/ort-tiny-xenc/model.onnx'));
+    await page.getByTestId('user-model-recognised').waitFor();
+    await page.getByTestId('user-model-warm-runs').fill('5');
+    await page.getByTestId('user-model-run').click();
+    await page.getByTestId('user-model-next').waitFor({ timeout: 170_000 });
+    expect(await page.getByTestId('user-model-receipt-cold').getByTestId('cold-stages').count()).toBe(1);
+    expect(await page.getByTestId('user-model-receipt-warm').getByTestId('warm-stats').textContent()).toMatch(
+      /^5 samples: median /,
+    );
+    await fits('your own model with its cold and warm receipts');
 
     // Generation: the panel's own defaults (the fixture causal LM).
     await page.getByTestId('gen-run').click();
@@ -172,6 +287,14 @@ describe('every panel at 375 px', () => {
     expect(ttftText).toContain(`median ${threeSignificant(gen.summary.ttft_ms_median)} ms`);
     expect(ttftText).toContain(`p95 ${threeSignificant(gen.summary.ttft_ms_p95)} ms`);
     expect(await page.getByTestId('generation-summary').textContent()).toContain('TTFT median / p95');
+    // The TTFT chart has a value axis in ms with ticks; the run ends with its next step.
+    expect(await page.locator('[data-testid=gen-ttft-chart] svg text[data-axis=value-title]').textContent()).toMatch(
+      /^ms( \(log scale\))?$/,
+    );
+    expect(await page.locator('[data-testid=gen-ttft-chart] svg text[data-axis=value-tick]').count()).toBeGreaterThan(
+      1,
+    );
+    expect(await page.getByTestId('gen-next').textContent()).toContain('npx drb receipts summarize drb-');
     await fits('generation panel with its receipt');
 
     // Comparison: the tiny fixture on two routes.
@@ -181,6 +304,21 @@ describe('every panel at 375 px', () => {
     await page.getByTestId('cmp-routes').fill('wasm-1,wasm-2');
     await page.getByTestId('cmp-rounds').fill('3');
     await page.getByTestId('cmp-rounds').press('Tab');
+    // The Routes box shows its whole text.
+    expect(
+      await page
+        .getByTestId('cmp-routes')
+        .evaluate((input: HTMLInputElement) => input.scrollWidth <= input.clientWidth),
+    ).toBe(true);
+    // Every progress line the run shows, recorded as it changes.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { progressSeen: string[] }).progressSeen = seen;
+      new MutationObserver(() => {
+        const text = document.querySelector('[data-testid=cmp-progress]')?.textContent;
+        if (text && seen.at(-1) !== text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
     await page.getByTestId('cmp-run').click();
     await page.getByTestId('comparison-receipt').waitFor({ timeout: 170_000 });
     const comparison = ComparisonReceipt.parse(
@@ -192,6 +330,12 @@ describe('every panel at 375 px', () => {
       expect(row).toContain(threeSignificant(route.stats!.median));
       expect(row).toContain(threeSignificant(route.stats!.p95));
     }
+    const progress = await page.evaluate(() => (window as unknown as { progressSeen: string[] }).progressSeen);
+    expect(progress).toContainEqual(expect.stringMatching(/^timed · round 3 of 3 · run [56] of 6 \(wasm-[12]\)$/));
+    expect(progress).toContainEqual(expect.stringMatching(/^loading wasm-2 \(route 2 of 2\)$/));
+    expect(await page.getByTestId('cmp-next').textContent()).toContain(
+      `npx drb receipts report ${receiptFileName(comparison)} --out comparison-report`,
+    );
     await fits('comparison panel with its receipt');
 
     // Suite: the demo suite with the panel's defaults.
@@ -213,6 +357,16 @@ describe('every panel at 375 px', () => {
     expect(await page.getByTestId('suite-saved-note').textContent()).toBe(`Saved as ${download.suggestedFilename()}.`);
     expect(await page.getByTestId('suite-copy').isVisible()).toBe(true);
     await fits('suite panel with its saved note');
+    // The suite result ends with the command that scores the predictions it offers, under their download name.
+    const [predictions] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-predictions').click(),
+    ]);
+    expect(await page.getByTestId('suite-next').textContent()).toContain(
+      `npx drb score --items public/suites/ajimee-demo-24/items.json --format ajimee --predictions ${predictions.suggestedFilename()}`,
+    );
+    await panelShots(page, 375);
+    await panelShots(page, 1366);
     // No console error in the page or its workers through a comparison, a suite run and a generation run.
     expect(errors).toEqual([]);
     await page.close();

@@ -120,6 +120,25 @@ describe('protocol mode in Chromium at 390 x 844', () => {
     await page.getByTestId('to-panels').click();
     await page.getByTestId('controls').waitFor();
     await noOverflowAt375(page);
+    // The view is part of the address both ways: the switch names it (a reload returns to it), and back and forward
+    // show the view their entry names.
+    const mode = () => new URL(page.url()).searchParams.get('mode');
+    expect(mode()).toBe('panels');
+    await page.reload();
+    await page.getByTestId('controls').waitFor();
+    expect(await page.getByTestId('protocol-view').count()).toBe(0);
+    await page.goBack();
+    await page.getByTestId('protocol-view').waitFor();
+    expect(mode()).toBe('protocol');
+    expect(await page.getByTestId('controls').count()).toBe(0);
+    await page.goForward();
+    await page.getByTestId('controls').waitFor();
+    expect(mode()).toBe('panels');
+    await page.getByTestId('to-protocol').click();
+    await page.getByTestId('protocol-view').waitFor();
+    expect(mode()).toBe('protocol');
+    await page.reload();
+    await page.getByTestId('protocol-view').waitFor();
     await page.close();
   });
 

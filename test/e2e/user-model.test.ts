@@ -32,6 +32,7 @@ import {
   synthesizedInputRecipeBytes,
   USER_RERANK_PROBE,
 } from '../../src/core/user-model/user-run.ts';
+import { threeSignificant } from '../../src/core/text/format-number.ts';
 import { receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 
@@ -234,6 +235,24 @@ describe('bring your own model', () => {
     const receipts = await runPicked();
     checkUserReceipts(receipts, [readFileSync(join(dir, GRAPH_NAME))]);
     expect(receipts[0].output).toMatchObject({ name: 'logits', dims: [1, 1] });
+    // The same cold stages and warm statistics a catalog model's receipts show, from these receipts' numbers.
+    const [cold, warm] = receipts;
+    const stages = (await page.getByTestId('user-model-receipt-cold').getByTestId('cold-stages').textContent()) ?? '';
+    for (const ms of [cold.timings.model_fetch_ms, cold.timings.session_create_ms, cold.timings.first_inference_ms])
+      expect(stages).toContain(`${threeSignificant(ms!)} ms`);
+    const stats = (await page.getByTestId('user-model-receipt-warm').getByTestId('warm-stats').textContent()) ?? '';
+    const w = warm.timings.warm_stats!;
+    expect(stats).toContain(`3 samples: median ${threeSignificant(w.median)} ms, p95 ${threeSignificant(w.p95)} ms`);
+    // Its warm chart has a labelled value axis in ms, with ticks.
+    const axis = page.getByTestId('user-model-receipt-warm').locator('svg text[data-axis]');
+    expect(await axis.allTextContents()).toEqual(expect.arrayContaining(['ms', 'warm run, in run order']));
+    expect(
+      await page.getByTestId('user-model-receipt-warm').locator('svg text[data-axis=value-tick]').count(),
+    ).toBeGreaterThan(1);
+    // And its next step, with the command and these receipts' file names.
+    expect(await page.getByTestId('user-model-next').textContent()).toMatch(
+      /npx drb receipts summarize drb-user-model-wasm-\S+-cold-\S+\.json drb-user-model-wasm-\S+-warm-\S+\.json/,
+    );
     expect(await page.getByTestId('user-model-panel').textContent()).not.toContain('acme');
 
     // The downloaded receipt: a name built from the model id, and the receipt's own bytes.
@@ -248,11 +267,32 @@ describe('bring your own model', () => {
     expect(await everythingStored()).not.toMatch(/acme|confidential|ranker/);
   });
 
+  it('a JSON file renamed .onnx is refused before the runtime sees it, in one line saying what was expected', async () => {
+    writeFileSync(join(dir, 'acme-renamed.onnx'), '{"model": "not an ONNX graph"}\n');
+    const before = requested.length;
+    await page.getByTestId('user-model-files').setInputFiles(join(dir, 'acme-renamed.onnx'));
+    await expect
+      .poll(() => page.getByTestId('user-model-problem').textContent())
+      .toBe(
+        'These files cannot be run: the .onnx file: expected an ONNX graph (a protobuf ModelProto that starts with its ir_version), but it starts like JSON.',
+      );
+    expect(await page.getByTestId('user-model-run').isDisabled()).toBe(true);
+    expect(await page.getByTestId('user-model-recognised').count()).toBe(0);
+    // Nothing was fetched for it: no runtime, no worker.
+    expect(requested.slice(before)).toEqual([]);
+  });
+
   it('a folder with a graph and its external data file: the data found by its name, inputs with an empty KV cache built from the graph, no folder name anywhere', async () => {
     await page.getByTestId('user-model-folder').setInputFiles(join(dir, FOLDER_NAME));
     await expect
       .poll(() => page.getByTestId('user-model-recognised').textContent())
       .toMatch(/^An ONNX graph with 1 external data file\(s\), \d+ bytes\.$/);
+    // The file input no longer shows the file picked through it before the folder.
+    expect(
+      await page
+        .getByTestId('user-model-files')
+        .evaluate((input: HTMLInputElement) => [input.value, input.files?.length]),
+    ).toEqual(['', 0]);
     const receipts = await runPicked();
     // In the order the browser lists a folder's files; each hash is one of the two files'.
     const expected = ['model.onnx', 'model.onnx_data'].map((f) => readFileSync(join(dir, FOLDER_NAME, f)));

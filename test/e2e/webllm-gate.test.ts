@@ -119,8 +119,28 @@ describe('WebLLM capability gate', () => {
     expect(receipt.capabilities.webgpu.adapter_granted).toBe(true);
     expect(receipt.capabilities.webgpu.features).not.toContain('shader-f16');
     expect(receipt.outcome.reason).toBe(
-      'WebLLM capability gate: the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); pick a q4f32 model on this device; nothing was downloaded',
+      'WebLLM capability gate: the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); nothing was downloaded',
     );
+    // A failed run offers its receipt, never answers; its advice names a model the panel's list actually has.
+    expect(await page.getByTestId('gen-download-answers').count()).toBe(0);
+    expect(await page.getByTestId('gen-download').count()).toBe(1);
+    const offered = await page
+      .getByTestId('gen-model')
+      .locator('option')
+      .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+    const advice = (await page.getByTestId('gen-advice').textContent()) ?? '';
+    const named = /choose another model under Model, for example (\S+) on wasm\.$/.exec(advice)?.[1];
+    expect(offered).toContain(named);
+    // And the panel says so under its controls before a run: the route note names the same model.
+    expect(await page.getByTestId('gen-route-note').textContent()).toBe(
+      `Model: this WebGPU adapter lacks shader-f16, which ${MODEL} needs, so this run will fail before any download: choose another model under Model, for example ${named} on wasm.`,
+    );
+    // WebLLM on wasm: refused before the run, naming the control (not the URL's ep=).
+    await page.getByTestId('gen-ep').selectOption('wasm');
+    expect(await page.getByTestId('gen-route-note').textContent()).toBe(
+      'Execution provider: WebLLM runs on webgpu only; choose webgpu under Execution provider.',
+    );
+    expect(await page.getByTestId('gen-run').isDisabled()).toBe(true);
     expectNothingDownloaded(urls, env.server.url.replace(/\/$/, ''), chunks);
     await page.close();
   });

@@ -317,7 +317,7 @@ describe('WebLLM capability gate (pure)', () => {
     const noF16 = webLlmGate({ ...f16Gpu, features: [] }, 'q4f16_1');
     expect(noF16).toMatchObject({ ok: false, code: 'missing-feature', required_features: ['shader-f16'] });
     expect(noF16.ok ? '' : noF16.reason).toBe(
-      'the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); pick a q4f32 model on this device; nothing was downloaded',
+      'the WebGPU adapter lacks shader-f16 (the q4f16_1 quantisation computes in float16); nothing was downloaded',
     );
     expect(webLlmGate({ ...f16Gpu, features: [] }, 'q4f32_1')).toEqual({ ok: true, required_features: [] });
   });
@@ -381,7 +381,7 @@ describe('WebLlmEngine load (contract test with a fake MLC engine)', () => {
       /has no wasm route to fall back to/,
     );
     await expect(setup().engine.load(request({ ep: 'wasm' }), {})).rejects.toThrow(
-      'WebLLM runs on WebGPU only; choose ep=webgpu',
+      'WebLLM runs on WebGPU only: choose webgpu under Execution provider',
     );
   });
 

@@ -202,11 +202,11 @@ export class WebLlmEngine implements Engine {
         ep: request.ep,
         threads: request.threads,
         outcome: 'failed',
-        reason: 'WebLLM runs on WebGPU only; choose ep=webgpu',
+        reason: 'WebLLM runs on WebGPU only: choose webgpu under Execution provider',
         started_at_ms: t,
         ended_at_ms: t,
       });
-      throw new RouteError('WebLLM runs on WebGPU only; choose ep=webgpu', attempts);
+      throw new RouteError('WebLLM runs on WebGPU only: choose webgpu under Execution provider', attempts);
     }
 
     // 2. The capability gate, before any WebLLM code or model byte is fetched.

@@ -105,20 +105,25 @@ function outcomeRules(
   }
 }
 
+/** The fields every version of the public-pass record begins with, after its `schema`. */
+const PASS_HEAD = {
+  /** `PUBLIC_PASS` only when `outcome.status` is ok; null otherwise. */
+  evidence_state: z.literal('PUBLIC_PASS').nullable(),
+  device_pass_implied: z.literal(false),
+  /** The page URL as origin + path (no query, fragment or credentials). */
+  url: OriginPathUrl,
+  /** The revision the page reports about itself (null when the page never reported one). */
+  revision: z.strictObject({ app_version: textLine(256).nullable(), commit: textLine(256).nullable() }),
+  started_at: IsoTime,
+  finished_at: IsoTime,
+  duration_ms: z.number().finite().nonnegative(),
+};
+
 /** A record written before the remote lanes (`drb.public-pass.v1`). */
 export const PublicPassRecordV1 = z
   .strictObject({
     schema: z.literal(PUBLIC_PASS_V1_SCHEMA),
-    /** `PUBLIC_PASS` only when `outcome.status` is ok; null otherwise. */
-    evidence_state: z.literal('PUBLIC_PASS').nullable(),
-    device_pass_implied: z.literal(false),
-    /** The page URL as origin + path (no query, fragment or credentials). */
-    url: OriginPathUrl,
-    /** The revision the page reports about itself (null when the page never reported one). */
-    revision: z.strictObject({ app_version: textLine(256).nullable(), commit: textLine(256).nullable() }),
-    started_at: IsoTime,
-    finished_at: IsoTime,
-    duration_ms: z.number().finite().nonnegative(),
+    ...PASS_HEAD,
     browser: z.strictObject({
       name: PassBrowser,
       /** The version the browser reports (playwright's version() or the WebDriver session's browserVersion). */
@@ -143,16 +148,7 @@ export type PublicPassRecordV1 = z.infer<typeof PublicPassRecordV1>;
 export const PublicPassRecord = z
   .strictObject({
     schema: z.literal(PUBLIC_PASS_SCHEMA),
-    /** `PUBLIC_PASS` only when `outcome.status` is ok; null otherwise. */
-    evidence_state: z.literal('PUBLIC_PASS').nullable(),
-    device_pass_implied: z.literal(false),
-    /** The page URL as origin + path (no query, fragment or credentials). */
-    url: OriginPathUrl,
-    /** The revision the page reports about itself (null when the page never reported one). */
-    revision: z.strictObject({ app_version: textLine(256).nullable(), commit: textLine(256).nullable() }),
-    started_at: IsoTime,
-    finished_at: IsoTime,
-    duration_ms: z.number().finite().nonnegative(),
+    ...PASS_HEAD,
     /** How the pass reached its browser. */
     lane: PassLane,
     /** The endpoint of a webdriver or cdp lane, origin + path (a URL with credentials is refused); null otherwise. */

@@ -7,10 +7,10 @@
  */
 import { ratioSentence, type ConfidenceInterval } from '../stats/intervals.ts';
 import type { Capabilities } from '../receipt/receipt.ts';
+import { ranOnSoftwareAdapter, SOFTWARE_ADAPTER_MARK } from '../receipt/software-adapter.ts';
 import { placementNote, type ComparisonReceipt, type ComparisonRoute } from './comparison-receipt.ts';
 
-/** The mark of a route on a software adapter. */
-export const SOFTWARE_ADAPTER_MARK = 'software adapter: timings not representative';
+export { SOFTWARE_ADAPTER_MARK };
 
 /** A route's standing against the baseline. */
 export type RouteStanding = 'baseline' | 'faster' | 'slower' | 'tie' | 'no-interval' | 'invalid';
@@ -41,7 +41,7 @@ export function routeOnSoftwareAdapter(
   capabilities: Capabilities,
 ): boolean | null {
   if (route.software_adapter !== undefined) return route.software_adapter;
-  return route.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null;
+  return ranOnSoftwareAdapter(route.completed_ep, capabilities);
 }
 
 /**

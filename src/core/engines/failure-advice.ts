@@ -13,6 +13,8 @@ export type FailurePanel = 'run' | 'suite' | 'generation' | 'comparison' | 'prot
 const OFFLINE = /could not be fetched from (\S+) .*offline, or the host is blocked/;
 /** The runtime build has no kernel for one of the model's operators (onnxruntime's wording). */
 const NO_KERNEL = /Could not find an implementation for (\w+)\(\d+\)/;
+/** The WebLLM gate: the adapter lacks a feature the model's quantisation or record needs. */
+const LACKS_FEATURE = /the WebGPU adapter lacks [a-z0-9-]+/;
 /** The server has no such file. */
 const HTTP_STATUS = /answered HTTP (\d{3})/;
 
@@ -29,8 +31,14 @@ const RUN_BUTTON: Record<FailurePanel, string> = {
  * The next step for a failure reason in `panel`, or null when there is no advice beyond the reason itself.
  * @param reason the failure's reason (a receipt's outcome reason, a route's invalid reason)
  * @param panel where it is shown
+ * @param alternative ", for example <model id>" naming a model of the panel's list that can run here (or empty)
  */
-export function failureAdvice(reason: string, panel: FailurePanel): string | null {
+export function failureAdvice(reason: string, panel: FailurePanel, alternative = ''): string | null {
+  if (LACKS_FEATURE.test(reason)) {
+    return panel === 'generation'
+      ? `This device's WebGPU adapter lacks a feature the model needs: choose another model under Model${alternative}.`
+      : "This device's WebGPU adapter lacks a feature the model needs: tell the person who sent you the protocol.";
+  }
   const kernel = NO_KERNEL.exec(reason);
   if (kernel) {
     // First: a missing kernel is the precise cause, also where fallback was refused. A wasm route loads onnxruntime-

@@ -68,7 +68,7 @@ export function webLlmGate(
       ok: false,
       code: 'missing-feature',
       required_features: required,
-      reason: `the WebGPU adapter lacks ${missing.join(', ')}${forWhat}; pick a q4f32 model on this device; nothing was downloaded`,
+      reason: `the WebGPU adapter lacks ${missing.join(', ')}${forWhat}; nothing was downloaded`,
     };
   }
   return { ok: true, required_features: required };
