@@ -40,6 +40,7 @@ const LANE_A = [
   'webkit-lane.test.ts',
   'trained-models-webkit.test.ts',
   'field-webkit.test.ts',
+  'field-run.test.ts',
   'leaderboard.test.ts',
   'journal.test.ts',
   'public-pass.test.ts',

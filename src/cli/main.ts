@@ -34,6 +34,14 @@ interface CommandEntry {
  */
 const COMMANDS: Record<string, CommandEntry> = {
   // drb-commands (one entry per command: its description, whether it has options, and its module; keep this marker)
+  'field-run': {
+    description:
+      "carry out a field protocol's procedure unattended in a browser lane: fresh-session colds, warms, one bundle " +
+      'and a review template',
+    usage: '[options]',
+    load: () => import('./field-run.ts'),
+    needsCheckout: 'drives a browser through playwright-core, a development dependency',
+  },
   'public-pass': {
     description:
       'open a deployed page anonymously in a fresh browser, run cold and warm, save and validate receipts, write a ' +

@@ -349,7 +349,8 @@ export async function runPublicPass(
   return { record, recordPath };
 }
 
-function positiveInt(flag: string) {
+/** A commander parser for a positive integer option, as one error line naming the flag. */
+export function positiveInt(flag: string) {
   return (value: string) => {
     if (!/^[1-9][0-9]*$/.test(value)) throw new CliError(`${flag}: expected a positive integer, got '${value}'`);
     return Number(value);
@@ -357,7 +358,7 @@ function positiveInt(flag: string) {
 }
 
 /** `--window WxH` as CSS pixels (each from 1 to 10000). */
-function parseWindow(value: string): { width: number; height: number } {
+export function parseWindow(value: string): { width: number; height: number } {
   const match = /^([1-9][0-9]{0,4})x([1-9][0-9]{0,4})$/.exec(value);
   if (!match || Number(match[1]) > 10_000 || Number(match[2]) > 10_000)
     throw new CliError(`--window: expected WIDTHxHEIGHT in CSS pixels (e.g. 390x844), got '${terminalText(value)}'`);

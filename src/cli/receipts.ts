@@ -63,7 +63,7 @@ function problemLine(file: string, problem: ReceiptProblem): string {
  * many failed. A receipt counts once: a second file with the id (in any letter case) or the device run and other
  * content fails.
  */
-function validateFiles(found: ReturnType<typeof collectJsonFiles>): {
+export function validateFiles(found: ReturnType<typeof collectJsonFiles>): {
   lines: string[];
   notes: string[];
   valid: number;

@@ -23,7 +23,7 @@ describe('protocolModeParamProblems', () => {
   it('reads the parameters that do not choose the run, and ignores parameters the page does not know', () => {
     expect(
       protocolModeParamProblems(
-        '?mode=protocol&protocol=x&device_details=full&stage_timeout_ms=900&autorun=cold&utm_source=mail',
+        '?mode=protocol&protocol=x&device_details=full&stage_timeout_ms=900&autorun=cold&driver_fresh=webkit&utm_source=mail',
         'x',
       ),
     ).toEqual([]);

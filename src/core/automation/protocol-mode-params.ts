@@ -2,7 +2,8 @@
  * What protocol mode does with the page's URL parameters. A protocol file fixes the run (model, engine, route, threads,
  * dtype, input, warm runs per receipt), so a parameter that would choose any of it is refused with one line naming it
  * and saying what would work, rather than ignored without a word; so is a protocol id the page has no file for.
- * Parameters that do not choose the run (which protocol, how much device detail, stage limits, autorun, test hooks)
+ * Parameters that do not choose the run (which protocol, how much device detail, stage limits, autorun, the driver's
+ * fresh-start statement, test hooks)
  * are read as everywhere else, and so is a run parameter whose value is the protocol's own (`ep=wasm` for a wasm
  * protocol). Pure.
  */
@@ -17,6 +18,8 @@ export const PROTOCOL_MODE_PARAMS: ReadonlySet<string> = new Set([
   'device_details',
   'stage_timeout_ms',
   'test_hooks',
+  // A driver's statement that it started this browser with a fresh profile (drb public-pass, drb field-run).
+  'driver_fresh',
 ]);
 
 // A shown value is cut short and kept printable: an error line must not print a long secret or a control back.
