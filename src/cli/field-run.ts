@@ -431,6 +431,12 @@ export function register(command: Command): void {
           return;
         }
         for (const line of result.toFill) process.stderr.write(`to fill: ${terminalText(line)}\n`);
+        // A lane attached to a browser it did not start cannot say the process was new or the profile empty, and
+        // nothing adds a person's attestation to this bundle later: its colds never count as full protocol colds.
+        if (lane.lane === 'webdriver' || lane.lane === 'cdp')
+          process.stderr.write(
+            `note: the ${lane.lane} lane attached to a browser it did not start: its cold receipts are measured network-cold but not attested (no new browser process or cleared website data stated), so they count as 0 full protocol colds and this bundle cannot reach DEVICE_PASS; run the protocol on the device itself for that\n`,
+          );
         process.stdout.write(
           `FIELD_RUN ${terminalText(opts.protocol)} ${lane.lane} (${result.receiptFiles.length} receipts) -> ${terminalText(result.bundleFile)}; review template: ${terminalText(result.templateFile ?? '')}\n`,
         );
