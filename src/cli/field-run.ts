@@ -15,7 +15,8 @@
  *   (`drb receipts review-template`'s code) whose unknown device fields stay empty and are named on stderr.
  *
  * Every receipt is written to `<out>/receipts/` as soon as its session ends, so a browser that dies mid-run leaves
- * what was made; the command then says what is missing and exits 1. Without --url it serves the built page (--dir,
+ * what was made; the command then says what is missing and exits 1. An endpoint that gives no session at all is one
+ * line (its message's first line, the capabilities' secrets scrubbed), exit 1, --out left as it was. Without --url it serves the built page (--dir,
  * default dist) itself on 127.0.0.1, as `drb serve` does.
  */
 import { existsSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
