@@ -52,7 +52,6 @@ const LANE_A = [
   'page-lifecycle.test.ts',
   'device-details.test.ts',
   'protocol-mode.test.ts',
-  'page-runs.test.ts',
 ];
 
 /**

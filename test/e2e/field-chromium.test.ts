@@ -467,9 +467,15 @@ describe("the field kit in Chromium at 390 x 844, one profile, the page's own co
       await page.setViewportSize(PHONE);
       const lines = async (query: string) => {
         await page.goto(`${env.server.url}${query}`);
-        await waitForPage(page, () => document.documentElement.dataset.drbState === 'failed', null, {
-          timeout: 30_000,
-        });
+        // The state turns failed in the same frame the problem lines are rendered in, or one before it: wait for both.
+        await waitForPage(
+          page,
+          () =>
+            document.documentElement.dataset.drbState === 'failed' &&
+            document.querySelector('[data-testid=param-problems] li, [data-testid=protocol-error]') !== null,
+          null,
+          { timeout: 30_000 },
+        );
         expect(await page.getByTestId('protocol-next').count()).toBe(0);
         return page.locator('[data-testid=param-problems] li, [data-testid=protocol-error]').allTextContents();
       };
