@@ -15,17 +15,22 @@
  *   (`drb receipts review-template`'s code) whose unknown device fields stay empty and are named on stderr.
  *
  * Every receipt is written to `<out>/receipts/` as soon as its session ends, so a browser that dies mid-run leaves
- * what was made; the command then says what is missing and exits 1. Without --url it serves the built page (--dir,
+ * what was made; the command then says what is missing and exits 1. An endpoint that gives no session at all is one
+ * line (its message's first line, the capabilities' secrets scrubbed), exit 1, --out left as it was. Without --url it serves the built page (--dir,
  * default dist) itself on 127.0.0.1, as `drb serve` does.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { CatalogError } from '../core/catalog/catalog.ts';
 import { modelHosts } from '../core/catalog/csp.ts';
 import { PassBrowser } from '../core/automation/public-pass.ts';
-import type { WebDriverCapabilities } from '../core/automation/webdriver-capabilities.ts';
+import {
+  capabilitySecrets,
+  scrubSecrets,
+  type WebDriverCapabilities,
+} from '../core/automation/webdriver-capabilities.ts';
 import { bundleFileName, RECEIPT_BUNDLE_SCHEMA, type ReceiptBundle } from '../core/field/receipt-bundle.ts';
 import { parseProtocol, protocolPath, type Protocol } from '../core/field/field-protocol.ts';
 import { reviewTemplate } from '../core/evidence/review-answers.ts';
@@ -37,7 +42,14 @@ import type { BrowserLane, LanePage } from '../node/browser-lane.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
 import { fsProblem, makeOutputDir } from './output-files.ts';
-import { parseEndpoint, parseWindow, positiveInt, readCapabilities, type PassLaneSpec } from './public-pass.ts';
+import {
+  cdpProduct,
+  parseEndpoint,
+  parseWindow,
+  positiveInt,
+  readCapabilities,
+  type PassLaneSpec,
+} from './public-pass.ts';
 import { collectJsonFiles } from './receipt-files.ts';
 import { validateFiles } from './receipts.ts';
 import { summarizeReceipts } from './summarize-receipts.ts';
@@ -156,6 +168,7 @@ function kept(receipt: Record<string, unknown>): Kept {
  */
 export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunResult> {
   const protocol = await readProtocol(options.pageUrl, options.protocolId);
+  const outExisted = existsSync(options.outDir);
   makeOutputDir(options.outDir, '--out');
   if (readdirSync(options.outDir).length > 0)
     throw new CliError(`${options.outDir}: --out: folder is not empty (a field run never overwrites earlier files)`);
@@ -170,6 +183,9 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
   let lastBundle: ReceiptBundle | null = null;
   let identity = { browser: '', version: '', revision: '' };
   let stoppedBy: string | null = null;
+  // Strings of the capabilities file no log may show: scrubbed from every message an endpoint sends back.
+  const secrets = spec.lane === 'webdriver' ? capabilitySecrets(spec.capabilities) : [];
+  let windowProblem: string | null = null;
   // Receipts already kept: an attached lane's profile may still hold an earlier session's receipts.
   const seen = new Set<string>();
 
@@ -204,7 +220,13 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
       try {
         options.log(`cold ${tally.cold + 1} of ${protocol.min_cold}: a new browser session`);
         page = await lane.newPage();
-        if (options.window) await page.setViewport(options.window.width, options.window.height);
+        if (options.window) {
+          // A receipt does not record the viewport: the window the lane could not set is said here (once).
+          const set = await page.setViewport(options.window.width, options.window.height);
+          const problem = set.problem && scrubSecrets(set.problem.split('\n')[0], secrets);
+          if (problem && problem !== windowProblem) options.log(`window: ${problem} (${set.setBy})`);
+          windowProblem = problem;
+        }
         const cleared = await page.clearSiteData(origin);
         if (cleared)
           options.log(
@@ -241,6 +263,12 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
         const info = await page.evaluate<{ commit: string | null }>(
           'return { commit: window.drbApp?.commit ?? null };',
         );
+        if (identity.browser === '' && spec.lane === 'webdriver') {
+          const matched = (lane as { matched?: Record<string, unknown> }).matched?.browserName;
+          identity.browser = typeof matched === 'string' ? matched.slice(0, 128) : '';
+        } else if (identity.browser === '' && spec.lane === 'cdp') {
+          identity.browser = (await cdpProduct(spec.endpoint)) ?? '';
+        }
         identity = { browser: identity.browser, version: lane.version ?? '', revision: info.commit ?? '' };
         // The warm receipts in one page: the first session's, after its cold run, each the page's own next step.
         if (tally.warm === 0 && tally.cold >= 1) {
@@ -261,12 +289,20 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
       }
     }
   } catch (error) {
-    stoppedBy = terminalText(`${spec.lane}: ${(error as Error).message}`.slice(0, 500));
+    // The first line of the cause (playwright adds a call log below it), with no secret an endpoint echoed.
+    const cause = scrubSecrets(String((error as Error).message).split('\n')[0], secrets);
+    stoppedBy = terminalText(`${spec.lane}: ${cause}`.slice(0, 500));
   } finally {
     await lane?.close().catch(() => {});
   }
 
   const missing = missingReceiptLines(tally, protocol);
+  if (stoppedBy !== null && receiptFiles.length === 0) {
+    // Nothing was made (an endpoint that refused the session, one that never answered): --out is left as it was.
+    rmdirSync(receiptsDir);
+    if (!outExisted) rmdirSync(options.outDir);
+    return { receiptFiles, bundleFile: null, templateFile: null, missing: [], stoppedBy, toFill: [] };
+  }
   if (stoppedBy !== null || missing.length > 0 || lastBundle === null) {
     return { receiptFiles, bundleFile: null, templateFile: null, missing, stoppedBy, toFill: [] };
   }
@@ -421,6 +457,12 @@ export function register(command: Command): void {
           connectTimeoutMs: opts.connectTimeoutMs,
           log: (line) => process.stderr.write(`${terminalText(line)}\n`),
         });
+        if (result.stoppedBy !== null && result.receiptFiles.length === 0) {
+          // One line: what stopped it; nothing was made, so nothing is missing but everything, and --out is untouched.
+          process.stderr.write(`error: ${result.stoppedBy} (no receipt made; nothing written to --out)\n`);
+          setExitCode(this, 1);
+          return;
+        }
         if (result.stoppedBy !== null) process.stderr.write(`error: ${result.stoppedBy}\n`);
         for (const line of result.missing) process.stderr.write(`error: ${line}\n`);
         if (result.stoppedBy !== null || result.missing.length > 0 || result.bundleFile === null) {

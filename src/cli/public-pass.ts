@@ -165,7 +165,7 @@ function measuredViewport(viewport: unknown): PassWindow['measured'] {
 }
 
 /** The product a DevTools endpoint reports (`Chrome`, `HeadlessChrome`, `Edg`...: `/json/version`'s `Browser`). */
-async function cdpProduct(endpoint: string): Promise<string | null> {
+export async function cdpProduct(endpoint: string): Promise<string | null> {
   try {
     const response = await fetch(new URL('json/version', endpoint.endsWith('/') ? endpoint : `${endpoint}/`), {
       signal: AbortSignal.timeout(5_000),

@@ -1,8 +1,9 @@
 /**
- * The lanes that attach to a browser started elsewhere, end to end: `drb public-pass --webdriver` against a
- * WebKitWebDriver started separately on its own port (the W3C protocol safaridriver and Appium speak), and
- * `drb public-pass --cdp` against a Chromium started separately with `--remote-debugging-port=0`. Both at phone
- * size (390 x 844 asked for); the broken endpoints are test/unit/public-pass.test.ts's (no browser needed).
+ * The lanes that attach to a browser started elsewhere, end to end: `drb public-pass` and `drb field-run` over
+ * `--webdriver` against a WebKitWebDriver started separately on its own port (the W3C protocol safaridriver and Appium
+ * speak), and over `--cdp` against a Chromium started separately with `--remote-debugging-port=0` (one driver and one
+ * browser serve both commands). All at phone size (390 x 844 asked for); the broken endpoints are
+ * test/unit/public-pass.test.ts's and test/unit/field-run.test.ts's (no browser needed).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -12,6 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { PublicPassRecord } from '../../src/core/automation/public-pass.ts';
+import { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
+import { ReceiptBundle } from '../../src/core/field/receipt-bundle.ts';
 import { CHROMIUM_BASE_ARGS, CHROMIUM_EXECUTABLE } from '../../src/node/chromium.ts';
 import type { StaticServer } from '../../src/node/static-server.ts';
 import { MINIBROWSER_PATH, WebKitDriver } from '../../src/node/webkit-driver.ts';
@@ -71,6 +74,79 @@ async function expectPass(out: string, stdout: string, lane: 'webdriver' | 'cdp'
     profile_empty: null,
   });
   return record;
+}
+
+/**
+ * `drb field-run` with the shipped fixture protocol over an attached lane: every cold and warm receipt made and
+ * valid, each cold measured network-cold but attested by nobody (the lane did not start the browser), one bundle
+ * `drb receipts validate` accepts, a summary of 0 full protocol colds, and stderr's note saying so.
+ */
+async function fieldRunAttached(lane: 'webdriver' | 'cdp', laneArgs: string[]) {
+  const out = join(work, `field-run-${lane}`);
+  const run = await drb([
+    'field-run',
+    '--protocol',
+    'ort-tiny-xenc-wasm',
+    '--url',
+    server.url,
+    ...laneArgs,
+    '--window',
+    '390x844',
+    '--out',
+    out,
+    '--timeout-ms',
+    '120000',
+    '--connect-timeout-ms',
+    '60000',
+  ]);
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stderr).toContain('cold 3 of 5');
+  expect(run.stderr).toContain('warm 12 of 20');
+  // Every cold in a new session, the site's data cleared through the protocol first.
+  expect(run.stderr.match(/^cleared the site's data: /gm)).toHaveLength(5);
+  expect(run.stderr).toMatch(
+    new RegExp(
+      `^note: the ${lane} lane attached to a browser it did not start: its cold receipts are measured network-cold but not attested .* count as 0 full protocol colds and this bundle cannot reach DEVICE_PASS`,
+      'm',
+    ),
+  );
+  expect(run.stderr).not.toMatch(/^error: /m);
+  expect(run.stdout).toMatch(new RegExp(`^FIELD_RUN ort-tiny-xenc-wasm ${lane} \\(25 receipts\\) -> `));
+  const bundles = (await readdir(out)).filter((f) => f.includes('-bundle-'));
+  expect(bundles).toHaveLength(1);
+  const bundleFile = join(out, bundles[0]);
+  const bundle = ReceiptBundle.parse(JSON.parse(await readFile(bundleFile, 'utf8')));
+  expect(await readdir(join(out, 'receipts'))).toHaveLength(25);
+  const receipts = bundle.receipts as Array<{
+    run: { kind: string; cold_from_cache?: boolean; attestations?: unknown[] };
+    outcome: { status: string };
+  }>;
+  expect(receipts.map((r) => r.run.kind).sort()).toEqual([...Array(5).fill('cold'), ...Array(20).fill('warm')]);
+  for (const r of receipts) {
+    expect(validationProblems(r)).toEqual([]);
+    expect(r.outcome.status).toBe('ok');
+  }
+  for (const cold of receipts.filter((r) => r.run.kind === 'cold')) {
+    expect(cold.run.cold_from_cache).toBe(false);
+    // Attached: no driver statement of a new process or an empty profile reaches the receipt.
+    expect(cold.run.attestations ?? []).toEqual([]);
+  }
+  // What the endpoint reports goes into the sheet; what no driver can read stays empty for a person.
+  expect(bundle.sheet.browser_version).not.toBe('');
+  expect(bundle.sheet).toMatchObject({ device_model: '', ram_gb: null, os_build: '', network: '', notes: '' });
+  expect((await drb(['receipts', 'validate', bundleFile])).code).toBe(0);
+  const summary = ReceiptsSummary.parse(JSON.parse(await readFile(join(out, 'summary', 'summary.json'), 'utf8')));
+  expect(summary.targets).toHaveLength(1);
+  expect(summary.targets[0].counts).toMatchObject({
+    full_cold: 0,
+    measured_network_cold: 5,
+    attested_cold: 0,
+    clean_warm: 20,
+    warm_minimum_met: true,
+  });
+  const template = JSON.parse(await readFile(join(out, 'review-template.json'), 'utf8'));
+  expect(template.device).toMatchObject({ hardware_model: '', ram_gb: null, os_build: '' });
+  return { out, stderr: run.stderr, stdout: run.stdout, bundle };
 }
 
 let server: StaticServer;
@@ -143,6 +219,34 @@ describe('drb public-pass --webdriver', () => {
     const written = `${await allText(out)}${stdout}${stderr}`;
     expect(written).not.toContain(MINIBROWSER_PATH);
   });
+
+  it("drb field-run over it: the protocol's 5 colds and 20 warms in one valid bundle, the colds unattested", async () => {
+    const caps = join(work, 'caps-field-run.json');
+    await writeFile(
+      caps,
+      JSON.stringify({
+        browserName: 'MiniBrowser',
+        'webkitgtk:browserOptions': { binary: MINIBROWSER_PATH, args: ['--automation'] },
+      }),
+    );
+    const { out, stderr, stdout, bundle } = await fieldRunAttached('webdriver', [
+      '--webdriver',
+      driver.baseUrl,
+      '--capabilities',
+      caps,
+    ]);
+    expect(bundle.sheet).toMatchObject({
+      browser: 'MiniBrowser',
+      browser_version: expect.stringMatching(/^2\.\d+\.\d+$/),
+    });
+    // MiniBrowser's toolbar keeps its window wider than 390 px: stderr says what the page measured, once
+    // (no receipt records the viewport, so field-run's stderr is where a size it could not set is said).
+    const window = stderr.match(/^window: asked for 390 x 844, the page measures (\d+) x 844 \(W3C Set Window Rect/gm);
+    expect(window, stderr).toHaveLength(1);
+    expect(Number(/measures (\d+)/.exec(window![0])![1])).toBeGreaterThan(390);
+    const written = `${await allText(out)}${stdout}${stderr}`;
+    expect(written).not.toContain(MINIBROWSER_PATH);
+  }, 600_000);
 });
 
 describe('drb public-pass --cdp', () => {
@@ -205,4 +309,14 @@ describe('drb public-pass --cdp', () => {
     expect((await fetch(`${endpoint}/json/version`)).ok).toBe(true);
     expect(chromium.exitCode).toBeNull();
   });
+
+  it("drb field-run over it: the protocol's 5 colds and 20 warms in one valid bundle, the colds unattested", async () => {
+    const { stderr, bundle } = await fieldRunAttached('cdp', ['--cdp', endpoint]);
+    expect(bundle.sheet.browser).toMatch(/Chrom/);
+    // CDP sets the viewport exactly: nothing to say about the window.
+    expect(stderr).not.toMatch(/^window: /m);
+    expect(stderr).toContain("cleared the site's data: CDP Storage.clearDataForOrigin");
+    expect((await fetch(`${endpoint}/json/version`)).ok).toBe(true);
+    expect(chromium.exitCode).toBeNull();
+  }, 600_000);
 });

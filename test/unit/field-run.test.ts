@@ -127,4 +127,89 @@ describe('drb field-run before it opens a browser', () => {
     );
     expect(readdirSync(join(dir, 'out'))).toEqual(['earlier.json']);
   });
+
+  it('a WebDriver endpoint that refuses the session: one line, the secrets it echoes scrubbed, --out untouched', async () => {
+    const secrets = ['hub-user-SECRET', 'KEY-SECRET-123'];
+    const refusing = createServer((req, res) => {
+      res.writeHead(req.method === 'POST' && req.url === '/wd/hub/session' ? 500 : 404, {
+        'content-type': 'application/json',
+      });
+      res.end(
+        JSON.stringify({
+          value: {
+            error: req.url === '/wd/hub/session' ? 'session not created' : 'unknown command',
+            message: `Authorization failed for ${secrets[0]} (key ${secrets[1]})`,
+            stacktrace: '',
+          },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/wd/hub`;
+      const dir = testTempDir('drb-field-run-refused-');
+      const caps = join(dir, 'caps.json');
+      writeFileSync(
+        caps,
+        JSON.stringify({ browserName: 'safari', 'bstack:options': { userName: secrets[0], accessKey: secrets[1] } }),
+      );
+      const out = join(dir, 'out');
+      const run = await runCli([
+        'field-run',
+        '--protocol',
+        'ort-tiny-xenc-wasm',
+        '--url',
+        url,
+        '--webdriver',
+        endpoint,
+        '--capabilities',
+        caps,
+        '--out',
+        out,
+      ]);
+      expect(run.code).toBe(1);
+      const errors = run.stderr.split('\n').filter((line) => line.startsWith('error: '));
+      expect(errors).toEqual([
+        'error: webdriver: WebDriver POST /session: session not created: Authorization failed for [redacted] ' +
+          '(key [redacted]) (no receipt made; nothing written to --out)',
+      ]);
+      expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(errors[0]);
+      for (const secret of secrets) expect(run.stderr).not.toContain(secret);
+      expect(run.stdout).toBe('');
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      refusing.closeAllConnections();
+      await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    }
+  });
+
+  it('a CDP endpoint nothing listens on: one line naming the refused connection, an empty --out left empty', async () => {
+    // A port that was just free: bound, then closed.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const out = testTempDir('drb-field-run-cdp-gone-');
+    const run = await runCli([
+      'field-run',
+      '--protocol',
+      'ort-tiny-xenc-wasm',
+      '--url',
+      url,
+      '--cdp',
+      `http://127.0.0.1:${port}`,
+      '--out',
+      out,
+      '--connect-timeout-ms',
+      '10000',
+    ]);
+    expect(run.code).toBe(1);
+    const errors = run.stderr.split('\n').filter((line) => line.startsWith('error: '));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^error: cdp: .*ECONNREFUSED.* \(no receipt made; nothing written to --out\)$/);
+    expect(run.stderr.trimEnd().split('\n').at(-1)).toBe(errors[0]);
+    expect(run.stdout).toBe('');
+    // The folder was there and empty before: it stays so.
+    expect(readdirSync(out)).toEqual([]);
+  });
 });
