@@ -48,7 +48,6 @@ const LANE_A = [
   'remote-lanes.test.ts',
   'generate.test.ts',
   'suite-page.test.ts',
-  'page-worker-failure.test.ts',
   'page-lifecycle.test.ts',
   'device-details.test.ts',
   'protocol-mode.test.ts',
