@@ -285,7 +285,12 @@ export async function runFieldRun(options: FieldRunOptions): Promise<FieldRunRes
           }
         }
       } finally {
-        await page?.close().catch(() => {});
+        // A session that did not end holds the endpoint: say so, as the next session may then wait on it.
+        await page?.close().catch((error: unknown) => {
+          options.log(
+            `warning: ending the browser session failed: ${scrubSecrets(String((error as Error).message).split('\n')[0], secrets)}`,
+          );
+        });
       }
     }
   } catch (error) {

@@ -184,9 +184,13 @@ export class WebDriverSession {
     await this.call('POST', '/frame', { id: elementId === null ? null : { [ELEMENT_KEY]: elementId } });
   }
 
-  /** Ends the session and closes its browser. */
+  /**
+   * Ends the session and closes its browser, given as long as a page load: a driver that serves one session at a time
+   * (WebKitWebDriver) refuses or queues the next one until this returns, and a browser that ran a long page can take
+   * well over a plain call's limit to quit on a loaded machine.
+   */
   async delete(): Promise<void> {
-    await this.call('DELETE', '');
+    await this.call('DELETE', '', undefined, Math.max(this.limits.callMs, this.limits.pageLoadMs + 5_000));
   }
 }
 
