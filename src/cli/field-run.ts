@@ -21,10 +21,7 @@
  */
 import { existsSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { CatalogError } from '../core/catalog/catalog.ts';
-import { modelHosts } from '../core/catalog/csp.ts';
 import { PassBrowser } from '../core/automation/public-pass.ts';
 import {
   capabilitySecrets,
@@ -37,7 +34,7 @@ import { reviewTemplate } from '../core/evidence/review-answers.ts';
 import { artifactFileName, receiptNameParts } from '../core/receipt/receipt-envelope.ts';
 import { redactUrl } from '../core/text/redact.ts';
 import { terminalText } from '../core/text/terminal-text.ts';
-import { loadCatalog } from '../node/catalog-file.ts';
+import { catalogModelHosts } from './serve.ts';
 import type { BrowserLane, LanePage } from '../node/browser-lane.ts';
 import { CliError } from './cli-error.ts';
 import { setExitCode } from './exit-code.ts';
@@ -53,8 +50,6 @@ import {
 import { collectJsonFiles } from './receipt-files.ts';
 import { validateFiles } from './receipts.ts';
 import { summarizeReceipts } from './summarize-receipts.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** A protocol id as a URL path segment may carry it (the page's own protocol files are named so). */
 const PROTOCOL_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -439,15 +434,9 @@ export function register(command: Command): void {
         const dir = resolve(opts.dir);
         if (!existsSync(join(dir, 'index.html')))
           throw new CliError(`${terminalText(opts.dir)}: no index.html: build the page first (npm run build)`);
-        let catalog;
-        try {
-          catalog = loadCatalog(ROOT).catalog;
-        } catch (error) {
-          if (error instanceof CatalogError) throw new CliError(error.message);
-          throw error;
-        }
+        const hosts = catalogModelHosts();
         const { startStaticServer } = await import('../node/static-server.ts');
-        server = await startStaticServer({ dir, port: 0, host: '127.0.0.1', modelHosts: modelHosts(catalog) });
+        server = await startStaticServer({ dir, port: 0, host: '127.0.0.1', modelHosts: hosts });
         pageUrl = server.url.endsWith('/') ? server.url : `${server.url}/`;
         process.stderr.write(`serving ${terminalText(opts.dir)} at ${server.url}\n`);
       }

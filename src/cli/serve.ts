@@ -17,6 +17,19 @@ import { terminalText } from '../core/text/terminal-text.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * The model hosts the page's CSP must allow, from this checkout's catalog (the static server's `modelHosts`); a
+ * catalog that does not load is one line. Shared by `drb serve` and `drb field-run`, which serves the page too.
+ */
+export function catalogModelHosts(): string[] {
+  try {
+    return modelHosts(loadCatalog(ROOT).catalog);
+  } catch (error) {
+    if (error instanceof CatalogError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
 /** Registers `drb serve`'s options and action on its command (named and described in main.ts). */
 export function register(command: Command): void {
   command
@@ -46,20 +59,14 @@ export function register(command: Command): void {
           `${terminalText(options.dir)}: no index.html: build the page first (npm run build, or drb serve --build)`,
         );
       }
-      let catalog;
-      try {
-        catalog = loadCatalog(ROOT).catalog;
-      } catch (error) {
-        if (error instanceof CatalogError) throw new CliError(error.message);
-        throw error;
-      }
+      const hosts = catalogModelHosts();
       let server;
       try {
         server = await startStaticServer({
           dir,
           port: Number(options.port),
           host: options.host,
-          modelHosts: modelHosts(catalog),
+          modelHosts: hosts,
         });
       } catch (error) {
         throw new CliError(
