@@ -10,6 +10,7 @@ import { parseFixedInput, type CatalogInput } from '../src/core/catalog/catalog.
 import type { RouteAttempt, Stage } from '../src/core/receipt/receipt.ts';
 import { redactUrl, redactUrlsInText, type ResourceTimingLike } from '../src/core/text/redact.ts';
 import { sha256Hex } from '../src/core/bytes/sha256.ts';
+import { DRIFT_KERNEL_WORK, driftKernel } from '../src/core/device/drift-probe.ts';
 import type {
   BenchWorker,
   EngineFailure,
@@ -84,6 +85,10 @@ function failure(error: unknown, stage: Stage | null, attempts: RouteAttempt[] =
 export class BenchWorkerApi implements BenchWorker {
   private engine: Engine | null = null;
   private input: EngineInput | null = null;
+  /** The drift kernel's last result, public (as the page's `driftProbeSink`) so its work is observable and never
+   *  optimised away. */
+  probeSink = 0;
+  private probeCompiled = false;
   /** The EP the loaded session completed on (for the placement's partial-fallback flag). */
   private completedEp: ExecutionProvider | null = null;
   private readonly memory = new WorkerMemory();
@@ -209,9 +214,12 @@ export class BenchWorkerApi implements BenchWorker {
    * @param warmupRuns untimed runs first (the protocol uses one)
    * @param runs timed runs
    * @param hooks `onSample` per timed run, `onStage` for warmup / warm_inference
+   * @param probe time the drift probe's reference kernel before the first timed run and after each (never inside a
+   *   sample): the device's own speed beside the model's
    */
-  async runSeries(warmupRuns: number, runs: number, hooks: SeriesHooks): Promise<SeriesOutcome> {
+  async runSeries(warmupRuns: number, runs: number, hooks: SeriesHooks, probe = false): Promise<SeriesOutcome> {
     const samplesMs: number[] = [];
+    const probeMs: number[] = [];
     let stage: Stage = 'warmup';
     try {
       const { engine, input } = this.ready();
@@ -228,19 +236,39 @@ export class BenchWorkerApi implements BenchWorker {
       this.memory.mark('before_timed_runs');
       hooks.onStage?.('warm_inference', 'start');
       let last: RunResult | null = null;
+      if (probe) probeMs.push(this.driftProbe());
       for (let i = 0; i < runs; i++) {
         last = await engine.run(input, { digest: i === runs - 1 }, hooks);
         samplesMs.push(last.durationMs);
         hooks.onSample?.(i, last.durationMs);
+        if (probe) probeMs.push(this.driftProbe());
         await nextMacrotask();
       }
       hooks.onStage?.('warm_inference', 'end');
       this.memory.mark('after_last_run');
       if (last === null) throw new Error('no timed runs were requested');
-      return { ok: true, timings: { warmup_ms: warmupMs, warm_samples_ms: samplesMs }, last };
+      return {
+        ok: true,
+        timings: { warmup_ms: warmupMs, warm_samples_ms: samplesMs },
+        last,
+        ...(probe ? { drift_probe_ms: probeMs } : {}),
+      };
     } catch (error) {
       return { ...failure(error, stage), timings: { warm_samples_ms: samplesMs } };
     }
+  }
+
+  /** Times the drift probe's reference kernel once here in the worker, ms (the first call runs it once untimed, so no
+   *  probe times the engine compiling it). */
+  driftProbe(): number {
+    if (!this.probeCompiled) {
+      this.probeSink = driftKernel(DRIFT_KERNEL_WORK);
+      this.probeCompiled = true;
+    }
+    const t0 = performance.now();
+    // The result is kept (in a field) so the kernel's work cannot be optimised away.
+    this.probeSink = driftKernel(DRIFT_KERNEL_WORK);
+    return performance.now() - t0;
   }
 
   /**

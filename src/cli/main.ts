@@ -62,7 +62,9 @@ const COMMANDS: Record<string, CommandEntry> = {
     load: () => import('./score.ts'),
   },
   compare: {
-    description: 'Paired comparison of two runs (predictions files, or --per-row score reports) over the same items.',
+    description:
+      'Paired comparison of two runs (predictions files, or --per-row score reports) over the same items; with ' +
+      '--url, routes compared on the page in a browser.',
     usage: '[options]',
     load: () => import('./compare.ts'),
   },

@@ -38,6 +38,7 @@ import { CliError } from './cli-error.ts';
 import { fsProblem, makeOutputDir } from './output-files.ts';
 import { setExitCode } from './exit-code.ts';
 import { summarizeReceipts } from './summarize-receipts.ts';
+import { preflight } from './page-lane.ts';
 import { reduceUserAgent } from '../core/receipt/capability-bounds.ts';
 
 /** The record's file name inside the output folder. */
@@ -140,19 +141,6 @@ async function writeNewFile(path: string, content: string | Uint8Array): Promise
     await writeFile(path, content, { flag: 'wx' });
   } catch (error) {
     throw new CliError(`--out: cannot write ${path}: ${fsProblem(error)}`, 1);
-  }
-}
-
-/** Fetches the page once from Node (anonymous, no cookies) so an unreachable page or a 404 fails with a clear reason. */
-async function preflight(url: string, timeoutMs: number): Promise<string | null> {
-  try {
-    const response = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(Math.min(timeoutMs, 30_000)) });
-    await response.body?.cancel();
-    return response.ok ? null : `GET ${url} answered HTTP ${response.status}`;
-  } catch (error) {
-    // undici hides the useful part (ECONNREFUSED, ENOTFOUND, ...) in `cause`.
-    const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
-    return `GET ${url} failed: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
   }
 }
 

@@ -215,6 +215,7 @@ export function foldInputs(
         if (result.kind === 'generation-receipt') summarizer.addGenerationReceipt(result.receipt, source);
         else if (result.kind === 'suite-receipt') summarizer.addSuiteReceipt(result.receipt, source);
         else if (result.kind === 'comparison-receipt') summarizer.addComparisonReceipt(result.receipt, source);
+        else if (result.kind === 'sweep-receipt') summarizer.addSweepReceipt(result.receipt, source);
         else summarizer.addReceipt(result.receipt, source);
       }
     }

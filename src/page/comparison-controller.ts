@@ -7,7 +7,9 @@
  * Each route gets its own worker: ORT's wasm backend fixes its thread count once per worker, so two thread counts
  * cannot share one. Steps: 1. probe; 2. per route, a fresh worker loads the input and the model (no fallback: a
  * comparison compares what was asked); 3. one untimed warm-up per route; 4. the timed runs in the interleaved
- * shuffled schedule from the declared seed; 5. statistics, agreement against the baseline, validity, ranks.
+ * shuffled schedule from the declared seed, round by round until the declared stopping rule stops them, with the
+ * drift probe timed before the first round and after each and the CPU pressure followed; 5. statistics, agreement
+ * against the baseline, validity, ranks.
  */
 import type { CatalogInput, CatalogModel } from '../core/catalog/catalog.ts';
 import { comparisonRowsBytes, type ComparisonRows } from '../core/comparison/candidate-rows.ts';
@@ -16,6 +18,10 @@ import { checkComparisonReceipt } from '../core/comparison/comparison-invariants
 import { compareRoutes, comparisonHeadline, type RouteMeasurement } from '../core/comparison/comparison-statistics.ts';
 import { comparisonTolerance } from '../core/comparison/dtype-tolerance.ts';
 import { interleavedSchedule } from '../core/comparison/interleaved-schedule.ts';
+import { fixedRule, StoppingTracker, type StoppingRound, type StoppingRule } from '../core/comparison/stopping-rule.ts';
+import { driftProbeRecord } from '../core/device/drift-probe.ts';
+import { timeDriftProbe } from './drift-probe.ts';
+import { pressureMonitor } from './pressure-monitor.ts';
 import { appSection, modelSection, receiptProblems, unloadedEngine } from '../core/receipt/receipt-envelope.ts';
 import { boundCode } from '../core/text/bounded-text.ts';
 import { receiptText } from '../core/text/redact.ts';
@@ -62,8 +68,10 @@ export interface ComparisonRequest {
   input: ComparisonInput;
   routes: ComparisonRouteRequest[];
   baselineId: string;
-  /** Timed runs per route (one per round). */
+  /** Timed runs per route (one per round) under the fixed rule. */
   rounds: number;
+  /** When the rounds stop (src/core/comparison/stopping-rule.ts); absent: the fixed rule of `rounds` rounds. */
+  rule?: StoppingRule;
   /** Seed of the shuffled schedule (recorded). */
   seed: number;
   /** Largest absolute score difference still counted as agreement; null = the default for the model's score kind
@@ -76,8 +84,13 @@ export interface ComparisonRequest {
 /** How the UI follows a comparison. */
 export interface ComparisonUiHooks {
   onPhase?(phase: 'probe' | 'load' | 'warmup' | 'timed' | 'done' | 'failed', routeId?: string): void;
-  /** After each timed slot: slots done / total, the slot's route, its time and its round (1-based, of `rounds`). */
+  /**
+   * After each timed slot: slots done / total (the most the rule allows), the slot's route, its time and its round
+   * (1-based).
+   */
   onSlot?(done: number, total: number, routeId: string, durationMs: number, round: number): void;
+  /** After each round: every compared route's interval and decision so far. */
+  onRound?(round: StoppingRound): void;
 }
 
 interface RouteState {
@@ -139,12 +152,17 @@ export class ComparisonController {
     const { env } = this;
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
-    // The schedule is built first, so bad route ids or round counts fail before any worker starts.
+    // The schedule is built first (for the most rounds the rule allows: fewer rounds are its prefix), so bad route
+    // ids or round counts fail before any worker starts.
+    const rule = request.rule ?? fixedRule(request.rounds);
+    const tracker = new StoppingTracker(rule, request.baselineId);
     const schedule = interleavedSchedule(
       request.routes.map((r) => r.id),
-      request.rounds,
+      rule.max_rounds,
       request.seed,
     );
+    // CPU pressure is followed from here, so a first report has usually come before the timed rounds begin.
+    const monitor = await pressureMonitor();
     ui.onPhase?.('probe');
     journal.stage('probe');
     const capabilities = await env.probe();
@@ -253,29 +271,51 @@ export class ComparisonController {
       await runInput(state.bridge, 'warmup').catch((error: unknown) => failRoute(state, error));
     }
 
-    // 4. Timed runs in the interleaved order; the last round's output is what the agreement check compares.
+    // 4. Timed runs in the interleaved order, round by round until the rule stops them; the last round's output is
+    // what the agreement check compares. The drift probe runs before the first round and after each, while every
+    // route's worker is idle.
     ui.onPhase?.('timed');
     journal.stage('warm_inference');
+    const pressure = await monitor.begin(signal);
+    const probes = [timeDriftProbe()];
+    const timedStart = performance.now();
     const byId = new Map(this.states.map((s) => [s.request.id, s]));
+    const perRound = request.routes.length;
     let done = 0;
-    for (const slot of schedule) {
-      const state = byId.get(slot.route_id)!;
-      done++;
-      if (state.bridge === null) continue;
-      try {
-        const out = await runInput(state.bridge, 'warm_inference');
-        state.measurement.samples_ms.push(out.durationMs);
-        if (slot.round === request.rounds) {
+    let roundsStarted = 0;
+    for (let round = 0; round < rule.max_rounds && !signal?.aborted; round++) {
+      roundsStarted++;
+      for (const slot of schedule.slice(round * perRound, (round + 1) * perRound)) {
+        const state = byId.get(slot.route_id)!;
+        done++;
+        if (state.bridge === null) continue;
+        try {
+          const out = await runInput(state.bridge, 'warm_inference');
+          state.measurement.samples_ms.push(out.durationMs);
           state.measurement.scores = out.scores;
-          state.measurement.scores_sha256 = out.sha256 ?? (await sha256Hex(new Float64Array(out.scores)));
-          // Where the route's work ran, and a trained model's correctness check of its last run.
-          state.measurement.placement = (await state.bridge.diagnostics('warm'))?.placement ?? null;
+          state.measurement.scores_sha256 = out.sha256;
+          // A trained model's correctness check of the route's last run.
           if (out.check !== undefined) state.measurement.check = out.check;
+          ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs, slot.round);
+        } catch (error) {
+          failRoute(state, error);
         }
-        ui.onSlot?.(done, schedule.length, slot.route_id, out.durationMs, slot.round);
-      } catch (error) {
-        failRoute(state, error);
       }
+      if (signal?.aborted) break;
+      probes.push(timeDriftProbe());
+      const series = this.states.map((s) => ({ id: s.request.id, samples_ms: s.measurement.samples_ms }));
+      const stop = tracker.afterRound(series, performance.now() - timedStart);
+      if (tracker.lastRound !== null) ui.onRound?.(tracker.lastRound);
+      if (stop !== null) break;
+    }
+    const planned = Math.max(roundsStarted, 1);
+    for (const state of this.states) {
+      const m = state.measurement;
+      // Candidate rows are digested over all rows' scores (float64, row order), once, from the last round's.
+      if (m.scores !== null && m.scores_sha256 === null) m.scores_sha256 = await sha256Hex(new Float64Array(m.scores));
+      // Where the route's work ran (read once the rounds are over: ORT's profile of the session's first run).
+      if (state.bridge !== null && m.samples_ms.length > 0)
+        m.placement = (await state.bridge.diagnostics('warm'))?.placement ?? null;
     }
 
     // 5. Compare and assemble.
@@ -318,7 +358,12 @@ export class ComparisonController {
               rows: request.input.rows.groups.map((g) => ({ id: g.id, candidates: g.count })),
             }
           : null,
-      schedule: { seed: request.seed, rounds: request.rounds, order: schedule.map((s) => s.route_id) },
+      // The plan of the rounds begun (a comparison cancelled before its first round keeps that round's plan).
+      schedule: {
+        seed: request.seed,
+        rounds: planned,
+        order: schedule.slice(0, planned * perRound).map((s) => s.route_id),
+      },
       baseline_route_id: request.baselineId,
       tolerance,
       // A WebGPU route on a software (fallback) adapter says so: its timings are not the device's GPU.
@@ -327,6 +372,12 @@ export class ComparisonController {
         software_adapter: r.completed_ep === 'webgpu' ? capabilities.webgpu.is_fallback_adapter : null,
       })),
       headline: comparisonHeadline(routes, request.baselineId),
+      stopping: tracker.result(signal?.aborted === true ? 'cancelled' : null),
+      device_state: {
+        pressure: pressure.record(),
+        drift_probe: driftProbeRecord(probes, { context: 'page', placement: 'between-rounds' }),
+        cooldown: null,
+      },
       capabilities,
       previous_run_interrupted: journal.previous,
       overlap: await overlap.finish(),

@@ -31,6 +31,10 @@ import { openRunJournal } from './run-journal.ts';
 import { watchOverlap, type OverlapWatch } from './run-gate.ts';
 import { siteStorageBefore, storageUsageBytes } from './site-storage.ts';
 import { holdWakeLock } from './wake-lock.ts';
+import { coolDown, noteRunEnded } from './cooldown.ts';
+import { pressureMonitor } from './pressure-monitor.ts';
+import { driftProbeRecord } from '../core/device/drift-probe.ts';
+import type { CooldownRule } from '../core/device/device-state.ts';
 import {
   EngineError,
   fetchedBeforeFailure,
@@ -57,6 +61,9 @@ export interface RunRequest {
   threads: number | null;
   allowFallback: boolean;
   warmRuns: number;
+  /** Protocol mode: record the device's state (CPU pressure, the drift probe in the worker) and wait out the
+   *  protocol's declared cooldown first (null: none declared). Absent: neither. */
+  deviceState?: { cooldown: CooldownRule | null; driftMaxSlowdown: number };
   /** A cold run: what the tester (a tap in protocol mode) or a driver stated about its start before it began, which
    *  no page can measure (the browser quit and reopened, the site's data cleared); recorded as attested. */
   attestations?: ColdStartAttestation[];
@@ -68,6 +75,8 @@ export interface RunUiHooks {
   onProgress?(progress: FetchProgress): void;
   onStage?(stage: Stage, phase: 'start' | 'end', atMs: number): void;
   onSample?(index: number, durationMs: number): void;
+  /** The page is waiting out the protocol's cooldown: the minimum pause, or for nominal CPU pressure, up to `ms`. */
+  onCooldown?(what: 'pause' | 'nominal', ms: number): void;
 }
 
 /** How often buffered warm samples are handed to the UI. */
@@ -195,6 +204,12 @@ export class RunController {
     runsBefore: number,
   ): Promise<FinishedReceipt> {
     const { env } = this;
+    // Protocol mode: the declared cooldown, then the CPU pressure at the start, both before the run's clock starts.
+    const watched = request.deviceState ?? null;
+    const monitor = watched ? await pressureMonitor() : null;
+    const cooldown = watched?.cooldown ? await coolDown(watched.cooldown, monitor!, ui.onCooldown, signal) : null;
+    const pressure = monitor ? await monitor.begin(signal) : null;
+    const probes: number[] = [];
     const startedAtMs = performance.now();
     const lifecycle = new LifecycleRecorder();
     lifecycle.start();
@@ -311,6 +326,7 @@ export class RunController {
       // 4. Inference: one timed run (cold) or warm-up + N timed runs (warm).
       setStatus('running');
       if (request.kind === 'cold') {
+        if (watched) probes.push(await bridge.driftProbe());
         const first = await bridge.runOnce('first_inference');
         // The first result, on the page's clock (its origin is navigation start): what a page can time of
         // launch-to-result, the browser's own launch not in it.
@@ -319,8 +335,10 @@ export class RunController {
         draft.output = first.output;
         draft.check = first.check ?? null;
         draft.run.inferences_completed = 1;
+        if (watched) probes.push(await bridge.driftProbe());
       } else {
-        const series = await bridge.runSeries(1, request.warmRuns);
+        const series = await bridge.runSeries(1, request.warmRuns, watched !== null);
+        probes.push(...(series.drift_probe_ms ?? []));
         // Sample messages travel on the hooks' own port and may arrive after the series' result (the hooks are
         // unfollowed then): the samples not yet heard reach the UI from the result, so the count shown is the receipt's.
         series.timings.warm_samples_ms.forEach((ms, i) => {
@@ -363,6 +381,15 @@ export class RunController {
     draft.site_storage.usage_after_bytes = await storageUsageBytes();
     draft.run.wake_lock = await wakeLock.end();
     draft.run.overlap = await overlap.finish();
+    if (watched && pressure) {
+      const placement = request.kind === 'cold' ? 'around-run' : 'between-warm-runs';
+      draft.device_state = {
+        pressure: pressure.record(),
+        drift_probe: driftProbeRecord(probes, { context: 'worker', placement }, watched.driftMaxSlowdown),
+        cooldown,
+      };
+      noteRunEnded();
+    }
     return finishDeviceReceipt(
       {
         ...draft,

@@ -44,10 +44,21 @@ const ATTESTATIONS_KEY = 'attestations';
 export const SESSION_ITEMS_IN_MEMORY = 50;
 
 /** Artifact kinds that are receipts (they go into a bundle's `receipts`). */
-const RECEIPT_KINDS: ReadonlySet<string> = new Set(['suite-receipt', 'generation-receipt', 'comparison-receipt']);
+const RECEIPT_KINDS: ReadonlySet<string> = new Set([
+  'suite-receipt',
+  'generation-receipt',
+  'comparison-receipt',
+  'sweep-receipt',
+]);
 
 /** The kinds of artifact besides device receipts a run offers (`window.drbArtifacts`' `kind`). */
-export type ArtifactKind = 'predictions' | 'suite-receipt' | 'comparison-receipt' | 'generation-receipt' | 'answers';
+export type ArtifactKind =
+  | 'predictions'
+  | 'suite-receipt'
+  | 'comparison-receipt'
+  | 'sweep-receipt'
+  | 'generation-receipt'
+  | 'answers';
 
 /** One result a run offers: a device receipt, or another artifact of its kind. */
 export type Offer = { kind: 'device-receipt'; data: DeviceReceipt } | { kind: ArtifactKind; data: unknown };

@@ -400,14 +400,23 @@ export class WorkerBridge {
    * Untimed warm-up runs, then timed runs (stage `warmup`, then `warm_inference` when the worker says so).
    * @param warmupRuns untimed runs first
    * @param runs timed runs
+   * @param driftProbe time the drift probe's kernel in the worker before the first timed run and after each
    * @throws EngineError carrying the samples finished before the failure, or WorkerFailure
    */
-  async runSeries(warmupRuns: number, runs: number): Promise<SeriesResult> {
+  async runSeries(warmupRuns: number, runs: number, driftProbe = false): Promise<SeriesResult> {
     const outcome = await this.call<SeriesOutcome>('warmup', this.limits.warmup, () =>
-      this.api.runSeries(warmupRuns, runs, this.hooks),
+      this.api.runSeries(warmupRuns, runs, this.hooks, driftProbe),
     );
     if (!outcome.ok) throw this.engineError(outcome, outcome.timings.warm_samples_ms);
     return outcome;
+  }
+
+  /**
+   * Times the drift probe's reference kernel once in the worker (before and after a cold run), ms.
+   * @throws WorkerFailure when the worker is gone or does not answer within 10 s
+   */
+  async driftProbe(): Promise<number> {
+    return this.call(null, 10_000, () => this.api.driftProbe());
   }
 
   /**

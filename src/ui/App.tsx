@@ -135,9 +135,9 @@ export function App(props: { catalog: ModelCatalog }) {
       />
       <DeferredView
         deferred={developerPanels}
-        what="the developer panels (your own model, generation, comparison, suite)"
+        what="the developer panels (your own model, generation, comparison, suite, sweep)"
       >
-        {({ UserModelPanel, GenerationPanel, ComparePanel, SuitePanel }) => (
+        {({ UserModelPanel, GenerationPanel, ComparePanel, SuitePanel, SweepPanel }) => (
           <>
             <UserModelPanel
               stageTimeoutMs={a.stageTimeoutMs}
@@ -168,6 +168,7 @@ export function App(props: { catalog: ModelCatalog }) {
               journal={journal}
               capabilities={capabilities}
             />
+            <SweepPanel catalog={catalog} automation={a} paramErrors={errors} autorun={plan.sweep} journal={journal} />
           </>
         )}
       </DeferredView>

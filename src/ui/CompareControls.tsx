@@ -1,6 +1,7 @@
 /**
- * The comparison panel's choices: the model, the routes (`wasm-1,wasm-2,webgpu` ...), the baseline among them, the
- * rounds, and for a reranker or candidate scorer how many candidate rows every route scores.
+ * The comparison panel's choices: the model, the routes (`wasm-1,wasm-2,webgpu` ...), the baseline among them, when
+ * the rounds stop (after a fixed number, or when the answer is clear), the rounds, and for a reranker or candidate
+ * scorer how many candidate rows every route scores.
  */
 import type { CatalogModel } from '../core/catalog/catalog.ts';
 import { parseRouteSpec } from '../core/comparison/route-spec.ts';
@@ -13,6 +14,8 @@ export interface CompareChoice {
   modelId: string;
   routesText: string;
   baseline: string;
+  /** `fixed`: `rounds` rounds; `until-clear`: the URL's declared rule (docs/comparison.md). */
+  stop: 'fixed' | 'until-clear';
   rounds: number;
   rowCount: number;
 }
@@ -68,6 +71,18 @@ export function CompareControls(props: {
               {r.id}
             </option>
           ))}
+        </select>
+      </label>
+      <label>
+        Stop
+        <select
+          value={choice.stop}
+          disabled={busy}
+          data-testid="cmp-stop"
+          onChange={(e) => set({ stop: e.currentTarget.value as CompareChoice['stop'] })}
+        >
+          <option value="fixed">after the rounds below</option>
+          <option value="until-clear">when the answer is clear</option>
         </select>
       </label>
       <Field

@@ -10,6 +10,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { engineParamProblem } from '../core/automation/autorun-plan.ts';
+import { stoppingRuleOf } from '../core/automation/automation.ts';
 import { initialPanelModel } from '../core/catalog/catalog.ts';
 import { comparisonRows } from '../core/comparison/candidate-rows.ts';
 import { parseRouteSpec, ROUTE_SPEC_EXPECTED } from '../core/comparison/route-spec.ts';
@@ -67,6 +68,7 @@ export function ComparePanel(props: RunPanelProps) {
     modelId: initialModel,
     routesText: a.compareRoutes.map((r) => r.id).join(','),
     baseline: a.baseline ?? a.compareRoutes[0].id,
+    stop: a.stop,
     rounds: a.rounds,
     rowCount: a.compareRows,
   };
@@ -103,11 +105,29 @@ export function ComparePanel(props: RunPanelProps) {
       // The dtype parameter picks the ONNX file where the engine can (the ORT fixtures have one file each).
       const dtype = ENGINE_CAPABILITIES[model.engine].dtypeChoice ? a.dtype : null;
       const out = await controller.run(
-        { model, input, routes, baselineId, rounds: c.rounds, seed: a.seed, toleranceAbs: a.tolerance, dtype },
+        {
+          model,
+          input,
+          routes,
+          baselineId,
+          rounds: c.rounds,
+          rule: stoppingRuleOf({ ...a, stop: c.stop, rounds: c.rounds }),
+          seed: a.seed,
+          toleranceAbs: a.tolerance,
+          dtype,
+        },
         {
           onPhase: (phase, routeId) => setProgress(comparePhaseText(phase, routeId, routes, c.rounds)),
-          onSlot: (done, total, routeId, _ms, round) =>
-            setProgress(`timed · round ${round} of ${c.rounds} · run ${done} of ${total} (${routeId})`),
+          // A fixed rule runs exactly its rounds; until-clear runs at most its max_rounds and may stop sooner.
+          onSlot: (done, total, routeId, _ms, round) => {
+            const most = c.stop === 'fixed' ? '' : 'at most ';
+            const rounds = Math.round(total / Math.max(1, routes.length));
+            setProgress(`timed · round ${round} of ${most}${rounds} · run ${done} of ${most}${total} (${routeId})`);
+          },
+          onRound: (r) =>
+            setProgress(
+              `round ${r.round}: ${r.routes.map((x) => `${x.route_id} ${x.decision}`).join(', ') || 'nothing to compare'}`,
+            ),
         },
         signal,
       );

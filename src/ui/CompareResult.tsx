@@ -1,13 +1,14 @@
 /**
  * What the comparison panel shows besides its controls: what a comparison does, and its result (the outcome, the
- * tolerance used, the verdict lines, the per-route table and the receipt's Download and Copy buttons, only for a
- * receipt that passed its own checks).
+ * tolerance used, the verdict lines, why the rounds stopped, the device's state, the per-route table and the
+ * receipt's Download and Copy buttons, only for a receipt that passed its own checks).
  */
 import { runtimeBuildNote, type ComparisonReceipt } from '../core/comparison/comparison-receipt.ts';
 import { comparisonVerdicts } from '../core/comparison/comparison-verdict.ts';
 import { engineLabel, receiptFileName } from '../core/receipt/receipt-envelope.ts';
 import { threeSignificant } from '../core/text/format-number.ts';
 import { CompareTable } from './CompareTable.tsx';
+import { DeviceStateNote, StoppingNote } from './DeviceStateNote.tsx';
 import { FailureAdvice } from './FailureAdvice.tsx';
 import { OverlapNote } from './OverlapNote.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
@@ -92,6 +93,8 @@ export function CompareResult(props: { result: ComparisonResult }) {
           </p>
         ))}
       </div>
+      <StoppingNote stopping={receipt.stopping} testId="comparison-stopping" />
+      <DeviceStateNote state={receipt.device_state} testId="comparison-device-state" />
       <CompareTable receipt={receipt} verdicts={verdicts.routes} />
       {buildNote !== null && (
         <p class="note" data-testid="cmp-runtime-note">

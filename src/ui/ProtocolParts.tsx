@@ -67,6 +67,8 @@ export function RunningCard(props: {
   status: ModelStatus;
   downloads: Downloads;
   samples: number;
+  /** What the protocol's cooldown waits for before the run starts; null when it does not wait. */
+  cooling?: string | null;
   onCancel: (() => void) | null;
 }) {
   return (
@@ -75,6 +77,11 @@ export function RunningCard(props: {
         Running: {props.kind === 'cold' ? 'cold run' : `warm receipt (${props.warmRuns} timed runs)`}
         {props.stage ? `, ${STAGE_WORDS[props.stage]}` : ''}
       </h2>
+      {props.cooling && (
+        <p role="status" data-testid="protocol-cooldown">
+          {props.cooling}
+        </p>
+      )}
       <RunProgress
         status={props.status}
         downloads={props.downloads}

@@ -11,6 +11,7 @@ import type { Protocol } from '../core/field/field-protocol.ts';
 import type { ColdStartClaim } from '../core/receipt/attestation.ts';
 import type { DeviceReceipt } from '../core/receipt/receipt.ts';
 import { LastOutcome } from './ProtocolParts.tsx';
+import { DeviceStateNote } from './DeviceStateNote.tsx';
 import { AttestTaps, DoneStep, ProgressLines, RestartSteps, type Said } from './ProtocolSteps.tsx';
 
 /** The next step (src/core/field/field-progress.ts `nextStep`). */
@@ -119,6 +120,10 @@ export function ProtocolTarget(props: {
             </p>
           )}
         </>
+      )}
+      {/* The last run's device state goes under the next action, which stays above the fold on a small phone. */}
+      {props.last && !props.running && (
+        <DeviceStateNote state={props.last.device_state} testId="protocol-device-state" />
       )}
       {props.error && (
         <p class="error" role="alert" data-testid="protocol-run-error">

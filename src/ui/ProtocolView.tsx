@@ -62,7 +62,7 @@ export function ProtocolView(props: {
   // A cold run is fresh only as the page load's first run (of any panel).
   const step = counts ? nextStep(counts, runsStartedInPage() > 0) : null;
 
-  const { run, start, said, toggleSaid, running, stage, status, downloads, samples } = useProtocolRun({
+  const { run, start, said, toggleSaid, running, stage, status, downloads, samples, cooling } = useProtocolRun({
     catalog,
     protocol,
     stored,
@@ -80,6 +80,7 @@ export function ProtocolView(props: {
       status={status}
       downloads={downloads}
       samples={samples}
+      cooling={cooling}
       onCancel={run.cancel}
     />
   );

@@ -4,4 +4,5 @@
 export { ComparePanel } from './ComparePanel.tsx';
 export { GenerationPanel } from './GenerationPanel.tsx';
 export { SuitePanel } from './SuitePanel.tsx';
+export { SweepPanel } from './SweepPanel.tsx';
 export { UserModelPanel } from './UserModelPanel.tsx';

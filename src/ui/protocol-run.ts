@@ -11,6 +11,7 @@ import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import type { Protocol } from '../core/field/field-protocol.ts';
 import { testerAttestation, type ColdStartClaim } from '../core/receipt/attestation.ts';
 import type { DeviceReceipt, ModelStatus, Stage } from '../core/receipt/receipt.ts';
+import { DEFAULT_DRIFT_MAX_SLOWDOWN } from '../core/device/drift-probe.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { livePageFacts } from '../page/page-facts.ts';
 import { RunController } from '../page/run-controller.ts';
@@ -19,6 +20,13 @@ import { usePanelRun, type PanelRun } from './panel-run.ts';
 import type { Said } from './ProtocolSteps.tsx';
 import type { StoredReceipts } from './protocol-state.ts';
 import { NO_DOWNLOADS, withProgress, type Downloads } from './RunProgress.tsx';
+
+/** What the page says while it waits out the protocol's cooldown. */
+function cooldownText(what: 'pause' | 'nominal', ms: number): string {
+  return what === 'pause'
+    ? `Cooling down: a pause of ${Math.ceil(ms / 1000)} s before the run`
+    : `Cooling down: waiting up to ${Math.ceil(ms / 1000)} s for nominal CPU pressure`;
+}
 
 /** What protocol mode's runs need from the view. */
 export interface ProtocolRunOptions {
@@ -49,6 +57,8 @@ export interface ProtocolRun {
   status: ModelStatus;
   downloads: Downloads;
   samples: number;
+  /** What the protocol's cooldown before the running step waits for, while it waits; null otherwise. */
+  cooling: string | null;
 }
 
 /**
@@ -61,6 +71,7 @@ export function useProtocolRun(options: ProtocolRunOptions): ProtocolRun {
   const [stage, setStage] = useState<Stage | null>(null);
   const [downloads, setDownloads] = useState<Downloads>(NO_DOWNLOADS);
   const [samples, setSamples] = useState(0);
+  const [cooling, setCooling] = useState<string | null>(null);
   const [running, setRunning] = useState<ColdOrWarm | null>(null);
   const [said, setSaid] = useState<Said>({});
   const driverUsed = useRef(false);
@@ -102,13 +113,22 @@ export function useProtocolRun(options: ProtocolRunOptions): ProtocolRun {
         }
         try {
           const { ep, threads, warm_runs: warmRuns } = protocol;
+          // The device's state, and the protocol's cooldown before each run (docs/field-kit.md).
+          const deviceState = {
+            cooldown: protocol.cooldown ?? null,
+            driftMaxSlowdown: protocol.drift_max_slowdown ?? DEFAULT_DRIFT_MAX_SLOWDOWN,
+          };
           const { receipt, problems } = await controller.run(
-            { kind, model, input, ep, threads, allowFallback: false, warmRuns, attestations },
+            { kind, model, input, ep, threads, allowFallback: false, warmRuns, attestations, deviceState },
             {
-              onStatus: setStatus,
+              onStatus: (next) => {
+                setCooling(null);
+                setStatus(next);
+              },
               onStage: (s, phase) => phase === 'start' && setStage(s),
               onProgress: (p) => setDownloads((prev) => withProgress(prev, p)),
               onSample: (i) => setSamples(i + 1),
+              onCooldown: (what, ms) => setCooling(cooldownText(what, ms)),
             },
             signal,
           );
@@ -118,6 +138,7 @@ export function useProtocolRun(options: ProtocolRunOptions): ProtocolRun {
           if (receipt.outcome.status !== 'ok') allOk = false;
         } finally {
           setRunning(null);
+          setCooling(null);
         }
       }
       return allOk;
@@ -142,5 +163,5 @@ export function useProtocolRun(options: ProtocolRunOptions): ProtocolRun {
       return tapped === undefined ? { ...prev, [claim]: new Date().toISOString() } : rest;
     });
   const start = (kind: ColdOrWarm) => void steps([kind]);
-  return { run, start, said, toggleSaid, running, stage, status, downloads, samples };
+  return { run, start, said, toggleSaid, running, stage, status, downloads, samples, cooling };
 }

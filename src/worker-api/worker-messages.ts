@@ -198,6 +198,9 @@ export interface SeriesResult {
   ok: true;
   timings: Pick<Timings, 'warmup_ms' | 'warm_samples_ms'>;
   last: RunResult;
+  /** With the drift probe asked for: the reference kernel's times, before the first timed run and after each (so
+   *  runs + 1 of them), timed in the worker; absent otherwise. */
+  drift_probe_ms?: number[];
 }
 /** A failed series keeps the samples it finished (a failed receipt records them, and claims no statistics). */
 export type SeriesOutcome = SeriesResult | (EngineFailure & { timings: Pick<Timings, 'warm_samples_ms'> });
@@ -222,7 +225,9 @@ export interface BenchWorker {
   /** One digested inference on the current input. */
   runOnce(hooks: EngineHooks): Promise<RunOutcome>;
   /** `warmupRuns` untimed runs, then `runs` timed ones; samples are timed in the worker around the runtime call. */
-  runSeries(warmupRuns: number, runs: number, hooks: SeriesHooks): Promise<SeriesOutcome>;
+  runSeries(warmupRuns: number, runs: number, hooks: SeriesHooks, driftProbe?: boolean): Promise<SeriesOutcome>;
+  /** Times the drift probe's reference kernel once in the worker, ms (src/core/device/drift-probe.ts). */
+  driftProbe(): number;
   /** Releases the session and its memory. */
   dispose(): Promise<void>;
   /** What the worker observed of the runtime during the receipt's run that just ended (placement, memory); read once

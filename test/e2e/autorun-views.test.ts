@@ -116,6 +116,21 @@ describe('autorun in every view', () => {
       });
     }
 
+    it('refuses autorun=sweep: its routes are a parameter protocol mode cannot take, and it ends failed', async () => {
+      // A sweep's URL is valid only with two routes, and protocol mode refuses a routes parameter (its protocol fixes
+      // the route); autorunPlan's own refusal of a sweep there is unit-tested (test/unit/autorun-plan.test.ts).
+      const { page, state, states } = await open(env, PHONE, {
+        autorun: ['sweep'],
+        compareRoutes: parseRouteSpec('wasm-1,wasm-2')!,
+      });
+      expect([state, states.includes('idle')]).toEqual(['failed', false]);
+      expect(await page.getByTestId('param-problems').textContent()).toMatch(
+        /^Invalid routes param in protocol mode: 'wasm-1,wasm-2': protocol ort-tiny-xenc-wasm fixes the model, /,
+      );
+      expect(await page.evaluate(() => [window.drbReceipts.length, window.drbArtifacts.length])).toEqual([0, 0]);
+      await page.close();
+    });
+
     it("refuses run settings that are not the protocol's (threads=2) instead of running something else", async () => {
       const { page, state } = await open(env, PHONE, { autorun: ['cold'], threads: 2 });
       expect(state).toBe('failed');
@@ -158,6 +173,11 @@ describe('autorun in every view', () => {
         'generate',
         { model: 'tfjs-tiny-causal-lm-gen', ep: 'wasm', threads: 1, reps: 1, maxNewTokens: 4 },
         'generation-receipt',
+      ],
+      [
+        'sweep',
+        { model: 'ort-grow-xenc', compareRoutes: parseRouteSpec('wasm-1,wasm-2')!, rounds: 2, sweepSizes: [8, 16] },
+        'sweep-receipt',
       ],
     ];
     for (const [kind, settings, artifact] of panels) {

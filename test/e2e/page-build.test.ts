@@ -119,7 +119,7 @@ describe('the build', () => {
       await expect
         .poll(() => page.getByTestId('deferred-failed').textContent())
         .toMatch(
-          /^The page could not fetch the developer panels \(your own model, generation, comparison, suite\): .+\. Reload the page to try again\.$/,
+          /^The page could not fetch the developer panels \(your own model, generation, comparison, suite, sweep\): .+\. Reload the page to try again\.$/,
         );
       expect(await page.getByTestId('deferred-loading').count()).toBe(0);
       // The shell around them is whole: its cold run still runs and makes a receipt.

@@ -20,6 +20,7 @@ import {
   type OpenedView,
   type ProtocolTarget,
 } from '../../src/core/automation/autorun-plan.ts';
+import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 
 const MODEL_IDS = ['ort-tiny-xenc', 'ort-heavy-xenc', 'tfjs-tiny-reranker'];
 const PANELS: OpenedView = { mode: 'panels', byUrl: false };
@@ -39,6 +40,11 @@ function parsed(settings: Partial<AutomationSettings>) {
   return parseAutomation(`?${toSearchParams(settings)}`, { modelIds: MODEL_IDS });
 }
 
+/** A sweep runs two routes; every other kind keeps the URL's defaults. */
+function parsedRun(autorun: string[]) {
+  return parsed(autorun.includes('sweep') ? { autorun, compareRoutes: parseRouteSpec('wasm-1,wasm-2')! } : { autorun });
+}
+
 /** Every autorun the parser accepts: each kind alone, and cold and warm together in either order. */
 const ACCEPTED: string[][] = [...AUTORUN_VALUES.map((kind) => [kind]), ['cold', 'warm'], ['warm', 'cold']];
 
@@ -46,12 +52,13 @@ describe('autorunPlan: every autorun kind in every view runs or is refused', () 
   for (const view of [PANELS, PROTOCOL_BY_URL, PROTOCOL_BY_WIDTH]) {
     for (const autorun of ACCEPTED) {
       it(`${view.mode}${view.byUrl ? ' (mode=)' : ''}: autorun=${autorun.join(',')}`, () => {
-        const plan = autorunPlan(view, parsed({ autorun }));
+        const plan = autorunPlan(view, parsedRun(autorun));
         const runners = [
           plan.runPanel !== null && plan.runPanel.length > 0,
           plan.generate,
           plan.compare,
           plan.suite,
+          plan.sweep,
           plan.protocolRuns.length > 0,
         ].filter(Boolean);
         // Exactly one of: one runner, or a refusal.
@@ -65,6 +72,7 @@ describe('autorunPlan: every autorun kind in every view runs or is refused', () 
     expect(autorunPlan(PANELS, parsed({ autorun: ['suite'] }))).toMatchObject({ runPanel: null, suite: true });
     expect(autorunPlan(PANELS, parsed({ autorun: ['compare'] }))).toMatchObject({ runPanel: null, compare: true });
     expect(autorunPlan(PANELS, parsed({ autorun: ['generate'] }))).toMatchObject({ runPanel: null, generate: true });
+    expect(autorunPlan(PANELS, parsedRun(['sweep']))).toMatchObject({ runPanel: null, sweep: true, compare: false });
   });
 
   it("runs cold and warm in protocol mode as its protocol's steps, in the order asked", () => {
@@ -81,6 +89,9 @@ describe('autorunPlan: every autorun kind in every view runs or is refused', () 
     const byWidth = autorunPlan(PROTOCOL_BY_WIDTH, parsed({ autorun: ['generate'] })).refusal;
     expect(byWidth).toContain("Invalid autorun param: 'generate'");
     expect(byWidth).toContain('protocol mode (opened on a screen under 600 px wide)');
+    expect(autorunPlan(PROTOCOL_BY_URL, parsedRun(['sweep'])).refusal).toContain(
+      "Invalid autorun param: 'sweep': sweep does not run in protocol mode (mode=protocol)",
+    );
   });
 
   it('asks for nothing when the URL asks for nothing (the view then reports idle)', () => {
@@ -88,7 +99,7 @@ describe('autorunPlan: every autorun kind in every view runs or is refused', () 
       const plan = autorunPlan(view, parsed({}));
       expect(plan.refusal).toBeNull();
       expect(plan.protocolRuns).toEqual([]);
-      expect([plan.generate, plan.compare, plan.suite]).toEqual([false, false, false]);
+      expect([plan.generate, plan.compare, plan.suite, plan.sweep]).toEqual([false, false, false, false]);
     }
     expect(autorunPlan(PANELS, parsed({})).runPanel).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAutomation } from '../../src/core/automation/automation.ts';
+import { parseAutomation, stoppingRuleOf } from '../../src/core/automation/automation.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
 
 const context = { modelIds: ['ort-heavy-xenc', 'tf-tiny-causal-lm'] };
@@ -97,5 +97,67 @@ describe('automation params for compare and generate runs', () => {
     expect(parseAutomation('?routes=wasm-1,webgpu&baseline=wasm-2', context).errors).toEqual([
       "Invalid baseline param: 'wasm-2', expected one of the routes (wasm-1, webgpu)",
     ]);
+  });
+});
+
+describe('stopping rule and sweep parameters', () => {
+  it('takes the same route twice with a one-letter suffix (an A/A comparison)', () => {
+    expect(parseRouteSpec('wasm-1,wasm-1-b')).toEqual([
+      { id: 'wasm-1', ep: 'wasm', threads: 1 },
+      { id: 'wasm-1-b', ep: 'wasm', threads: 1 },
+    ]);
+    expect(parseRouteSpec('webgpu,webgpu-b')![1]).toEqual({ id: 'webgpu-b', ep: 'webgpu', threads: null });
+    expect(parseRouteSpec('wasm-1,wasm-1-bb')).toBeNull();
+    expect(parseAutomation('?autorun=compare&routes=wasm-1,wasm-1-b&baseline=wasm-1-b', context).errors).toEqual([]);
+  });
+
+  it('declares the until-clear rule from the URL, and a fixed rule of `rounds` otherwise', () => {
+    const { settings, errors } = parseAutomation(
+      '?autorun=compare&stop=until-clear&min_rounds=5&max_rounds=30&max_time_ms=60000&tie_zone=0.1&max_width=0.08',
+      context,
+    );
+    expect(errors).toEqual([]);
+    expect(stoppingRuleOf(settings)).toEqual({
+      kind: 'until-clear',
+      min_rounds: 5,
+      max_rounds: 30,
+      max_time_ms: 60000,
+      tie_zone: 0.1,
+      max_width: 0.08,
+      look_growth: 1.5,
+    });
+    expect(stoppingRuleOf(parseAutomation('?autorun=compare&rounds=7', context).settings)).toMatchObject({
+      kind: 'fixed',
+      min_rounds: 7,
+      max_rounds: 7,
+      max_time_ms: null,
+    });
+  });
+
+  it('refuses bad rule and sweep values with one line each', () => {
+    expect(parseAutomation('?stop=auto', context).errors).toEqual([
+      "Invalid stop param: 'auto', expected one of fixed, until-clear",
+    ]);
+    expect(parseAutomation('?tie_zone=5', context).errors).toEqual([
+      "Invalid tie_zone param: '5', expected a number above 0 and below 1, e.g. 0.05",
+    ]);
+    expect(parseAutomation('?min_rounds=1', context).errors).toEqual([
+      "Invalid min_rounds param: '1', expected an integer from 2 to 200",
+    ]);
+    expect(parseAutomation('?min_rounds=50&max_rounds=20', context).errors).toEqual([
+      "Invalid min_rounds param: '50', expected at most max_rounds (20)",
+    ]);
+    expect(parseAutomation('?sizes=64,16', context).errors).toEqual([
+      "Invalid sizes param: '64,16', expected 2 to 32 growing sizes, comma-separated, e.g. 16,64,256",
+    ]);
+    expect(parseAutomation('?autorun=sweep&routes=wasm-1,wasm-2,webgpu', context).errors).toEqual([
+      "Invalid routes param: 'wasm-1,wasm-2,webgpu', expected exactly 2 routes for a sweep",
+    ]);
+    expect(parseAutomation('?autorun=sweep,cold', context).errors).toEqual([
+      "Invalid autorun param: 'sweep,cold', expected sweep alone",
+    ]);
+    const sweep = parseAutomation('?autorun=sweep&model=ort-heavy-xenc&routes=wasm-1,wasm-2&sizes=8,64,512', context);
+    expect(sweep.errors).toEqual([]);
+    expect(sweep.settings).toMatchObject({ autorun: ['sweep'], sweepSizes: [8, 64, 512] });
   });
 });

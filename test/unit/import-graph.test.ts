@@ -34,6 +34,7 @@ const CORE_DOMAINS = [
   'text',
   'bytes',
   'stats',
+  'device',
   'engines',
   'catalog',
   'receipt',

@@ -6,7 +6,8 @@
 
 /**
  * The value at `path` in the summary: dot-separated steps; a step into an array picks the entry whose `key`,
- * `receipt_id` or `route_id` is the step (targets, comparisons, ranked routes, interruption groups).
+ * `receipt_id` or `route_id` is the step (targets, comparisons, ranked routes, interruption groups), or whose `size`
+ * is (a sweep's points).
  * @param summary the parsed summary.json
  * @param path e.g. `targets.t-0123456789ab.warm.pooled_ms.median`
  * @returns the value, or undefined when the path leads nowhere
@@ -17,7 +18,12 @@ export function summaryValue(summary: unknown, path: string): unknown {
     if (Array.isArray(at)) {
       at = at.find(
         (e: Record<string, unknown>) =>
-          e !== null && typeof e === 'object' && (e.key === step || e.receipt_id === step || e.route_id === step),
+          e !== null &&
+          typeof e === 'object' &&
+          (e.key === step ||
+            e.receipt_id === step ||
+            e.route_id === step ||
+            (typeof e.size === 'number' && String(e.size) === step)),
       );
     } else if (at !== null && typeof at === 'object') {
       at = (at as Record<string, unknown>)[step];

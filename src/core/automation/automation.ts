@@ -20,9 +20,10 @@ import {
 } from '../comparison/route-spec.ts';
 import { DeviceDetails, EngineName, ExecutionProvider } from '../receipt/receipt.ts';
 import { TRANSFORMERS_DTYPE_SUFFIX } from '../catalog/transformers-dtype.ts';
+import { DEFAULT_STOPPING_RULE, fixedRule, ruleProblem, type StoppingRule } from '../comparison/stopping-rule.ts';
 
 /** Values `autorun` accepts (comma-separated, each at most once, run in the given order). */
-export const AUTORUN_VALUES: string[] = ['cold', 'warm', 'compare', 'generate', 'suite'];
+export const AUTORUN_VALUES: string[] = ['cold', 'warm', 'compare', 'generate', 'suite', 'sweep'];
 
 /** The settings the page runs with; every field has a default, so a page with no parameters is valid. */
 export interface AutomationSettings {
@@ -58,6 +59,18 @@ export interface AutomationSettings {
   /** autorun=compare with a reranker or candidate scorer: how many candidate rows of the suite (`suite`, default the
    *  demo suite) every route scores, the first rows in items order that have candidates. */
   compareRows: number;
+  /** autorun=compare and sweep: when the rounds stop. `fixed`: exactly `rounds` rounds; `until-clear`: the declared
+   *  rule of src/core/comparison/stopping-rule.ts with the fields below (docs/comparison.md, "Sample until clear"). */
+  stop: 'fixed' | 'until-clear';
+  /** until-clear: no early stop before `minRounds`; at most `maxRounds` rounds and `maxTimeMs` of timed rounds; the
+   *  tie zone's half-width and the narrow width, on the ratio scale. */
+  minRounds: number;
+  maxRounds: number;
+  maxTimeMs: number;
+  tieZone: number;
+  maxWidth: number;
+  /** autorun=sweep: the sizes of the model's ladder to run (null = every size of its catalog ladder). */
+  sweepSizes: readonly number[] | null;
   /** autorun=suite: the shipped suite id (public/suites/<id>/; null = the demo suite) and the abstention threshold
    *  (top-1 minus top-2 score; null = never abstain on margin). */
   suite: string | null;
@@ -107,6 +120,13 @@ export const DEFAULT_SETTINGS: Readonly<AutomationSettings> = Object.freeze({
   seed: 42,
   tolerance: null,
   compareRows: 4,
+  stop: 'fixed',
+  minRounds: DEFAULT_STOPPING_RULE.min_rounds,
+  maxRounds: DEFAULT_STOPPING_RULE.max_rounds,
+  maxTimeMs: DEFAULT_STOPPING_RULE.max_time_ms!,
+  tieZone: DEFAULT_STOPPING_RULE.tie_zone,
+  maxWidth: DEFAULT_STOPPING_RULE.max_width,
+  sweepSizes: null,
   suite: null,
   minMargin: null,
   dtype: null,
@@ -149,6 +169,15 @@ function oneOf(values: readonly string[]): ParamParser {
   return (raw) => {
     if (!values.includes(raw)) throw new ParamError(`one of ${values.join(', ')}`);
     return raw;
+  };
+}
+
+/** A plain decimal strictly between 0 and 1. */
+function fraction(expected: string): ParamParser {
+  return (raw) => {
+    const value = Number(raw);
+    if (!/^0?\.\d+$/.test(raw) || !(value > 0 && value < 1)) throw new ParamError(expected);
+    return value;
   };
 }
 
@@ -224,13 +253,37 @@ export const PARAMS: Record<string, Param> = {
   baseline: {
     field: 'baseline',
     parse: (raw) => {
-      if (raw !== 'webgpu' && !/^wasm-[1-9]\d?$/.test(raw)) throw new ParamError('a route id such as wasm-1 or webgpu');
+      if (!/^webgpu(-[a-z])?$/.test(raw) && !/^wasm-[1-9]\d?(-[a-z])?$/.test(raw))
+        throw new ParamError('a route id such as wasm-1 or webgpu');
       return raw;
     },
     write: text,
   },
   rounds: { field: 'rounds', parse: intIn(1, 200), write: number },
   rows: { field: 'compareRows', parse: intIn(1, 64), write: number },
+  stop: { field: 'stop', parse: oneOf(['fixed', 'until-clear']), write: text },
+  min_rounds: { field: 'minRounds', parse: intIn(2, 200), write: number },
+  max_rounds: { field: 'maxRounds', parse: intIn(2, 200), write: number },
+  max_time_ms: { field: 'maxTimeMs', parse: intIn(1000, 3_600_000), write: number },
+  tie_zone: { field: 'tieZone', parse: fraction('a number above 0 and below 1, e.g. 0.05'), write: number },
+  max_width: { field: 'maxWidth', parse: fraction('a number above 0 and below 1, e.g. 0.05'), write: number },
+  sizes: {
+    field: 'sweepSizes',
+    parse: (raw) => {
+      const parts = raw.split(',');
+      const sizes = parts.map(Number);
+      if (
+        parts.some((p) => !/^[1-9]\d{0,6}$/.test(p)) ||
+        sizes.some((v, i) => i > 0 && v <= sizes[i - 1]) ||
+        sizes.length < 2 ||
+        sizes.length > 32
+      ) {
+        throw new ParamError('2 to 32 growing sizes, comma-separated, e.g. 16,64,256');
+      }
+      return Object.freeze(sizes);
+    },
+    write: (value: readonly number[]) => value.join(','),
+  },
   seed: { field: 'seed', parse: intIn(0, 2 ** 31 - 1), write: number },
   tolerance: {
     field: 'tolerance',
@@ -314,10 +367,26 @@ export function parseAutomation(search: string, context: ParseContext): ParsedAu
       errors.push(`Invalid ${name} param: '${shown(all[0])}', expected ${error.message}`);
     }
   }
-  // Cross-parameter rules: generate, compare and suite run alone (each owns the page's done/failed signal, and
-  // runs in a panel of its own), and a comparison's baseline must be one of its routes.
+  // Cross-parameter rules: generate, compare, sweep and suite run alone (each owns the page's done/failed signal,
+  // and runs in a panel of its own), a comparison's baseline must be one of its routes, a rule's minimum is within
+  // its budget, and a sweep has two routes.
   if (settings.autorun.length > 1 && settings.autorun.some((k) => k === 'generate' || k === 'compare')) {
     errors.push(`Invalid autorun param: '${shown(settings.autorun.join(','))}', expected generate or compare alone`);
+    settings.autorun = DEFAULT_SETTINGS.autorun;
+  } else if (settings.autorun.length > 1 && settings.autorun.includes('sweep')) {
+    errors.push(`Invalid autorun param: '${shown(settings.autorun.join(','))}', expected sweep alone`);
+    settings.autorun = DEFAULT_SETTINGS.autorun;
+  }
+  if (settings.minRounds > settings.maxRounds) {
+    errors.push(
+      `Invalid min_rounds param: '${settings.minRounds}', expected at most max_rounds (${settings.maxRounds})`,
+    );
+    settings.minRounds = Math.min(DEFAULT_SETTINGS.minRounds, settings.maxRounds);
+  }
+  if (settings.autorun.includes('sweep') && settings.compareRoutes.length !== 2) {
+    errors.push(
+      `Invalid routes param: '${shown(settings.compareRoutes.map((r) => r.id).join(','))}', expected exactly 2 routes for a sweep`,
+    );
     settings.autorun = DEFAULT_SETTINGS.autorun;
   }
   if (settings.autorun.length > 1 && settings.autorun.includes('suite')) {
@@ -349,4 +418,29 @@ export function toSearchParams(settings: Partial<AutomationSettings>): URLSearch
     params.set(name, write(value as never));
   }
   return params;
+}
+
+/**
+ * The stopping rule the settings declare: a fixed rule of `rounds` rounds, or the until-clear rule with its fields.
+ * @param settings the page's settings
+ */
+export function stoppingRuleOf(
+  settings: Pick<
+    AutomationSettings,
+    'stop' | 'rounds' | 'minRounds' | 'maxRounds' | 'maxTimeMs' | 'tieZone' | 'maxWidth'
+  >,
+): StoppingRule {
+  if (settings.stop === 'fixed') return fixedRule(settings.rounds);
+  const rule: StoppingRule = {
+    kind: 'until-clear',
+    min_rounds: settings.minRounds,
+    max_rounds: settings.maxRounds,
+    max_time_ms: settings.maxTimeMs,
+    tie_zone: settings.tieZone,
+    max_width: settings.maxWidth,
+    look_growth: DEFAULT_STOPPING_RULE.look_growth,
+  };
+  const bad = ruleProblem(rule);
+  if (bad !== null) throw new RangeError(`stopping rule: ${bad}`);
+  return rule;
 }

@@ -58,6 +58,7 @@ export interface AutorunPlan {
   generate: boolean;
   compare: boolean;
   suite: boolean;
+  sweep: boolean;
   /** Protocol mode's steps in order: each a cold or a warm receipt of its protocol, stored as a tapped run's. */
   protocolRuns: readonly ColdOrWarm[];
   /** The one line refusing the URL's autorun in this view (the page ends `failed` with it); null: none refused. */
@@ -69,6 +70,7 @@ const NOTHING: AutorunPlan = {
   generate: false,
   compare: false,
   suite: false,
+  sweep: false,
   protocolRuns: [],
   refusal: null,
 };
@@ -102,8 +104,10 @@ export function autorunPlan(view: OpenedView, automation: ParsedAutomation): Aut
   const compare = autorun.includes('compare');
   // autorun=suite belongs to the suite panel, which starts it and sets the done/failed state itself.
   const suite = autorun.includes('suite');
-  const runPanel = generate || compare || suite ? null : (autorun as readonly ColdOrWarm[]);
-  return { ...NOTHING, runPanel, generate, compare, suite };
+  // autorun=sweep belongs to the sweep panel likewise.
+  const sweep = autorun.includes('sweep');
+  const runPanel = generate || compare || suite || sweep ? null : (autorun as readonly ColdOrWarm[]);
+  return { ...NOTHING, runPanel, generate, compare, suite, sweep };
 }
 
 /** The protocol fields a URL's run settings are held to in protocol mode. */

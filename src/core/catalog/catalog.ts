@@ -88,6 +88,17 @@ export const CatalogModel = z.strictObject({
   /** The fixed input (an id in `inputs`) a plain cold/warm run uses; null when the engine's task brings its own. */
   default_input: Id.nullable(),
   notes: detailText(4096).nullable(),
+  /** The ladder a crossover sweep runs this model over: what a size measures and one catalog input per size, in
+   *  ascending size (docs/comparison.md, "Crossover sweep"). Absent: the model offers no sweep. */
+  sweep: z
+    .strictObject({
+      dimension: z.enum(['sequence-length']),
+      sizes: z
+        .array(z.strictObject({ size: z.number().int().positive().max(1_000_000), input: Id }))
+        .min(2)
+        .max(32),
+    })
+    .optional(),
 });
 export type CatalogModel = z.infer<typeof CatalogModel>;
 
@@ -144,6 +155,22 @@ export const ModelCatalog = z
           message: `names no input "${m.default_input}"`,
         });
       }
+      m.sweep?.sizes.forEach((step, j) => {
+        if (!catalog.inputs.some((input) => input.id === step.input)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['models', i, 'sweep', 'sizes', j, 'input'],
+            message: `names no input "${step.input}"`,
+          });
+        }
+        if (j > 0 && step.size <= m.sweep!.sizes[j - 1].size) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['models', i, 'sweep', 'sizes', j, 'size'],
+            message: 'sizes must grow along the ladder',
+          });
+        }
+      });
     });
     const inputIds = new Set<string>();
     catalog.inputs.forEach((input, i) => {

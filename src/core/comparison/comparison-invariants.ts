@@ -1,13 +1,16 @@
 /**
  * The rules a comparison receipt keeps beyond its schema (`checkComparisonReceipt`): the schedule, statistics that
  * match the samples, validity and ranks, the candidate rows, the tolerance's basis, the software-adapter flag, the
- * headline recomputed from the samples, and an honest outcome. The page runs it before offering a receipt and
+ * headline recomputed from the samples, the stopping trace recomputed from the samples (the rounds stopped where the
+ * declared rule says), the device state's own rules, and an honest outcome. The page runs it before offering a receipt and
  * `drb receipts validate` runs it on every comparison receipt it reads.
  */
 import { summarize } from '../stats/stats.ts';
 import type { ComparisonHeadline, ComparisonReceipt } from './comparison-receipt.ts';
 import { comparisonHeadline } from './comparison-statistics.ts';
 import { comparisonTolerance } from './dtype-tolerance.ts';
+import { checkStopping } from './stopping-rule.ts';
+import { checkDeviceState } from '../device/device-state.ts';
 
 /** True when two headlines hold the same routes and numbers (equal to 1e-9 relative: JSON keeps every bit anyway). */
 function sameHeadline(a: ComparisonHeadline | null, b: ComparisonHeadline | null): boolean {
@@ -243,6 +246,20 @@ export function checkComparisonReceipt(receipt: ComparisonReceipt): ComparisonPr
       message: "does not match the ratios and bootstrap intervals recomputed from the routes' samples",
     });
   }
+  if (receipt.stopping !== undefined) {
+    const cancelled = receipt.outcome.status === 'failed' && receipt.outcome.reason === 'cancelled';
+    problems.push(
+      ...checkStopping(
+        receipt.stopping,
+        receipt.routes,
+        receipt.baseline_route_id,
+        rounds,
+        cancelled ? 'cancelled' : null,
+        'stopping',
+      ),
+    );
+  }
+  if (receipt.device_state !== undefined) problems.push(...checkDeviceState(receipt.device_state, 'device_state'));
   if (receipt.outcome.status === 'ok') {
     if (!baseline?.valid)
       problems.push({ path: 'outcome.status', message: 'is "ok" but the baseline route is not valid' });

@@ -38,6 +38,8 @@ import { Placement } from '../receipt/ep-placement.ts';
 import { OutputCheck } from '../catalog/output-check.ts';
 import { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
+import { DeviceState } from '../device/device-state.ts';
+import { Stopping } from './stopping-rule.ts';
 
 export const COMPARISON_RECEIPT_SCHEMA = 'drb.comparison-receipt.v2';
 
@@ -135,6 +137,25 @@ export const ComparisonHeadline = z.strictObject({
 });
 export type ComparisonHeadline = z.infer<typeof ComparisonHeadline>;
 
+/** The agreement bound a comparison (or sweep) holds its routes to, and where it came from. */
+export const ComparisonTolerance = z.strictObject({
+  max_abs_diff: z.number().finite().nonnegative(),
+  /**
+   * `source`: `default` = the bound for the score kind and the graph's dtype (src/core/comparison/dtype-tolerance.ts),
+   * whose `reason` is given; `setting` = the `tolerance` parameter named it (reason null). `score_kind`: `logits`
+   * (a fixed input's outputs, a reranker's pair scores) or `summed-log-probs` (a candidate scorer's). Absent only in
+   * receipts of pages that predate it, which always used the one setting (1e-4 unless set).
+   */
+  basis: z
+    .strictObject({
+      source: z.enum(['default', 'setting']),
+      score_kind: z.enum(['logits', 'summed-log-probs']),
+      reason: Detail.nullable(),
+    })
+    .optional(),
+});
+export type ComparisonTolerance = z.infer<typeof ComparisonTolerance>;
+
 export const ComparisonReceipt = z.strictObject({
   schema: z.literal(COMPARISON_RECEIPT_SCHEMA),
   receipt_id: ReceiptId,
@@ -156,26 +177,17 @@ export const ComparisonReceipt = z.strictObject({
   }),
   baseline_route_id: Identifier,
   /** The agreement bound every route is held to, and where it came from. */
-  tolerance: z.strictObject({
-    max_abs_diff: z.number().finite().nonnegative(),
-    /**
-     * `source`: `default` = the bound for the score kind and the graph's dtype (src/core/comparison/dtype-tolerance.ts),
-     * whose `reason` is given; `setting` = the `tolerance` parameter named it (reason null). `score_kind`: `logits`
-     * (a fixed input's outputs, a reranker's pair scores) or `summed-log-probs` (a candidate scorer's). Absent only in
-     * receipts of pages that predate it, which always used the one setting (1e-4 unless set).
-     */
-    basis: z
-      .strictObject({
-        source: z.enum(['default', 'setting']),
-        score_kind: z.enum(['logits', 'summed-log-probs']),
-        reason: Detail.nullable(),
-      })
-      .optional(),
-  }),
+  tolerance: ComparisonTolerance,
   routes: z.array(ComparisonRoute).min(2),
   /** Ratios against the baseline with their 95% intervals and verdicts (see ComparisonHeadline); null when the
    *  baseline is invalid. */
   headline: ComparisonHeadline.nullable(),
+  /** The declared stopping rule, every round's intervals and why the rounds stopped (src/core/comparison/
+   *  stopping-rule.ts). Absent in receipts made before the page recorded it (they ran a fixed number of rounds). */
+  stopping: Stopping.optional(),
+  /** The device's CPU pressure and the drift probe between rounds (src/core/device/device-state.ts). Absent in
+   *  receipts made before the page recorded it. */
+  device_state: DeviceState.optional(),
   /** The journal's interrupted run this run found pending at its start (see docs/interrupted-runs.md), or null. */
   previous_run_interrupted: InterruptedRun.nullable(),
   /** Another run during this one (see RunOverlap in src/core/receipt/receipt.ts); absent in receipts made before the page

@@ -1,7 +1,8 @@
 /**
  * The textual form of a comparison's routes, as the `routes` URL parameter and the UI write it:
  * `wasm-<threads>` (ORT/transformers on WebAssembly with that many threads) or `webgpu`, comma-separated,
- * e.g. `wasm-1,wasm-2,webgpu`. The text of each route is also its id in the receipt.
+ * e.g. `wasm-1,wasm-2,webgpu`. The text of each route is also its id in the receipt. A route may be listed again
+ * with a one-letter suffix (`wasm-1,wasm-1-b`): the same route twice, an A/A comparison that measures the noise.
  */
 
 /** One parsed route. */
@@ -33,11 +34,11 @@ export function parseRouteSpec(raw: string): RouteSpec[] | null {
   if (parts.length < 2 || parts.length > 6 || new Set(parts).size !== parts.length) return null;
   const routes: RouteSpec[] = [];
   for (const part of parts) {
-    if (part === 'webgpu') {
+    if (/^webgpu(-[a-z])?$/.test(part)) {
       routes.push({ id: part, ep: 'webgpu', threads: null });
       continue;
     }
-    const match = /^wasm-([1-9]\d?)$/.exec(part);
+    const match = /^wasm-([1-9]\d?)(-[a-z])?$/.exec(part);
     if (!match || Number(match[1]) > 64) return null;
     routes.push({ id: part, ep: 'wasm', threads: Number(match[1]) });
   }

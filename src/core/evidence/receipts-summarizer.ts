@@ -4,6 +4,7 @@
  * files one by one and call `addReceipt` / `addInvalid` / `addNotReceipt`; nothing here touches a file system.
  */
 import type { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import type { SweepReceipt } from '../comparison/sweep-receipt.ts';
 import type { GenerationReceipt } from '../generation/generation-receipt.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
 import type { DeviceReceipt, InterruptedRun } from '../receipt/receipt.ts';
@@ -30,6 +31,7 @@ import type { Placement } from '../receipt/ep-placement.ts';
 import {
   buildSuiteTarget,
   comparisonEntry,
+  sweepEntry,
   foldSuite,
   newSuiteAccumulator,
   suiteDevice,
@@ -41,6 +43,7 @@ import {
   PROTOCOL_MIN_WARM,
   RECEIPTS_SUMMARY_SCHEMA,
   type ComparisonEntry,
+  type SweepEntry,
   type InterruptionGroup,
   type ReceiptsSummary,
   type TargetSummary,
@@ -57,6 +60,7 @@ import {
   type TargetIdentity,
 } from './target-identity.ts';
 import { idKey, ReceiptIdLedger, type ReceiptSource } from './receipt-ids.ts';
+import { DeviceStateFlagsAccumulator } from './device-state-summary.ts';
 import type { FieldProblem } from '../receipt/receipt-envelope.ts';
 import type { AnswerScoreReport } from '../answers/answer-score.ts';
 import { rowQualityOf } from './generation-eligibility.ts';
@@ -117,6 +121,8 @@ interface Accumulator {
   bundles: Set<string>;
   modelBytes: number | null;
   heapMax: number | null;
+  /** Receipts flagged for their device state (pressure at the start, drift beyond the bound). */
+  deviceState: DeviceStateFlagsAccumulator;
   /** The model's measured memory over the ok receipts (receipt `memory`): peaks, and why receipts had none. */
   memoryMax: number | null;
   wasmPeak: number | null;
@@ -170,6 +176,7 @@ function newAccumulator(identity: TargetIdentity, requestCanonical: string): Acc
     bundles: new Set(),
     modelBytes: null,
     heapMax: null,
+    deviceState: new DeviceStateFlagsAccumulator(),
     memoryMax: null,
     wasmPeak: null,
     gpuPeak: null,
@@ -263,6 +270,7 @@ export class ReceiptsSummarizer {
   private suiteValid = 0;
   // One small entry per comparison receipt (a comparison is reported as it ran, never pooled).
   private readonly comparisons: ComparisonEntry[] = [];
+  private readonly sweeps: SweepEntry[] = [];
   private generationValid = 0;
   private readonly invalid: ReceiptsSummary['invalid'] = [];
   private readonly notReceipts: ReceiptsSummary['not_receipts'] = [];
@@ -352,9 +360,9 @@ export class ReceiptsSummarizer {
     return false;
   }
 
-  /** Number of valid receipts (device, generation, suite and comparison) folded in so far. */
+  /** Number of valid receipts (device, generation, suite, comparison and sweep) folded in so far. */
   get validCount(): number {
-    return this.valid + this.generationValid + this.suiteValid + this.comparisons.length;
+    return this.valid + this.generationValid + this.suiteValid + this.comparisons.length + this.sweeps.length;
   }
 
   /**
@@ -391,6 +399,22 @@ export class ReceiptsSummarizer {
     this.files++;
     const entry = comparisonEntry(receipt);
     this.comparisons.push(entry);
+    if (receipt.previous_run_interrupted !== null)
+      this.addInterruption(entry.device, receipt.previous_run_interrupted, receipt.receipt_id);
+    return true;
+  }
+
+  /**
+   * Lists one sweep receipt that passed validation (every point's ratio and why it stopped, and the crossover).
+   * @param receipt a `drb.sweep-receipt.v1` that `validateReceipt` accepted
+   * @param source its file and the SHA-256 of its bytes (a copy of a receipt already added is not counted)
+   * @returns true when the receipt was counted, false for a copy of one already added
+   */
+  addSweepReceipt(receipt: SweepReceipt, source?: ReceiptSource): boolean {
+    if (!this.admit(receipt, source)) return false;
+    this.files++;
+    const entry = sweepEntry(receipt);
+    this.sweeps.push(entry);
     if (receipt.previous_run_interrupted !== null)
       this.addInterruption(entry.device, receipt.previous_run_interrupted, receipt.receipt_id);
     return true;
@@ -658,6 +682,8 @@ export class ReceiptsSummarizer {
         generation_receipts_valid: this.generationValid,
         suite_receipts_valid: this.suiteValid,
         comparison_receipts_valid: this.comparisons.length,
+        // Sweep fields appear once a sweep receipt is read, so summaries without one keep their bytes.
+        ...(this.sweeps.length === 0 ? {} : { sweep_receipts_valid: this.sweeps.length }),
         receipts_invalid: this.invalid.length,
         not_receipts: this.notReceipts.length,
         interruptions: this.interruptionCount,
@@ -673,6 +699,13 @@ export class ReceiptsSummarizer {
       comparisons: [...this.comparisons].sort(
         (a, b) => byString(a.model_id, b.model_id) || byString(a.receipt_id, b.receipt_id),
       ),
+      ...(this.sweeps.length === 0
+        ? {}
+        : {
+            sweeps: [...this.sweeps].sort(
+              (a, b) => byString(a.model_id, b.model_id) || byString(a.receipt_id, b.receipt_id),
+            ),
+          }),
       interruptions,
       orphan_reviews: [...reviews.entries()]
         .filter(([key]) => !known.has(key))
@@ -691,6 +724,7 @@ export class ReceiptsSummarizer {
 function fold(acc: Accumulator, receipt: DeviceReceipt): void {
   const { run, timings, outcome, route, lifecycle } = receipt;
   acc.receipts++;
+  acc.deviceState.add(receipt.receipt_id, receipt.device_state);
   if (run.kind === 'cold') acc.cold++;
   else acc.warm++;
   acc.integrity[receipt.model.integrity]++;
@@ -795,6 +829,7 @@ function buildTarget(
 ): Omit<TargetSummary, 'review' | 'evidence' | 'session_sheets' | 'tester_attested'> {
   const fullCold = acc.coldTotal.length;
   const cleanWarm = acc.warmMedians.length;
+  const deviceState = acc.deviceState.finish();
   const cold = {
     fetch_ms: statsOrNull(acc.coldFetch),
     session_ms: statsOrNull(acc.coldSession),
@@ -912,5 +947,6 @@ function buildTarget(
           },
     profiles: profiles.profiles.map((profile) => evaluateProfile(measurements, profile)),
     memory_fit: memory,
+    ...(deviceState === undefined ? {} : { device_state: deviceState }),
   };
 }

@@ -10,6 +10,9 @@ import { TesterSheet } from '../field/receipt-bundle.ts';
 import { detailText, Token } from '../text/bounded-text.ts';
 import { OpCount } from '../receipt/ep-placement.ts';
 import { ConfidenceInterval, RatioVerdict } from '../stats/intervals.ts';
+import { PressureState } from '../device/device-state.ts';
+import { StopReason } from '../comparison/stopping-rule.ts';
+import { Crossover } from '../comparison/sweep-receipt.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { FitStatus, MemoryFit } from './memory-fit.ts';
 import { ProfileVerdict } from './profiles.ts';
@@ -113,6 +116,38 @@ export const InterruptionGroup = z.strictObject({
   receipts: Count,
 });
 export type InterruptionGroup = z.infer<typeof InterruptionGroup>;
+
+/**
+ * One receipt's device state as a summary shows it (src/core/device/device-state.ts): whether CPU pressure was
+ * observable, the state when it started and the highest state reached, and the drift probe's sustained-speed ratio,
+ * trend and flag against its declared bound.
+ */
+export const DeviceStateSummary = z.strictObject({
+  pressure: z.enum(['observed', 'not-available']),
+  started_under: PressureState.nullable(),
+  peak: PressureState.nullable(),
+  drift_sustained_speed_ratio: z.number().nullable(),
+  drift_trend: z.enum(['slowing', 'speeding', 'none']).nullable(),
+  drift_p_value: z.number().nullable(),
+  drift_beyond_bound: z.boolean(),
+  /** `serious` or `critical` at the start, or the drift probe beyond its bound: the timings may not be the device's
+   *  usual speed. */
+  flagged: z.boolean(),
+  line: Text,
+});
+export type DeviceStateSummary = z.infer<typeof DeviceStateSummary>;
+
+/** A target's receipts whose device state is flagged (the flags are shown, the runs are not set aside). */
+export const DeviceStateFlags = z.strictObject({
+  /** Receipts that recorded a device state, and how many of them could observe pressure. */
+  recorded: Count,
+  pressure_observed: Count,
+  /** Receipts that started under `serious` or `critical` CPU pressure. */
+  started_under_pressure: z.array(Text),
+  /** Receipts whose drift probe slowed beyond its declared bound. */
+  drift_beyond_bound: z.array(Text),
+});
+export type DeviceStateFlags = z.infer<typeof DeviceStateFlags>;
 
 export const EvidenceState = z.enum(['DEVICE_RECEIPT', 'DEVICE_PASS']);
 export type EvidenceState = z.infer<typeof EvidenceState>;
@@ -266,6 +301,8 @@ export const TargetSummary = z.strictObject({
       reviewed_at: Text,
     })
     .nullable(),
+  /** The device state its receipts recorded, and the ones flagged; absent in summaries written before it. */
+  device_state: DeviceStateFlags.optional(),
   evidence: z.strictObject({
     state: EvidenceState,
     /** Why the state is not higher; empty for DEVICE_PASS (HUMAN_GO is a separate human decision, never set here). */
@@ -421,8 +458,54 @@ export const ComparisonEntry = z.strictObject({
   /** The receipt says another run (of the page or of another tab) overlapped the comparison: its timings are not
    *  representative. */
   overlapped: z.boolean(),
+  /** Why the rounds stopped, from the receipt's stopping section (absent for a receipt made before it was recorded). */
+  stopping: z
+    .strictObject({ reason: StopReason, budget: z.enum(['rounds', 'time']).nullable(), rounds: Count, sentence: Text })
+    .optional(),
+  /** The device state during the comparison (absent for a receipt made before it was recorded). */
+  device_state: DeviceStateSummary.optional(),
 });
 export type ComparisonEntry = z.infer<typeof ComparisonEntry>;
+
+/**
+ * One sweep receipt (`drb.sweep-receipt.v1`), listed on its own like a comparison: the ratio per size with its
+ * interval and why each point stopped, and the crossover with its interval or "no crossover in the range".
+ */
+export const SweepEntry = z.strictObject({
+  receipt_id: Text,
+  label: Text,
+  device: DeviceIdentitySchema,
+  app: z.strictObject({ version: Text, commit: Text.nullable() }),
+  engine: z.strictObject({ name: Text, version: Text }),
+  model_id: Text,
+  dimension: Text,
+  baseline_route_id: Text,
+  other_route_id: Text,
+  outcome: z.enum(['ok', 'failed']),
+  reason: Text.nullable(),
+  points: z.array(
+    z.strictObject({
+      size: z.number().int().positive(),
+      valid: z.boolean(),
+      invalid_reason: Text.nullable(),
+      rounds: Count,
+      stop_reason: StopReason,
+      baseline_median_ms: z.number().nullable(),
+      other_median_ms: z.number().nullable(),
+      ratio_to_baseline: z.number().nullable(),
+      interval: ConfidenceInterval.nullable(),
+      verdict: RatioVerdict.nullable(),
+    }),
+  ),
+  crossover: Crossover,
+  /** The crossover in words (src/core/comparison/sweep-statistics.ts `crossoverSentence`). */
+  sentence: Text,
+  /** A WebGPU route ran on a software adapter: its timings are not a GPU's. */
+  software_adapter: z.boolean(),
+  device_state: DeviceStateSummary,
+  overlapped: z.boolean(),
+});
+export type SweepEntry = z.infer<typeof SweepEntry>;
 
 export const ReceiptsSummary = z.strictObject({
   schema: z.literal(RECEIPTS_SUMMARY_SCHEMA),
@@ -441,6 +524,8 @@ export const ReceiptsSummary = z.strictObject({
     generation_receipts_valid: Count,
     suite_receipts_valid: Count,
     comparison_receipts_valid: Count,
+    /** Present once a sweep receipt was read. */
+    sweep_receipts_valid: Count.optional(),
     receipts_invalid: Count,
     not_receipts: Count,
     /** Interruptions recorded by the valid receipts (each receipt records at most one). */
@@ -458,6 +543,8 @@ export const ReceiptsSummary = z.strictObject({
   generation_targets: z.array(GenerationTargetSummary),
   suite_targets: z.array(SuiteTargetSummary),
   comparisons: z.array(ComparisonEntry),
+  /** One entry per sweep receipt; present once a sweep receipt was read. */
+  sweeps: z.array(SweepEntry).optional(),
   /** Interrupted runs by device, model and requested route, including groups with no receipt of their own. */
   interruptions: z.array(InterruptionGroup),
   /** Stored reviews whose target is not in these receipts (kept, not applied). */

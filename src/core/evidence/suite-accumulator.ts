@@ -1,13 +1,18 @@
 /**
- * Folding of suite receipts (`drb.suite-receipt.v2`) into per-target numbers, and the one-line-per-receipt entry of
- * a comparison receipt (`drb.comparison-receipt.v2`). Used by ReceiptsSummarizer; kept apart because these runs
- * measure other things than cold/warm runs (per-row latency; routes side by side).
+ * Folding of suite receipts (`drb.suite-receipt.v2`) into per-target numbers, and the one-line-per-receipt entries of
+ * a comparison receipt (`drb.comparison-receipt.v2`) and a sweep receipt (`drb.sweep-receipt.v1`). Used by
+ * ReceiptsSummarizer; kept apart because these runs measure other things than cold/warm runs (per-row latency;
+ * routes side by side; routes over a ladder of sizes).
  */
 import { placementNote, runtimeBuildNote, type ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { stoppingSentence } from '../comparison/stopping-rule.ts';
+import type { SweepReceipt } from '../comparison/sweep-receipt.ts';
+import { crossoverSentence } from '../comparison/sweep-statistics.ts';
+import { deviceStateSummary } from './device-state-summary.ts';
 import { overlapped } from '../receipt/receipt.ts';
 import { summarize } from '../stats/stats.ts';
 import type { SuiteReceipt } from '../suite/suite-receipt.ts';
-import type { ComparisonEntry, SuiteTargetSummary } from './receipts-summary.ts';
+import type { ComparisonEntry, SuiteTargetSummary, SweepEntry } from './receipts-summary.ts';
 import {
   deviceIdentity,
   recordedTargetIdentity,
@@ -193,6 +198,60 @@ export function comparisonEntry(receipt: ComparisonReceipt): ComparisonEntry {
     invalid: receipt.routes
       .filter((r) => !r.valid)
       .map((r) => ({ route_id: r.id, reason: r.invalid_reason ?? '(no reason)' })),
+    overlapped: overlapped(receipt.overlap),
+    // Present only when the receipt recorded them, so summaries of earlier receipts keep their bytes.
+    ...(receipt.stopping === undefined
+      ? {}
+      : {
+          stopping: {
+            reason: receipt.stopping.reason,
+            budget: receipt.stopping.budget,
+            rounds: receipt.stopping.rounds.length,
+            sentence: stoppingSentence(receipt.stopping),
+          },
+        }),
+    ...(receipt.device_state === undefined ? {} : { device_state: deviceStateSummary(receipt.device_state) }),
+  };
+}
+
+/**
+ * The summary entry of one sweep receipt: every point's ratio, interval and stopping reason, and the crossover.
+ * @param receipt a sweep receipt that passed validation
+ */
+export function sweepEntry(receipt: SweepReceipt): SweepEntry {
+  const device = deviceIdentity(receipt);
+  const otherId = receipt.routes.find((r) => r.id !== receipt.baseline_route_id)!.id;
+  const where = [device.model, device.platform].filter(Boolean).join(' ') || 'unknown device';
+  const median = (point: SweepReceipt['points'][number], id: string) =>
+    point.routes.find((r) => r.route_id === id)?.stats?.median ?? null;
+  return {
+    receipt_id: receipt.receipt_id,
+    label: `${receipt.model.id} ${receipt.engine.name} sweep ${receipt.baseline_route_id} vs ${otherId} on ${where}`,
+    device,
+    app: { version: receipt.app.version, commit: receipt.app.commit },
+    engine: { name: receipt.engine.name, version: receipt.engine.version },
+    model_id: receipt.model.id,
+    dimension: receipt.dimension,
+    baseline_route_id: receipt.baseline_route_id,
+    other_route_id: otherId,
+    outcome: receipt.outcome.status,
+    reason: receipt.outcome.reason,
+    points: receipt.points.map((p) => ({
+      size: p.size,
+      valid: p.valid,
+      invalid_reason: p.invalid_reason,
+      rounds: p.schedule.rounds,
+      stop_reason: p.stopping.reason,
+      baseline_median_ms: median(p, receipt.baseline_route_id),
+      other_median_ms: median(p, otherId),
+      ratio_to_baseline: p.ratio_to_baseline,
+      interval: p.interval,
+      verdict: p.verdict,
+    })),
+    crossover: receipt.crossover,
+    sentence: crossoverSentence(receipt),
+    software_adapter: receipt.routes.some((r) => r.software_adapter === true),
+    device_state: deviceStateSummary(receipt.device_state),
     overlapped: overlapped(receipt.overlap),
   };
 }

@@ -230,6 +230,20 @@ function targetSection(t: TargetSummary): string[] {
       `- Runs set aside, another run overlapped them (timings not representative): ${cells(t.overlap_set_aside)}`,
     );
   }
+  if (t.device_state) {
+    const d = t.device_state;
+    lines.push(
+      `- Device state recorded by ${d.recorded} receipt(s), CPU pressure observable in ${d.pressure_observed} (elsewhere: not available)`,
+    );
+    if (d.started_under_pressure.length)
+      lines.push(
+        `- ⚠ Started under serious or critical CPU pressure (flagged, not set aside): ${cells(d.started_under_pressure)}`,
+      );
+    if (d.drift_beyond_bound.length)
+      lines.push(
+        `- ⚠ Drift probe slowed beyond its declared bound (flagged, not set aside): ${cells(d.drift_beyond_bound)}`,
+      );
+  }
   for (const f of t.failures.by_reason)
     lines.push(`- Failed ${f.count}x at ${cell(f.stage ?? 'unknown stage')}: ${cell(f.reason)}`);
   if (t.duplicate_receipt_ids.length)
@@ -358,6 +372,7 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
   lines.push(
     `${inputs.files} file(s): ${inputs.receipts_valid} valid device receipt(s), ${inputs.generation_receipts_valid} valid generation receipt(s), ` +
       `${inputs.suite_receipts_valid} valid suite receipt(s), ${inputs.comparison_receipts_valid} valid comparison receipt(s), ` +
+      (inputs.sweep_receipts_valid === undefined ? '' : `${inputs.sweep_receipts_valid} valid sweep receipt(s), `) +
       `${inputs.receipts_invalid} invalid (excluded), ${inputs.not_receipts} not a receipt, ` +
       `${inputs.duplicates_identical + inputs.duplicates_conflicting} duplicate(s) (${inputs.duplicates_conflicting} with different content); ` +
       `${inputs.interruptions} interrupted run(s) recorded. ` +
@@ -493,7 +508,55 @@ export function renderSummaryMarkdown(summary: ReceiptsSummary): string {
       lines.push(`- ${cell(c.receipt_id)}: ${cell(c.runtime_note!)}.`);
     for (const c of summary.comparisons.filter((x) => (x.placement_note ?? null) !== null))
       lines.push(`- ${cell(c.receipt_id)}: ${cell(c.placement_note!)}.`);
-    if (summary.comparisons.some((x) => x.runtime_note !== null || (x.placement_note ?? null) !== null)) lines.push('');
+    for (const c of summary.comparisons.filter((x) => x.stopping !== undefined))
+      lines.push(`- ${cell(c.receipt_id)}: ${cell(c.stopping!.sentence)}.`);
+    for (const c of summary.comparisons.filter((x) => x.device_state !== undefined)) {
+      lines.push(
+        `- ${cell(c.receipt_id)}: ${c.device_state!.flagged ? '⚠ device state flagged: ' : 'device state: '}${cell(c.device_state!.line)}.`,
+      );
+    }
+    if (
+      summary.comparisons.some(
+        (x) =>
+          x.runtime_note !== null ||
+          (x.placement_note ?? null) !== null ||
+          x.stopping !== undefined ||
+          x.device_state !== undefined,
+      )
+    )
+      lines.push('');
+  }
+  if (summary.sweeps?.length) {
+    lines.push(
+      '## Sweeps',
+      '',
+      'One block per sweep receipt (`drb.sweep-receipt.v1`): two routes over a ladder of work sizes, the time ratio (other / baseline) at each size with its bootstrap 95% interval, why each size stopped, and the crossover.',
+      '',
+    );
+    for (const w of summary.sweeps) {
+      lines.push(
+        `### ${cell(w.label)}`,
+        '',
+        `Receipt ${cell(w.receipt_id)}; outcome ${cell(w.outcome)}${w.reason ? `: ${cell(w.reason)}` : ''}${w.overlapped ? ' (another run overlapped it: timings not representative)' : ''}${w.software_adapter ? '; a WebGPU route ran on a software adapter: timings not representative' : ''}.`,
+        '',
+        `**${cell(w.sentence)}**`,
+        '',
+        `- ${w.device_state.flagged ? '⚠ device state flagged: ' : 'device state: '}${cell(w.device_state.line)}`,
+        '',
+        `| size | valid | rounds | stopped | ${cell(w.baseline_route_id)} median ms | ${cell(w.other_route_id)} median ms | time ratio [95% interval]: verdict |`,
+        '| ---: | --- | ---: | --- | ---: | ---: | --- |',
+      );
+      for (const p of w.points) {
+        const ratio =
+          p.ratio_to_baseline === null
+            ? '–'
+            : `${threeSignificant(p.ratio_to_baseline)}x ${intervalText(p.interval)}: ${verdictText(p.verdict)}`;
+        lines.push(
+          `| ${p.size} | ${p.valid ? 'valid' : `invalid: ${cell(p.invalid_reason ?? 'no reason')}`} | ${p.rounds} | ${cell(p.stop_reason)} | ${ms(p.baseline_median_ms)} | ${ms(p.other_median_ms)} | ${ratio} |`,
+        );
+      }
+      lines.push('');
+    }
   }
   if (summary.interruptions.length) {
     lines.push(

@@ -1,7 +1,8 @@
 /**
  * Protocol files (`drb.protocol.v1`, `public/protocols/<id>.json`): the target a tester measures in protocol mode
- * (model, engine, execution provider, threads, dtype, input, warm runs per warm receipt) and the minimum counts of
- * cold and warm receipts the device procedure asks for (at least 5 cold and 20 warm receipts per physical target).
+ * (model, engine, execution provider, threads, dtype, input, warm runs per warm receipt), the minimum counts of
+ * cold and warm receipts the device procedure asks for (at least 5 cold and 20 warm receipts per physical target),
+ * and the cooldown before each run and the drift probe's bound.
  * The page reads the file named by `?protocol=<id>`; `drb receipts validate` checks one like any drb artifact; a bad
  * file gives one line naming the file and the field.
  */
@@ -10,6 +11,7 @@ import { Identifier, textLine, Token } from '../text/bounded-text.ts';
 import type { CatalogModel, ModelCatalog } from '../catalog/catalog.ts';
 import { canRun, EngineName, ExecutionProvider } from '../engines/engine-capabilities.ts';
 import { firstIssueLine } from '../text/zod-issues.ts';
+import { CooldownRule } from '../device/device-state.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 export const PROTOCOL_SCHEMA = 'drb.protocol.v1';
@@ -58,6 +60,12 @@ export const Protocol = z.strictObject({
    *  is deterministic and the value is known; the review checks every receipt against it. Absent: only agreement
    *  between the receipts is checked. */
   expected_output_sha256: z.string().regex(SHA256_PATTERN, 'expected a lowercase hex SHA-256').optional(),
+  /** The cooldown before every run: a minimum pause after the previous run, then, where CPU pressure is observable,
+   *  a wait for `nominal` up to a limit (recorded in each receipt's device_state.cooldown). Absent: none. */
+  cooldown: CooldownRule.optional(),
+  /** The drift probe's bound for this protocol's receipts: a sustained-speed ratio below 1 - this is flagged.
+   *  Absent: the default 0.1 (src/core/device/drift-probe.ts). */
+  drift_max_slowdown: z.number().gt(0).lt(1).optional(),
 });
 export type Protocol = z.infer<typeof Protocol>;
 

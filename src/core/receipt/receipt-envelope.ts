@@ -1,5 +1,5 @@
 /**
- * The envelope every receipt kind shares (device, suite, generation and comparison receipts): the `app`, `model` and
+ * The envelope every receipt kind shares (device, suite, generation, comparison and sweep receipts): the `app`, `model` and
  * `route` sections, redaction of free text, validation down to problem lines, and the one artifact file-name
  * function with its one timestamp format, used by the page's downloads and by `drb public-pass` alike.
  */
@@ -149,6 +149,7 @@ export type ArtifactKind =
   | 'generation'
   | 'answers'
   | 'compare'
+  | 'sweep'
   | 'receipt'
   | 'bundle';
 
@@ -248,7 +249,9 @@ export function receiptNameParts(receipt: unknown, kind?: 'predictions' | 'answe
       ? 'generation'
       : schema.startsWith('drb.comparison-receipt.')
         ? 'compare'
-        : (runKind ?? 'receipt');
+        : schema.startsWith('drb.sweep-receipt.')
+          ? 'sweep'
+          : (runKind ?? 'receipt');
   return { model: text(r.model?.id, 'unknown'), route, kind: kind ?? own, createdAt: text(r.created_at, '') };
 }
 

@@ -14,6 +14,7 @@ import type { Capabilities, DeviceReceipt, ModelInfo, Route, RuntimeBuild, Runti
 import { coldFromCache } from './cache-state.ts';
 import { containsUnredactedUrl } from '../text/redact.ts';
 import { summarize } from '../stats/stats.ts';
+import { checkDeviceState } from '../device/device-state.ts';
 import { checkPlacementMemoryAndCheck } from './placement-memory-invariants.ts';
 
 /** One broken invariant: the field path (dot/bracket notation) and what is wrong. */
@@ -292,8 +293,8 @@ export function checkColdStartRecord(receipt: DeviceReceipt): InvariantProblem[]
 
 /**
  * Every invariant of a device receipt, in a stable order (route, timings, outcome, resources, cache states, runtime
- * build, cold start, then the cross-field facts: route against the page, integrity, runtime files, cache signatures,
- * timing facts, lifecycle, placement, memory and check; URLs anywhere last).
+ * build, cold start, device state, then the cross-field facts: route against the page, integrity, runtime files,
+ * cache signatures, timing facts, lifecycle, placement, memory and check; URLs anywhere last).
  */
 export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem[] {
   const problems = [
@@ -304,6 +305,7 @@ export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem
     ...checkCacheStates(receipt),
     ...checkRuntimeBuild(receipt),
     ...checkColdStartRecord(receipt),
+    ...(receipt.device_state === undefined ? [] : checkDeviceState(receipt.device_state, 'device_state')),
     ...checkRouteAgainstPage(receipt.route, receipt.capabilities, ''),
     ...checkIntegrity(receipt.model),
     ...checkRuntimeFiles(receipt.runtime),

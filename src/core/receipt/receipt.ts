@@ -25,6 +25,7 @@ import {
 import { EngineName, ExecutionProvider, ModelTask } from '../engines/engine-capabilities.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { CacheFacts, CacheState } from './cache-state.ts';
+import { DeviceState } from '../device/device-state.ts';
 import { ColdStartAttestation, ColdStartFacts } from './attestation.ts';
 import { Placement } from './ep-placement.ts';
 import { MemoryFigures } from './memory-figures.ts';
@@ -452,6 +453,10 @@ export const DeviceReceipt = z.strictObject({
   capabilities: Capabilities,
   lifecycle: Lifecycle,
   errors: z.array(ReceiptError),
+  /** The device's CPU pressure around the run, the drift probe (between warm runs; before and after a cold run) and,
+   *  in protocol mode, the cooldown before it (src/core/device/device-state.ts). Absent in receipts made before the
+   *  page recorded it. */
+  device_state: DeviceState.optional(),
   outcome: z.strictObject({
     status: z.enum(['ok', 'failed']),
     reason: Detail.nullable(),

@@ -167,6 +167,9 @@ export class ReportCollector {
           canonical: canonicalJson(suiteTargetIdentity(result.receipt)),
         });
       }
+    } else if (result.kind === 'sweep-receipt') {
+      // Everything the report draws of a sweep is in its summary entry.
+      counted = this.summarizer.addSweepReceipt(result.receipt, fingerprint);
     } else {
       counted = this.summarizer.addComparisonReceipt(result.receipt, fingerprint);
       if (counted) this.addComparison(result.receipt);

@@ -18,6 +18,7 @@ export interface ReportInput {
     | 'generation-receipt'
     | 'suite-receipt'
     | 'comparison-receipt'
+    | 'sweep-receipt'
     | 'score-report'
     | 'answer-score'
     | 'duplicate'

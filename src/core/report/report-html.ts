@@ -17,9 +17,9 @@
  * has the page's width.
  */
 import { threeSignificant } from '../text/format-number.ts';
-import { ratioSentence } from '../stats/intervals.ts';
+import { ratioSentence, type CrossoverEnd } from '../stats/intervals.ts';
 import { htmlText } from '../text/markdown-escape.ts';
-import type { ComparisonEntry, TargetSummary } from '../evidence/receipts-summary.ts';
+import type { ComparisonEntry, SweepEntry, TargetSummary } from '../evidence/receipts-summary.ts';
 import { percentile } from '../stats/stats.ts';
 import { browserLabel } from './browser-label.ts';
 import { distinguishingLabels, routeText } from './target-labels.ts';
@@ -30,6 +30,7 @@ import {
   forestSvg,
   runOrderSvg,
   stackedBarsSvg,
+  sweepCurveSvg,
   type DistributionRow,
   type ForestRow,
   type StackedRow,
@@ -67,6 +68,11 @@ function numCell(label: string, value: number | null | undefined, summaryPath?: 
       ? ''
       : ` data-value="${String(value)}"${summaryPath ? ` data-summary="${esc(summaryPath)}"` : ''}`;
   return `<td class="num" data-label="${esc(label)}"${attrs}><span class="v">${text ?? num(value)}</span></td>`;
+}
+
+/** A number inside a sentence, marked with its path in summary.json like a table cell. */
+function numSpan(value: number, summaryPath: string): string {
+  return `<span data-value="${String(value)}" data-summary="${esc(summaryPath)}">${num(value)}</span>`;
 }
 
 /** A table cell holding (already escaped) HTML. */
@@ -134,7 +140,7 @@ function header(data: ReportData): string {
   return (
     `<header><h1>Device receipts report</h1>` +
     `<p>${i.files} file(s): ${i.receipts_valid} device, ${i.generation_receipts_valid} generation, ${i.suite_receipts_valid} suite and ` +
-    `${i.comparison_receipts_valid} comparison receipt(s) valid; ${i.receipts_invalid} invalid (left out); ${i.not_receipts} other file(s); ` +
+    `${i.comparison_receipts_valid} comparison and ${i.sweep_receipts_valid ?? 0} sweep receipt(s) valid; ${i.receipts_invalid} invalid (left out); ${i.not_receipts} other file(s); ` +
     `${i.duplicates_identical + i.duplicates_conflicting} copied receipt id(s) counted once; ${i.interruptions} interrupted run(s) recorded. ` +
     `Protocol minimums per target: ${data.summary.protocol.min_cold} cold and ${data.summary.protocol.min_warm} warm clean ok receipts.</p>` +
     `<p class="muted">Evidence states: DEVICE_RECEIPT (receipts exist; not a pass) and DEVICE_PASS (a reviewed device procedure that met the ` +
@@ -146,6 +152,7 @@ function header(data: ReportData): string {
       ['warm', 'Warm runs'],
       ['memory', 'Memory beside time'],
       ['comparisons', 'Comparisons'],
+      ['sweeps', 'Sweeps'],
       ['generation', 'Generation'],
       ['quality', 'Suites and quality'],
       ['interruptions', 'Interruptions'],
@@ -795,6 +802,10 @@ function comparisonBlock(entry: ComparisonEntry, detail: ComparisonDetail | unde
     `<p>${meta}baseline ${esc(entry.baseline_route_id)}; outcome ${esc(entry.outcome)}${entry.reason ? `: ${esc(entry.reason)}` : ''}; receipt ${code(entry.receipt_id)}.</p>${software}` +
     (entry.placement_note ? `<p class="warn">⚠ Where the work ran: ${esc(entry.placement_note)}.</p>` : '') +
     `<ul class="verdicts">${sentences.join('')}</ul>` +
+    (entry.stopping ? `<p>Stopping: ${esc(entry.stopping.sentence)}.</p>` : '') +
+    (entry.device_state
+      ? `<p class="${entry.device_state.flagged ? 'warn' : 'muted'}">${entry.device_state.flagged ? '⚠ Device state flagged: ' : 'Device state: '}${esc(entry.device_state.line)}</p>`
+      : '') +
     figure(
       `${safeId}-fig`,
       'comparison-ratios',
@@ -835,6 +846,103 @@ function comparisonsSection(data: ReportData): string {
     `<section id="comparisons" aria-labelledby="comparisons-h"><h2 id="comparisons-h">Comparisons: which route is faster, and how sure</h2>` +
     `<p>Routes run interleaved on one device. A route that failed, fell back or disagreed with the baseline's scores is invalid: shown, never ranked or compared.</p>` +
     `${blocks.join('') || '<p>No comparison receipts.</p>'}</section>`
+  );
+}
+
+function endText(end: CrossoverEnd): string {
+  return end === 'below-range' ? 'below the range' : end === 'beyond-range' ? 'beyond the range' : num(end);
+}
+
+function sweepBlock(entry: SweepEntry): string {
+  const safeId = `sweep-${entry.receipt_id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const base = `sweeps.${entry.receipt_id}`;
+  const units = entry.dimension === 'sequence-length' ? 'tokens' : esc(entry.dimension);
+  const c = entry.crossover;
+  const svg = sweepCurveSvg(
+    safeId,
+    entry.points.map((p) => ({
+      size: p.size,
+      ratio: p.ratio_to_baseline,
+      low: p.interval?.low ?? null,
+      high: p.interval?.high ?? null,
+    })),
+    c.status === 'crossover' && c.estimate !== null && c.interval !== null
+      ? { estimate: c.estimate, low: c.interval.low, high: c.interval.high }
+      : null,
+    `Time ratio of ${esc(entry.other_route_id)} to ${esc(entry.baseline_route_id)} by size`,
+    `At each size, the median time of ${esc(entry.other_route_id)} over ${esc(entry.baseline_route_id)}'s with its bootstrap 95% interval; below 1, ${esc(entry.other_route_id)} is faster.`,
+    `${units} (log scale)`,
+  );
+  const rows = entry.points.map((p) => {
+    const at = `${base}.points.${p.size}`;
+    return (
+      `<tr${p.valid ? '' : ' class="invalid"'}>` +
+      numCell('size', p.size, `${at}.size`) +
+      cell('valid', p.valid ? 'valid' : `<span class="bad">✗ invalid: ${esc(p.invalid_reason ?? 'no reason')}</span>`) +
+      numCell('rounds', p.rounds, `${at}.rounds`) +
+      cell('stopped', esc(p.stop_reason)) +
+      numCell(`${entry.baseline_route_id} median ms`, p.baseline_median_ms, `${at}.baseline_median_ms`) +
+      numCell(`${entry.other_route_id} median ms`, p.other_median_ms, `${at}.other_median_ms`) +
+      numCell('time ratio', p.ratio_to_baseline, `${at}.ratio_to_baseline`) +
+      numCell('95% interval low', p.interval?.low ?? null, `${at}.interval.low`) +
+      numCell('95% interval high', p.interval?.high ?? null, `${at}.interval.high`) +
+      cell('verdict', p.valid ? esc(verdictWords(p.verdict)) : 'not compared') +
+      '</tr>'
+    );
+  });
+  const crossoverNumbers =
+    c.status === 'crossover'
+      ? `<p>Crossover: ${esc(c.winner ?? '')} from ${numSpan(c.first_clear_size!, `${base}.crossover.first_clear_size`)} ${units}; ` +
+        `the median ratios cross at ${typeof c.estimate === 'number' ? numSpan(c.estimate, `${base}.crossover.estimate`) : endText(c.estimate!)} ${units}` +
+        (c.interval === null ? '' : `, 95% interval ${endText(c.interval.low)} to ${endText(c.interval.high)}`) +
+        '.</p>'
+      : '';
+  const software = entry.software_adapter
+    ? `<p class="warn">⚠ A WebGPU route ran on a software (fallback) adapter: its timings are not representative of a GPU.</p>`
+    : '';
+  const flagged = entry.device_state.flagged
+    ? `<p class="warn">⚠ Device state flagged: ${esc(entry.device_state.line)}</p>`
+    : `<p class="muted">Device state: ${esc(entry.device_state.line)}</p>`;
+  return (
+    `<article class="sweep" id="${esc(safeId)}"><h3>${esc(entry.label)}</h3>` +
+    `<p>Baseline ${esc(entry.baseline_route_id)}; outcome ${esc(entry.outcome)}${entry.reason ? `: ${esc(entry.reason)}` : ''}; receipt ${code(entry.receipt_id)}.</p>${software}` +
+    `<p><strong>${esc(entry.sentence)}</strong></p>${crossoverNumbers}${flagged}` +
+    figure(
+      `${safeId}-fig`,
+      'sweep-curve',
+      svg,
+      `Time ratio of ${esc(entry.other_route_id)} to ${esc(entry.baseline_route_id)} at each size (below 1 = ${esc(entry.other_route_id)} faster) with its 95% interval (paired bootstrap over that size's rounds); an invalid size is a cross on the line at 1. ` +
+        (c.status === 'crossover'
+          ? 'The dashed line is the crossover estimate, the shaded band its 95% interval.'
+          : esc(entry.sentence)),
+      table(
+        `Sizes of sweep ${code(entry.receipt_id)}`,
+        [
+          'size',
+          'valid',
+          'rounds',
+          'stopped',
+          `${entry.baseline_route_id} median ms`,
+          `${entry.other_route_id} median ms`,
+          'time ratio',
+          '95% interval low',
+          '95% interval high',
+          'verdict',
+        ],
+        rows,
+        [true, false, true, false, true, true, true, true, true, false],
+      ),
+    ) +
+    `</article>`
+  );
+}
+
+function sweepsSection(data: ReportData): string {
+  const sweeps = data.summary.sweeps ?? [];
+  return (
+    `<section id="sweeps" aria-labelledby="sweeps-h"><h2 id="sweeps-h">Sweeps: where one route starts to win</h2>` +
+    `<p>Two routes, interleaved and paired, over a ladder of work sizes. A size whose routes disagree is invalid and takes no part in the crossover: the size where the ratio's interval first lies clear of 1 in the other route's favour.</p>` +
+    `${sweeps.map(sweepBlock).join('') || '<p>No sweep receipts.</p>'}</section>`
   );
 }
 
@@ -1175,6 +1283,7 @@ const KIND_WORDS: Record<ReportInput['kind'], string> = {
   'generation-receipt': 'generation receipt',
   'suite-receipt': 'suite receipt',
   'comparison-receipt': 'comparison receipt',
+  'sweep-receipt': 'sweep receipt',
   'score-report': 'score report',
   'answer-score': 'answer score report',
   duplicate: 'copy (not counted)',
@@ -1277,6 +1386,7 @@ export function renderReportHtml(data: ReportData, options: ReportHtmlOptions): 
     warmSection(data),
     memorySection(data),
     comparisonsSection(data),
+    sweepsSection(data),
     generationSection(data),
     qualitySection(data),
     interruptionsSection(data),

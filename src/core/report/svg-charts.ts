@@ -1,6 +1,7 @@
 /**
  * The report's charts, as plain SVG strings: horizontal stacked bars (cold stages), a strip plot over a box plot
- * (warm samples), samples in run order (drift), and a forest plot of ratios with their intervals (comparisons).
+ * (warm samples), samples in run order (drift), a forest plot of ratios with their intervals (comparisons), and a
+ * ratio-over-size curve with intervals and the crossover (sweeps).
  * Plain SVG rather than a charting library: the page must be one self-contained, script-free file that renders the
  * same bytes for the same inputs, and these four shapes are a few scales and rectangles each.
  *
@@ -475,6 +476,79 @@ export function forestSvg(
     if (row.ratio !== null && row.ratio > 0)
       out += `<circle cx="${f1(scale.at(row.ratio))}" cy="${f1(cy)}" r="4" fill="${COLORS.median}"/>`;
   });
+  return `${out}</svg>`;
+}
+
+/** One size of a sweep curve: its ratio and interval (null for an invalid size, drawn as a cross on the line at 1). */
+export interface SweepCurvePoint {
+  size: number;
+  ratio: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+/**
+ * A sweep's curve: the time ratio (other route / baseline) at each size on a log-log plot, each with its interval as
+ * a vertical whisker, a line at 1 (no difference), and, when there is a crossover, a dashed line at its estimate
+ * with its interval shaded (an end beyond the range is drawn to the plot's edge).
+ * @param id a unique id for the chart's title and description
+ * @param points the sizes, smallest first
+ * @param crossover the crossover's estimate and interval ends (numbers, or the edge they lie beyond), or null
+ * @param title the accessible name; desc the accessible description; axisLabel the x-axis label (escaped)
+ */
+export function sweepCurveSvg(
+  id: string,
+  points: readonly SweepCurvePoint[],
+  crossover: {
+    estimate: number | 'below-range' | 'beyond-range';
+    low: number | 'below-range' | 'beyond-range';
+    high: number | 'below-range' | 'beyond-range';
+  } | null,
+  title: string,
+  desc: string,
+  axisLabel: string,
+): string {
+  const top = 10;
+  const bottom = 190;
+  const left = 44;
+  const sizes = points.map((p) => p.size);
+  const x = logScale(Math.min(...sizes), Math.max(...sizes), left, CHART_WIDTH - RIGHT);
+  const values = points.flatMap((p) => [p.ratio, p.low, p.high].filter((v): v is number => v !== null && v > 0));
+  const y = logScale(Math.min(1, ...values), Math.max(1, ...values), bottom, top);
+  let out = open(id, bottom + 40, title, desc);
+  // Size ticks are the ladder's own sizes (powers of two read better than 1-2-5 ticks here).
+  out += xAxis({ at: x.at, ticks: sizes }, top, bottom, axisLabel, left, (v) => String(v));
+  out += `<g class="axis" fill="${COLORS.muted}">`;
+  for (const t of y.ticks)
+    out += `<text x="${left - 4}" y="${f1(y.at(t) + 4)}" text-anchor="end">${threeSignificant(t)}</text>`;
+  out += `<text x="10" y="${f1(top + 4)}" fill="#1b1b1b" font-size="11">ratio</text></g>`;
+  out += `<line x1="${left}" x2="${CHART_WIDTH - RIGHT}" y1="${f1(y.at(1))}" y2="${f1(y.at(1))}" stroke="${COLORS.median}" stroke-width="1.5"/>`;
+  if (crossover !== null) {
+    const edge = (v: number | 'below-range' | 'beyond-range') =>
+      v === 'below-range' ? left : v === 'beyond-range' ? CHART_WIDTH - RIGHT : x.at(v);
+    const a = edge(crossover.low);
+    const b = edge(crossover.high);
+    out += `<rect x="${f1(Math.min(a, b))}" y="${top}" width="${f1(Math.abs(b - a))}" height="${bottom - top}" fill="${COLORS.interval}" fill-opacity="0.15"/>`;
+    const e = edge(crossover.estimate);
+    out += `<line x1="${f1(e)}" x2="${f1(e)}" y1="${top}" y2="${bottom}" stroke="${COLORS.interval}" stroke-width="2" stroke-dasharray="5 3"/>`;
+  }
+  let path = '';
+  for (const p of points) {
+    const cx = x.at(p.size);
+    if (p.ratio === null) {
+      const cy = y.at(1);
+      out += `<path d="M${f1(cx - 4)} ${f1(cy - 4)}L${f1(cx + 4)} ${f1(cy + 4)}M${f1(cx - 4)} ${f1(cy + 4)}L${f1(cx + 4)} ${f1(cy - 4)}" stroke="${COLORS.p95}" stroke-width="2"/>`;
+      continue;
+    }
+    if (p.low !== null && p.high !== null && p.low > 0) {
+      out += `<line x1="${f1(cx)}" x2="${f1(cx)}" y1="${f1(y.at(p.low))}" y2="${f1(y.at(p.high))}" stroke="${COLORS.interval}" stroke-width="3"/>`;
+    }
+    path += `${path === '' ? 'M' : 'L'}${f1(cx)} ${f1(y.at(p.ratio))}`;
+  }
+  if (path !== '') out += `<path d="${path}" fill="none" stroke="${COLORS.sample}" stroke-width="1.5"/>`;
+  for (const p of points)
+    if (p.ratio !== null)
+      out += `<circle cx="${f1(x.at(p.size))}" cy="${f1(y.at(p.ratio))}" r="4" fill="${COLORS.median}"/>`;
   return `${out}</svg>`;
 }
 

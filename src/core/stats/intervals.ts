@@ -320,3 +320,128 @@ export function ratioSentence(
   const said = verdict === 'no-clear-difference' ? 'no clear difference' : verdict;
   return `${head}; ${Math.round(interval.level * 100)}% interval ${threeSignificant(interval.low)} to ${threeSignificant(interval.high)}: ${said}`;
 }
+
+/** One point of a sweep as the crossover statistics read it: its size and the paired samples of the two routes. */
+export interface CrossoverPoint {
+  size: number;
+  /** The baseline route's samples, in round order. */
+  baseline: readonly number[];
+  /** The other route's samples, paired with the baseline's by round. */
+  candidate: readonly number[];
+}
+
+/**
+ * Where a curve of time ratios (candidate / baseline, one per size, sizes ascending) crosses over to `favoured`'s side
+ * for good: after the last size at which `favoured` is not ahead, interpolated linearly in log(size) and log(ratio)
+ * between that size and the next. `favoured` is ahead where the ratio is below 1 (`candidate`) or above 1
+ * (`baseline`). -Infinity: ahead at every size (the crossing lies below the range); +Infinity: not ahead at the
+ * largest size (no crossing in the range).
+ * @param sizes the sizes, ascending
+ * @param ratios the ratio at each size (all above zero)
+ * @param favoured the route that wins beyond the crossing
+ */
+export function crossingSize(
+  sizes: readonly number[],
+  ratios: readonly number[],
+  favoured: 'candidate' | 'baseline',
+): number {
+  const lead = (r: number) => (favoured === 'candidate' ? -Math.log(r) : Math.log(r)); // > 0: favoured is ahead
+  let last = -1;
+  for (let i = 0; i < ratios.length; i++) if (!(lead(ratios[i]) > 0)) last = i;
+  if (last === -1) return -Infinity;
+  if (last === ratios.length - 1) return Infinity;
+  const a = lead(ratios[last]);
+  const b = lead(ratios[last + 1]);
+  const t = a === b ? 0 : a / (a - b);
+  const la = Math.log(sizes[last]);
+  const lb = Math.log(sizes[last + 1]);
+  return Math.exp(la + t * (lb - la));
+}
+
+/** An end of a crossover interval: a size, or the side of the swept range it lies beyond. */
+export const CrossoverEnd = z.union([z.number().finite().positive(), z.enum(['below-range', 'beyond-range'])]);
+export type CrossoverEnd = z.infer<typeof CrossoverEnd>;
+
+/** The crossover size's bootstrap interval. An end outside the swept range says on which side it lies. */
+export const CrossoverInterval = z.strictObject({
+  low: CrossoverEnd,
+  high: CrossoverEnd,
+  level: z.number().gt(0).lt(1),
+  method: z.literal('percentile-bootstrap'),
+  resampled: z.literal('rounds'),
+  resamples: z.number().int().positive(),
+  seed: z.number().int(),
+  /** Share of resamples whose crossing lies below the range, and beyond it. */
+  below_range_share: z.number().min(0).max(1),
+  beyond_range_share: z.number().min(0).max(1),
+});
+export type CrossoverInterval = z.infer<typeof CrossoverInterval>;
+
+/**
+ * The crossover size with its percentile-bootstrap interval: each resample redraws the rounds of every point on its
+ * own (as pairs: both routes of one round together; the points ran one after the other, so they are independent),
+ * recomputes each point's ratio of medians and the crossing (`crossingSize`), and the interval's ends are the
+ * nearest-rank percentiles of those crossings, a crossing beyond the range counting as +Infinity and below it as
+ * -Infinity (an infinite end is reported as `below-range` or `beyond-range`). Deterministic: mulberry32 from the declared seed, and each
+ * point's pairs put in a canonical order first.
+ * @param points the sweep's valid points, sizes ascending, every sample above zero
+ * @param favoured the route that wins beyond the crossing
+ * @param options resamples, level and seed (the declared defaults when omitted)
+ * @returns the crossing of the points' own ratios, and its interval
+ */
+export function bootstrapCrossover(
+  points: readonly CrossoverPoint[],
+  favoured: 'candidate' | 'baseline',
+  options: BootstrapOptions = {},
+): { estimate: number; interval: CrossoverInterval } {
+  const { resamples, level, seed } = resolve(options);
+  if (points.length < 2) throw new RangeError('a crossover needs at least two points');
+  const layouts = points.map((p, i) => {
+    checkFinite(p.baseline, `crossover point ${i}, baseline`);
+    checkFinite(p.candidate, `crossover point ${i}, candidate`);
+    if (p.baseline.length !== p.candidate.length || p.baseline.length === 0)
+      throw new RangeError(`crossover point ${i}: paired samples need the same non-zero count`);
+    if (p.baseline.some((v) => v <= 0) || p.candidate.some((v) => v <= 0))
+      throw new RangeError(`crossover point ${i}: every sample must be above zero`);
+    const pairs = p.baseline.map((b, j) => [b, p.candidate[j]] as const).sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    return {
+      base: layout(pairs.map((x) => [x[0]])),
+      cand: layout(pairs.map((x) => [x[1]])),
+      weights: new Int32Array(pairs.length),
+    };
+  });
+  const sizes = points.map((p) => p.size);
+  const estimate = crossingSize(
+    sizes,
+    points.map((p) => median(p.candidate)! / median(p.baseline)!),
+    favoured,
+  );
+  const random = mulberry32(seed);
+  const crossings = new Array<number>(resamples);
+  const ratios = new Array<number>(points.length);
+  for (let b = 0; b < resamples; b++) {
+    layouts.forEach((l, i) => {
+      draw(random, l.weights);
+      ratios[i] = weightedMedian(l.cand, l.weights) / weightedMedian(l.base, l.weights);
+    });
+    crossings[b] = crossingSize(sizes, ratios, favoured);
+  }
+  const below = crossings.filter((c) => c === -Infinity).length;
+  const beyond = crossings.filter((c) => c === Infinity).length;
+  const { low, high } = percentileEnds(crossings, level);
+  const end = (v: number): CrossoverEnd => (v === -Infinity ? 'below-range' : v === Infinity ? 'beyond-range' : v);
+  return {
+    estimate,
+    interval: {
+      low: end(low),
+      high: end(high),
+      level,
+      method: 'percentile-bootstrap',
+      resampled: 'rounds',
+      resamples,
+      seed,
+      below_range_share: below / resamples,
+      beyond_range_share: beyond / resamples,
+    },
+  };
+}

@@ -15,6 +15,7 @@ import { PromptSet } from '../generation/prompt-set.ts';
 import { GenerationReceipt } from '../generation/generation-receipt.ts';
 import { GenerationAnswers } from '../generation/generation-answers.ts';
 import { ComparisonReceipt } from '../comparison/comparison-receipt.ts';
+import { SweepReceipt } from '../comparison/sweep-receipt.ts';
 import { PublicPassRecord, PublicPassRecordV1 } from '../automation/public-pass.ts';
 import { Protocol } from '../field/field-protocol.ts';
 import { ReceiptBundle } from '../field/receipt-bundle.ts';
@@ -91,6 +92,13 @@ export const jsonSchemaSources: { fileName: string; schema: z.ZodType }[] = [
     fileName: 'comparison-receipt.schema.json',
     schema: ComparisonReceipt.meta({
       title: 'drb.comparison-receipt.v2 (execution routes compared side by side, ratios with bootstrap intervals)',
+    }),
+  },
+  {
+    fileName: 'sweep-receipt.schema.json',
+    schema: SweepReceipt.meta({
+      title:
+        'drb.sweep-receipt.v1 (two routes over a ladder of work sizes: a ratio per size and the crossover, with bootstrap intervals)',
     }),
   },
   {

@@ -7,6 +7,8 @@
 import type { z } from 'zod';
 import { COMPARISON_RECEIPT_SCHEMA, ComparisonReceipt } from '../comparison/comparison-receipt.ts';
 import { checkComparisonReceipt } from '../comparison/comparison-invariants.ts';
+import { SWEEP_RECEIPT_SCHEMA, SweepReceipt } from '../comparison/sweep-receipt.ts';
+import { checkSweepReceipt } from '../comparison/sweep-invariants.ts';
 import {
   checkGenerationReceipt,
   GENERATION_RECEIPT_SCHEMA,
@@ -34,6 +36,7 @@ export type ReceiptProblem = FieldProblem;
  * - `suite-receipt`: a suite run's receipt (`drb.suite-receipt.v2`);
  * - `comparison-receipt`: a side-by-side route comparison's receipt (`drb.comparison-receipt.v2`; a v1 receipt is
  *   refused with one line: it came from an earlier page version);
+ * - `sweep-receipt`: a crossover sweep's receipt (`drb.sweep-receipt.v1`);
  * - `not-a-receipt`: its `schema` string is something else (or missing), so it is not judged as a receipt.
  */
 export type ReceiptValidation =
@@ -41,6 +44,7 @@ export type ReceiptValidation =
   | { kind: 'generation-receipt'; receipt: GenerationReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'suite-receipt'; receipt: SuiteReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'comparison-receipt'; receipt: ComparisonReceipt | null; problems: ReceiptProblem[] }
+  | { kind: 'sweep-receipt'; receipt: SweepReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'artifact'; schema: string; problems: ReceiptProblem[] }
   | { kind: 'not-a-receipt'; schema: string | null; problems: ReceiptProblem[] };
 
@@ -126,6 +130,22 @@ function validateComparison(value: unknown): ReceiptValidation {
   problems.push(...checkComparisonFacts(parsed.data));
   unredactedUrls(value, '', problems);
   return { kind: 'comparison-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
+}
+
+/**
+ * Checks a sweep receipt: schema, no text, the sweep rules (schedules, stopping traces, statistics, validity, ratios
+ * and intervals, the crossover recomputed from the samples), URLs.
+ */
+function validateSweep(value: unknown): ReceiptValidation {
+  const problems = textProblems(value);
+  const parsed = SweepReceipt.safeParse(value);
+  if (!parsed.success) {
+    problems.push(...schemaProblems(parsed.error, problems));
+    return { kind: 'sweep-receipt', receipt: null, problems };
+  }
+  problems.push(...checkSweepReceipt(parsed.data));
+  unredactedUrls(parsed.data, '', problems);
+  return { kind: 'sweep-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
 /**
@@ -255,6 +275,7 @@ function validateValue(value: unknown): ReceiptValidation {
   if (schema === GENERATION_RECEIPT_SCHEMA) return validateGeneration(value);
   if (schema === SUITE_RECEIPT_SCHEMA) return validateSuite(value);
   if (schema === COMPARISON_RECEIPT_SCHEMA) return validateComparison(value);
+  if (schema === SWEEP_RECEIPT_SCHEMA) return validateSweep(value);
   const retired = typeof schema === 'string' ? RETIRED_RECEIPT_SCHEMAS.get(schema) : undefined;
   if (retired !== undefined) {
     return {
