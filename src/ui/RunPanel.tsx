@@ -10,7 +10,7 @@ import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import { routeChoiceNote } from '../core/automation/route-choice.ts';
 import { canRun } from '../core/engines/engine-capabilities.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
-import type { RunController } from '../page/run-controller.ts';
+import type { LazyRunController } from '../page/lazy-run-controller.ts';
 import { storeThenShow } from '../page/stored-session.ts';
 import { Banners } from './Banners.tsx';
 import { usePanelRun } from './panel-run.ts';
@@ -32,7 +32,7 @@ import { WarmChart } from './WarmChart.tsx';
 export function RunPanel(props: {
   catalog: ModelCatalog;
   automation: ParsedAutomation;
-  controller: RunController;
+  controller: LazyRunController;
   capabilities: Capabilities | null;
   journalReady: Promise<unknown>;
   onLoad: readonly ColdOrWarm[] | null;
