@@ -130,6 +130,7 @@ export function App(props: { catalog: ModelCatalog }) {
         controller={controller}
         capabilities={capabilities}
         journalReady={journal.ready}
+        codeReady={loadDeveloperPanels}
         onLoad={plan.runPanel}
         // Idle means every panel is there to be driven (a chunk that could not be fetched: the effect above).
         onReady={() =>

@@ -1,9 +1,11 @@
 /**
- * Code the page fetches after its first paint. The page's first script holds the shell (the header, the Run panel,
- * the receipt list, the capability panel); the developer panels below it (your own model, generation, comparison,
- * suite) and protocol mode's view are each a chunk of their own, fetched when the view that shows them first
- * renders, so a tester's phone does not fetch the developer panels at all and a desktop paints before it has them.
- * The automation contract's `idle` waits for them (App), so a script that sees `idle` finds every panel there.
+ * Code the page fetches after its first paint. The page's first script holds the shell (the header, the Run panel's
+ * controls, the capability panel); the developer panels below it (your own model, generation, comparison, suite),
+ * protocol mode's view and the Run panel's receipt list are each a chunk of their own, fetched when the view that
+ * shows them first renders, so a tester's phone does not fetch the developer panels at all and a desktop paints
+ * before it has them. (The Run panel's run controller is one too: src/page/lazy-run-controller.ts.) The automation
+ * contract's `idle` waits for the developer panels (App), so a script that sees `idle` finds every panel there; a run
+ * of the Run panel starts once the view's chunks have arrived (or failed), so none is fetched inside a timed run.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -41,6 +43,8 @@ export function loadAfterPaint<T>(load: () => Promise<T>): () => Promise<T> {
 export const loadDeveloperPanels = loadAfterPaint(() => import('./developer-panels.ts'));
 /** Protocol mode's view, one chunk. */
 export const loadProtocolView = loadAfterPaint(() => import('./ProtocolView.tsx'));
+/** The Run panel's receipt list (shown once a run made a receipt), one chunk. */
+export const loadReceiptList = loadAfterPaint(() => import('./ReceiptList.tsx'));
 
 /** What `useDeferred` has so far: the module once it arrived, or why it could not be fetched. */
 export type Deferred<T> = { state: 'loading' } | { state: 'ready'; module: T } | { state: 'failed'; reason: string };
