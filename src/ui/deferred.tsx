@@ -16,20 +16,35 @@ import { useEffect, useState } from 'preact/hooks';
  */
 const PAINT_WAIT_MS = 1000;
 
+/** The browser reports its paints (`first-contentful-paint`) to a PerformanceObserver: Chromium, Safari, Firefox. */
+function paintTimingObservable(): boolean {
+  return typeof PerformanceObserver !== 'undefined' && PerformanceObserver.supportedEntryTypes?.includes('paint');
+}
+
 /**
- * Resolves once the frame after the current one has been painted (an animation frame runs just before a paint, a
- * task queued from it just after), or after PAINT_WAIT_MS where no frame comes (a hidden tab). Effects run before
- * the first paint, so a fetch started from one would be fetched before it.
+ * Resolves once the page's first contentful paint has been reported (at once after it), or after PAINT_WAIT_MS
+ * where none comes (a hidden tab). Where the browser does not report paints: once the frame after the current one
+ * has been painted (an animation frame runs just before a paint, a task queued from it just after). Effects run
+ * before the first paint, so a fetch started from one would be fetched before it; and a task after the painting
+ * frame can still start before the paint's own time (the moment the frame was shown), which the paint entry gives.
  */
 export function afterPaint(): Promise<void> {
   return new Promise((resolve) => {
-    const fallback = setTimeout(resolve, PAINT_WAIT_MS);
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        clearTimeout(fallback);
-        resolve();
-      }, 0),
-    );
+    let observer: PerformanceObserver | null = null;
+    const done = () => {
+      clearTimeout(fallback);
+      observer?.disconnect();
+      resolve();
+    };
+    const fallback = setTimeout(done, PAINT_WAIT_MS);
+    if (paintTimingObservable()) {
+      observer = new PerformanceObserver((list) => {
+        if (list.getEntriesByName('first-contentful-paint').length > 0) done();
+      });
+      observer.observe({ type: 'paint', buffered: true });
+      return;
+    }
+    requestAnimationFrame(() => setTimeout(done, 0));
   });
 }
 
