@@ -115,6 +115,31 @@ describe('the build', () => {
     }
   });
 
+  it('says so in the Run panel when the run controller cannot be fetched', async () => {
+    const env = await startPageEnv();
+    try {
+      const page = await env.browser.context.newPage();
+      await page.route('**/run-controller-*.js', (route) => route.abort('connectionreset'));
+      await page.goto(`${env.server.url}${pageQuery({})}`);
+      // The developer panels import the controller too: their chunk fails with it, and the page says so.
+      await expect.poll(() => page.getByTestId('deferred-failed').count(), { timeout: 60_000 }).toBe(1);
+      expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
+      await page.getByTestId('run-cold').click();
+      await expect
+        .poll(() => page.getByTestId('param-error').allTextContents(), { timeout: 60_000 })
+        .toEqual([
+          expect.stringMatching(
+            /^The page could not fetch its run code \(cold and warm runs\): .+\. Reload the page to try again\.$/,
+          ),
+        ]);
+      expect(await page.evaluate(() => window.drbReceipts)).toEqual([]);
+      expect(await page.getByTestId('run-cold').isEnabled()).toBe(true);
+      await page.close();
+    } finally {
+      await env.close();
+    }
+  });
+
   it('fetches the developer panels only in the panels view and protocol mode only in protocol mode', async () => {
     const env = await startPageEnv();
     try {
