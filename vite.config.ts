@@ -81,7 +81,14 @@ export default defineConfig({
     },
   },
   optimizeDeps: { exclude: ['onnxruntime-web', '@huggingface/transformers', '@mlc-ai/web-llm'] },
-  build: { target: 'es2022', chunkSizeWarningLimit: 2048 },
+  build: {
+    target: 'es2022',
+    chunkSizeWarningLimit: 2048,
+    // The page's first script is one file: everything main.tsx statically needs. Without this group, code it shares
+    // with a chunk fetched later (the run controller, the panels) can be split into chunks of their own, each one
+    // more request before the first paint (see docs/performance.md, "First paint without ML code").
+    rolldownOptions: { output: { codeSplitting: { groups: [{ name: 'index', tags: ['$initial'] }] } } },
+  },
   // Dev server: isolation headers without the CSP (see the meta plugin above); preview and `drb serve` send all.
   server: {
     headers: Object.fromEntries(

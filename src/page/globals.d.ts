@@ -38,7 +38,7 @@ declare global {
       crashWorker(afterMs: number): Promise<void>;
       killWorker(): void;
       /** Kills every run's worker silently as it enters `stage` (null: no longer). */
-      killWorkerAt(stage: Stage | null): void;
+      killWorkerAt(stage: Stage | null): Promise<void>;
       pingWorker(): Promise<void>;
     };
   }

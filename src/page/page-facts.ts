@@ -6,7 +6,7 @@ import type { PageBuild } from '../core/receipt/receipt-envelope.ts';
 import type { Capabilities } from '../core/receipt/receipt.ts';
 import { probeCapabilities } from './capability-probe.ts';
 import type { ControllerJournal } from './run-journal.ts';
-import { stageLimits, type StageLimits } from './worker-bridge.ts';
+import { stageLimits, type StageLimits } from './stage-limits.ts';
 
 /** Page facts every controller needs. */
 export interface PageFacts {

@@ -47,6 +47,9 @@ import {
 import { UaMemoryProbe } from './ua-memory.ts';
 import { runDiagnostics } from './run-diagnostics.ts';
 
+/** The bridge's class, for the test hooks in the page's first script (lazy-run-controller.ts). */
+export { WorkerBridge };
+
 /** What to run. */
 export interface RunRequest {
   kind: RunKind;
@@ -469,20 +472,4 @@ function applyFetched(draft: DeviceReceiptDraft, fetched: FetchedFacts | null): 
     draft.runtime = fetched.runtime.info;
     if (draft.run.kind === 'cold') draft.timings.runtime_fetch_ms = fetched.runtime.fetchMs;
   }
-}
-
-/**
- * Exposes `window.drbTest` (the automation contract's test hooks, only with `test_hooks=1`): crash, kill or ping the
- * worker of `controller`'s current run, or kill every run's worker as it enters a stage.
- * @param controller the page's cold/warm controller
- */
-export function installTestHooks(controller: RunController): void {
-  window.drbTest = {
-    crashWorker: async (afterMs: number) => controller.worker?.api.crashSoon(afterMs),
-    killWorker: () => controller.worker?.killSilently(),
-    killWorkerAt: (stage: Stage | null) => {
-      WorkerBridge.killAtStage = stage;
-    },
-    pingWorker: async () => controller.worker?.api.ping(),
-  };
 }

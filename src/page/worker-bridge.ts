@@ -5,8 +5,8 @@
  * - Life: `WorkerBridge.open` starts a module worker and maps its clock onto the page's; `close` terminates it. A
  *   crash (the Worker's `error` event), a stage that overruns its time limit, or a cancel terminates it too, and the
  *   pending call rejects with a `WorkerFailure`: a run never waits forever on a dead worker.
- * - Time limits: every call runs under its stage's limit (`StageLimits`), restarted whenever the worker reports that
- *   a new stage started.
+ * - Time limits: every call runs under its stage's limit (`StageLimits`, stage-limits.ts), restarted whenever the
+ *   worker reports that a new stage started.
  * - Hooks: one proxied hooks object per worker; `follow` points it at the current run's listeners, and `unfollow`
  *   makes late messages harmless (hooks travel on their own MessagePort, and WebKit can deliver one after the call's
  *   result).
@@ -41,30 +41,7 @@ import type {
   SeriesResult,
   UserSuppliedFile,
 } from '../worker-api/worker-messages.ts';
-
-/** Per-stage time limits in ms. */
-export type StageLimits = Record<Stage, number>;
-
-/** Generous defaults: real models on phones can take minutes to fetch and compile. */
-export const DEFAULT_STAGE_LIMITS: Readonly<StageLimits> = Object.freeze({
-  probe: 30_000,
-  fetch: 15 * 60_000,
-  runtime_fetch: 15 * 60_000,
-  session: 5 * 60_000,
-  first_inference: 5 * 60_000,
-  warmup: 5 * 60_000,
-  warm_inference: 30 * 60_000,
-});
-
-/**
- * The stage limits a run uses.
- * @param stageTimeoutMs the automation's `stage_timeout_ms` (replaces every stage's limit); null = the defaults
- */
-export function stageLimits(stageTimeoutMs: number | null): StageLimits {
-  const limits: StageLimits = { ...DEFAULT_STAGE_LIMITS };
-  if (stageTimeoutMs !== null) for (const key of Object.keys(limits) as Stage[]) limits[key] = stageTimeoutMs;
-  return limits;
-}
+import type { StageLimits } from './stage-limits.ts';
 
 /** The route a load asks for: the execution provider, the WASM threads and whether it may fall back to wasm. */
 export type LoadRoute = Pick<LoadRequest, 'ep' | 'threads' | 'allowFallback'>;

@@ -13,11 +13,11 @@ import type { Capabilities, DeviceDetails } from '../core/receipt/receipt.ts';
 import { chooseDeviceDetails, probeCapabilities } from '../page/capability-probe.ts';
 import { setDrbState } from '../page/drb-state.ts';
 import { livePageFacts } from '../page/page-facts.ts';
-import { installTestHooks, RunController } from '../page/run-controller.ts';
+import { installTestHooks, LazyRunController, loadRunController } from '../page/lazy-run-controller.ts';
 import { journalHooks, RunJournalStore, type ControllerJournal } from '../page/run-journal.ts';
 import { CapabilityPanel } from './CapabilityPanel.tsx';
 import { DeviceDetailsChoice } from './DeviceDetailsChoice.tsx';
-import { DeferredView, loadDeveloperPanels, loadProtocolView, useDeferred } from './deferred.tsx';
+import { afterPaint, DeferredView, loadDeveloperPanels, loadProtocolView, useDeferred } from './deferred.tsx';
 import { InterruptedBanner } from './InterruptedBanner.tsx';
 import { PageFooter } from './PageFooter.tsx';
 import { RunAnnouncer, usePageRun } from './page-runs.tsx';
@@ -51,7 +51,7 @@ export function App(props: { catalog: ModelCatalog }) {
     const store = new RunJournalStore();
     return { ready: store.load().then(setInterrupted, () => undefined), ...journalHooks(store) };
   });
-  const controller = useMemo(() => new RunController(livePageFacts(a.stageTimeoutMs, journal)), []);
+  const controller = useMemo(() => new LazyRunController(livePageFacts(a.stageTimeoutMs, journal)), []);
   const pageRun = usePageRun();
   // Protocol mode (the tester's field kit) when the URL asks for it, or on a narrow screen when it names no mode.
   const opened = useMemo<PageMode>(
@@ -68,6 +68,12 @@ export function App(props: { catalog: ModelCatalog }) {
 
   useEffect(() => {
     void probeCapabilities().then(setCapabilities);
+    // The Run panel's run code (the controller, the worker bridge, the receipt builder), fetched after the first paint
+    // so a run seldom waits for it; a run awaits it before its clock starts, and says so if it could not be fetched.
+    if (view === 'panels')
+      void afterPaint()
+        .then(loadRunController)
+        .catch(() => undefined);
     if (automation.errors.length > 0) {
       setDrbState('failed');
       return;
@@ -124,6 +130,7 @@ export function App(props: { catalog: ModelCatalog }) {
         controller={controller}
         capabilities={capabilities}
         journalReady={journal.ready}
+        codeReady={loadDeveloperPanels}
         onLoad={plan.runPanel}
         // Idle means every panel is there to be driven (a chunk that could not be fetched: the effect above).
         onReady={() =>

@@ -93,9 +93,6 @@ function ReceiptItem(props: { receipt: DeviceReceipt; index: number; warmScale: 
   );
 }
 
-/** How many of this page's latest receipts the list shows (a long session would otherwise grow the page). */
-export const RECEIPTS_LISTED = 20;
-
 /** Downloads the whole session (every receipt on the device, the earlier ones included) as one bundle. */
 function DownloadSession() {
   const [note, setNote] = useState<string | null>(null);
@@ -154,7 +151,7 @@ export function UnreadableStored(props: { view: 'protocol' | 'panels' }) {
 }
 
 /**
- * This page's latest receipts (at most `RECEIPTS_LISTED`), newest first, each with its chart and download / copy
+ * This page's latest receipts (at most RunPanel.tsx's `RECEIPTS_LISTED`), newest first, each with its chart and download / copy
  * buttons; the earlier ones are counted, and the whole session downloads as one bundle.
  * @param props.receipts the latest receipts, oldest first
  * @param props.made how many receipts this page made in all

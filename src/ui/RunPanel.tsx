@@ -10,14 +10,17 @@ import type { ModelCatalog } from '../core/catalog/catalog.ts';
 import { routeChoiceNote } from '../core/automation/route-choice.ts';
 import { canRun } from '../core/engines/engine-capabilities.ts';
 import type { Capabilities, DeviceReceipt, ModelStatus } from '../core/receipt/receipt.ts';
-import type { RunController } from '../page/run-controller.ts';
+import type { LazyRunController } from '../page/lazy-run-controller.ts';
 import { storeThenShow } from '../page/stored-session.ts';
 import { Banners } from './Banners.tsx';
+import { DeferredView, loadReceiptList, useDeferred } from './deferred.tsx';
 import { usePanelRun } from './panel-run.ts';
-import { RECEIPTS_LISTED, ReceiptList } from './ReceiptList.tsx';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
 import { WarmChart } from './WarmChart.tsx';
+
+/** How many of this page's latest receipts the list shows (a long session would otherwise grow the page). */
+export const RECEIPTS_LISTED = 20;
 
 /**
  * @param props.catalog the page's catalog (the panel offers its cold/warm models)
@@ -25,6 +28,8 @@ import { WarmChart } from './WarmChart.tsx';
  * @param props.controller the page's cold/warm controller (the test hooks reach its worker)
  * @param props.capabilities the capability probe (null while it runs)
  * @param props.journalReady settles once the run journal was read (a run waits for it)
+ * @param props.codeReady settles once the view's chunks fetched after the first paint arrived or failed (a run waits
+ *   for it and for the receipt list's chunk: none is fetched inside a timed run)
  * @param props.onLoad what the URL asks of this panel when the page loads: the runs to start (none: check the URL's
  *   engine, then `onReady`), or null when the load is not this panel's (another panel's autorun, another view)
  * @param props.onReady nothing was asked and the URL fits: the page may say it is ready to be driven
@@ -32,9 +37,10 @@ import { WarmChart } from './WarmChart.tsx';
 export function RunPanel(props: {
   catalog: ModelCatalog;
   automation: ParsedAutomation;
-  controller: RunController;
+  controller: LazyRunController;
   capabilities: Capabilities | null;
   journalReady: Promise<unknown>;
+  codeReady(): Promise<unknown>;
   onLoad: readonly ColdOrWarm[] | null;
   onReady(): void;
 }) {
@@ -59,6 +65,7 @@ export function RunPanel(props: {
   // The latest receipts of this page (the list shows at most RECEIPTS_LISTED; the session keeps every one).
   const [listed, setListed] = useState<{ receipts: DeviceReceipt[]; made: number }>({ receipts: [], made: 0 });
   const [problems, setProblems] = useState<string[]>([]);
+  const receiptList = useDeferred(loadReceiptList);
 
   const modelOf = (s: RunSettings) => catalog.models.find((m) => m.id === s.modelId);
 
@@ -109,7 +116,7 @@ export function RunPanel(props: {
 
   const runSequence = (kinds: readonly ColdOrWarm[]): Promise<boolean> =>
     run.start(kinds.length === 1 ? `${kinds[0]} run` : `${kinds.join(' + ')} runs`, async ({ signal }) => {
-      await props.journalReady;
+      await Promise.all([props.journalReady, Promise.allSettled([props.codeReady(), loadReceiptList()])]);
       let allOk = true;
       for (const kind of kinds) {
         // A cancelled sequence starts nothing more: the cancelled run's receipt says so.
@@ -158,7 +165,11 @@ export function RunPanel(props: {
       />
       <RunProgress status={status} downloads={downloads} samplesDone={live.samples.length} samplesTotal={live.total} />
       {run.busy && live.samples.length > 0 && <WarmChart samplesMs={live.samples} />}
-      <ReceiptList receipts={listed.receipts} made={listed.made} />
+      {listed.receipts.length > 0 && (
+        <DeferredView deferred={receiptList} what="the receipt list">
+          {({ ReceiptList }) => <ReceiptList receipts={listed.receipts} made={listed.made} />}
+        </DeferredView>
+      )}
     </>
   );
 }

@@ -1,9 +1,11 @@
 /**
- * Code the page fetches after its first paint. The page's first script holds the shell (the header, the Run panel,
- * the receipt list, the capability panel); the developer panels below it (your own model, generation, comparison,
- * suite) and protocol mode's view are each a chunk of their own, fetched when the view that shows them first
- * renders, so a tester's phone does not fetch the developer panels at all and a desktop paints before it has them.
- * The automation contract's `idle` waits for them (App), so a script that sees `idle` finds every panel there.
+ * Code the page fetches after its first paint. The page's first script holds the shell (the header, the Run panel's
+ * controls, the capability panel); the developer panels below it (your own model, generation, comparison, suite),
+ * protocol mode's view and the Run panel's receipt list are each a chunk of their own, fetched when the view that
+ * shows them first renders, so a tester's phone does not fetch the developer panels at all and a desktop paints
+ * before it has them. (The Run panel's run controller is one too: src/page/lazy-run-controller.ts.) The automation
+ * contract's `idle` waits for the developer panels (App), so a script that sees `idle` finds every panel there; a run
+ * of the Run panel starts once the view's chunks have arrived (or failed), so none is fetched inside a timed run.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -14,20 +16,35 @@ import { useEffect, useState } from 'preact/hooks';
  */
 const PAINT_WAIT_MS = 1000;
 
+/** The browser reports its paints (`first-contentful-paint`) to a PerformanceObserver: Chromium, Safari, Firefox. */
+function paintTimingObservable(): boolean {
+  return typeof PerformanceObserver !== 'undefined' && PerformanceObserver.supportedEntryTypes?.includes('paint');
+}
+
 /**
- * Resolves once the frame after the current one has been painted (an animation frame runs just before a paint, a
- * task queued from it just after), or after PAINT_WAIT_MS where no frame comes (a hidden tab). Effects run before
- * the first paint, so a fetch started from one would be fetched before it.
+ * Resolves once the page's first contentful paint has been reported (at once after it), or after PAINT_WAIT_MS
+ * where none comes (a hidden tab). Where the browser does not report paints: once the frame after the current one
+ * has been painted (an animation frame runs just before a paint, a task queued from it just after). Effects run
+ * before the first paint, so a fetch started from one would be fetched before it; and a task after the painting
+ * frame can still start before the paint's own time (the moment the frame was shown), which the paint entry gives.
  */
 export function afterPaint(): Promise<void> {
   return new Promise((resolve) => {
-    const fallback = setTimeout(resolve, PAINT_WAIT_MS);
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        clearTimeout(fallback);
-        resolve();
-      }, 0),
-    );
+    let observer: PerformanceObserver | null = null;
+    const done = () => {
+      clearTimeout(fallback);
+      observer?.disconnect();
+      resolve();
+    };
+    const fallback = setTimeout(done, PAINT_WAIT_MS);
+    if (paintTimingObservable()) {
+      observer = new PerformanceObserver((list) => {
+        if (list.getEntriesByName('first-contentful-paint').length > 0) done();
+      });
+      observer.observe({ type: 'paint', buffered: true });
+      return;
+    }
+    requestAnimationFrame(() => setTimeout(done, 0));
   });
 }
 
@@ -41,6 +58,8 @@ export function loadAfterPaint<T>(load: () => Promise<T>): () => Promise<T> {
 export const loadDeveloperPanels = loadAfterPaint(() => import('./developer-panels.ts'));
 /** Protocol mode's view, one chunk. */
 export const loadProtocolView = loadAfterPaint(() => import('./ProtocolView.tsx'));
+/** The Run panel's receipt list (shown once a run made a receipt), one chunk. */
+export const loadReceiptList = loadAfterPaint(() => import('./ReceiptList.tsx'));
 
 /** What `useDeferred` has so far: the module once it arrived, or why it could not be fetched. */
 export type Deferred<T> = { state: 'loading' } | { state: 'ready'; module: T } | { state: 'failed'; reason: string };

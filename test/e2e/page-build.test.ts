@@ -2,7 +2,7 @@
  * The built page (from global-setup): only the ORT runtime builds the page's routes use are shipped, the CSP is in
  * index.html for static hosts, the build carries its version and git commit for receipts, and the page's first
  * script stays small: the developer panels and protocol mode are chunks fetched after the first paint, each only by
- * the view that shows it.
+ * the view that shows it, and so are the Run panel's run controller and receipt list, never inside a timed run.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -62,7 +62,7 @@ describe('the build', () => {
     }
   });
 
-  it("keeps the page's first script under 100 KB gzipped, with no ML code and neither view's own panels in it", async () => {
+  it("keeps the page's first script under 72 KB gzipped, with no ML code and neither view's own panels in it", async () => {
     const scripts = await firstScripts();
     expect(scripts).toHaveLength(1);
     expect(scripts[0]).toMatch(/^assets\/index-[\w-]+\.js$/);
@@ -70,10 +70,14 @@ describe('the build', () => {
     const entryBytes = await readFile(join(inject('distDir'), scripts[0]));
     const gzipped = gzipSync(entryBytes, { level: 9 }).byteLength;
     console.log(`the page's first script: ${(gzipped / 1000).toFixed(1)} KB gzipped`);
-    expect(gzipped).toBeLessThan(100_000);
+    // Issue #33: "the page's first script is 70 KB gzipped": 68.2 KB on 2026-12-03 (docs/performance.md); 69.2 KB
+    // here, as vitest's NODE_ENV=test reaches this build and keeps Preact's development checks.
+    expect(gzipped).toBeLessThan(72_000);
     const assets = await readdir(join(inject('distDir'), 'assets'));
     expect(assets.filter((name) => /^developer-panels-[\w-]+\.js$/.test(name))).toHaveLength(1);
     expect(assets.filter((name) => /^ProtocolView-[\w-]+\.js$/.test(name))).toHaveLength(1);
+    expect(assets.filter((name) => /^run-controller-[\w-]+\.js$/.test(name))).toHaveLength(1);
+    expect(assets.filter((name) => /^ReceiptList-[\w-]+\.js$/.test(name))).toHaveLength(1);
     const entry = entryBytes.toString('utf8');
     // No runtime: ORT's API and its builds are the worker's (the paint benchmark checks what is fetched, too).
     expect(entry).not.toContain('InferenceSession');
@@ -84,6 +88,56 @@ describe('the build', () => {
     // The panels' own words and test ids live in their chunks, not in the first script.
     for (const marker of ['compare-panel', 'suite-run', 'gen-run', 'Session sheet'])
       expect(entry).not.toContain(marker);
+    // Nor the run controller's (with the worker bridge and the receipt invariants) or the receipt list's.
+    for (const marker of ['a run is already in progress', 'new Worker', 'download-session', 'receipt-next'])
+      expect(entry).not.toContain(marker);
+  });
+
+  it("fetches none of the page's own chunks inside a cold run's timed part, and lists its receipt", async () => {
+    const env = await startPageEnv();
+    try {
+      // An autorun starts at load, before the chunks fetched after the first paint have arrived: it waits for them.
+      const { page, state } = await openAndWait(env, { autorun: ['cold'] });
+      expect(state).toBe('done');
+      const [receipt] = await page.evaluate(() => window.drbReceipts);
+      const chunks = receipt.resources
+        .map((r) => new URL(r.url).pathname)
+        .filter((path) =>
+          /\/(developer-panels|ProtocolView|ReceiptList|run-controller|receipt-invariants)-/.test(path),
+        );
+      expect(chunks).toEqual([]);
+      // The runtime the run fetched is listed (the resource list is the run's own, not empty).
+      expect(receipt.resources.some((r) => /ort-wasm-simd-threaded/.test(r.url))).toBe(true);
+      // The receipt list is a chunk of its own: it is there once the run is done.
+      await expect.poll(() => page.getByTestId('receipt').count()).toBe(1);
+    } finally {
+      await env.close();
+    }
+  });
+
+  it('says so in the Run panel when the run controller cannot be fetched', async () => {
+    const env = await startPageEnv();
+    try {
+      const page = await env.browser.context.newPage();
+      await page.route('**/run-controller-*.js', (route) => route.abort('connectionreset'));
+      await page.goto(`${env.server.url}${pageQuery({})}`);
+      // The developer panels import the controller too: their chunk fails with it, and the page says so.
+      await expect.poll(() => page.getByTestId('deferred-failed').count(), { timeout: 60_000 }).toBe(1);
+      expect(await page.evaluate(() => document.documentElement.dataset.drbState)).toBe('failed');
+      await page.getByTestId('run-cold').click();
+      await expect
+        .poll(() => page.getByTestId('param-error').allTextContents(), { timeout: 60_000 })
+        .toEqual([
+          expect.stringMatching(
+            /^The page could not fetch its run code \(cold and warm runs\): .+\. Reload the page to try again\.$/,
+          ),
+        ]);
+      expect(await page.evaluate(() => window.drbReceipts)).toEqual([]);
+      expect(await page.getByTestId('run-cold').isEnabled()).toBe(true);
+      await page.close();
+    } finally {
+      await env.close();
+    }
   });
 
   it('fetches the developer panels only in the panels view and protocol mode only in protocol mode', async () => {
