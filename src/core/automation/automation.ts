@@ -20,7 +20,7 @@ import {
 } from '../comparison/route-spec.ts';
 import { DeviceDetails, EngineName, ExecutionProvider } from '../receipt/receipt.ts';
 import { TRANSFORMERS_DTYPE_SUFFIX } from '../catalog/transformers-dtype.ts';
-import { DEFAULT_STOPPING_RULE, fixedRule, ruleProblem, type StoppingRule } from '../comparison/stopping-rule.ts';
+import { DEFAULT_STOPPING_RULE, fixedRule, ruleProblem, type StoppingRule } from '../comparison/stopping-rule-spec.ts';
 
 /** Values `autorun` accepts (comma-separated, each at most once, run in the given order). */
 export const AUTORUN_VALUES: string[] = ['cold', 'warm', 'compare', 'generate', 'suite', 'sweep'];

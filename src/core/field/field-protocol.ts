@@ -11,7 +11,7 @@ import { Identifier, textLine, Token } from '../text/bounded-text.ts';
 import type { CatalogModel, ModelCatalog } from '../catalog/catalog.ts';
 import { canRun, EngineName, ExecutionProvider } from '../engines/engine-capabilities.ts';
 import { firstIssueLine } from '../text/zod-issues.ts';
-import { CooldownRule } from '../device/device-state.ts';
+import { CooldownRule } from '../device/device-state-schema.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 
 export const PROTOCOL_SCHEMA = 'drb.protocol.v1';

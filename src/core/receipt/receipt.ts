@@ -25,7 +25,7 @@ import {
 import { EngineName, ExecutionProvider, ModelTask } from '../engines/engine-capabilities.ts';
 import { SHA256_PATTERN } from '../bytes/sha256.ts';
 import { CacheFacts, CacheState } from './cache-state.ts';
-import { DeviceState } from '../device/device-state.ts';
+import { DeviceState } from '../device/device-state-schema.ts';
 import { ColdStartAttestation, ColdStartFacts } from './attestation.ts';
 import { Placement } from './ep-placement.ts';
 import { MemoryFigures } from './memory-figures.ts';
