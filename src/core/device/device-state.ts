@@ -11,12 +11,7 @@
  */
 import { driftProbeRecord } from './drift-probe.ts';
 import { sameWithin } from '../stats/same-within.ts';
-import {
-  type DeviceState,
-  FLAGGED_PRESSURE,
-  type PressureRecord,
-  type PressureState,
-} from './device-state-schema.ts';
+import { type DeviceState, FLAGGED_PRESSURE, type PressureRecord, type PressureState } from './device-state-schema.ts';
 
 export * from './device-state-schema.ts';
 
