@@ -81,17 +81,28 @@ function couldHoldText(value: unknown): boolean {
  */
 export function findTextFields(value: unknown, path = '', factPaths: ReadonlySet<string> = new Set()): TextFieldHit[] {
   const hits: TextFieldHit[] = [];
-  const walk = (node: unknown, at: string): void => {
+  // The keys from `value` down to the node being walked: a path is built only for a hit (building one for every key
+  // of every receipt was most of this scan's cost in `drb receipts export`).
+  const steps: Array<string | number> = [];
+  const walk = (node: unknown): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, index) => walk(item, childPath(at, index)));
+      for (let index = 0; index < node.length; index++) {
+        steps.push(index);
+        walk(node[index]);
+        steps.pop();
+      }
     } else if (node !== null && typeof node === 'object') {
       for (const [key, item] of Object.entries(node)) {
-        const child = childPath(at, key);
-        if (isTextFieldKey(key) && couldHoldText(item) && !factPaths.has(child)) hits.push({ path: child, key });
-        walk(item, child);
+        steps.push(key);
+        if (isTextFieldKey(key) && couldHoldText(item)) {
+          const child = steps.reduce<string>(childPath, path);
+          if (!factPaths.has(child)) hits.push({ path: child, key });
+        }
+        walk(item);
+        steps.pop();
       }
     }
   };
-  walk(value, path);
+  walk(value);
   return hits;
 }

@@ -30,15 +30,30 @@ function close(a: number, b: number): boolean {
 }
 
 /** Walks every string in `value` and reports URLs that still carry a query, a fragment or credentials. */
-function findUnredactedUrls(value: unknown, path: string, problems: InvariantProblem[]): void {
+function findUnredactedUrls(value: unknown, problems: InvariantProblem[], steps: Array<string | number> = []): void {
   if (typeof value === 'string') {
     if (containsUnredactedUrl(value))
-      problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
+      problems.push({ path: urlWalkPath(steps), message: 'holds a URL with a query, fragment or credentials' });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => findUnredactedUrls(item, `${path}[${index}]`, problems));
+    for (let index = 0; index < value.length; index++) {
+      steps.push(index);
+      findUnredactedUrls(value[index], problems, steps);
+      steps.pop();
+    }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) findUnredactedUrls(item, path ? `${path}.${key}` : key, problems);
+    for (const [key, item] of Object.entries(value)) {
+      steps.push(key);
+      findUnredactedUrls(item, problems, steps);
+      steps.pop();
+    }
   }
+}
+
+/** The path of the URL walk's keys (`a.b[0].c`), built only for a problem: most strings hold no URL at all. */
+function urlWalkPath(steps: ReadonlyArray<string | number>): string {
+  let path = '';
+  for (const step of steps) path = typeof step === 'number' ? `${path}[${step}]` : path ? `${path}.${step}` : step;
+  return path;
 }
 
 /** Route honesty: the completed EP has a succeeded attempt, and fallback_reason is set exactly when routes diverge. */
@@ -314,7 +329,7 @@ export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem
     ...checkLifecycle(receipt.lifecycle),
     ...checkPlacementMemoryAndCheck(receipt),
   ];
-  findUnredactedUrls(receipt, '', problems);
+  findUnredactedUrls(receipt, problems);
   return problems;
 }
 

@@ -6,6 +6,7 @@
  * receipt never fails its own schema.
  */
 import { z } from 'zod';
+import { memoizeStringCheck } from './string-memo.ts';
 
 /** Longest free-text detail (an error message or a reason) a receipt keeps; the page cuts longer ones here. */
 export const DETAIL_MAX_CHARS = 2000;
@@ -113,6 +114,10 @@ const MARKERS = /^(?:[a-z][a-z0-9+.-]{0,31}:\[redacted\]|\[unparseable-url\])$/;
  */
 export function isOriginPathUrl(value: string): boolean {
   if (value.length > 2048) return false;
+  return isOriginPathUrlMemo(value);
+}
+
+function parsesAsOriginPath(value: string): boolean {
   let parsed: URL;
   try {
     parsed = new URL(value);
@@ -123,6 +128,10 @@ export function isOriginPathUrl(value: string): boolean {
     (parsed.protocol === 'https:' || parsed.protocol === 'http:') && `${parsed.origin}${parsed.pathname}` === value
   );
 }
+
+// Every receipt of a target holds the same model and page URLs: a WHATWG parse of each, each time, was a share of
+// `drb receipts export`'s schema check worth saving (bounded: src/core/text/string-memo.ts).
+const isOriginPathUrlMemo = memoizeStringCheck(parsesAsOriginPath);
 
 /**
  * A URL field: an http(s) URL equal to its own origin + path (see isOriginPathUrl), or one of the markers the page's

@@ -27,43 +27,61 @@ export interface ShapeProblem {
  * @param skip field paths whose subtrees are not looked at (a bundle's receipts, checked as documents of their own)
  * @param maxProblems at most this many problems are returned
  */
-export function jsonShapeProblems(
-  value: unknown,
-  skip: (path: string) => boolean = () => false,
-  maxProblems = 100,
-): ShapeProblem[] {
+export function jsonShapeProblems(value: unknown, skip?: (path: string) => boolean, maxProblems = 100): ShapeProblem[] {
   const problems: ShapeProblem[] = [];
-  const stack: Array<{ node: unknown; path: string; depth: number }> = [{ node: value, path: '', depth: 0 }];
+  // A node's path is built only when something needs it (a problem, or `skip`): building one for every key of every
+  // receipt was most of this scan's cost in `drb receipts export`.
+  const stack: ShapeFrame[] = [{ node: value, parent: null, key: '', depth: 0, path: '' }];
   while (stack.length > 0 && problems.length < maxProblems) {
-    const { node, path, depth } = stack.pop()!;
+    const frame = stack.pop()!;
+    const { node, depth } = frame;
     if (node === null || typeof node !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) {
       problems.push({
-        path: path || '(root)',
+        path: framePath(frame) || '(root)',
         message: `is nested deeper than ${MAX_JSON_DEPTH} levels; no drb artifact is`,
       });
       return problems;
     }
     if (Array.isArray(node)) {
       for (let i = node.length - 1; i >= 0; i--) {
-        const child = childPath(path, i);
-        if (!skip(child)) stack.push({ node: node[i], path: child, depth: depth + 1 });
+        const child: ShapeFrame = { node: node[i], parent: frame, key: i, depth: depth + 1 };
+        if (skip === undefined || !skip(framePath(child))) stack.push(child);
       }
       continue;
     }
     const keys = Object.keys(node);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
-      const child = childPath(path, key);
+      const child: ShapeFrame = {
+        node: (node as Record<string, unknown>)[key],
+        parent: frame,
+        key,
+        depth: depth + 1,
+      };
       if (SPECIAL_KEYS.has(key)) {
         problems.push({
-          path: child,
+          path: framePath(child),
           message: `a key named ${key} is never a drb field (a copy of the object would drop it and what it holds)`,
         });
         continue;
       }
-      if (!skip(child)) stack.push({ node: (node as Record<string, unknown>)[key], path: child, depth: depth + 1 });
+      if (skip === undefined || !skip(framePath(child))) stack.push(child);
     }
   }
   return problems;
+}
+
+/** A node the shape scan has still to look at: its parent and key give its path when one is needed. */
+interface ShapeFrame {
+  node: unknown;
+  parent: ShapeFrame | null;
+  key: string | number;
+  depth: number;
+  path?: string;
+}
+
+function framePath(frame: ShapeFrame): string {
+  if (frame.path === undefined) frame.path = childPath(framePath(frame.parent!), frame.key);
+  return frame.path;
 }

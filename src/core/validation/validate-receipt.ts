@@ -49,14 +49,26 @@ export type ReceiptValidation =
   | { kind: 'not-a-receipt'; schema: string | null; problems: ReceiptProblem[] };
 
 /** Every string in `value` that holds a URL with a query, fragment or credentials, with its path. */
-function unredactedUrls(value: unknown, path: string, problems: ReceiptProblem[]): void {
+function unredactedUrls(value: unknown, problems: ReceiptProblem[], steps: Array<string | number> = []): void {
   if (typeof value === 'string') {
+    // The path is built only for a problem: most strings hold no URL at all.
     if (containsUnredactedUrl(value))
-      problems.push({ path, message: 'holds a URL with a query, fragment or credentials' });
+      problems.push({
+        path: steps.reduce<string>(childPath, ''),
+        message: 'holds a URL with a query, fragment or credentials',
+      });
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => unredactedUrls(item, childPath(path, index), problems));
+    for (let index = 0; index < value.length; index++) {
+      steps.push(index);
+      unredactedUrls(value[index], problems, steps);
+      steps.pop();
+    }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) unredactedUrls(item, childPath(path, key), problems);
+    for (const [key, item] of Object.entries(value)) {
+      steps.push(key);
+      unredactedUrls(item, problems, steps);
+      steps.pop();
+    }
   }
 }
 
@@ -89,7 +101,7 @@ function validateGeneration(value: unknown): ReceiptValidation {
   problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
   problems.push(...checkGenerationFacts(parsed.data));
   // The URL scan reads the value as parsed, never zod's copy (a copy can drop keys).
-  unredactedUrls(value, '', problems);
+  unredactedUrls(value, problems);
   return { kind: 'generation-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -111,7 +123,7 @@ function validateSuite(value: unknown): ReceiptValidation {
   // Same route object and model info as a device receipt: the same route-honesty rule.
   problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
   problems.push(...checkSuiteFacts(parsed.data));
-  unredactedUrls(value, '', problems);
+  unredactedUrls(value, problems);
   return { kind: 'suite-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -128,7 +140,7 @@ function validateComparison(value: unknown): ReceiptValidation {
   }
   problems.push(...checkComparisonReceipt(parsed.data));
   problems.push(...checkComparisonFacts(parsed.data));
-  unredactedUrls(value, '', problems);
+  unredactedUrls(value, problems);
   return { kind: 'comparison-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -144,7 +156,7 @@ function validateSweep(value: unknown): ReceiptValidation {
     return { kind: 'sweep-receipt', receipt: null, problems };
   }
   problems.push(...checkSweepReceipt(parsed.data));
-  unredactedUrls(parsed.data, '', problems);
+  unredactedUrls(parsed.data, problems);
   return { kind: 'sweep-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
