@@ -135,7 +135,8 @@ function parquetSink(temp: string, columns: readonly ColumnSpec[], groupRows: nu
             : c.type === 'int64'
               ? BigInt(v as number)
               : c.type === 'timestamp'
-                ? new Date(v as string)
+                ? // The column's physical value (ms since the epoch), as hyparquet-writer would make of a Date.
+                  BigInt(Date.parse(v as string))
                 : v,
         );
       }

@@ -92,7 +92,8 @@ export function findTextFields(value: unknown, path = '', factPaths: ReadonlySet
         steps.pop();
       }
     } else if (node !== null && typeof node === 'object') {
-      for (const [key, item] of Object.entries(node)) {
+      for (const key of Object.keys(node)) {
+        const item = (node as Record<string, unknown>)[key];
         steps.push(key);
         if (isTextFieldKey(key) && couldHoldText(item)) {
           const child = steps.reduce<string>(childPath, path);

@@ -41,7 +41,8 @@ function findUnredactedUrls(value: unknown, problems: InvariantProblem[], steps:
       steps.pop();
     }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
       steps.push(key);
       findUnredactedUrls(item, problems, steps);
       steps.pop();

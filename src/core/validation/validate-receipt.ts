@@ -64,7 +64,8 @@ function unredactedUrls(value: unknown, problems: ReceiptProblem[], steps: Array
       steps.pop();
     }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
       steps.push(key);
       unredactedUrls(item, problems, steps);
       steps.pop();
