@@ -36,6 +36,9 @@ export class PressureMonitor {
   private readonly changes: Change[] = [];
   private latest: PressureState | null = null;
   private waiters = new Set<() => void>();
+  /** Held for the page's life: an observer nothing references may be collected, and its reports stop with it
+   *  (Chromium did: a protocol session's later runs kept reading the state of its first). */
+  private observer: PressureObserverLike | null = null;
 
   /** @param unavailable why pressure cannot be observed here, or null when it is being observed */
   private constructor(private unavailable: string | null) {}
@@ -47,8 +50,8 @@ export class PressureMonitor {
       return new PressureMonitor('this browser has no PressureObserver (Compute Pressure API)');
     const monitor = new PressureMonitor(null);
     try {
-      const observer = new Ctor((records) => monitor.take(records));
-      await observer.observe('cpu', { sampleInterval: SAMPLE_INTERVAL_MS });
+      monitor.observer = new Ctor((records) => monitor.take(records));
+      await monitor.observer.observe('cpu', { sampleInterval: SAMPLE_INTERVAL_MS });
     } catch (error) {
       const e = error as Error;
       monitor.unavailable = `the browser refused to observe CPU pressure (${e?.name ?? 'Error'}: ${e?.message ?? String(error)})`;

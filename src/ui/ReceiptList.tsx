@@ -12,6 +12,9 @@ import { FailureAdvice } from './FailureAdvice.tsx';
 import { NextStep } from './NextStep.tsx';
 import { SaveButtons } from './SaveButtons.tsx';
 import { WarmChart } from './WarmChart.tsx';
+
+/** The warm chart, for the Run panel's live chart: it comes with this chunk, after the first paint. */
+export { WarmChart };
 import { useFocusOnMount } from './focus.ts';
 
 /**

@@ -17,7 +17,6 @@ import { DeferredView, loadReceiptList, useDeferred } from './deferred.tsx';
 import { usePanelRun } from './panel-run.ts';
 import { RunControls, type RunSettings } from './RunControls.tsx';
 import { NO_DOWNLOADS, RunProgress, withProgress, type Downloads } from './RunProgress.tsx';
-import { WarmChart } from './WarmChart.tsx';
 
 /** How many of this page's latest receipts the list shows (a long session would otherwise grow the page). */
 export const RECEIPTS_LISTED = 20;
@@ -164,7 +163,10 @@ export function RunPanel(props: {
         onCancel={run.cancel}
       />
       <RunProgress status={status} downloads={downloads} samplesDone={live.samples.length} samplesTotal={live.total} />
-      {run.busy && live.samples.length > 0 && <WarmChart samplesMs={live.samples} />}
+      {/* The live chart comes with the receipt list's chunk, which every run awaits before its clock starts. */}
+      {run.busy && live.samples.length > 0 && receiptList.state === 'ready' && (
+        <receiptList.module.WarmChart samplesMs={live.samples} />
+      )}
       {listed.receipts.length > 0 && (
         <DeferredView deferred={receiptList} what="the receipt list">
           {({ ReceiptList }) => <ReceiptList receipts={listed.receipts} made={listed.made} />}

@@ -185,7 +185,28 @@ describe('Chromium, a focused page: the pressure states themselves', () => {
         { timeout: 120_000 },
       );
       receipts.push((await page.evaluate(() => window.drbSession!.receipts.at(-1))) as DeviceReceipt);
-      if (i === 0) await cdp.send('Emulation.setPressureStateOverride', { source: 'cpu', state: 'fair' });
+      if (i === 0) {
+        await cdp.send('Emulation.setPressureStateOverride', { source: 'cpu', state: 'fair' });
+        // Reports come on each observer's own sampling tick, once a second: wait until an observer of the test's
+        // own sees the new state, then two seconds more for the page's monitor's tick, so the next run starts in it.
+        await page.evaluate(
+          () =>
+            new Promise<void>((resolve, reject) => {
+              const timer = setTimeout(() => reject(new Error('no fair pressure report within 10 s')), 10_000);
+              const observer = new (window as unknown as { PressureObserver: any }).PressureObserver(
+                (records: Array<{ state: string }>) => {
+                  if (records.some((r) => r.state === 'fair')) {
+                    clearTimeout(timer);
+                    observer.disconnect();
+                    resolve();
+                  }
+                },
+              );
+              observer.observe('cpu').catch(reject);
+            }),
+        );
+        await page.waitForTimeout(2000);
+      }
     }
     expect(receipts.map((r) => r.run.kind)).toEqual(['cold', 'warm', 'warm']);
     for (const receipt of receipts) {
@@ -198,7 +219,8 @@ describe('Chromium, a focused page: the pressure states themselves', () => {
       expect(cooldown!.rule).toEqual(PROTOCOL_FILE.cooldown);
     }
     expect(receipts[0].device_state!.pressure.before).toBe('nominal');
-    // The change came between the runs: the next runs start in it (or record it as it arrives).
+    // The change came between the runs: the next runs start in it.
+    expect(receipts.slice(1).map((r) => r.device_state!.pressure.before)).toEqual(['fair', 'fair']);
     expect(receipts.slice(1).map((r) => r.device_state!.pressure.after)).toEqual(['fair', 'fair']);
     expect(receipts[1].device_state!.cooldown!.since_previous_ms).not.toBeNull();
     expect(await page.getByTestId('protocol-device-state').textContent()).toMatch(

@@ -106,6 +106,23 @@ describe('page runs (headless Chromium)', () => {
     expect(warm.runtime).toEqual(cold.runtime);
   });
 
+  it('draws the warm samples live while a warm run goes on, from the chunk the run awaited', async () => {
+    const page = await env.browser.context.newPage();
+    await page.goto(`${env.server.url}?autorun=warm&model=ort-heavy-xenc&ep=wasm&warm_runs=300`);
+    // While the run is still going: the live chart with its axis, from the receipt list's chunk.
+    await page.waitForFunction(
+      () =>
+        document.documentElement.dataset.drbState === 'running' &&
+        document.querySelector('[data-testid=warm-chart] svg text[data-axis=value-title]') !== null,
+      null,
+      { timeout: 60_000, polling: 50 },
+    );
+    expect(
+      await page.locator('[data-testid=warm-chart] svg text[data-axis=value-title]').first().textContent(),
+    ).toMatch(/^ms( \(log scale\))?$/);
+    await page.close();
+  });
+
   it.each(['ort-tiny-xenc', 'ort-heavy-xenc'])(
     '%s on webgpu (SwiftShader): completes on webgpu and agrees with wasm within 1e-4',
     async (model) => {
