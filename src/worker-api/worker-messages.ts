@@ -100,7 +100,7 @@ export interface LoadedModel {
 
 /** The receipt's `route` facts a load establishes (the request's own fields are the page's). Attempt times are
  *  the worker's clock until the page's session maps them onto the page clock. */
-export type LoadedRoute = Pick<Route, 'fallback_reason' | 'threads_effective' | 'attempts'> & {
+export type LoadedRoute = Pick<Route, 'fallback_reason' | 'threads_effective' | 'attempts' | 'webgpu_layout'> & {
   /** The EP the session really runs on: a succeeded attempt (a load with none fails). */
   completed_ep: ExecutionProvider;
 };

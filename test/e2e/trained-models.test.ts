@@ -3,8 +3,8 @@
  * receipt carries its correctness check; PP-OCRv4's wasm receipt shows the runtime's WebAssembly memory grown by more
  * than its weights; a comparison of wasm and WebGPU on PP-OCRv4 agrees (every step decodes the same character) with both
  * routes passing their checks, the WebGPU route's CPU nodes named in the verdict; and Silero VAD v5 on the WebGPU EP
- * fails its check, as onnxruntime-web 1.30's WebGPU Conv computes its first encoder layer differently here
- * (docs/models.md): the check is what catches it.
+ * passes its check, and agrees with wasm, with the NCHW layout its catalog entry asks for (the EP's default NHWC Conv
+ * computes its 129-channel first encoder layer wrongly here: docs/models.md), the layout recorded in the receipt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toSearchParams } from '../../src/core/automation/automation.ts';
@@ -87,12 +87,28 @@ describe('trained weights on WebGPU (SwiftShader)', () => {
     );
   });
 
-  it('Silero VAD v5 fails its check on the WebGPU EP: the receipt says so, with the scores', async () => {
+  it('Silero VAD v5 passes its check on the WebGPU EP with the NCHW layout its catalog entry asks for', async () => {
     const receipt = await cold('silero-vad-v5', 'webgpu');
     expect(receipt.route.completed_ep).toBe('webgpu');
-    expect(receipt.check).toMatchObject({ kind: 'vad-threshold', passed: false });
-    expect(receipt.check!.cases_passed).toBeLessThan(receipt.check!.cases);
+    expect(receipt.route.webgpu_layout).toBe('NCHW');
+    expect(receipt.check).toMatchObject({ kind: 'vad-threshold', passed: true, cases: 37, cases_passed: 37 });
+    expect(value(receipt, 'min_speech_score')).toBeGreaterThanOrEqual(0.5);
+    expect(value(receipt, 'max_silence_score')).toBeLessThanOrEqual(0.1);
     expect(receipt.placement).toMatchObject({ partial_fallback: true });
     expect(receipt.memory!.gpu_buffers.after_session!.live_bytes).toBeGreaterThan(0);
+  });
+
+  it('a comparison of wasm and WebGPU on Silero VAD v5 agrees within the fp32 bound, both routes passing', async () => {
+    const query = `?${toSearchParams({ autorun: ['compare'], model: 'silero-vad-v5', compareRoutes: parseRouteSpec('wasm-1,webgpu')!, rounds: 1 })}`;
+    const { page, state, receipt } = await openComparison(env, query);
+    await page.close();
+    expect(state).toBe('done');
+    expect(receipt.tolerance.max_abs_diff).toBe(1e-4);
+    const [wasm, gpu] = receipt.routes;
+    for (const route of [wasm, gpu]) {
+      expect(route.valid, route.invalid_reason ?? '').toBe(true);
+      expect(route.check).toMatchObject({ kind: 'vad-threshold', passed: true, cases_passed: 37 });
+    }
+    expect(gpu.agreement!.max_abs_diff).toBeLessThanOrEqual(receipt.tolerance.max_abs_diff);
   });
 });

@@ -161,6 +161,39 @@ describe('finishDeviceReceipt', () => {
     ]);
   });
 
+  it('keeps the WebGPU layout the load recorded, and reports one named by a run that fell back to wasm', () => {
+    const attempts = [
+      {
+        ep: 'webgpu' as const,
+        threads: 1,
+        outcome: 'succeeded' as const,
+        reason: null,
+        started_at_ms: 100,
+        ended_at_ms: 110,
+      },
+    ];
+    const onGpu = draft({ ep: 'webgpu', threads: null, allowFallback: true });
+    onGpu.route = { ...onGpu.route, completed_ep: 'webgpu', attempts, webgpu_layout: 'NCHW' };
+    const kept = finish(onGpu);
+    // (The draft's page has no navigator.gpu: only the layout's own invariant is looked at here.)
+    expect(kept.problems.filter((p) => p.startsWith('route.webgpu_layout'))).toEqual([]);
+    expect(kept.receipt.route.webgpu_layout).toBe('NCHW');
+    const fellBack = draft({ ep: 'webgpu', threads: null, allowFallback: true });
+    fellBack.route = {
+      ...fellBack.route,
+      completed_ep: 'wasm',
+      fallback_reason: 'no adapter',
+      webgpu_layout: 'NCHW',
+      attempts: [
+        { ep: 'webgpu', threads: 1, outcome: 'failed', reason: 'no adapter', started_at_ms: 100, ended_at_ms: 101 },
+        { ep: 'wasm', threads: 1, outcome: 'succeeded', reason: null, started_at_ms: 101, ended_at_ms: 110 },
+      ],
+    };
+    expect(finish(fellBack).problems).toEqual([
+      'route.webgpu_layout: names a WebGPU layout although the run did not complete on WebGPU',
+    ]);
+  });
+
   it('drops an output digest that was never hashed, and an ok warm run then still validates', () => {
     // The worker returns no digest for a run that was not asked for one (every warm sample but the last).
     const d = draft();

@@ -99,9 +99,17 @@ export class OrtEngine implements Engine {
       async (ep) => {
         // The runtime is instantiated by the first session: its WebAssembly memory is caught then (runtime-observer.ts).
         armWasmMemoryWatch();
-        // On WebGPU the runtime gets a device whose buffers the worker counts (the receipt's memory.gpu_buffers).
+        // On WebGPU the runtime gets a device whose buffers the worker counts (the receipt's memory.gpu_buffers),
+        // and the layout the catalog entry asks for, if any (recorded in the receipt's route.webgpu_layout).
+        const layout = request.model.webgpu_layout;
         const provider =
-          ep === 'webgpu' ? { name: 'webgpu' as const, device: (await observedGpuDevice()) as never } : ep;
+          ep === 'webgpu'
+            ? {
+                name: 'webgpu' as const,
+                device: (await observedGpuDevice()) as never,
+                ...(layout !== undefined ? { preferredLayout: layout } : {}),
+              }
+            : ep;
         this.session = await withOrtLog(() =>
           ort.InferenceSession.create(fetched.buffers[graphAt], {
             executionProviders: [provider],
@@ -123,7 +131,9 @@ export class OrtEngine implements Engine {
       // The runtime has compiled its module (or failed): the bytes need not stay referenced for the worker's life.
       ort.env.wasm.wasmBinary = undefined;
     });
-    return localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, facts, route, runtime);
+    const result = localLoadResult({ name: 'ort', version: ort.env.versions.web ?? 'unknown' }, facts, route, runtime);
+    const layout = result.route.completed_ep === 'webgpu' ? (request.model.webgpu_layout ?? null) : null;
+    return { ...result, route: { ...result.route, webgpu_layout: layout } };
   }
 
   async run(input: EngineInput, options: RunOptions): Promise<RunResult> {

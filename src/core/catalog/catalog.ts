@@ -88,6 +88,10 @@ export const CatalogModel = z.strictObject({
   /** The fixed input (an id in `inputs`) a plain cold/warm run uses; null when the engine's task brings its own. */
   default_input: Id.nullable(),
   notes: detailText(4096).nullable(),
+  /** The layout onnxruntime-web's WebGPU EP is asked to prefer for this model (its `preferredLayout`), for a model
+   *  the EP's default layout (NHWC in onnxruntime-web 1.30) computes wrongly; a run that used it records it in its
+   *  receipt's `route.webgpu_layout` (docs/models.md). Absent: the EP's default. */
+  webgpu_layout: z.enum(['NCHW', 'NHWC']).optional(),
   /** The ladder a crossover sweep runs this model over: what a size measures and one catalog input per size, in
    *  ascending size (docs/comparison.md, "Crossover sweep"). Absent: the model offers no sweep. */
   sweep: z

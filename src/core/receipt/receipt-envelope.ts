@@ -86,7 +86,7 @@ export interface RouteRequest {
  */
 export function routeSection(
   request: RouteRequest,
-  loaded: Pick<Route, 'completed_ep' | 'fallback_reason' | 'threads_effective' | 'attempts'> | null,
+  loaded: Pick<Route, 'completed_ep' | 'fallback_reason' | 'threads_effective' | 'attempts' | 'webgpu_layout'> | null,
   attempts: Route['attempts'] = [],
 ): Route {
   const completed = loaded?.completed_ep ?? null;
@@ -104,6 +104,8 @@ export function routeSection(
       ...a,
       reason: a.reason === null ? null : receiptText(a.reason),
     })),
+    // Only where the engine said (the ORT engine does on every load): absent means not recorded.
+    ...(loaded?.webgpu_layout !== undefined ? { webgpu_layout: loaded.webgpu_layout } : {}),
   };
 }
 

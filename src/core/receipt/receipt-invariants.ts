@@ -57,7 +57,8 @@ function urlWalkPath(steps: ReadonlyArray<string | number>): string {
   return path;
 }
 
-/** Route honesty: the completed EP has a succeeded attempt, and fallback_reason is set exactly when routes diverge. */
+/** Route honesty: the completed EP has a succeeded attempt, fallback_reason is set exactly when routes diverge, and a
+ *  WebGPU layout is named only by a run that completed on WebGPU. */
 export function checkRoute(receipt: DeviceReceipt): InvariantProblem[] {
   const problems: InvariantProblem[] = [];
   const { route } = receipt;
@@ -91,6 +92,12 @@ export function checkRoute(receipt: DeviceReceipt): InvariantProblem[] {
     receipt.route.attempts.length > 0
   ) {
     problems.push({ path: 'route.attempts', message: `the requested EP "${route.requested_ep}" was never attempted` });
+  }
+  if (route.webgpu_layout != null && route.completed_ep !== 'webgpu') {
+    problems.push({
+      path: 'route.webgpu_layout',
+      message: 'names a WebGPU layout although the run did not complete on WebGPU',
+    });
   }
   route.attempts.forEach((a, i) => {
     if (a.ended_at_ms < a.started_at_ms)

@@ -92,6 +92,10 @@ export const Route = z.strictObject({
   /** Threads ORT actually used (1 when the page is not cross-origin isolated, whatever was requested). */
   threads_effective: z.number().int().positive().nullable(),
   attempts: z.array(RouteAttempt),
+  /** The layout the WebGPU EP was asked to prefer (onnxruntime-web's `preferredLayout`, from the catalog entry's
+   *  `webgpu_layout`) when the run completed on WebGPU with one set; null: the EP's own default, or no WebGPU
+   *  session. Absent in receipts made before it was recorded. */
+  webgpu_layout: z.enum(['NCHW', 'NHWC']).nullable().optional(),
 });
 export type Route = z.infer<typeof Route>;
 
