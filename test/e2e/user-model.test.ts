@@ -22,6 +22,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import onnxProto from 'onnx-proto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGenerationReceipt, GenerationReceipt } from '../../src/core/generation/generation-receipt.ts';
@@ -34,6 +35,7 @@ import {
 } from '../../src/core/user-model/user-run.ts';
 import { chartScale } from '../../src/core/stats/chart-scale.ts';
 import { threeSignificant } from '../../src/core/text/format-number.ts';
+import { buildOrtFixtureModel } from '../../src/fixtures/ort-fixtures.ts';
 import { receiptProblems, startPageEnv, type PageEnv } from './page-harness.ts';
 import { waitForPage } from '../../src/node/chromium.ts';
 
@@ -285,6 +287,26 @@ describe('bring your own model', () => {
     expect(await page.getByTestId('user-model-recognised').count()).toBe(0);
     // Nothing was fetched for it: no runtime, no worker.
     expect(requested.slice(before)).toEqual([]);
+  });
+
+  it("a graph larger than the runtime's first WebAssembly memory: its cold receipt shows that memory grown by at least the weights", async () => {
+    // The catalog's fixtures fit into the 16 MiB ONNX Runtime's WebAssembly build starts with; this cross-encoder of
+    // the same shape, made here, holds about 17 MB of weights (an 8,192 x 512 embedding), so loading it must grow it.
+    const bytes = buildOrtFixtureModel({ id: 'big-xenc', vocabSize: 8192, hidden: 512, layers: 1, seed: 9 });
+    const weights = (onnxProto.onnx.ModelProto.decode(bytes).graph!.initializer ?? []).reduce(
+      (sum, t) => sum + (t.rawData?.length ?? 0),
+      0,
+    );
+    expect(weights).toBeGreaterThan(16 * 1024 * 1024);
+    writeFileSync(join(dir, 'big-xenc.onnx'), bytes);
+    await page.getByTestId('user-model-files').setInputFiles(join(dir, 'big-xenc.onnx'));
+    const [cold] = await runPicked();
+    expect(cold.outcome.status).toBe('ok');
+    expect(receiptProblems(cold)).toEqual([]);
+    const wasm = cold.memory!.wasm;
+    expect(wasm.before_load_bytes).toBe(16 * 1024 * 1024);
+    expect(wasm.after_session_bytes! - wasm.before_load_bytes!).toBeGreaterThanOrEqual(weights);
+    expect(wasm.after_last_run_bytes).toBeGreaterThanOrEqual(wasm.after_session_bytes!);
   });
 
   it('a folder with a graph and its external data file: the data found by its name, inputs with an empty KV cache built from the graph, no folder name anywhere', async () => {
