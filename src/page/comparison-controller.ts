@@ -30,8 +30,9 @@ import type { OutputCheck } from '../core/catalog/output-check.ts';
 import { sha256Hex } from '../core/bytes/sha256.ts';
 import { LifecycleRecorder } from './lifecycle.ts';
 import type { PageFacts } from './page-facts.ts';
-import { openRunJournal, type RunJournalWriter } from './run-journal.ts';
-import { watchOverlap, type OverlapWatch } from './run-gate.ts';
+import type { RunJournalWriter } from './run-journal.ts';
+import type { OverlapWatch } from './run-gate.ts';
+import { comparisonRun } from './comparison-run.ts';
 import {
   CANCELLED,
   EngineError,
@@ -121,25 +122,16 @@ export class ComparisonController {
     if (this.running) throw new Error('a comparison is already in progress');
     this.running = true;
     const baselineEp = request.routes.find((r) => r.id === request.baselineId)?.ep ?? request.routes[0]?.ep ?? 'wasm';
-    const runId = crypto.randomUUID();
-    const overlap = watchOverlap(runId);
-    const journal = await openRunJournal(this.env.journal, {
-      runId,
-      mode: 'comparison',
-      kind: null,
-      modelId: request.model.id,
-      requestedEp: baselineEp,
-    });
-    try {
-      return await this.runInner(request, ui, journal, overlap, signal);
-    } finally {
-      // Ended (ok, failed or thrown): only a page that is gone leaves the run open in the journal.
-      journal.end();
-      void overlap.finish();
-      for (const state of this.states) state.bridge?.close('comparison finished');
-      this.states = [];
-      this.running = false;
-    }
+    return comparisonRun(
+      this.env,
+      { modelId: request.model.id, baselineEp },
+      ({ journal, overlap }) => this.runInner(request, ui, journal, overlap, signal),
+      () => {
+        for (const state of this.states) state.bridge?.close('comparison finished');
+        this.states = [];
+        this.running = false;
+      },
+    );
   }
 
   private async runInner(
