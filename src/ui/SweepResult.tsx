@@ -11,6 +11,8 @@ import { DeviceStateNote, StoppingNote } from './DeviceStateNote.tsx';
 import { ResultRegion } from './ResultRegion.tsx';
 import { SaveButtons } from './SaveButtons.tsx';
 
+/** The sweep table's columns; each cell carries its label, shown above the value when the table is cards. */
+const SWEEP_COLUMNS = ['size', 'ratio [95% interval]', 'verdict', 'why it stopped'] as const;
 /** A finished sweep: the receipt, and its schema or invariant problems (empty for one fit to offer). */
 export interface SweepResultData {
   receipt: SweepReceipt;
@@ -42,29 +44,32 @@ export function SweepResult(props: { result: SweepResultData }) {
       </p>
       <DeviceStateNote state={receipt.device_state} testId="sweep-device-state" />
       <div class="table-wrap">
-        <table data-testid="sweep-table">
+        <table class="kv cards" data-testid="sweep-table">
           <caption>
             Time ratio of {other} to {receipt.baseline_route_id} per size (below 1: {other} is faster)
           </caption>
           <thead>
             <tr>
-              <th scope="col">size</th>
-              <th scope="col">ratio [95% interval]</th>
-              <th scope="col">verdict</th>
-              <th scope="col">why it stopped</th>
+              {SWEEP_COLUMNS.map((c) => (
+                <th key={c} scope="col">
+                  {c}
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {receipt.points.map((p) => (
               <tr key={p.size} class={p.valid ? '' : 'invalid'}>
-                <td>{p.size}</td>
-                <td>
+                <td data-label={SWEEP_COLUMNS[0]}>{p.size}</td>
+                <td data-label={SWEEP_COLUMNS[1]}>
                   {p.ratio_to_baseline === null || p.interval === null
                     ? `invalid: ${p.invalid_reason ?? ''}`
                     : `${threeSignificant(p.ratio_to_baseline)}x [${threeSignificant(p.interval.low)}, ${threeSignificant(p.interval.high)}]`}
                 </td>
-                <td>{p.verdict === 'no-clear-difference' ? 'no clear difference (tie)' : (p.verdict ?? '–')}</td>
-                <td>
+                <td data-label={SWEEP_COLUMNS[2]}>
+                  {p.verdict === 'no-clear-difference' ? 'no clear difference (tie)' : (p.verdict ?? '–')}
+                </td>
+                <td data-label={SWEEP_COLUMNS[3]}>
                   <StoppingNote stopping={p.stopping} testId={`sweep-stopping-${p.size}`} />
                 </td>
               </tr>

@@ -13,6 +13,8 @@ import { ComparisonReceipt } from '../../src/core/comparison/comparison-receipt.
 import { checkComparisonReceipt } from '../../src/core/comparison/comparison-invariants.ts';
 import { comparisonVerdicts } from '../../src/core/comparison/comparison-verdict.ts';
 import { parseRouteSpec } from '../../src/core/comparison/route-spec.ts';
+import type { SweepReceipt } from '../../src/core/comparison/sweep-receipt.ts';
+import { crossoverSentence } from '../../src/core/comparison/sweep-statistics.ts';
 import { receiptFileName } from '../../src/core/receipt/receipt-envelope.ts';
 import { threeSignificant } from '../../src/core/text/format-number.ts';
 import type { ReceiptsSummary } from '../../src/core/evidence/receipts-summary.ts';
@@ -371,6 +373,56 @@ describe('every panel at 375 px', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 900_000);
+});
+
+describe('the sweep panel at 375 px', () => {
+  it('shows its table, crossover and stopping sentence without sideways scrolling or text under 12 px', async () => {
+    const page = await env.browser.context.newPage();
+    await page.setViewportSize({ width: 375, height: 667 });
+    const errors = consoleErrors(page);
+    await page.goto(
+      `${env.server.url}${pageQuery({
+        mode: 'panels',
+        autorun: ['sweep'],
+        model: 'ort-grow-xenc',
+        compareRoutes: parseRouteSpec('wasm-1,wasm-2')!,
+        rounds: 4,
+        sweepSizes: [16, 256],
+      })}`,
+    );
+    expect(await waitForEnd(page)).toBe('done');
+    await page.getByTestId('sweep-table').waitFor();
+    const sweep = (await page.evaluate(() => window.drbArtifacts)).find((a) => a.kind === 'sweep-receipt')!
+      .data as SweepReceipt;
+    expect(await page.getByTestId('sweep-crossover').textContent()).toBe(crossoverSentence(sweep));
+    const { scrollWidth, viewport } = await overflows(page);
+    expect(scrollWidth, `page ${scrollWidth} px wide in a ${viewport} px viewport`).toBeLessThanOrEqual(viewport);
+    expect(await smallText(page)).toEqual([]);
+    // No cell (nor the caption) breaks a word or a number mid-way ("2 5 6", "differe nce"): each fits its longest
+    // word.
+    const squeezed = await page.getByTestId('sweep-table').evaluate((table) => {
+      const context = document.createElement('canvas').getContext('2d')!;
+      // The header row is hidden when the table is cards (each cell shows its label); only shown cells count.
+      const shown = [...table.querySelectorAll('caption, td, th')].filter(
+        (cell) => cell.getBoundingClientRect().width > 1,
+      );
+      return shown.flatMap((cell) => {
+        const style = getComputedStyle(cell);
+        context.font = style.font;
+        const width =
+          cell.getBoundingClientRect().width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return (cell.textContent ?? '')
+          .split(/\s+/)
+          .filter((w) => w !== '' && context.measureText(w).width > width + 0.5)
+          .map((w) => `${w} in ${Math.round(width)} px`);
+      });
+    });
+    expect(squeezed).toEqual([]);
+    await panelShots(page, 375, ['sweep-panel']);
+    await panelShots(page, 1366, ['sweep-panel']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
 
 describe('one run at a time', () => {
