@@ -12,7 +12,7 @@
  */
 import type { Capabilities, DeviceReceipt, ModelInfo, Route, RuntimeBuild, RuntimeInfo } from './receipt.ts';
 import { coldFromCache } from './cache-state.ts';
-import { containsUnredactedUrl } from '../text/redact.ts';
+import { unredactedUrlProblems } from '../text/url-scan.ts';
 import { summarize } from '../stats/stats.ts';
 import { checkDeviceState } from '../device/device-state.ts';
 import { checkPlacementMemoryAndCheck } from './placement-memory-invariants.ts';
@@ -27,34 +27,6 @@ const STAT_TOLERANCE = 1e-6;
 
 function close(a: number, b: number): boolean {
   return Math.abs(a - b) <= STAT_TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b));
-}
-
-/** Walks every string in `value` and reports URLs that still carry a query, a fragment or credentials. */
-function findUnredactedUrls(value: unknown, problems: InvariantProblem[], steps: Array<string | number> = []): void {
-  if (typeof value === 'string') {
-    if (containsUnredactedUrl(value))
-      problems.push({ path: urlWalkPath(steps), message: 'holds a URL with a query, fragment or credentials' });
-  } else if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      steps.push(index);
-      findUnredactedUrls(value[index], problems, steps);
-      steps.pop();
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const key of Object.keys(value)) {
-      const item = (value as Record<string, unknown>)[key];
-      steps.push(key);
-      findUnredactedUrls(item, problems, steps);
-      steps.pop();
-    }
-  }
-}
-
-/** The path of the URL walk's keys (`a.b[0].c`), built only for a problem: most strings hold no URL at all. */
-function urlWalkPath(steps: ReadonlyArray<string | number>): string {
-  let path = '';
-  for (const step of steps) path = typeof step === 'number' ? `${path}[${step}]` : path ? `${path}.${step}` : step;
-  return path;
 }
 
 /** Route honesty: the completed EP has a succeeded attempt, fallback_reason is set exactly when routes diverge, and a
@@ -337,7 +309,8 @@ export function checkReceiptInvariants(receipt: DeviceReceipt): InvariantProblem
     ...checkLifecycle(receipt.lifecycle),
     ...checkPlacementMemoryAndCheck(receipt),
   ];
-  findUnredactedUrls(receipt, problems);
+  // Its keys are the schema's own (no free-form record), so the shared walk's paths read as they always did here.
+  problems.push(...unredactedUrlProblems(receipt));
   return problems;
 }
 

@@ -17,11 +17,11 @@ import {
 import { checkSuiteReceipt, SUITE_RECEIPT_SCHEMA, SuiteReceipt } from '../suite/suite-receipt.ts';
 import { DEVICE_RECEIPT_SCHEMA, DeviceReceipt } from '../receipt/receipt.ts';
 import { checkReceiptInvariants, checkRoute } from '../receipt/receipt-invariants.ts';
-import { containsUnredactedUrl } from '../text/redact.ts';
+import { unredactedUrlProblems } from '../text/url-scan.ts';
 import { ARTIFACT_SCHEMAS, RETIRED_ARTIFACT_SCHEMAS } from './artifact-schemas.ts';
 import { findTextFields } from '../evidence/text-fields.ts';
 import type { FieldProblem } from '../receipt/receipt-envelope.ts';
-import { childPath, issuePath } from '../text/zod-issues.ts';
+import { issuePath } from '../text/zod-issues.ts';
 import { jsonShapeProblems } from '../text/json-shape.ts';
 import { RECEIPT_BUNDLE_SCHEMA } from '../field/receipt-bundle.ts';
 import { checkComparisonFacts, checkGenerationFacts, checkSuiteFacts } from './artifact-invariants.ts';
@@ -47,31 +47,6 @@ export type ReceiptValidation =
   | { kind: 'sweep-receipt'; receipt: SweepReceipt | null; problems: ReceiptProblem[] }
   | { kind: 'artifact'; schema: string; problems: ReceiptProblem[] }
   | { kind: 'not-a-receipt'; schema: string | null; problems: ReceiptProblem[] };
-
-/** Every string in `value` that holds a URL with a query, fragment or credentials, with its path. */
-function unredactedUrls(value: unknown, problems: ReceiptProblem[], steps: Array<string | number> = []): void {
-  if (typeof value === 'string') {
-    // The path is built only for a problem: most strings hold no URL at all.
-    if (containsUnredactedUrl(value))
-      problems.push({
-        path: steps.reduce<string>(childPath, ''),
-        message: 'holds a URL with a query, fragment or credentials',
-      });
-  } else if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) {
-      steps.push(index);
-      unredactedUrls(value[index], problems, steps);
-      steps.pop();
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const key of Object.keys(value)) {
-      const item = (value as Record<string, unknown>)[key];
-      steps.push(key);
-      unredactedUrls(item, problems, steps);
-      steps.pop();
-    }
-  }
-}
 
 function textProblems(value: unknown, factPaths?: ReadonlySet<string>): ReceiptProblem[] {
   return findTextFields(value, '', factPaths).map((hit) => ({
@@ -102,7 +77,7 @@ function validateGeneration(value: unknown): ReceiptValidation {
   problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
   problems.push(...checkGenerationFacts(parsed.data));
   // The URL scan reads the value as parsed, never zod's copy (a copy can drop keys).
-  unredactedUrls(value, problems);
+  problems.push(...unredactedUrlProblems(value));
   return { kind: 'generation-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -124,7 +99,7 @@ function validateSuite(value: unknown): ReceiptValidation {
   // Same route object and model info as a device receipt: the same route-honesty rule.
   problems.push(...checkRoute({ route: parsed.data.route, model: parsed.data.model } as unknown as DeviceReceipt));
   problems.push(...checkSuiteFacts(parsed.data));
-  unredactedUrls(value, problems);
+  problems.push(...unredactedUrlProblems(value));
   return { kind: 'suite-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -141,7 +116,7 @@ function validateComparison(value: unknown): ReceiptValidation {
   }
   problems.push(...checkComparisonReceipt(parsed.data));
   problems.push(...checkComparisonFacts(parsed.data));
-  unredactedUrls(value, problems);
+  problems.push(...unredactedUrlProblems(value));
   return { kind: 'comparison-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
@@ -157,7 +132,7 @@ function validateSweep(value: unknown): ReceiptValidation {
     return { kind: 'sweep-receipt', receipt: null, problems };
   }
   problems.push(...checkSweepReceipt(parsed.data));
-  unredactedUrls(parsed.data, problems);
+  problems.push(...unredactedUrlProblems(parsed.data));
   return { kind: 'sweep-receipt', receipt: problems.length === 0 ? parsed.data : null, problems };
 }
 
