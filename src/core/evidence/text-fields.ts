@@ -5,6 +5,7 @@
  * text (a string, or an array or object), wherever it is nested. A number under such a name (`measured_prompts`:
  * a count) is not text.
  */
+import { memoizeStringCheck } from '../text/string-memo.ts';
 import { childPath } from '../text/zod-issues.ts';
 
 /** Key names (compared lower-cased, with `-` read as `_`) that carry text and never belong in a receipt. */
@@ -53,19 +54,14 @@ function normaliseKey(key: string): string {
 
 // Answers per key: every receipt repeats the same keys, and normalising each one each time was a twentieth of
 // `drb receipts validate`'s CPU. Bounded, as a hostile file can hold any number of distinct keys.
-const TEXT_KEY_ANSWERS = new Map<string, boolean>();
-const TEXT_KEY_ANSWERS_MAX = 4_096;
+const textFieldKeyMemo = memoizeStringCheck((key) => {
+  const normal = normaliseKey(key);
+  return TEXT_KEYS.has(normal) || TEXT_SUFFIX.test(normal);
+}, 4_096);
 
 /** True when `key` names a field that would carry input or output text. */
 export function isTextFieldKey(key: string): boolean {
-  let answer = TEXT_KEY_ANSWERS.get(key);
-  if (answer === undefined) {
-    const normal = normaliseKey(key);
-    answer = TEXT_KEYS.has(normal) || TEXT_SUFFIX.test(normal);
-    if (TEXT_KEY_ANSWERS.size >= TEXT_KEY_ANSWERS_MAX) TEXT_KEY_ANSWERS.clear();
-    TEXT_KEY_ANSWERS.set(key, answer);
-  }
-  return answer;
+  return textFieldKeyMemo(key);
 }
 
 function couldHoldText(value: unknown): boolean {

@@ -6,16 +6,16 @@
 
 /**
  * `check` answered from a bounded cache: the same answer `check(text)` gives, computed once per remembered string.
- * @param check a pure function of the string
+ * @param check a pure function of the string (never returning undefined)
  * @param maxEntries at most this many strings are remembered (then the cache is cleared)
  * @param maxChars longer strings are checked every time, never remembered
  */
-export function memoizeStringCheck(
-  check: (text: string) => boolean,
+export function memoizeStringCheck<T>(
+  check: (text: string) => T,
   maxEntries = 1_024,
   maxChars = 2_048,
-): (text: string) => boolean {
-  const answers = new Map<string, boolean>();
+): (text: string) => T {
+  const answers = new Map<string, T>();
   return (text) => {
     if (text.length > maxChars) return check(text);
     let answer = answers.get(text);

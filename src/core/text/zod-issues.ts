@@ -3,6 +3,7 @@
  * zod's own dot/bracket notation (`route.attempts[0].ep`, `meta["odd key"]`), or `(root)` for the value itself.
  */
 import { z } from 'zod';
+import { memoizeStringCheck } from './string-memo.ts';
 
 /** What a problem about the parsed value as a whole names instead of a field path. */
 export const ROOT_PATH = '(root)';
@@ -50,15 +51,4 @@ export function childPath(parent: string, key: string | number): string {
 // Walkers call childPath for every key of every receipt, and receipts repeat the same few hundred keys: zod's
 // toDotPath per call was a tenth of `drb receipts validate`'s CPU. Bounded, so a stranger's file of a million
 // distinct keys cannot grow it without limit.
-const KEY_STEPS = new Map<string, string>();
-const KEY_STEPS_MAX = 4_096;
-
-function keyStep(key: string): string {
-  let step = KEY_STEPS.get(key);
-  if (step === undefined) {
-    step = z.core.toDotPath([key]);
-    if (KEY_STEPS.size >= KEY_STEPS_MAX) KEY_STEPS.clear();
-    KEY_STEPS.set(key, step);
-  }
-  return step;
-}
+const keyStep = memoizeStringCheck((key) => z.core.toDotPath([key]), 4_096);
