@@ -28,8 +28,7 @@
  */
 import { z } from 'zod';
 import { Identifier } from '../text/bounded-text.ts';
-import { bootstrapRatioOfMedians } from '../stats/intervals.ts';
-import { median } from '../stats/stats.ts';
+import { bootstrapRatioOfMedians, ratioOfMedians } from '../stats/intervals.ts';
 import { threeSignificant } from '../text/format-number.ts';
 import { decide, isLook, lookLevel, RouteDecision, ruleProblem, StoppingRule, tieZone } from './stopping-rule-spec.ts';
 
@@ -130,12 +129,6 @@ export function roundEntry(
     }
   }
   return { round: k, elapsed_ms: elapsedMs, look, routes };
-}
-
-/** median(candidate) / median(baseline), as the bootstrap's estimate gives it; null with a sample not above 0. */
-function ratioOfMedians(baseline: readonly number[], candidate: readonly number[]): number | null {
-  if (baseline.some((v) => !(v > 0)) || candidate.some((v) => !(v > 0))) return null;
-  return (median(candidate) ?? Number.NaN) / (median(baseline) ?? Number.NaN);
 }
 
 /**

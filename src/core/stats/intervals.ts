@@ -217,6 +217,18 @@ export function bootstrapPooledMedian(
 }
 
 /**
+ * median(candidate) / median(baseline): the ratio the bootstrap below gives an interval for; null when a side has no
+ * sample or a sample not above 0 (a time of 0 has no ratio).
+ * @param baseline the baseline route's times
+ * @param candidate the other route's times
+ */
+export function ratioOfMedians(baseline: readonly number[], candidate: readonly number[]): number | null {
+  if (baseline.length === 0 || candidate.length === 0) return null;
+  if (baseline.some((v) => v <= 0) || candidate.some((v) => v <= 0)) return null;
+  return median(candidate)! / median(baseline)!;
+}
+
+/**
  * Percentile-bootstrap confidence interval of median(candidate) / median(baseline), for run times: below 1 the
  * candidate took less time. Paired (the default for interleaved comparisons): `baseline[i]` and `candidate[i]` ran in
  * the same round, and rounds are resampled as pairs. Unpaired: each side is resampled on its own (two independent
@@ -242,8 +254,8 @@ export function bootstrapRatioOfMedians(
       `paired samples need the same count: ${baseline.length} baseline vs ${candidate.length} candidate`,
     );
   }
-  if (baseline.length === 0 || candidate.length === 0) return null;
-  if (baseline.some((v) => v <= 0) || candidate.some((v) => v <= 0)) return null;
+  const estimate = ratioOfMedians(baseline, candidate);
+  if (estimate === null) return null;
   const random = mulberry32(seed);
   const replications = new Array<number>(resamples);
   if (paired) {
@@ -269,7 +281,7 @@ export function bootstrapRatioOfMedians(
   }
   const { low, high } = percentileEnds(replications, level);
   return {
-    estimate: median(candidate)! / median(baseline)!,
+    estimate,
     interval: {
       low,
       high,
